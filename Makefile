@@ -1,0 +1,112 @@
+# tpu: top-level build. Everything generated goes to $(BUILD)/.
+#   make            library, CLI, pkg-config file
+#   make demo       the main job (see README)
+#   make test       every test suite (plain and ASan+UBSan builds), ends with "N passed, N failed"
+#   make lint       verilator --lint-only -Wall on every RTL module
+#   make synth      Yosys synthesis smoke run with a resource table
+#   make bench      benchmarks (text + JSON in build/bench/)
+# Variables: V=1 (echo commands), WERROR=1 (-Werror, as CI), CC, CXX, VERILATOR, YOSYS, PYTHON.
+
+BUILD     ?= build
+CC        ?= cc
+CXX       ?= c++
+PYTHON    ?= python3
+VERILATOR ?= verilator
+YOSYS     ?= yosys
+AR        ?= ar
+WERROR    ?= 0
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wundef -Wstrict-prototypes -Wmissing-prototypes \
+        -Wpointer-arith -Wwrite-strings
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+OPT      ?= -O2 -g
+CFLAGS_ALL   = -std=c11 -D_DEFAULT_SOURCE $(OPT) $(WARN) $(SANFLAGS) \
+               -Iinclude -I$(BUILD)/include -Idriver -Isim -Isw/golden -Isw $(CFLAGS)
+CXXFLAGS_ALL = -std=c++17 $(OPT) -Wall -Wextra $(SANFLAGS) -Iinclude -I$(BUILD)/include -Isw/golden $(CXXFLAGS)
+LDLIBS_ALL   = -lm $(LDLIBS)
+
+# (the default goal 'all' is defined after the source lists, below)
+.DEFAULT_GOAL := all
+.PHONY: all lib cli pc demo test lint synth bench clean setup spec spec-doc spec-check
+
+# ------------------------------------------------------------------ set-up
+# Each entry point that needs packages runs the set-up only when something is missing.
+SETUP_STAMP := $(BUILD)/.setup-ok
+$(SETUP_STAMP): scripts/setup
+	$(Q)scripts/setup --check >/dev/null 2>&1 || scripts/setup
+	$(Q)mkdir -p $(@D) && touch $@
+setup:
+	$(Q)scripts/setup
+
+# ------------------------------------------------------------------ generated spec
+SPEC       := spec/tpu.toml
+SPEC_H     := $(BUILD)/include/tpu/tpu_spec.h
+SPEC_SV    := $(BUILD)/rtl/tpu_pkg.sv
+$(SPEC_H) $(SPEC_SV) &: $(SPEC) scripts/gen_spec.py
+	@mkdir -p $(BUILD)/include/tpu $(BUILD)/rtl
+	@echo "  GEN     $(SPEC_H) $(SPEC_SV)"
+	$(Q)$(PYTHON) scripts/gen_spec.py $(SPEC) --c $(SPEC_H) --sv $(SPEC_SV)
+spec: $(SPEC_H) $(SPEC_SV)
+spec-doc:
+	$(Q)$(PYTHON) scripts/gen_spec.py $(SPEC) --update-doc docs/spec.md
+spec-check:
+	$(Q)$(PYTHON) scripts/gen_spec.py $(SPEC) --check-doc docs/spec.md
+
+# ------------------------------------------------------------------ C objects
+# Sources are found by wildcard: a new .c in these folders is built without touching this file.
+LIB_SRCS    := $(wildcard driver/*.c) $(wildcard sw/golden/*.c) $(wildcard sim/*.c)
+CLI_SRCS    := $(wildcard sw/cli/*.c)
+OBJDIR      := $(BUILD)/obj
+LIB_A       := $(BUILD)/lib/libtpu.a
+CLI         := $(BUILD)/bin/tpu
+
+$(OBJDIR)/%.o: %.c $(SPEC_H)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+$(OBJDIR)/%.o: %.cc $(SPEC_H) $(SETUP_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CXX     $<"
+	$(Q)$(CXX) $(CXXFLAGS_ALL) -MMD -MP -c $< -o $@
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(OBJDIR)/%.o)
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+lib: $(LIB_A)
+
+CLI_OBJS := $(CLI_SRCS:%.c=$(OBJDIR)/%.o)
+$(CLI): $(CLI_OBJS) $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS_ALL)
+cli: $(CLI)
+
+PC := $(BUILD)/lib/pkgconfig/tpu.pc
+$(PC): Makefile
+	@mkdir -p $(@D)
+	$(Q)printf '%s\n' "prefix=$(abspath $(BUILD))" 'includedir=$${prefix}/include' \
+	  'libdir=$${prefix}/lib' '' 'Name: tpu' 'Description: host driver of the tpu accelerator' \
+	  'Version: 0.1.0' "Cflags: -I\$${includedir} -I$(abspath include)" \
+	  'Libs: -L$${libdir} -ltpu -lm' > $@
+pc: $(PC)
+
+all: lib $(if $(CLI_SRCS),cli) pc
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ------------------------------------------------------------------ fragments (one per area)
+include $(sort $(wildcard mk/*.mk))
+
+clean:
+	rm -rf $(BUILD)

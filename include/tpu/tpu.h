@@ -1,0 +1,266 @@
+/* libtpu: the host driver of the tpu accelerator.
+ *
+ * Conventions (libnvme style):
+ *   - Functions that act return 0 (or a count) on success, -errno on a host-side failure, or a
+ *     positive device status (TPU_STATUS(sc, sct)) where documented. tpu_strerror() names both.
+ *   - A tpu_dev is not thread-safe: one thread at a time per device (use one device per thread or
+ *     serialise calls). Different devices are independent.
+ *   - Nothing here keeps global state.
+ *
+ * Device URIs (tpu_open):
+ *   "golden[:opt=val,...]"  the bit-exact C golden model
+ *   "sim[:opt=val,...]"     the Verilated RTL (when built)
+ * Options shared by every backend: n (array size), ub_rows, acc_rows, fifo_tiles, queues,
+ * windows, qdepth (SQ/CQ entries the driver uses), mem (host DMA arena bytes, k/M suffix).
+ */
+#ifndef TPU_TPU_H
+#define TPU_TPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpu/tpu_spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TPU_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define TPU_MUST_CHECK
+#endif
+
+/* A positive device status as returned by the library: SC in [7:0], SCT in [10:8]. */
+#define TPU_STATUS(sc, sct) ((int)(((unsigned)(sct) << 8) | (unsigned)(sc)))
+#define TPU_STATUS_SC(st) ((unsigned)(st) & 0xFFu)
+#define TPU_STATUS_SCT(st) (((unsigned)(st) >> 8) & 0x7u)
+
+typedef struct tpu_dev tpu_dev;
+typedef struct tpu_buf tpu_buf;
+
+/* One raw 64-byte submission queue entry (little-endian dwords, layout in tpu_spec.h). */
+struct tpu_cmd {
+	uint32_t dw[16];
+};
+
+/* A reaped completion. */
+struct tpu_cpl {
+	uint32_t result;   /* command-specific RESULT */
+	uint32_t user_tag; /* the command's USER_TAG */
+	uint16_t cid;      /* command id the driver gave it */
+	uint16_t sq_id;
+	uint16_t sq_head;
+	uint16_t status;   /* 0, or TPU_STATUS(sc, sct) */
+	uint8_t dnr;       /* do not retry */
+};
+
+struct tpu_info {
+	uint32_t id;        /* TPU_ID */
+	uint32_t version;   /* major << 16 | minor << 8 | patch */
+	uint32_t array_n;
+	uint32_t ub_rows;
+	uint32_t acc_rows;
+	uint32_t fifo_tiles;
+	uint32_t num_queues;
+	uint32_t num_windows;
+	uint32_t max_queue_entries;
+	uint32_t timeout_units; /* CAP.TIMEOUT */
+	uint32_t queue_depth;   /* entries the driver uses per queue */
+	char backend[16];       /* "golden", "sim", ... */
+};
+
+struct tpu_perf {
+	uint64_t cycles;
+	uint64_t mxu_busy_cycles;
+	uint64_t macs;
+	uint64_t dma_read_bytes;
+	uint64_t dma_write_bytes;
+	uint32_t commands;
+	uint32_t errors;
+};
+
+struct tpu_err_info {
+	uint32_t gstat;     /* GSTAT bits */
+	uint32_t csts;      /* CSTS */
+	uint16_t cid;       /* last failing command */
+	uint8_t opcode;
+	uint8_t qid;
+	uint16_t status;    /* TPU_STATUS(sc, sct) of that command */
+	uint16_t count;     /* errors logged since cleared */
+	uint64_t addr;      /* faulting IOVA of a DMA error, else 0 */
+};
+
+/* ---------------------------------------------------------------- lifecycle */
+
+/* Open a device by URI. On success *out owns the device and its host DMA arena; the device is
+ * enabled with every queue set up (depth from qdepth, default 256) and window 0 covering the
+ * whole arena read/write.
+ * Errors: -EINVAL bad URI or option (a message naming the option is kept for
+ * tpu_last_open_error()), -ENOENT unknown backend, -ENODEV device did not answer, -ENOMEM. */
+TPU_MUST_CHECK int tpu_open(const char *uri, tpu_dev **out);
+
+/* The message of the last tpu_open() failure in this thread (static storage; never NULL). */
+const char *tpu_last_open_error(void);
+
+/* Disable and release the device. Outstanding commands are dropped. Buffers still allocated are
+ * freed. Returns 0, or -EINVAL for NULL. The handle is invalid afterwards (a second close is a
+ * use-after-free; do not). */
+int tpu_close(tpu_dev *dev);
+
+/* Identity and configuration. Returns 0, -EINVAL, -ENODEV (device reads all-ones). */
+TPU_MUST_CHECK int tpu_get_info(tpu_dev *dev, struct tpu_info *out);
+
+/* Controller reset: RESET register, wait for RDY=0 within the timeout, re-program queues and
+ * windows 0..n (the driver's shadow copy), enable again. Every outstanding command is completed
+ * with TPU_STATUS(TPU_SC_ABORTED_RESET, 0) on the next poll. Weight FIFO, parameters and
+ * buffers' contents on the device are lost. Returns 0, -ETIMEDOUT, -ENODEV. */
+TPU_MUST_CHECK int tpu_reset(tpu_dev *dev);
+
+/* ---------------------------------------------------------------- DMA buffers */
+
+/* Allocate len bytes (>= 1) of host memory the device can reach; the memory is zeroed and
+ * 64-byte aligned. Returns 0, -EINVAL (len 0, NULL), -ENOMEM (arena full). */
+TPU_MUST_CHECK int tpu_buf_alloc(tpu_dev *dev, size_t len, tpu_buf **out);
+void *tpu_buf_ptr(const tpu_buf *buf);
+uint64_t tpu_buf_iova(const tpu_buf *buf);
+size_t tpu_buf_len(const tpu_buf *buf);
+/* Free a buffer. Returns 0, -EINVAL (NULL or not a live buffer of a device), -EBUSY (an
+ * outstanding command refers to it). */
+int tpu_buf_free(tpu_buf *buf);
+
+/* ---------------------------------------------------------------- DMA windows */
+
+#define TPU_WIN_R 1u
+#define TPU_WIN_W 2u
+
+/* Program window idx to [base, base + len) with permissions perm (TPU_WIN_R | TPU_WIN_W); the
+ * window is disabled, rewritten and enabled. len 0 disables it. Returns 0, -EINVAL (idx out of
+ * range, bad perm, base + len overflows). The driver keeps a shadow that tpu_reset restores. */
+TPU_MUST_CHECK int tpu_window_set(tpu_dev *dev, unsigned idx, uint64_t base, uint64_t len,
+				  unsigned perm);
+
+/* ---------------------------------------------------------------- command builders
+ * Pure functions: fill *cmd (zeroing it first). They check what is knowable on the host (NULL,
+ * zero counts, buffer bounds) and return 0 or -EINVAL / -ERANGE; the device checks the rest.
+ * The CID is assigned at submission; the user tag is cmd->dw[1] (tpu_cmd_set_tag). */
+
+void tpu_cmd_set_tag(struct tpu_cmd *cmd, uint32_t user_tag);
+void tpu_cmd_set_flags(struct tpu_cmd *cmd, unsigned flags); /* TPU_SQE_FLAG_* */
+
+TPU_MUST_CHECK int tpu_cmd_nop(struct tpu_cmd *cmd);
+/* rows host rows of cols int8 (stride bytes apart, 0 = packed) at buf+off -> UB rows ub_row.. */
+TPU_MUST_CHECK int tpu_cmd_read_host(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off,
+				     uint32_t stride, uint32_t ub_row, uint32_t rows, uint32_t cols);
+/* A rows x cols int8 tile at buf+off (row stride, 0 = packed) -> weight FIFO. With transpose the
+ * host holds Wᵀ: the tile becomes cols x rows. */
+TPU_MUST_CHECK int tpu_cmd_load_weights(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off,
+					uint32_t stride, uint32_t rows, uint32_t cols, int transpose);
+/* Per-channel parameter vector (TPU_PARAM_BIAS/MULT/SHIFT: count int32; TPU_PARAM_LUT: 256 int8,
+ * first must be 0) at buf+off -> channels first..first+count-1. */
+TPU_MUST_CHECK int tpu_cmd_load_params(struct tpu_cmd *cmd, enum tpu_param_kind kind,
+				       const tpu_buf *buf, size_t off, uint32_t first,
+				       uint32_t count);
+/* Output zero point and clamp (no DMA). */
+TPU_MUST_CHECK int tpu_cmd_load_output(struct tpu_cmd *cmd, int32_t zero_point, int32_t qmin,
+				       int32_t qmax);
+/* UB rows ub_row.. x active tile -> ACC rows acc_row..; flags TPU_MATMUL_ACCUMULATE|TPU_MATMUL_POP. */
+TPU_MUST_CHECK int tpu_cmd_matmul(struct tpu_cmd *cmd, uint32_t ub_row, uint32_t acc_row,
+				  uint32_t rows, unsigned flags);
+/* ACC rows acc_row.. -> dst rows (UB, or ACC with TPU_ACTIVATE_RAW32); flags TPU_ACTIVATE_*. */
+TPU_MUST_CHECK int tpu_cmd_activate(struct tpu_cmd *cmd, uint32_t acc_row, uint32_t dst_row,
+				    uint32_t rows, unsigned flags);
+/* Local rows -> host rows at buf+off; from_acc selects ACC (cols int32) over UB (cols int8). */
+TPU_MUST_CHECK int tpu_cmd_write_host(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off,
+				      uint32_t stride, uint32_t local_row, uint32_t rows,
+				      uint32_t cols, int from_acc);
+/* Fence; with buf != NULL the 64-bit value is written at buf+off before the CQE. */
+TPU_MUST_CHECK int tpu_cmd_fence(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off,
+				 uint64_t value);
+/* Identity page (TPU_IDENTIFY_BYTES) -> buf+off. */
+TPU_MUST_CHECK int tpu_cmd_identify(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off);
+
+/* ---------------------------------------------------------------- queues */
+
+/* Submit n commands to queue q, all or nothing: assigns each a free CID (written into the
+ * command's CID field of the caller's array), copies them to the SQ and rings the doorbell once.
+ * Returns n, -EAGAIN (not enough free slots; nothing submitted), -EINVAL (NULL, n 0, q out of
+ * range), -EIO (controller fatal or queue broken), -ENODEV. */
+TPU_MUST_CHECK int tpu_submit(tpu_dev *dev, unsigned q, struct tpu_cmd *cmds, unsigned n);
+
+/* Reap up to max completions of queue q without waiting. Each CQE is validated (phase, SQ id,
+ * CID outstanding); a bogus entry is counted (tpu_bogus_cqes) and skipped.
+ * Returns the count reaped (>= 0), -EINVAL, -ENODEV. */
+TPU_MUST_CHECK int tpu_poll(tpu_dev *dev, unsigned q, struct tpu_cpl *out, unsigned max);
+
+/* Wait until at least min (<= max) completions are reaped or timeout_ms passes (< 0: forever).
+ * Returns the count (>= min), -ETIMEDOUT (count reaped so far is lost to nobody: they are kept and
+ * returned by the next poll/wait), -EIO (controller fatal: call tpu_reset), -EINVAL, -ENODEV. */
+TPU_MUST_CHECK int tpu_wait(tpu_dev *dev, unsigned q, struct tpu_cpl *out, unsigned min,
+			    unsigned max, int timeout_ms);
+
+/* Submit n commands on queue 0 and wait for all of them (in submission order in out, which may
+ * be NULL). Returns 0 when every command succeeded, the first failing command's positive device
+ * status, or -errno. */
+TPU_MUST_CHECK int tpu_run(tpu_dev *dev, struct tpu_cmd *cmds, unsigned n, struct tpu_cpl *out,
+			   int timeout_ms);
+
+/* Commands submitted on q and not yet reaped. */
+unsigned tpu_outstanding(tpu_dev *dev, unsigned q);
+/* CQEs rejected by validation since open. */
+uint64_t tpu_bogus_cqes(tpu_dev *dev);
+
+/* ---------------------------------------------------------------- registers and errors */
+
+/* Raw BAR0 access. tpu_reg_read returns 0 or -ENODEV when the read is all-ones on a register
+ * that cannot be all-ones (ID), -EINVAL for an offset outside BAR0 or unaligned. */
+TPU_MUST_CHECK int tpu_reg_read(tpu_dev *dev, uint32_t off, uint32_t *val);
+TPU_MUST_CHECK int tpu_reg_write(tpu_dev *dev, uint32_t off, uint32_t val);
+
+/* Error log and sticky bits; clears nothing. Returns 0, -EINVAL, -ENODEV. */
+TPU_MUST_CHECK int tpu_error_info(tpu_dev *dev, struct tpu_err_info *out);
+/* Clear GSTAT bits (write-1-to-clear) and the error count. */
+TPU_MUST_CHECK int tpu_error_clear(tpu_dev *dev, uint32_t gstat_bits);
+
+TPU_MUST_CHECK int tpu_perf_read(tpu_dev *dev, struct tpu_perf *out);
+TPU_MUST_CHECK int tpu_perf_clear(tpu_dev *dev);
+
+/* Text for 0, any -errno the library returns, and any TPU_STATUS value. Never NULL. */
+const char *tpu_strerror(int code);
+
+/* ---------------------------------------------------------------- GEMM */
+
+/* out = f((A - in_zero_point) · B + bias), A m x k int8 row-major, B k x n int8 row-major.
+ * quant_channels 0: raw, out is int32 m x n.
+ * quant_channels 1 or n: out is int8 m x n, per design.md §3 with multiplier/shift per tensor or
+ * per channel (shift: positive = left), + out_zero_point, clamp to [clamp_min, clamp_max], then
+ * lut[v + 128] when lut != NULL. */
+struct tpu_gemm_params {
+	int32_t in_zero_point;    /* -128..127 */
+	const int32_t *bias;      /* n values or NULL */
+	size_t quant_channels;    /* 0, 1 or n */
+	const int32_t *multiplier;/* quant_channels values, 0..INT32_MAX */
+	const int32_t *shift;     /* quant_channels values, -31..30 */
+	int32_t out_zero_point;   /* -128..127 */
+	int32_t clamp_min;        /* -128..127 */
+	int32_t clamp_max;        /* clamp_min..127 */
+	const int8_t *lut;        /* 256 entries or NULL */
+};
+
+/* Fill p with the defaults: raw output, no bias, zero points 0, clamp -128..127, no LUT. */
+void tpu_gemm_params_init(struct tpu_gemm_params *p);
+
+/* Run the GEMM on the device, tiled onto the N x N array (zero-padded edges, ACC accumulation
+ * over K tiles). p may be NULL (defaults). Returns 0, -EINVAL (NULL, a dimension 0, a parameter
+ * out of range: tpu_gemm_last_error() says which), -ENOMEM, -ETIMEDOUT, -EIO, or a positive
+ * device status. */
+TPU_MUST_CHECK int tpu_gemm(tpu_dev *dev, size_t m, size_t k, size_t n, const int8_t *a,
+			    const int8_t *b, const struct tpu_gemm_params *p, void *out);
+
+/* Why the last tpu_gemm() call on dev rejected its arguments (empty string if it did not). */
+const char *tpu_gemm_last_error(tpu_dev *dev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TPU_TPU_H */

@@ -1,0 +1,51 @@
+/* The golden device: a bit-exact C model of the tpu that executes the command set from the rings
+ * in host memory, exactly as docs/spec.md specifies. It knows nothing of the driver: it sees only
+ * BAR0 accesses and a DMA port into host memory, like the RTL. Not thread-safe per instance. */
+#ifndef TPU_GOLDEN_H
+#define TPU_GOLDEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpu/tpu_spec.h"
+
+/* Hardware parameters (HWCFG); golden_config_default() fills the spec's defaults. */
+struct golden_config {
+	uint32_t array_n;
+	uint32_t ub_rows;
+	uint32_t acc_rows;
+	uint32_t fifo_tiles;
+	uint32_t num_queues;
+	uint32_t num_windows;
+	uint32_t max_queue_entries;
+};
+
+/* The device's view of host memory (a link / IOMMU): both return 0 or a negative errno when any
+ * byte of [iova, iova + len) cannot be accessed; on failure nothing is guaranteed about partial
+ * effects of a write, and a read's dst contents are unspecified. */
+struct golden_dma_port {
+	void *ctx;
+	int (*read)(void *ctx, uint64_t iova, void *dst, size_t len);
+	int (*write)(void *ctx, uint64_t iova, const void *src, size_t len);
+};
+
+struct golden;
+
+void golden_config_default(struct golden_config *cfg);
+/* Check every field against the spec's limits. Returns 0 or -EINVAL; *what names the field. */
+int golden_config_check(const struct golden_config *cfg, const char **what);
+
+/* Create a device in its power-on state (CC.EN = 0). Returns 0, -EINVAL, -ENOMEM. */
+int golden_create(const struct golden_config *cfg, const struct golden_dma_port *dma,
+		  struct golden **out);
+void golden_destroy(struct golden *g);
+
+/* BAR0 access; offsets outside the map read 0 and ignore writes. */
+uint32_t golden_mmio_read(struct golden *g, uint32_t off);
+void golden_mmio_write(struct golden *g, uint32_t off, uint32_t val);
+
+/* Let the device work: fetch and execute up to max_cmds commands (across queues, round robin).
+ * Returns the number executed; 0 means idle (nothing to fetch, CQ full, or not ready). */
+unsigned golden_run(struct golden *g, unsigned max_cmds);
+
+#endif /* TPU_GOLDEN_H */
