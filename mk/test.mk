@@ -23,3 +23,8 @@ test-san: $(SETUP_STAMP)
 	$(Q)TPU_CLI=$(abspath $(BUILD)/san/bin/tpu) TPU_BUILD=$(abspath $(BUILD)/san) \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(BUILD)/san/tests/tpu_tests
+
+# `make test` runs every step in TEST_STEPS (fragments append theirs) and ends with the tally.
+TEST_STEPS += spec-check test-c test-san
+test: $(SETUP_STAMP)
+	$(Q)TPU_TEST_LOGS=$(BUILD)/test-logs scripts/run-tests "$(MAKE) BUILD=$(BUILD)" $(TEST_STEPS)
