@@ -5,13 +5,18 @@
  *     positive device status (TPU_STATUS(sc, sct)) where documented. tpu_strerror() names both.
  *   - A tpu_dev is not thread-safe: one thread at a time per device (use one device per thread or
  *     serialise calls). Different devices are independent.
- *   - Nothing here keeps global state.
+ *   - Nothing here keeps global state, except an atomic counter that gives each open device its
+ *     own IOVA range (so a buffer of one device is never mistaken for one of another) and the
+ *     thread-local message of tpu_last_open_error().
  *
  * Device URIs (tpu_open):
  *   "golden[:opt=val,...]"  the bit-exact C golden model
  *   "sim[:opt=val,...]"     the Verilated RTL (when built)
  * Options shared by every backend: n (array size), ub_rows, acc_rows, fifo_tiles, queues,
- * windows, qdepth (SQ/CQ entries the driver uses), mem (host DMA arena bytes, k/M suffix).
+ * windows, max_queue_entries, qdepth (SQ/CQ entries the driver uses: 2..65536, default 256 or
+ * the device's largest queue if smaller), mem (host DMA arena bytes, k/M/G suffix, 64k..4G,
+ * default 64M). Numbers are decimal or 0x-hex. Unknown options go to the backend, which rejects
+ * what it does not know.
  */
 #ifndef TPU_TPU_H
 #define TPU_TPU_H
@@ -113,8 +118,9 @@ TPU_MUST_CHECK int tpu_get_info(tpu_dev *dev, struct tpu_info *out);
 
 /* Controller reset: RESET register, wait for RDY=0 within the timeout, re-program queues and
  * windows 0..n (the driver's shadow copy), enable again. Every outstanding command is completed
- * with TPU_STATUS(TPU_SC_ABORTED_RESET, 0) on the next poll. Weight FIFO, parameters and
- * buffers' contents on the device are lost. Returns 0, -ETIMEDOUT, -ENODEV. */
+ * with TPU_STATUS(TPU_SC_ABORTED_RESET, 0) on the next poll (completions the device had already
+ * posted are reaped first and keep their real status). Weight FIFO, parameters and local memory
+ * contents are lost; host buffers are kept. Returns 0, -EINVAL, -ETIMEDOUT, -ENODEV. */
 TPU_MUST_CHECK int tpu_reset(tpu_dev *dev);
 
 /* ---------------------------------------------------------------- DMA buffers */
@@ -126,7 +132,10 @@ void *tpu_buf_ptr(const tpu_buf *buf);
 uint64_t tpu_buf_iova(const tpu_buf *buf);
 size_t tpu_buf_len(const tpu_buf *buf);
 /* Free a buffer. Returns 0, -EINVAL (NULL or not a live buffer of a device), -EBUSY (an
- * outstanding command refers to it). */
+ * outstanding command refers to it: submitted and its completion not yet returned by
+ * poll/wait/run). A freed handle stays recognisable, so a double free returns -EINVAL, as long as
+ * fewer than 1024 other buffers of the device were freed since; after tpu_close every handle of
+ * the device is invalid. The pointer/iova/len accessors return NULL/0 for a freed handle. */
 int tpu_buf_free(tpu_buf *buf);
 
 /* ---------------------------------------------------------------- DMA windows */
@@ -136,13 +145,16 @@ int tpu_buf_free(tpu_buf *buf);
 
 /* Program window idx to [base, base + len) with permissions perm (TPU_WIN_R | TPU_WIN_W); the
  * window is disabled, rewritten and enabled. len 0 disables it. Returns 0, -EINVAL (idx out of
- * range, bad perm, base + len overflows). The driver keeps a shadow that tpu_reset restores. */
+ * range, bad perm, base + len - 1 passes 2^64 - 1), -ENODEV. The driver keeps a shadow that
+ * tpu_reset restores. */
 TPU_MUST_CHECK int tpu_window_set(tpu_dev *dev, unsigned idx, uint64_t base, uint64_t len,
 				  unsigned perm);
 
 /* ---------------------------------------------------------------- command builders
- * Pure functions: fill *cmd (zeroing it first). They check what is knowable on the host (NULL,
- * zero counts, buffer bounds) and return 0 or -EINVAL / -ERANGE; the device checks the rest.
+ * Pure functions: fill *cmd (zeroing it first). They check what is knowable on the host and return
+ * 0, -EINVAL (NULL, a freed buffer, zero counts, unknown flags, stride below the row bytes, a
+ * value out of its int8 range) or -ERANGE (the span passes the end of the buffer, or LENGTH or
+ * the row bytes do not fit 32 bits); the device checks the rest (N, UB/ACC rows).
  * The CID is assigned at submission; the user tag is cmd->dw[1] (tpu_cmd_set_tag). */
 
 void tpu_cmd_set_tag(struct tpu_cmd *cmd, uint32_t user_tag);
@@ -161,7 +173,7 @@ TPU_MUST_CHECK int tpu_cmd_load_weights(struct tpu_cmd *cmd, const tpu_buf *buf,
 TPU_MUST_CHECK int tpu_cmd_load_params(struct tpu_cmd *cmd, enum tpu_param_kind kind,
 				       const tpu_buf *buf, size_t off, uint32_t first,
 				       uint32_t count);
-/* Output zero point and clamp (no DMA). */
+/* Output zero point and clamp (no DMA); each in -128..127 and qmin <= qmax, else -EINVAL. */
 TPU_MUST_CHECK int tpu_cmd_load_output(struct tpu_cmd *cmd, int32_t zero_point, int32_t qmin,
 				       int32_t qmax);
 /* UB rows ub_row.. x active tile -> ACC rows acc_row..; flags TPU_MATMUL_ACCUMULATE|TPU_MATMUL_POP. */
@@ -174,7 +186,8 @@ TPU_MUST_CHECK int tpu_cmd_activate(struct tpu_cmd *cmd, uint32_t acc_row, uint3
 TPU_MUST_CHECK int tpu_cmd_write_host(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off,
 				      uint32_t stride, uint32_t local_row, uint32_t rows,
 				      uint32_t cols, int from_acc);
-/* Fence; with buf != NULL the 64-bit value is written at buf+off before the CQE. */
+/* Fence; with buf != NULL the 64-bit value is written at buf+off (8-byte aligned) before the
+ * CQE. */
 TPU_MUST_CHECK int tpu_cmd_fence(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off,
 				 uint64_t value);
 /* Identity page (TPU_IDENTIFY_BYTES) -> buf+off. */
@@ -184,8 +197,13 @@ TPU_MUST_CHECK int tpu_cmd_identify(struct tpu_cmd *cmd, const tpu_buf *buf, siz
 
 /* Submit n commands to queue q, all or nothing: assigns each a free CID (written into the
  * command's CID field of the caller's array), copies them to the SQ and rings the doorbell once.
- * Returns n, -EAGAIN (not enough free slots; nothing submitted), -EINVAL (NULL, n 0, q out of
- * range), -EIO (controller fatal or queue broken), -ENODEV. */
+ * A ring of queue_depth entries holds queue_depth - 1 commands; a command holds its slot until
+ * its CQE is reaped, and its CID until its completion is returned.
+ * Every command with a non-zero HOST_ADDR must have [HOST_ADDR, HOST_ADDR + LENGTH) inside one
+ * live buffer of this device (which is then busy until the completion is returned).
+ * Returns n, -EAGAIN (not enough free slots or CIDs; nothing submitted), -EINVAL (NULL, n 0,
+ * n > queue_depth - 1, q out of range, a DMA span outside this device's buffers; nothing
+ * submitted), -EIO (controller fatal, not ready, or queue broken), -ENODEV. */
 TPU_MUST_CHECK int tpu_submit(tpu_dev *dev, unsigned q, struct tpu_cmd *cmds, unsigned n);
 
 /* Reap up to max completions of queue q without waiting. Each CQE is validated (phase, SQ id,
@@ -195,17 +213,21 @@ TPU_MUST_CHECK int tpu_poll(tpu_dev *dev, unsigned q, struct tpu_cpl *out, unsig
 
 /* Wait until at least min (<= max) completions are reaped or timeout_ms passes (< 0: forever).
  * Returns the count (>= min), -ETIMEDOUT (count reaped so far is lost to nobody: they are kept and
- * returned by the next poll/wait), -EIO (controller fatal: call tpu_reset), -EINVAL, -ENODEV. */
+ * returned by the next poll/wait), -EIO (controller fatal or queue broken: call tpu_reset),
+ * -EINVAL (also when min exceeds tpu_outstanding(q): it could never be met), -ENODEV. */
 TPU_MUST_CHECK int tpu_wait(tpu_dev *dev, unsigned q, struct tpu_cpl *out, unsigned min,
 			    unsigned max, int timeout_ms);
 
 /* Submit n commands on queue 0 and wait for all of them (in submission order in out, which may
- * be NULL). Returns 0 when every command succeeded, the first failing command's positive device
- * status, or -errno. */
+ * be NULL). n may exceed the ring: the commands go in batches as slots free up; after a batch
+ * with a failure no further batch is submitted. Completions of other commands on queue 0 stay
+ * queued for poll/wait. timeout_ms bounds the whole call (< 0: forever). Returns 0 when every
+ * command succeeded, the first failing command's positive device status, or -errno (on
+ * -ETIMEDOUT/-EIO the submitted commands stay outstanding). */
 TPU_MUST_CHECK int tpu_run(tpu_dev *dev, struct tpu_cmd *cmds, unsigned n, struct tpu_cpl *out,
 			   int timeout_ms);
 
-/* Commands submitted on q and not yet reaped. */
+/* Commands submitted on q whose completion has not been returned yet (0 for a bad q). */
 unsigned tpu_outstanding(tpu_dev *dev, unsigned q);
 /* CQEs rejected by validation since open. */
 uint64_t tpu_bogus_cqes(tpu_dev *dev);
@@ -225,7 +247,8 @@ TPU_MUST_CHECK int tpu_error_clear(tpu_dev *dev, uint32_t gstat_bits);
 TPU_MUST_CHECK int tpu_perf_read(tpu_dev *dev, struct tpu_perf *out);
 TPU_MUST_CHECK int tpu_perf_clear(tpu_dev *dev);
 
-/* Text for 0, any -errno the library returns, and any TPU_STATUS value. Never NULL. */
+/* Text for 0, any -errno the library returns, and any TPU_STATUS value (static storage; unknown
+ * codes get a generic text). Never NULL. */
 const char *tpu_strerror(int code);
 
 /* ---------------------------------------------------------------- GEMM */
@@ -253,7 +276,10 @@ void tpu_gemm_params_init(struct tpu_gemm_params *p);
 /* Run the GEMM on the device, tiled onto the N x N array (zero-padded edges, ACC accumulation
  * over K tiles). p may be NULL (defaults). Returns 0, -EINVAL (NULL, a dimension 0, a parameter
  * out of range: tpu_gemm_last_error() says which), -ENOMEM, -ETIMEDOUT, -EIO, or a positive
- * device status. */
+ * device status. It runs on queue 0 and needs the whole device: -EBUSY while any queue has
+ * outstanding commands. A, B, the output and the parameter vectors are copied through DMA
+ * buffers of the arena (-ENOMEM when it is too small); UB, ACC, parameters and the weight FIFO
+ * are overwritten. On -ETIMEDOUT/-EIO the device is reset. */
 TPU_MUST_CHECK int tpu_gemm(tpu_dev *dev, size_t m, size_t k, size_t n, const int8_t *a,
 			    const int8_t *b, const struct tpu_gemm_params *p, void *out);
 

@@ -1,0 +1,381 @@
+/* tpu_gemm: a whole int8 GEMM tiled onto the N x N array.
+ *
+ * Layout per chunk of R rows of A (R chosen so that the UB and ACC hold it):
+ *   UB rows [kt*R, kt*R + R)  A[r0.., kt*N .. kt*N+N)  (every K-tile resident), or, when K is
+ *                             too long for that, one slot at row 0 reloaded before each MATMUL;
+ *   UB rows after the A slots the int8 output of ACTIVATE;
+ *   ACC rows [0, R)           the output column tile being accumulated.
+ * For each column tile nt the K-tiles are multiplied in order (POP, ACCUMULATE for kt > 0), then
+ * the tile's bias (and multiplier/shift) are loaded, ACTIVATE and WRITE_HOST put the valid columns
+ * into the output. Weight tiles are loaded ahead of their MATMUL, never more than FIFO_TILES of
+ * them waiting in queue order. The input zero point is folded into the bias on the host. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define GEMM_TIMEOUT_MS 60000
+
+struct gemm {
+	tpu_dev *dev;
+	size_t m, k, n;
+	uint32_t N, KT, NT, R, slots, out_row;
+	bool q8, resident, lut;
+	tpu_buf *a, *b, *bias, *mult, *shift, *lutb, *out;
+	struct tpu_cmd *cmds;
+	size_t ncmd, cap;
+	size_t w_issued, w_popped, w_total;
+	int err; /* first builder error */
+};
+
+void tpu_gemm_params_init(struct tpu_gemm_params *p)
+{
+	if (!p)
+		return;
+	memset(p, 0, sizeof(*p));
+	p->clamp_min = -128;
+	p->clamp_max = 127;
+}
+
+const char *tpu_gemm_last_error(tpu_dev *dev)
+{
+	return dev ? dev->gemm_err : "dev is NULL";
+}
+
+static int reject(tpu_dev *dev, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(dev->gemm_err, sizeof(dev->gemm_err), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int check_i8(tpu_dev *dev, const char *what, int32_t v)
+{
+	if (v < -128 || v > 127)
+		return reject(dev, "%s: %d is outside -128..127", what, (int)v);
+	return 0;
+}
+
+static int check_quant(tpu_dev *dev, size_t n, const struct tpu_gemm_params *p)
+{
+	if (p->quant_channels != 0 && p->quant_channels != 1 && p->quant_channels != n)
+		return reject(dev, "quant_channels: %zu must be 0 (raw), 1 or n (%zu)",
+			      p->quant_channels, n);
+	if (p->quant_channels == 0) {
+		if (p->lut)
+			return reject(dev, "lut: needs int8 output (quant_channels 1 or n)");
+		return 0;
+	}
+	if (!p->multiplier)
+		return reject(dev, "multiplier: NULL with quant_channels %zu", p->quant_channels);
+	if (!p->shift)
+		return reject(dev, "shift: NULL with quant_channels %zu", p->quant_channels);
+	for (size_t j = 0; j < p->quant_channels; j++) {
+		if (p->multiplier[j] < 0)
+			return reject(dev, "multiplier[%zu]: %d is negative (must be 0..2147483647)",
+				      j, (int)p->multiplier[j]);
+		if (p->shift[j] < -31 || p->shift[j] > 30)
+			return reject(dev, "shift[%zu]: %d is outside -31..30", j,
+				      (int)p->shift[j]);
+	}
+	return 0;
+}
+
+static int check_args(tpu_dev *dev, size_t m, size_t k, size_t n, const int8_t *a,
+		      const int8_t *b, const struct tpu_gemm_params *p, const void *out)
+{
+	uint32_t N = dev->info.array_n;
+	int err;
+
+	if (!a)
+		return reject(dev, "a: NULL");
+	if (!b)
+		return reject(dev, "b: NULL");
+	if (!out)
+		return reject(dev, "out: NULL");
+	if (m == 0 || k == 0 || n == 0)
+		return reject(dev, "%s: 0 (every dimension must be >= 1)",
+			      m == 0 ? "m" : k == 0 ? "k" : "n");
+	/* Strides and tile spans are 32-bit SQE fields. */
+	if (k > UINT32_MAX - N)
+		return reject(dev, "k: %zu is too large (row stride must fit 32 bits)", k);
+	if (n > (UINT32_MAX - 4u * N) / N)
+		return reject(dev, "n: %zu is too large (tile span must fit 32 bits)", n);
+	if (m > SIZE_MAX / 4 / k || m > SIZE_MAX / 4 / n || k > SIZE_MAX / n)
+		return reject(dev, "m x k x n: too large for host memory");
+	if ((err = check_i8(dev, "in_zero_point", p->in_zero_point)) ||
+	    (err = check_i8(dev, "out_zero_point", p->out_zero_point)) ||
+	    (err = check_i8(dev, "clamp_min", p->clamp_min)) ||
+	    (err = check_i8(dev, "clamp_max", p->clamp_max)))
+		return err;
+	if (p->clamp_min > p->clamp_max)
+		return reject(dev, "clamp_min: %d is above clamp_max %d", (int)p->clamp_min,
+			      (int)p->clamp_max);
+	return check_quant(dev, n, p);
+}
+
+/* ------------------------------------------------------------------ command list */
+
+static struct tpu_cmd *next_cmd(struct gemm *g)
+{
+	if (g->ncmd == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 256;
+		struct tpu_cmd *c = realloc(g->cmds, cap * sizeof(*c));
+		if (!c) {
+			g->err = g->err ? g->err : -ENOMEM;
+			return NULL;
+		}
+		g->cmds = c;
+		g->cap = cap;
+	}
+	return &g->cmds[g->ncmd++];
+}
+
+static void note(struct gemm *g, int err)
+{
+	if (err && !g->err)
+		g->err = err;
+}
+
+#define EMIT(g, builder, ...)                                          \
+	do {                                                           \
+		struct tpu_cmd *c_ = next_cmd(g);                       \
+		if (c_)                                                \
+			note(g, builder(c_, __VA_ARGS__));             \
+	} while (0)
+
+static uint32_t span_of(size_t total, uint32_t N, uint32_t t)
+{
+	size_t left = total - (size_t)t * N;
+	return left < N ? (uint32_t)left : N;
+}
+
+static void load_weights(struct gemm *g)
+{
+	uint32_t nt = (uint32_t)(g->w_issued / g->KT), kt = (uint32_t)(g->w_issued % g->KT);
+	size_t off = (size_t)kt * g->N * g->n + (size_t)nt * g->N;
+
+	EMIT(g, tpu_cmd_load_weights, g->b, off, (uint32_t)g->n, span_of(g->k, g->N, kt),
+	     span_of(g->n, g->N, nt), 0);
+	g->w_issued++;
+}
+
+/* Keep the FIFO as full as its depth allows, counted in queue order. */
+static void refill(struct gemm *g)
+{
+	while (g->w_issued < g->w_total && g->w_issued - g->w_popped < g->dev->info.fifo_tiles)
+		load_weights(g);
+}
+
+static void read_a(struct gemm *g, size_t r0, uint32_t rows, uint32_t kt)
+{
+	uint32_t slot = g->resident ? kt : 0;
+	EMIT(g, tpu_cmd_read_host, g->a, r0 * g->k + (size_t)kt * g->N, (uint32_t)g->k,
+	     slot * g->R, rows, span_of(g->k, g->N, kt));
+}
+
+static void column_tile_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
+{
+	uint32_t nc = span_of(g->n, g->N, nt);
+	size_t poff = (size_t)nt * g->N * 4u;
+
+	EMIT(g, tpu_cmd_load_params, TPU_PARAM_BIAS, g->bias, poff, 0, nc);
+	if (g->q8) {
+		EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, poff, 0, nc);
+		EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, poff, 0, nc);
+		EMIT(g, tpu_cmd_activate, 0, g->out_row, rows, g->lut ? TPU_ACTIVATE_LUT : 0);
+		EMIT(g, tpu_cmd_write_host, g->out, r0 * g->n + (size_t)nt * g->N,
+		     (uint32_t)g->n, g->out_row, rows, nc, 0);
+	} else {
+		EMIT(g, tpu_cmd_activate, 0, 0, rows, TPU_ACTIVATE_RAW32);
+		EMIT(g, tpu_cmd_write_host, g->out, (r0 * g->n + (size_t)nt * g->N) * 4u,
+		     (uint32_t)(g->n * 4u), 0, rows, nc, 1);
+	}
+}
+
+static void chunk(struct gemm *g, size_t r0, uint32_t rows)
+{
+	if (g->resident)
+		for (uint32_t kt = 0; kt < g->KT; kt++)
+			read_a(g, r0, rows, kt);
+	g->w_total = (size_t)g->NT * g->KT;
+	g->w_issued = g->w_popped = 0;
+	refill(g);
+	for (uint32_t nt = 0; nt < g->NT; nt++) {
+		for (uint32_t kt = 0; kt < g->KT; kt++) {
+			if (!g->resident)
+				read_a(g, r0, rows, kt);
+			EMIT(g, tpu_cmd_matmul, (g->resident ? kt : 0) * g->R, 0, rows,
+			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
+			g->w_popped++;
+			refill(g);
+		}
+		column_tile_tail(g, r0, rows, nt);
+	}
+}
+
+static void build(struct gemm *g, const struct tpu_gemm_params *p)
+{
+	/* Tiles left in the FIFO by earlier work would be popped in place of ours. */
+	for (uint32_t i = 0; i < g->dev->fifo_occ; i++)
+		EMIT(g, tpu_cmd_matmul, 0, 0, 1, TPU_MATMUL_POP);
+	if (g->q8) {
+		EMIT(g, tpu_cmd_load_output, p->out_zero_point, p->clamp_min, p->clamp_max);
+		if (g->lut)
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_LUT, g->lutb, 0, 0,
+			     TPU_LUT_ENTRIES);
+	}
+	for (size_t r0 = 0; r0 < g->m && !g->err; r0 += g->R) {
+		size_t left = g->m - r0;
+		chunk(g, r0, left < g->R ? (uint32_t)left : g->R);
+	}
+}
+
+/* ------------------------------------------------------------------ buffers */
+
+static void plan(struct gemm *g)
+{
+	const struct tpu_info *in = &g->dev->info;
+	uint64_t r, esz = g->q8 ? 1 : 4;
+	uint32_t o = g->q8 ? 1 : 0;
+
+	g->N = in->array_n;
+	g->KT = (uint32_t)((g->k + g->N - 1) / g->N);
+	g->NT = (uint32_t)((g->n + g->N - 1) / g->N);
+	g->resident = (uint64_t)g->KT + o <= in->ub_rows;
+	g->slots = g->resident ? g->KT : 1;
+	r = in->ub_rows / (g->slots + o);
+	if (r > in->acc_rows)
+		r = in->acc_rows;
+	if (r > g->m)
+		r = g->m;
+	/* LENGTH of a READ_HOST and a WRITE_HOST of r rows must fit 32 bits. */
+	if (r > (UINT32_MAX - g->N) / g->k + 1)
+		r = (UINT32_MAX - g->N) / g->k + 1;
+	if (r > (UINT32_MAX - g->N * esz) / (g->n * esz) + 1)
+		r = (UINT32_MAX - g->N * esz) / (g->n * esz) + 1;
+	g->R = (uint32_t)r;
+	g->out_row = g->slots * g->R;
+}
+
+static int alloc_copy(tpu_dev *dev, tpu_buf **b, const void *src, size_t len)
+{
+	int err = tpu_buf_alloc(dev, len, b);
+	if (!err && src)
+		memcpy(tpu_buf_ptr(*b), src, len);
+	return err;
+}
+
+static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
+			const struct tpu_gemm_params *p)
+{
+	size_t n = g->n;
+	int32_t *bias, *mult, *shift;
+	int err;
+
+	if ((err = alloc_copy(g->dev, &g->a, a, g->m * g->k)) ||
+	    (err = alloc_copy(g->dev, &g->b, b, g->k * n)) ||
+	    (err = alloc_copy(g->dev, &g->bias, NULL, n * 4)) ||
+	    (err = alloc_copy(g->dev, &g->out, NULL, g->m * n * (g->q8 ? 1 : 4))))
+		return err;
+	bias = tpu_buf_ptr(g->bias);
+	for (size_t j = 0; j < n; j++) {
+		/* bias'[j] = bias[j] - za * sum_k B[k][j], wrapping like the accumulator. */
+		uint32_t s = 0;
+		for (size_t kk = 0; kk < g->k; kk++)
+			s += (uint32_t)(int32_t)b[kk * n + j];
+		bias[j] = (int32_t)((p->bias ? (uint32_t)p->bias[j] : 0u) -
+				    (uint32_t)p->in_zero_point * s);
+	}
+	if (!g->q8)
+		return 0;
+	if ((err = alloc_copy(g->dev, &g->mult, NULL, n * 4)) ||
+	    (err = alloc_copy(g->dev, &g->shift, NULL, n * 4)))
+		return err;
+	mult = tpu_buf_ptr(g->mult);
+	shift = tpu_buf_ptr(g->shift);
+	for (size_t j = 0; j < n; j++) {
+		size_t c = p->quant_channels == 1 ? 0 : j; /* per tensor: broadcast */
+		mult[j] = p->multiplier[c];
+		shift[j] = p->shift[c];
+	}
+	if (g->lut)
+		return alloc_copy(g->dev, &g->lutb, p->lut, TPU_LUT_ENTRIES);
+	return 0;
+}
+
+static void free_buffers(struct gemm *g)
+{
+	tpu_buf *all[] = { g->a, g->b, g->bias, g->mult, g->shift, g->lutb, g->out };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i])
+			(void)tpu_buf_free(all[i]);
+}
+
+/* After a host-side failure in the middle of the run: bring the device back and collect the
+ * ABORTED_RESET completions of our commands, so that nothing of this call is left outstanding. */
+static void recover(struct gemm *g, size_t submitted)
+{
+	struct tpu_cpl cpl;
+
+	if (tpu_reset(g->dev) != 0)
+		return;
+	for (size_t i = 0; i < submitted; i++)
+		(void)tpu_queue_take(g->dev, 0,
+				     (uint16_t)((g->cmds[i].dw[TPU_SQE_CID_DW] >> TPU_SQE_CID_SHIFT) &
+						TPU_SQE_CID_MASK),
+				     &cpl);
+}
+
+int tpu_gemm(tpu_dev *dev, size_t m, size_t k, size_t n, const int8_t *a, const int8_t *b,
+	     const struct tpu_gemm_params *p, void *out)
+{
+	struct tpu_gemm_params defaults;
+	struct gemm g = { 0 };
+	size_t submitted = 0;
+	int err;
+
+	if (!dev)
+		return -EINVAL;
+	dev->gemm_err[0] = '\0';
+	if (!p) {
+		tpu_gemm_params_init(&defaults);
+		p = &defaults;
+	}
+	err = check_args(dev, m, k, n, a, b, p, out);
+	if (err)
+		return err;
+	for (unsigned q = 0; q < dev->info.num_queues; q++)
+		if (tpu_outstanding(dev, q))
+			return -EBUSY; /* the weight FIFO and local memory are shared */
+	g.dev = dev;
+	g.m = m;
+	g.k = k;
+	g.n = n;
+	g.q8 = p->quant_channels != 0;
+	g.lut = g.q8 && p->lut;
+	plan(&g);
+	err = fill_buffers(&g, a, b, p);
+	if (err)
+		goto out;
+	build(&g, p);
+	err = g.err;
+	if (err)
+		goto out;
+	err = tpu_queue_run(dev, 0, g.cmds, g.ncmd, NULL, GEMM_TIMEOUT_MS, &submitted);
+	if (err < 0 && tpu_outstanding(dev, 0)) {
+		recover(&g, submitted);
+		goto out;
+	}
+	if (err == 0)
+		memcpy(out, tpu_buf_ptr(g.out), m * n * (g.q8 ? 1 : 4));
+out:
+	free_buffers(&g);
+	free(g.cmds);
+	return err;
+}

@@ -1,0 +1,104 @@
+# RTL: the shared RTL file list, lint, Verilated unit tests of the activation path and the RAM,
+# and the Yosys synthesis smoke run.
+#   make lint          verilator --lint-only -Wall on every module in rtl/ (each as top)
+#   make test-rtl-act  Verilated tpu_act_unit (N = 4, 6, 8, 16) and tpu_ram tests (Check)
+#   make synth         Yosys (iCE40 -dsp, ECP5, generic) at N = 4 and 8, resource table and checks
+
+# The one RTL file list (package first); every fragment uses it.
+RTL_SRCS    := $(SPEC_SV) $(sort $(wildcard rtl/*.sv))
+RTL_WAIVERS := rtl/lint_waivers.vlt
+
+# ------------------------------------------------------------------ lint
+# Each module is linted as the top with its default parameters; RTL_LINT_EXTRA adds parameter
+# sets (top:-Gname=value,...) that defaults do not reach (non-power-of-two sizes).
+RTL_LINT_TOPS  := $(basename $(notdir $(sort $(wildcard rtl/*.sv))))
+RTL_LINT_EXTRA := tpu_act_unit:-GN=6 tpu_ram:-GWidth=37,-GDepth=100
+
+lint: $(SPEC_SV)
+	$(Q)fail=0; \
+	for t in $(RTL_LINT_TOPS) $(RTL_LINT_EXTRA); do \
+	  top=$${t%%:*}; params=$$(echo "$${t#$$top}" | sed 's/^://; s/,/ /g'); \
+	  echo "  LINT    $$top $$params"; \
+	  $(VERILATOR) --lint-only -Wall --top-module $$top $$params $(RTL_WAIVERS) $(RTL_SRCS) \
+	    || fail=1; \
+	done; \
+	if [ $$fail -ne 0 ]; then echo "lint: FAILED"; exit 1; fi; echo "lint: clean"
+TEST_STEPS += lint
+
+# ------------------------------------------------------------------ Verilated models
+# One model per parameter set, each with its own --prefix so they link into one binary; the
+# Verilator runtime (verilated.o, verilated_threads.o) is compiled once.
+RTLACT_VDIR   := $(BUILD)/verilated
+RTLACT_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique
+RTLACT_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
+RTLACT_CXXFLAGS = -std=c++17 -O1 -g -Wall -Wextra $(SANFLAGS) -Isim/verilated \
+                  -isystem $(RTLACT_VROOT)/include -isystem $(RTLACT_VROOT)/include/vltstd
+RTLACT_ACT_SV := $(SPEC_SV) rtl/tpu_ram.sv rtl/tpu_act_params.sv rtl/tpu_activation.sv \
+                 rtl/tpu_act_unit.sv
+RTLACT_RAM_SV := rtl/tpu_ram.sv
+RTLACT_HDRS   := sim/verilated/tpu_vact.h sim/verilated/vbits.h
+RTLACT_LIBS   :=
+
+# $(1) model prefix, $(2) top, $(3) -G options, $(4) sources, $(5) harness, $(6) harness -D flags
+define rtlact_model
+$(RTLACT_VDIR)/$(1)/$(1)__ALL.a: $(4) $(RTL_WAIVERS) mk/rtl.mk
+	@echo "  VERILATE $(1)"
+	@rm -rf $(RTLACT_VDIR)/$(1) && mkdir -p $(RTLACT_VDIR)/$(1)
+	$(Q)$(VERILATOR) $(RTLACT_VFLAGS) --prefix $(1) --top-module $(2) $(3) \
+	  -Mdir $(RTLACT_VDIR)/$(1) $(RTL_WAIVERS) $(4)
+	$(Q)$$(MAKE) --no-print-directory -s -C $(RTLACT_VDIR)/$(1) -f $(1).mk $(1)__ALL.a >/dev/null
+$(RTLACT_VDIR)/$(1)/harness.o: $(5) $(RTLACT_HDRS) $(RTLACT_VDIR)/$(1)/$(1)__ALL.a
+	@echo "  CXX     $$@"
+	$(Q)$(CXX) $(RTLACT_CXXFLAGS) -I$(RTLACT_VDIR)/$(1) -DVMODEL=$(1) '-DVMODEL_H="$(1).h"' \
+	  $(6) -c $(5) -o $$@
+RTLACT_LIBS += $(RTLACT_VDIR)/$(1)/harness.o $(RTLACT_VDIR)/$(1)/$(1)__ALL.a
+endef
+
+RTLACT_ACT_H := sim/verilated/tpu_act_unit_harness.cpp
+RTLACT_RAM_H := sim/verilated/tpu_ram_harness.cpp
+$(eval $(call rtlact_model,Vact_n4,tpu_act_unit,-GN=4,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n4_ops -DMODEL_N=4))
+$(eval $(call rtlact_model,Vact_n6,tpu_act_unit,-GN=6,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n6_ops -DMODEL_N=6))
+$(eval $(call rtlact_model,Vact_n8,tpu_act_unit,-GN=8,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n8_ops -DMODEL_N=8))
+$(eval $(call rtlact_model,Vact_n16,tpu_act_unit,-GN=16,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n16_ops -DMODEL_N=16))
+$(eval $(call rtlact_model,Vram_w8d256,tpu_ram,-GWidth=8 -GDepth=256,$(RTLACT_RAM_SV),$(RTLACT_RAM_H),-DOPS_NAME=tpu_vram_w8d256_ops -DMODEL_WIDTH=8 -DMODEL_DEPTH=256))
+$(eval $(call rtlact_model,Vram_w37d100,tpu_ram,-GWidth=37 -GDepth=100,$(RTLACT_RAM_SV),$(RTLACT_RAM_H),-DOPS_NAME=tpu_vram_w37d100_ops -DMODEL_WIDTH=37 -DMODEL_DEPTH=100))
+
+RTLACT_RT := $(RTLACT_VDIR)/libverilated.a
+$(RTLACT_RT): $(RTLACT_VDIR)/Vact_n4/Vact_n4__ALL.a
+	@echo "  CXX     verilated runtime"
+	$(Q)$(MAKE) --no-print-directory -s -C $(RTLACT_VDIR)/Vact_n4 -f Vact_n4.mk \
+	  verilated.o verilated_threads.o >/dev/null
+	$(Q)rm -f $@ && $(AR) rcs $@ $(RTLACT_VDIR)/Vact_n4/verilated.o \
+	  $(RTLACT_VDIR)/Vact_n4/verilated_threads.o
+
+# ------------------------------------------------------------------ RTL unit tests
+# tests/rtl/test_act_*.c (not globbed into tpu_tests) + tests/main.c + libtpu (golden numerics).
+RTLACT_TEST_SRCS := $(sort $(wildcard tests/rtl/test_act_*.c))
+RTLACT_TEST_OBJS := $(RTLACT_TEST_SRCS:%.c=$(OBJDIR)/%.o) $(OBJDIR)/tests/main.o
+RTLACT_BIN       := $(BUILD)/tests/rtl_act_tests
+# Each run: Verilator random initial state, seeds derived from TPU_SEED (printed).
+RTLACT_SEEDS     ?= 1 2 3
+
+$(RTLACT_TEST_OBJS): $(SETUP_STAMP)
+$(RTLACT_BIN): $(RTLACT_TEST_OBJS) $(RTLACT_LIBS) $(RTLACT_RT) $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CXX) $(SANFLAGS) -pthread -o $@ $(RTLACT_TEST_OBJS) $(RTLACT_LIBS) $(RTLACT_RT) \
+	  $(LIB_A) $(CHECK_LIBS) $(LDLIBS_ALL)
+
+.PHONY: test-rtl-act rtl-act-bin
+rtl-act-bin: $(RTLACT_BIN)
+test-rtl-act: $(RTLACT_BIN)
+	$(Q)fail=0; for s in $(RTLACT_SEEDS); do \
+	  TPU_SEED=$$s $(RTLACT_BIN) || fail=1; \
+	done; exit $$fail
+TEST_STEPS += test-rtl-act
+
+# ------------------------------------------------------------------ synthesis smoke run
+# scripts/synth_report.py runs fpga/synth/<target>.ys per design, target and N, checks DSP and
+# block-RAM inference and the absence of latches, writes $(BUILD)/synth/report.json and prints
+# the resource table. SYNTH_JOBS yosys processes run at once.
+SYNTH_JOBS ?= 2
+synth: $(SPEC_SV)
+	$(Q)$(PYTHON) scripts/synth_report.py --yosys "$(YOSYS)" --pkg $(SPEC_SV) \
+	  --out $(BUILD)/synth --jobs $(SYNTH_JOBS)

@@ -1,0 +1,98 @@
+# RTL matrix path: Verilated unit tests of tpu_pe, tpu_systolic_array, tpu_weight_fifo and
+# tpu_datapath, and the RTL benchmark.
+#   make test-rtl-mxu   tests/rtl/test_mxu_*.c against Verilated models (N = 4, 6, 8, 16)
+#   make bench-rtl      Verilated datapath GEMM throughput at N = 16 and 32, 1 and 2 threads,
+#                       vs. a C GEMM; table + $(BUILD)/bench/rtl.json
+# One model per module and parameter set (verilator --prefix), all linked into one binary with
+# one Verilator runtime.
+
+RTLMXU_RTL    := $(if $(RTL_SRCS),$(RTL_SRCS),$(SPEC_SV) $(sort $(wildcard rtl/*.sv)))
+RTLMXU_WAIVE  := $(wildcard rtl/*.vlt)
+RTLMXU_VDIR   := $(BUILD)/verilated-mxu
+RTLMXU_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique -O3
+RTLMXU_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
+RTLMXU_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter $(SANFLAGS) -Isim/verilated -Iinclude \
+                  -I$(RTLMXU_VROOT)/include -I$(RTLMXU_VROOT)/include/vltstd
+RTLMXU_HDRS   := sim/verilated/tpu_vmodels.h sim/verilated/tpu_vharness.h
+RTLMXU_TLIBS  :=
+RTLMXU_BLIBS  :=
+
+# $(1) prefix, $(2) top, $(3) -G/extra verilator options, $(4) harness, $(5) harness -D flags,
+# $(6) list to add to (RTLMXU_TLIBS tests, RTLMXU_BLIBS bench)
+define rtlmxu_model
+$(RTLMXU_VDIR)/$(1)/$(1)__ALL.a: $(RTLMXU_RTL) $(RTLMXU_WAIVE) mk/rtl_mxu.mk
+	@echo "  VERILATE $(1)"
+	@rm -rf $(RTLMXU_VDIR)/$(1) && mkdir -p $(RTLMXU_VDIR)/$(1)
+	$(Q)$(VERILATOR) $(RTLMXU_VFLAGS) --prefix $(1) --top-module $(2) $(3) \
+	  -Mdir $(RTLMXU_VDIR)/$(1) $(RTLMXU_WAIVE) $(RTLMXU_RTL)
+	$(Q)$(MAKE) --no-print-directory -s -C $(RTLMXU_VDIR)/$(1) -f $(1).mk OPT_FAST=-O2 \
+	  OPT_SLOW=-O1 $(1)__ALL.a >/dev/null
+$(RTLMXU_VDIR)/$(1)/harness.o: $(4) $(RTLMXU_HDRS) $(RTLMXU_VDIR)/$(1)/$(1)__ALL.a
+	@echo "  CXX     $$@"
+	$(Q)$(CXX) $(RTLMXU_CXXFLAGS) -I$(RTLMXU_VDIR)/$(1) -DVMODEL=$(1) $(5) -c $(4) -o $$@
+$(6) += $(RTLMXU_VDIR)/$(1)/harness.o $(RTLMXU_VDIR)/$(1)/$(1)__ALL.a
+endef
+
+RTLMXU_DPH := sim/verilated/tpu_datapath_harness.cpp
+RTLMXU_DPT := -GUbRows=256 -GAccRows=256 -GTiles=4
+rtlmxu_dpd  = -DOPS_FN=$(1) -DDP_N=$(2) -DDP_UB=$(3) -DDP_ACC=$(3) -DDP_TILES=4 -DDP_THREADS=$(4)
+
+$(eval $(call rtlmxu_model,Vtpu_pe_m,tpu_pe,-GRow=1 -GKBits=2,sim/verilated/tpu_pe_harness.cpp,,RTLMXU_TLIBS))
+$(eval $(call rtlmxu_model,Vtpu_array_n6,tpu_systolic_array,-GN=6,sim/verilated/tpu_systolic_array_harness.cpp,,RTLMXU_TLIBS))
+$(eval $(call rtlmxu_model,Vtpu_wfifo_n6,tpu_weight_fifo,-GN=6 -GTiles=4,sim/verilated/tpu_weight_fifo_harness.cpp,,RTLMXU_TLIBS))
+$(eval $(call rtlmxu_model,Vdp_n4,tpu_datapath,-GN=4 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4_ops,4,256,1),RTLMXU_TLIBS))
+$(eval $(call rtlmxu_model,Vdp_n6,tpu_datapath,-GN=6 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n6_ops,6,256,1),RTLMXU_TLIBS))
+$(eval $(call rtlmxu_model,Vdp_n8,tpu_datapath,-GN=8 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8_ops,8,256,1),RTLMXU_TLIBS))
+$(eval $(call rtlmxu_model,Vdp_n16,tpu_datapath,-GN=16 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n16_ops,16,256,1),RTLMXU_TLIBS))
+
+# The Verilator runtime, compiled once (from the PE model's makefile, same flags).
+RTLMXU_RT := $(RTLMXU_VDIR)/libverilated.a
+$(RTLMXU_RT): $(RTLMXU_VDIR)/Vtpu_pe_m/Vtpu_pe_m__ALL.a
+	@echo "  CXX     verilated runtime"
+	$(Q)$(MAKE) --no-print-directory -s -C $(RTLMXU_VDIR)/Vtpu_pe_m -f Vtpu_pe_m.mk \
+	  verilated.o verilated_threads.o >/dev/null
+	$(Q)rm -f $@ && $(AR) rcs $@ $(RTLMXU_VDIR)/Vtpu_pe_m/verilated.o \
+	  $(RTLMXU_VDIR)/Vtpu_pe_m/verilated_threads.o
+
+# ------------------------------------------------------------------ tests
+RTLMXU_TEST_SRCS := $(sort $(wildcard tests/rtl/test_mxu_*.c))
+RTLMXU_TEST_OBJS := $(RTLMXU_TEST_SRCS:%.c=$(OBJDIR)/%.o) $(OBJDIR)/tests/main.o
+RTLMXU_BIN       := $(BUILD)/tests/rtl_mxu_tests
+# Each seed is one run: Verilator's random initial state and the test data follow TPU_SEED.
+RTLMXU_SEEDS     ?= 1 2 3
+
+$(RTLMXU_TEST_OBJS): $(SETUP_STAMP) sim/verilated/tpu_vmodels.h
+$(RTLMXU_BIN): $(RTLMXU_TEST_OBJS) $(RTLMXU_TLIBS) $(RTLMXU_RT) $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CXX) $(SANFLAGS) -pthread -o $@ $(RTLMXU_TEST_OBJS) $(RTLMXU_TLIBS) $(RTLMXU_RT) \
+	  $(LIB_A) $(CHECK_LIBS) $(LDLIBS_ALL) -latomic
+
+.PHONY: test-rtl-mxu rtl-mxu-bin bench-rtl
+rtl-mxu-bin: $(RTLMXU_BIN)
+test-rtl-mxu: $(RTLMXU_BIN)
+	$(Q)fail=0; for s in $(RTLMXU_SEEDS); do \
+	  TPU_SEED=$$s $(RTLMXU_BIN) || fail=1; \
+	done; exit $$fail
+TEST_STEPS += test-rtl-mxu
+
+# ------------------------------------------------------------------ benchmark
+RTLMXU_DPB := -GUbRows=1024 -GAccRows=1024 -GTiles=4
+$(eval $(call rtlmxu_model,Vdp_b16,tpu_datapath,-GN=16 $(RTLMXU_DPB),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_b16_ops,16,1024,1),RTLMXU_BLIBS))
+$(eval $(call rtlmxu_model,Vdp_b16t2,tpu_datapath,-GN=16 $(RTLMXU_DPB) --threads 2,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_b16t2_ops,16,1024,2),RTLMXU_BLIBS))
+$(eval $(call rtlmxu_model,Vdp_b32,tpu_datapath,-GN=32 $(RTLMXU_DPB),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_b32_ops,32,1024,1),RTLMXU_BLIBS))
+$(eval $(call rtlmxu_model,Vdp_b32t2,tpu_datapath,-GN=32 $(RTLMXU_DPB) --threads 2,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_b32t2_ops,32,1024,2),RTLMXU_BLIBS))
+
+RTLMXU_BENCH     := $(BUILD)/bench/rtl_bench
+RTLMXU_BENCH_OBJ := $(OBJDIR)/sim/verilated/rtl_bench.o
+$(RTLMXU_BENCH_OBJ): sim/verilated/rtl_bench.c sim/verilated/tpu_vmodels.h $(SPEC_H)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+$(RTLMXU_BENCH): $(RTLMXU_BENCH_OBJ) $(RTLMXU_BLIBS) $(RTLMXU_RT)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CXX) -pthread -o $@ $(RTLMXU_BENCH_OBJ) $(RTLMXU_BLIBS) $(RTLMXU_RT) $(LDLIBS_ALL) -latomic
+bench-rtl: $(RTLMXU_BENCH)
+	$(Q)$(RTLMXU_BENCH) $(BUILD)/bench/rtl.json
+bench: bench-rtl

@@ -1,0 +1,153 @@
+// tpu_act_params: the activation parameter memory (docs/spec.md 6.5): per-channel bias,
+// multiplier and shift, the layer-wide output zero point and clamp bounds, and the 256-entry
+// int8 LUT, with the per-kind "loaded" flags.
+//
+// Write port (from the command processor, after its value checks; one value per cycle, always
+// accepted, no ready):
+//   wr_valid_i   one write this cycle
+//   wr_kind_i    tpu_pkg::param_kind_e: ParamBias, ParamMult, ParamShift, ParamLut, ParamOutput
+//   wr_index_i   channel 0..N-1 (BIAS/MULT/SHIFT) or LUT entry 0..255 (LUT: out = LUT[v + 128],
+//                so entry i belongs to v = i - 128); ignored for OUTPUT
+//   wr_data_i    BIAS, MULT: the int32 value; SHIFT: the int32 value (bits [5:0] kept, -31..30);
+//                LUT: entry in bits [7:0];
+//                OUTPUT: zero point in [7:0], clamp min in [15:8], clamp max in [23:16] (int8 each)
+//   A write of kind k sets loaded_o[k] (bit index = the param_kind_e value). The command
+//   processor writes only committed values, so "first write" = "first successful load".
+//   Out-of-range kinds/channels are not written (and trip an assertion in simulation).
+//
+// Outputs, valid the cycle after the write (plain registers, never reset; only loaded_o is):
+//   bias_o[32j+31:32j], mult_o[32j+31:32j], shift_o[6j+5:6j] (two's complement, -31..30),
+//   zp_o, qmin_o, qmax_o (int8).
+//
+// LUT read port, N lookups per cycle: the LUT is stored N times, one tpu_ram (256 x 8) replica
+// per channel, all written together; replica j serves channel j. Registered read like tpu_ram:
+// lut_rdata_o[8j+7:8j] = LUT[lut_raddr_i[8j+7:8j]] from the cycle after lut_re_i, held while
+// lut_re_i is low. Cost: N block RAMs (one SB_RAM40_4K or DP16KD each) instead of N 256:1 muxes
+// of 8 bits (~700 LUT4 per channel).
+//
+// Reset (synchronous, rst_i) clears loaded_o only; the values and the LUT keep their contents.
+`default_nettype none
+
+module tpu_act_params #(
+  parameter int unsigned N = 16  // channels (the array width)
+) (
+  input  logic            clk_i,
+  input  logic            rst_i,
+  // write port
+  input  logic            wr_valid_i,
+  input  logic [2:0]      wr_kind_i,
+  input  logic [7:0]      wr_index_i,
+  input  logic [31:0]     wr_data_i,
+  // per-channel and layer-wide parameters
+  output logic [N*32-1:0] bias_o,
+  output logic [N*32-1:0] mult_o,
+  output logic [N*6-1:0]  shift_o,
+  output logic [7:0]      zp_o,
+  output logic [7:0]      qmin_o,
+  output logic [7:0]      qmax_o,
+  // LUT read port (one lookup per channel per cycle, registered)
+  input  logic            lut_re_i,
+  input  logic [N*8-1:0]  lut_raddr_i,
+  output logic [N*8-1:0]  lut_rdata_o,
+  // loaded flags, indexed by tpu_pkg::param_kind_e
+  output logic [4:0]      loaded_o
+);
+  if (N < 1 || N > 256) begin : g_bad_n
+    $error("tpu_act_params: N must be in 1..256");
+  end
+
+  logic wr_bias, wr_mult, wr_shift, wr_lut, wr_output;
+  always_comb begin
+    wr_bias   = wr_valid_i && (wr_kind_i == tpu_pkg::ParamBias);
+    wr_mult   = wr_valid_i && (wr_kind_i == tpu_pkg::ParamMult);
+    wr_shift  = wr_valid_i && (wr_kind_i == tpu_pkg::ParamShift);
+    wr_lut    = wr_valid_i && (wr_kind_i == tpu_pkg::ParamLut);
+    wr_output = wr_valid_i && (wr_kind_i == tpu_pkg::ParamOutput);
+  end
+
+  // ---------------------------------------------------------------- per-channel registers
+  logic [N*32-1:0] bias_q, mult_q;
+  logic [N*6-1:0]  shift_q;
+
+  for (genvar j = 0; j < N; j++) begin : g_ch
+    logic sel;
+    assign sel = (wr_index_i == 8'(j));
+
+    always_ff @(posedge clk_i) begin
+      if (wr_bias && sel) begin
+        bias_q[32*j +: 32] <= wr_data_i;
+      end
+      if (wr_mult && sel) begin
+        mult_q[32*j +: 32] <= wr_data_i;
+      end
+      if (wr_shift && sel) begin
+        shift_q[6*j +: 6] <= wr_data_i[5:0];
+      end
+    end
+
+    // LUT replica of channel j.
+    tpu_ram #(
+      .Width(8),
+      .Depth(256)
+    ) u_lut (
+      .clk_i  (clk_i),
+      .we_i   (wr_lut),
+      .waddr_i(wr_index_i),
+      .wdata_i(wr_data_i[7:0]),
+      .re_i   (lut_re_i),
+      .raddr_i(lut_raddr_i[8*j +: 8]),
+      .rdata_o(lut_rdata_o[8*j +: 8])
+    );
+  end
+
+  // ---------------------------------------------------------------- layer-wide registers
+  logic [7:0] zp_q, qmin_q, qmax_q;
+  always_ff @(posedge clk_i) begin
+    if (wr_output) begin
+      zp_q   <= wr_data_i[7:0];
+      qmin_q <= wr_data_i[15:8];
+      qmax_q <= wr_data_i[23:16];
+    end
+  end
+
+  // ---------------------------------------------------------------- loaded flags (control)
+  logic [4:0] loaded_q, loaded_d;
+  always_comb begin
+    loaded_d = loaded_q;
+    if (wr_bias)   loaded_d[tpu_pkg::ParamBias]   = 1'b1;
+    if (wr_mult)   loaded_d[tpu_pkg::ParamMult]   = 1'b1;
+    if (wr_shift)  loaded_d[tpu_pkg::ParamShift]  = 1'b1;
+    if (wr_lut)    loaded_d[tpu_pkg::ParamLut]    = 1'b1;
+    if (wr_output) loaded_d[tpu_pkg::ParamOutput] = 1'b1;
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      loaded_q <= '0;
+    end else begin
+      loaded_q <= loaded_d;
+    end
+  end
+
+  assign bias_o   = bias_q;
+  assign mult_o   = mult_q;
+  assign shift_o  = shift_q;
+  assign zp_o     = zp_q;
+  assign qmin_o   = qmin_q;
+  assign qmax_o   = qmax_q;
+  assign loaded_o = loaded_q;
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (!rst_i && wr_valid_i) begin
+      assert (wr_kind_i <= tpu_pkg::ParamOutput)
+        else $error("tpu_act_params: unknown kind %0d", wr_kind_i);
+      if (wr_bias || wr_mult || wr_shift) begin
+        assert (32'(wr_index_i) < N)
+          else $error("tpu_act_params: channel %0d >= N %0d", wr_index_i, N);
+      end
+    end
+  end
+`endif
+endmodule
+
+`default_nettype wire

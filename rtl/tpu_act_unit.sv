@@ -1,0 +1,91 @@
+// tpu_act_unit: the activation engine as one block: tpu_act_params (parameter memory, LUT
+// replicas, loaded flags) wired to tpu_activation (the pipeline). The datapath can instantiate
+// this, or the two modules itself with the same wiring.
+//
+// Write port: as tpu_act_params (wr_valid_i/wr_kind_i/wr_index_i/wr_data_i, loaded_o).
+// Streams, latency and the parameter-stability rule: as tpu_activation (Latency = 6).
+`default_nettype none
+
+module tpu_act_unit #(
+  parameter int unsigned N = 16  // channels (the array width)
+) (
+  input  logic                   clk_i,
+  input  logic                   rst_i,
+  // parameter write port
+  input  logic                   wr_valid_i,
+  input  logic [2:0]             wr_kind_i,
+  input  logic [7:0]             wr_index_i,
+  input  logic [31:0]            wr_data_i,
+  output logic [4:0]             loaded_o,
+  // input stream: accumulator rows
+  input  logic                   in_valid_i,
+  output logic                   in_ready_o,
+  input  logic [N*32-1:0]        in_acc_i,
+  input  logic                   in_raw_i,
+  input  logic                   in_lut_i,
+  input  logic                   in_last_i,
+  // output stream: result rows
+  output logic                   out_valid_o,
+  input  logic                   out_ready_i,
+  output logic [N*8-1:0]         out_int8_o,
+  output logic [N*32-1:0]        out_raw_o,
+  output logic [$clog2(N+1)-1:0] out_sat_o,
+  output logic                   out_last_o
+);
+  logic [N*32-1:0] bias, mult;
+  logic [N*6-1:0]  shift;
+  logic [7:0]      zp, qmin, qmax;
+  logic            lut_re;
+  logic [N*8-1:0]  lut_raddr, lut_rdata;
+
+  tpu_act_params #(
+    .N(N)
+  ) u_params (
+    .clk_i      (clk_i),
+    .rst_i      (rst_i),
+    .wr_valid_i (wr_valid_i),
+    .wr_kind_i  (wr_kind_i),
+    .wr_index_i (wr_index_i),
+    .wr_data_i  (wr_data_i),
+    .bias_o     (bias),
+    .mult_o     (mult),
+    .shift_o    (shift),
+    .zp_o       (zp),
+    .qmin_o     (qmin),
+    .qmax_o     (qmax),
+    .lut_re_i   (lut_re),
+    .lut_raddr_i(lut_raddr),
+    .lut_rdata_o(lut_rdata),
+    .loaded_o   (loaded_o)
+  );
+
+  tpu_activation #(
+    .N(N)
+  ) u_act (
+    .clk_i      (clk_i),
+    .rst_i      (rst_i),
+    .bias_i     (bias),
+    .mult_i     (mult),
+    .shift_i    (shift),
+    .zp_i       (zp),
+    .qmin_i     (qmin),
+    .qmax_i     (qmax),
+    .lut_re_o   (lut_re),
+    .lut_raddr_o(lut_raddr),
+    .lut_rdata_i(lut_rdata),
+    .in_valid_i (in_valid_i),
+    .in_ready_o (in_ready_o),
+    .in_acc_i   (in_acc_i),
+    .in_raw_i   (in_raw_i),
+    .in_lut_i   (in_lut_i),
+    .in_last_i  (in_last_i),
+    .out_valid_o(out_valid_o),
+    .out_ready_i(out_ready_i),
+    .out_int8_o (out_int8_o),
+    .out_raw_o  (out_raw_o),
+    .out_sat_o  (out_sat_o),
+    .out_last_o (out_last_o)
+  );
+endmodule
+
+`default_nettype wire

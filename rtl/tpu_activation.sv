@@ -1,0 +1,277 @@
+// tpu_activation: the activation pipeline (docs/spec.md 6.7 and 7), one row of N int32
+// accumulator values per cycle, fully pipelined, valid/ready on both sides.
+//
+// Per channel j, with the parameters of channel j (bias, M, s; ls = max(s,0), rs = max(-s,0)):
+//   stage 1  x = acc + bias (wrapping); a = x << ls (wrapping); b = M          (operand regs)
+//   stage 2  p = a * b, signed 32 x 32 -> 64                                    (DSP product)
+//   stage 3  t = SRDHM = (p + 2^30) >>> 31, or INT32_MAX when a = b = INT32_MIN
+//   stage 4  y = RoundingDivideByPOT(t, rs) = (t + 2^(rs-1) - [t < 0]) >>> rs (ties away from 0)
+//   stage 5  z = y + zp (exact, 33 bits); v = clamp(z, qmin, qmax); sat = (v != z)
+//   stage 6  LUT read (address v + 128, registered read in tpu_act_params) and the row's
+//            saturation count (popcount of sat); out_int8 = lut ? LUT[v + 128] : v
+// RAW32 rows (in_raw_i): b = 1, ls = rs = 0, stage 3 passes p[31:0], stage 5 passes y, so
+//   out_raw_o = acc + bias (wrapping); out_sat_o = 0; out_int8_o is meaningless.
+// Non-RAW rows: out_int8_o is the result; out_raw_o holds sign-extended v (not meaningful).
+//
+// Latency: Latency = 6 cycles from an input transfer to out_valid_o when the output is not
+// stalled; throughput one row per cycle.
+// Handshake: a global pipeline enable, en = out_ready_i || !out_valid_o; in_ready_o = en (so
+// in_ready_o depends combinationally on out_ready_i). A row transfers on valid && ready.
+// out_valid_o never waits on out_ready_i, and the outputs hold steady while stalled. The
+// per-row flags in_raw_i, in_lut_i and in_last_i travel with the row (out_last_o marks the
+// row that entered with in_last_i).
+// Parameters (bias_i .. qmax_i and the LUT behind lut_*) are read at different stages, so they
+// must stay stable from the first row's input transfer until the last row's output transfer.
+// LUT port (to tpu_act_params): lut_re_o = en, lut_raddr_o[8j+7:8j] = v_j + 128 of the row in
+// stage 5; lut_rdata_i must be the registered read of that address (1 cycle, held while
+// lut_re_o is low), exactly what tpu_act_params provides.
+// Reset (synchronous, rst_i) clears the stage valid bits only.
+`default_nettype none
+
+module tpu_activation #(
+  parameter int unsigned N = 16  // channels per row (the array width)
+) (
+  input  logic                       clk_i,
+  input  logic                       rst_i,
+  // parameters (from tpu_act_params; stable while rows are in flight)
+  input  logic [N*32-1:0]            bias_i,
+  input  logic [N*32-1:0]            mult_i,
+  input  logic [N*6-1:0]             shift_i,
+  input  logic [7:0]                 zp_i,
+  input  logic [7:0]                 qmin_i,
+  input  logic [7:0]                 qmax_i,
+  // LUT read port (to tpu_act_params)
+  output logic                       lut_re_o,
+  output logic [N*8-1:0]             lut_raddr_o,
+  input  logic [N*8-1:0]             lut_rdata_i,
+  // input stream: one accumulator row
+  input  logic                       in_valid_i,
+  output logic                       in_ready_o,
+  input  logic [N*32-1:0]            in_acc_i,
+  input  logic                       in_raw_i,
+  input  logic                       in_lut_i,
+  input  logic                       in_last_i,
+  // output stream: one result row
+  output logic                       out_valid_o,
+  input  logic                       out_ready_i,
+  output logic [N*8-1:0]             out_int8_o,
+  output logic [N*32-1:0]            out_raw_o,
+  output logic [$clog2(N+1)-1:0]     out_sat_o,
+  output logic                       out_last_o
+);
+  localparam int unsigned Latency  = 6;
+  localparam int unsigned SatWidth = $clog2(N + 1);
+
+  if (N < 1 || N > 256) begin : g_bad_n
+    $error("tpu_activation: N must be in 1..256");
+  end
+
+  // ---------------------------------------------------------------- pipeline control
+  logic en;
+  assign en = out_ready_i || !out_valid_o;
+  assign in_ready_o = en;
+
+  // Stage k's valid bit and row flags live at index k (1..Latency).
+  // RAW32 is read by stages 3..5 (from the stage 2..4 registers); stage 6 treats rows alike.
+  logic [Latency:1]   vld_q, vld_d, lut_q, lut_d, last_q, last_d;
+  logic [Latency-2:1] raw_q, raw_d;
+
+  always_comb begin
+    vld_d  = {vld_q[Latency-1:1], in_valid_i};
+    raw_d  = {raw_q[Latency-3:1], in_raw_i};
+    lut_d  = {lut_q[Latency-1:1], in_lut_i};
+    last_d = {last_q[Latency-1:1], in_last_i};
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      vld_q <= '0;
+    end else if (en) begin
+      vld_q <= vld_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (en) begin
+      raw_q  <= raw_d;
+      lut_q  <= lut_d;
+      last_q <= last_d;
+    end
+  end
+
+  // ---------------------------------------------------------------- per-channel datapath
+  logic [N-1:0]    sat5_q;       // stage 5: the clamp changed this channel
+  logic [N*32-1:0] r6_q;         // stage 6: result (v sign-extended, or the RAW32 value)
+
+  for (genvar j = 0; j < N; j++) begin : g_ch
+    // parameters of channel j
+    logic signed [31:0] bias, mult;
+    logic signed [5:0]  shift;
+    logic [4:0]         ls, rs;
+    assign bias  = $signed(bias_i[32*j +: 32]);
+    assign mult  = $signed(mult_i[32*j +: 32]);
+    assign shift = $signed(shift_i[6*j +: 6]);
+    // -32 is not a legal shift; its rs wraps to 0.
+    assign ls = shift[5] ? 5'd0 : shift[4:0];
+    assign rs = shift[5] ? 5'(-shift) : 5'd0;
+
+    // stage 1: bias add and left shift (operand registers of the multiplier)
+    logic signed [31:0] x1, a1_d, a1_q, b1_d, b1_q;
+    always_comb begin
+      x1   = $signed(in_acc_i[32*j +: 32]) + bias;
+      a1_d = in_raw_i ? x1 : (x1 <<< ls);
+      b1_d = in_raw_i ? 32'sd1 : mult;
+    end
+
+    // stage 2: the 32 x 32 -> 64 product; the one SRDHM overflow case is flagged beside it
+    logic signed [63:0] p2_d, p2_q;
+    logic               ovf2_d, ovf2_q;
+    always_comb begin
+      p2_d   = a1_q * b1_q;
+      ovf2_d = (a1_q == 32'sh8000_0000) && (b1_q == 32'sh8000_0000);
+    end
+
+    // stage 3: SRDHM = floor((p + 2^30) / 2^31), ties toward +inf (equal to gemmlowp's nudge
+    // and truncating division); RAW rows pass p = a (b = 1)
+    logic signed [63:0] psum3;
+    logic signed [31:0] t3_d, t3_q;
+    always_comb begin
+      psum3 = p2_q + 64'sh4000_0000;
+      if (raw_q[2]) begin
+        t3_d = p2_q[31:0];
+      end else if (ovf2_q) begin
+        t3_d = 32'sh7fff_ffff;
+      end else begin
+        t3_d = psum3[62:31];
+      end
+    end
+    // psum3[63] equals psum3[62] except in the flagged overflow case; the low bits round away.
+    logic unused_psum3;
+    assign unused_psum3 = ^{psum3[63], psum3[30:0]};
+
+    // stage 4: RoundingDivideByPOT, rounding to nearest with ties away from zero: add
+    // 2^(rs-1), less one for negative values, then shift arithmetically (33 bits: no overflow)
+    logic [4:0]         rs4;
+    logic signed [32:0] rnd4, sum4, shr4;
+    logic signed [31:0] y4_d, y4_q;
+    always_comb begin
+      rs4 = raw_q[3] ? 5'd0 : rs;
+      if (rs4 == 5'd0) begin
+        rnd4 = '0;
+      end else begin
+        rnd4 = (33'sd1 <<< (rs4 - 5'd1)) - {32'd0, t3_q[31]};
+      end
+      sum4 = {t3_q[31], t3_q} + rnd4;
+      shr4 = sum4 >>> rs4;
+      y4_d = shr4[31:0];
+    end
+    // for rs4 >= 1 the shifted 33-bit sum always fits in 32 bits (and for rs4 = 0, sum4 = t3_q)
+    logic unused_shr4;
+    assign unused_shr4 = shr4[32];
+
+    // stage 5: + zero point (exact), clamp, saturation flag
+    logic signed [32:0] z5, zp5, qmin5, qmax5;
+    logic signed [7:0]  v5;
+    logic signed [31:0] r5_d, r5_q;
+    logic               sat5_d;
+    always_comb begin
+      zp5   = 33'($signed(zp_i));
+      qmin5 = 33'($signed(qmin_i));
+      qmax5 = 33'($signed(qmax_i));
+      z5    = {y4_q[31], y4_q} + zp5;
+      // the golden order: below qmin wins over above qmax
+      if (z5 < qmin5) begin
+        v5 = $signed(qmin_i);
+      end else if (z5 > qmax5) begin
+        v5 = $signed(qmax_i);
+      end else begin
+        v5 = z5[7:0];
+      end
+      sat5_d = !raw_q[4] && ((z5 < qmin5) || (z5 > qmax5));
+      r5_d   = raw_q[4] ? y4_q : 32'(v5);
+    end
+
+    // stage 6: the result register; the LUT read of v + 128 happens in parallel
+    logic signed [31:0] r6_d;
+    assign r6_d = r5_q;
+
+    always_ff @(posedge clk_i) begin
+      if (en) begin
+        a1_q   <= a1_d;
+        b1_q   <= b1_d;
+        p2_q   <= p2_d;
+        ovf2_q <= ovf2_d;
+        t3_q   <= t3_d;
+        y4_q   <= y4_d;
+        r5_q   <= r5_d;
+        sat5_q[j] <= sat5_d;
+        r6_q[32*j +: 32] <= r6_d;
+      end
+    end
+
+    assign lut_raddr_o[8*j +: 8] = r5_q[7:0] ^ 8'h80;
+    assign out_int8_o[8*j +: 8]  = lut_q[Latency] ? lut_rdata_i[8*j +: 8] : r6_q[32*j +: 8];
+  end
+
+  // ---------------------------------------------------------------- saturation count
+  logic [SatWidth-1:0] sat6_d, sat6_q;
+  always_comb begin
+    sat6_d = '0;
+    for (int unsigned j = 0; j < N; j++) begin
+      sat6_d = sat6_d + SatWidth'(sat5_q[j]);
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (en) begin
+      sat6_q <= sat6_d;
+    end
+  end
+
+  assign lut_re_o    = en;
+  assign out_valid_o = vld_q[Latency];
+  assign out_raw_o   = r6_q;
+  assign out_sat_o   = sat6_q;
+  assign out_last_o  = last_q[Latency];
+
+`ifndef SYNTHESIS
+  // ---------------------------------------------------------------- handshake assertions
+  // Previous-cycle copies (Verilator and Yosys 0.23 differ in their $past support).
+  logic            past_ok_q, in_stall_q, out_stall_q;
+  logic [N*32-1:0] past_in_acc_q;
+  logic [2:0]      past_in_flags_q;
+  logic [N*8-1:0]  past_out_int8_q;
+  logic [N*32-1:0] past_out_raw_q;
+  logic [SatWidth-1:0] past_out_sat_q;
+  logic            past_out_last_q;
+  always_ff @(posedge clk_i) begin
+    past_ok_q       <= !rst_i;
+    in_stall_q      <= in_valid_i && !in_ready_o;
+    out_stall_q     <= out_valid_o && !out_ready_i;
+    past_in_acc_q   <= in_acc_i;
+    past_in_flags_q <= {in_raw_i, in_lut_i, in_last_i};
+    past_out_int8_q <= out_int8_o;
+    past_out_raw_q  <= out_raw_o;
+    past_out_sat_q  <= out_sat_o;
+    past_out_last_q <= out_last_o;
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_i && past_ok_q && in_stall_q) begin
+      // upstream rule: valid is not withdrawn and the row holds while stalled
+      assert (in_valid_i)
+        else $error("tpu_activation: in_valid_i dropped while in_ready_o was low");
+      assert (in_acc_i == past_in_acc_q && {in_raw_i, in_lut_i, in_last_i} == past_in_flags_q)
+        else $error("tpu_activation: input row changed while stalled");
+    end
+    if (!rst_i && past_ok_q && out_stall_q) begin
+      // our own rule on the output
+      assert (out_valid_o)
+        else $error("tpu_activation: out_valid_o dropped while out_ready_i was low");
+      assert (out_int8_o == past_out_int8_q && out_raw_o == past_out_raw_q
+              && out_sat_o == past_out_sat_q && out_last_o == past_out_last_q)
+        else $error("tpu_activation: output row changed while stalled");
+    end
+  end
+`endif
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,568 @@
+// tpu_datapath: everything of the device but the host interface (docs/datapath.md): unified
+// buffer (UB), accumulators (ACC), weight FIFO + MXU, activation pipeline and its parameters,
+// driven by a command stream. The device top turns SQEs into these commands after its checks.
+//
+// Command stream cmd_valid_i/cmd_ready_o/cmd_i (flat bus, CmdWidth = 104 + 8*N bits):
+//   [3:0] op   [7:4] flags   [39:8] a   [71:40] b   [103:72] rows   [104 +: 8N] data
+//   op 0 UB_WRITE  UB[a] = data (one row; the DMA engine sends one command per row)
+//   op 1 PARAM     parameter write: flags[2:0] = kind (tpu_pkg::param_kind_e), a[7:0] = index,
+//                  data[31:0] = value (encoding of tpu_act_params' write port)
+//   op 2 MATMUL    ACC[b+r] (+)= UB[a+r] x tile, r < rows; flags[0] ACCUMULATE, flags[1] POP
+//   op 3 ACTIVATE  ACC[a+r] -> activation -> UB[b+r] (int8), r < rows; flags[0] LUT,
+//                  flags[1] RAW32 (ACC[b+r] = ACC[a+r] + bias instead)
+//   op 4 UB_READ   UB[a+r] -> rd_* stream (int8 row in rd_data_o[8N-1:0], upper bits 0)
+//   op 5 ACC_READ  ACC[a+r] -> rd_* stream (int32 row)
+//   Other ops are illegal (assertion). Addresses and rows must be in range (the device top
+//   checks them; assertions here). rows >= 1.
+// Weight rows have their own stream (wpush_*, N rows per tile, see tpu_weight_fifo) so the
+// FIFO fills while the MXU computes.
+// Ordering: commands take effect in order. A command is accepted when the engines it shares
+// a RAM port or a data dependence with are idle; MATMULs follow each other without a gap (the
+// next one is accepted in the cycle the previous one issues its last row).
+// Completions: mm_done_o pulses in the cycle the last ACC row of a MATMUL is written (visible
+// from the next cycle); act_done_o/act_result_o (saturation count, 0 for RAW32) in the cycle
+// the last row of an ACTIVATE is written; a read ends with rd_last_o; UB_WRITE and PARAM are
+// done when accepted (visible from the next cycle).
+// Latencies (accept in cycle a; first MATMUL row issued at a+1):
+//   MATMUL of R rows: UB read (1) + array (2N) + ACC read-modify-write (1): the last row is
+//   written in cycle a + R + 2N + 1, so MatmulLatency = 2N + 2 cycles beyond the R issue
+//   cycles. T back-to-back MATMULs with POP of M >= N rows each take T*M + 2N + 2 cycles from
+//   the first accept to the last write, when the FIFO keeps up (docs/datapath.md).
+// Reset (rst_i, synchronous): control state only; RAMs, parameters and data registers keep
+// their contents.
+`default_nettype none
+
+module tpu_datapath #(
+  parameter int unsigned N       = 16,
+  parameter int unsigned UbRows  = 8192,
+  parameter int unsigned AccRows = 2048,
+  parameter int unsigned Tiles   = 4
+) (
+  input  logic                clk_i,
+  input  logic                rst_i,
+  // commands
+  input  logic                cmd_valid_i,
+  output logic                cmd_ready_o,
+  input  logic [CmdWidth-1:0] cmd_i,
+  // weight rows
+  input  logic                wpush_valid_i,
+  output logic                wpush_ready_o,
+  input  logic [N*8-1:0]      wpush_row_i,
+  input  logic                wpush_transpose_i,
+  // rows read out (UB_READ / ACC_READ)
+  output logic                rd_valid_o,
+  input  logic                rd_ready_i,
+  output logic [N*32-1:0]     rd_data_o,
+  output logic                rd_last_o,
+  // completions and status
+  output logic                mm_done_o,
+  output logic                act_done_o,
+  output logic [31:0]         act_result_o,
+  output logic                idle_o,
+  output logic [TileBits-1:0] tiles_o,         // weight tiles pushed, not yet popped
+  output logic [4:0]          params_loaded_o, // per tpu_pkg::param_kind_e
+  // performance counters (since reset)
+  output logic [63:0]         perf_busy_o,     // cycles with any command in progress
+  output logic [63:0]         perf_mxu_busy_o, // cycles a row entered the MXU
+  output logic [63:0]         perf_macs_o      // N*N per row through the MXU
+);
+  // ---------------------------------------------------------------- command format
+  localparam int unsigned OpLsb    = 0;
+  localparam int unsigned FlagsLsb = 4;
+  localparam int unsigned ALsb     = 8;
+  localparam int unsigned BLsb     = 40;
+  localparam int unsigned RowsLsb  = 72;
+  localparam int unsigned DataLsb  = 104;
+  localparam int unsigned CmdWidth = DataLsb + N * 8;
+
+  localparam logic [3:0] OpUbWrite  = 4'd0;
+  localparam logic [3:0] OpParam    = 4'd1;
+  localparam logic [3:0] OpMatmul   = 4'd2;
+  localparam logic [3:0] OpActivate = 4'd3;
+  localparam logic [3:0] OpUbRead   = 4'd4;
+  localparam logic [3:0] OpAccRead  = 4'd5;
+
+  localparam int unsigned TileBits = $clog2(Tiles + 2);
+  localparam int unsigned UbAw     = $clog2(UbRows);
+  localparam int unsigned AccAw    = $clog2(AccRows);
+  localparam int unsigned CntW     = $clog2((UbRows > AccRows ? UbRows : AccRows) + 1);
+  // rows in flight between MATMUL issue and ACC write: 1 + 2N + 1, plus margin
+  localparam int unsigned MmFlightW  = $clog2(2 * N + 8);
+  localparam int unsigned ActFlightW = CntW;  // generous: rows in flight < 16
+  localparam int unsigned TagWidth   = AccAw + 2;  // {acc address, accumulate, last}
+
+  if (N < 4 || N > 256) begin : g_bad_n
+    $error("tpu_datapath: N must be in 4..256");
+  end
+  if (UbRows < 16 || AccRows < 16) begin : g_bad_rows
+    $error("tpu_datapath: UbRows and AccRows must be >= 16");
+  end
+
+  logic [3:0]       cmd_op;
+  logic [3:0]       cmd_flags;
+  logic [31:0]      cmd_a, cmd_b, cmd_rows;
+  logic [N*8-1:0]   cmd_data;
+  assign cmd_op    = cmd_i[OpLsb +: 4];
+  assign cmd_flags = cmd_i[FlagsLsb +: 4];
+  assign cmd_a     = cmd_i[ALsb +: 32];
+  assign cmd_b     = cmd_i[BLsb +: 32];
+  assign cmd_rows  = cmd_i[RowsLsb +: 32];
+  assign cmd_data  = cmd_i[DataLsb +: N*8];
+
+  // ---------------------------------------------------------------- RAM ports
+  logic               ub_we, ub_re;
+  logic [UbAw-1:0]    ub_waddr, ub_raddr;
+  logic [N*8-1:0]     ub_wdata, ub_rdata;
+  logic               acc_we, acc_re;
+  logic [AccAw-1:0]   acc_waddr, acc_raddr;
+  logic [N*32-1:0]    acc_wdata, acc_rdata;
+
+  tpu_ram #(.Width(N * 8), .Depth(UbRows)) u_ub (
+    .clk_i, .we_i(ub_we), .waddr_i(ub_waddr), .wdata_i(ub_wdata),
+    .re_i(ub_re), .raddr_i(ub_raddr), .rdata_o(ub_rdata)
+  );
+  tpu_ram #(.Width(N * 32), .Depth(AccRows)) u_acc (
+    .clk_i, .we_i(acc_we), .waddr_i(acc_waddr), .wdata_i(acc_wdata),
+    .re_i(acc_re), .raddr_i(acc_raddr), .rdata_o(acc_rdata)
+  );
+
+  // ---------------------------------------------------------------- engine state
+  // MATMUL issue
+  logic [UbAw-1:0]  mm_ub_q;
+  logic [AccAw-1:0] mm_acc_q;
+  logic [CntW-1:0]  mm_left_q;
+  logic             mm_accum_q, mm_pop_q;
+  logic             mm_active, mm_fire, mm_last_fire, mm_swap_ok;
+  // MXU input stage (UB read data arrives)
+  logic                s1_valid_q, s1_sw_q;
+  logic [TagWidth-1:0] s1_tag_q;
+  // ACC read-modify-write stage
+  logic                p_valid_q, p_accum_q, p_last_q;
+  logic [AccAw-1:0]    p_addr_q;
+  logic [N*32-1:0]     p_row_q;
+  logic                fwd_valid_q;
+  logic [AccAw-1:0]    fwd_addr_q;
+  logic [N*32-1:0]     fwd_data_q;
+  logic [MmFlightW-1:0] mm_flight_q;
+  logic                 mxu_idle;
+  // ACTIVATE
+  logic [AccAw-1:0]  act_src_q;
+  logic [CntW-1:0]   act_left_q;
+  logic              act_lut_q, act_raw_q;
+  logic [UbAw-1:0]   act_dst_ub_q;
+  logic [AccAw-1:0]  act_dst_acc_q;
+  logic              a1_valid_q, a1_last_q;
+  logic [31:0]       act_sat_q;
+  logic [ActFlightW-1:0] act_flight_q;
+  logic              act_active, act_fire, act_idle;
+  // UB_READ / ACC_READ
+  logic              rd_acc_q;
+  logic [AccAw-1:0]  rd_addr_acc_q;
+  logic [UbAw-1:0]   rd_addr_ub_q;
+  logic [CntW-1:0]   rd_left_q;
+  logic              rd_valid_q, rd_last_q, rd_src_acc_q;
+  logic              rd_active, rd_fire, rd_idle;
+
+  // ---------------------------------------------------------------- command acceptance
+  logic cmd_fire, can_accept;
+  always_comb begin
+    unique case (cmd_op)
+      OpUbWrite, OpParam: can_accept = act_idle;
+      OpMatmul:           can_accept = act_idle && rd_idle && (!mm_active || mm_last_fire);
+      OpActivate:         can_accept = mxu_idle && act_idle && rd_idle;
+      OpUbRead:           can_accept = act_idle && rd_idle && !mm_active;
+      OpAccRead:          can_accept = mxu_idle && act_idle && rd_idle;
+      default:            can_accept = 1'b0;
+    endcase
+  end
+  assign cmd_ready_o = can_accept;
+  assign cmd_fire    = cmd_valid_i && cmd_ready_o;
+
+  logic acc_cmd_mm, acc_cmd_act, acc_cmd_rd;
+  assign acc_cmd_mm  = cmd_fire && cmd_op == OpMatmul;
+  assign acc_cmd_act = cmd_fire && cmd_op == OpActivate;
+  assign acc_cmd_rd  = cmd_fire && (cmd_op == OpUbRead || cmd_op == OpAccRead);
+
+  // ---------------------------------------------------------------- MXU
+  logic                mxu_in_ready, mxu_out_valid, mxu_swap_ready;
+  logic [N*32-1:0]     mxu_out_row;
+  logic [TagWidth-1:0] mxu_out_tag;
+
+  tpu_mxu #(.N(N), .Tiles(Tiles), .TagWidth(TagWidth)) u_mxu (
+    .clk_i,
+    .rst_i,
+    .wpush_valid_i,
+    .wpush_ready_o,
+    .wpush_row_i,
+    .wpush_transpose_i,
+    .in_valid_i   (s1_valid_q),
+    .in_ready_o   (mxu_in_ready),
+    .in_row_i     (ub_rdata),
+    .in_sw_i      (s1_sw_q),
+    .in_tag_i     (s1_tag_q),
+    .out_valid_o  (mxu_out_valid),
+    .out_row_o    (mxu_out_row),
+    .out_tag_o    (mxu_out_tag),
+    .swap_ready_o (mxu_swap_ready),
+    .tiles_o      (tiles_o)
+  );
+
+  // A switch row may issue when the next tile is in the shadow and no switch row is already on
+  // its way to the MXU (that one would use it up).
+  assign mm_active    = mm_left_q != '0;
+  assign mm_swap_ok   = !mm_pop_q || (mxu_swap_ready && !(s1_valid_q && s1_sw_q));
+  assign mm_fire      = mm_active && mm_swap_ok;
+  assign mm_last_fire = mm_fire && mm_left_q == CntW'(1);
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      mm_left_q  <= '0;
+      s1_valid_q <= 1'b0;
+    end else begin
+      if (acc_cmd_mm) begin
+        mm_left_q <= CntW'(cmd_rows);
+      end else if (mm_fire) begin
+        mm_left_q <= mm_left_q - 1'b1;
+      end
+      s1_valid_q <= mm_fire;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (acc_cmd_mm) begin
+      mm_ub_q    <= UbAw'(cmd_a);
+      mm_acc_q   <= AccAw'(cmd_b);
+      mm_accum_q <= cmd_flags[0];
+      mm_pop_q   <= cmd_flags[1];
+    end else if (mm_fire) begin
+      mm_ub_q  <= mm_ub_q + 1'b1;
+      mm_acc_q <= mm_acc_q + 1'b1;
+      mm_pop_q <= 1'b0;
+    end
+    s1_sw_q  <= mm_fire && mm_pop_q;
+    s1_tag_q <= {mm_acc_q, mm_accum_q, mm_left_q == CntW'(1)};
+  end
+
+  // ACC read-modify-write: the ACC row is read when the MXU result appears and written one
+  // cycle later. The only row whose write the read can miss is the one written in the same
+  // cycle (the RAM returns old data then): forward it.
+  logic [AccAw-1:0] mxu_out_addr;
+  logic             mxu_out_accum, mxu_out_last;
+  assign {mxu_out_addr, mxu_out_accum, mxu_out_last} = mxu_out_tag;
+
+  logic [N*32-1:0] mm_old, mm_wdata;
+  assign mm_old = (fwd_valid_q && fwd_addr_q == p_addr_q) ? fwd_data_q : acc_rdata;
+  for (genvar j = 0; j < N; j++) begin : g_rmw
+    assign mm_wdata[j*32 +: 32] = p_accum_q ? mm_old[j*32 +: 32] + p_row_q[j*32 +: 32]
+                                            : p_row_q[j*32 +: 32];
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      p_valid_q   <= 1'b0;
+      fwd_valid_q <= 1'b0;
+      mm_flight_q <= '0;
+    end else begin
+      p_valid_q   <= mxu_out_valid;
+      fwd_valid_q <= p_valid_q;
+      mm_flight_q <= mm_flight_q + MmFlightW'(mm_fire) - MmFlightW'(p_valid_q);
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    p_accum_q  <= mxu_out_accum;
+    p_last_q   <= mxu_out_last;
+    p_addr_q   <= mxu_out_addr;
+    p_row_q    <= mxu_out_row;
+    fwd_addr_q <= p_addr_q;
+    fwd_data_q <= mm_wdata;
+  end
+
+  assign mxu_idle  = !mm_active && mm_flight_q == '0;
+  assign mm_done_o = p_valid_q && p_last_q;
+
+  // ---------------------------------------------------------------- activation
+  logic [N*32-1:0] prm_bias, prm_mult;
+  logic [N*6-1:0]  prm_shift;
+  logic [7:0]      prm_zp, prm_qmin, prm_qmax;
+  logic            lut_re;
+  logic [N*8-1:0]  lut_raddr, lut_rdata;
+  logic            ap_in_ready, ap_out_valid, ap_out_last;
+  logic [N*8-1:0]  ap_out_int8;
+  logic [N*32-1:0] ap_out_raw;
+  logic [$clog2(N+1)-1:0] ap_out_sat;
+  logic            prm_we;
+
+  assign prm_we = cmd_fire && cmd_op == OpParam;
+
+  tpu_act_params #(.N(N)) u_params (
+    .clk_i,
+    .rst_i,
+    .wr_valid_i  (prm_we),
+    .wr_kind_i   (cmd_flags[2:0]),
+    .wr_index_i  (cmd_a[7:0]),
+    .wr_data_i   (cmd_data[31:0]),
+    .bias_o      (prm_bias),
+    .mult_o      (prm_mult),
+    .shift_o     (prm_shift),
+    .zp_o        (prm_zp),
+    .qmin_o      (prm_qmin),
+    .qmax_o      (prm_qmax),
+    .lut_re_i    (lut_re),
+    .lut_raddr_i (lut_raddr),
+    .lut_rdata_o (lut_rdata),
+    .loaded_o    (params_loaded_o)
+  );
+
+  tpu_activation #(.N(N)) u_act (
+    .clk_i,
+    .rst_i,
+    .bias_i      (prm_bias),
+    .mult_i      (prm_mult),
+    .shift_i     (prm_shift),
+    .zp_i        (prm_zp),
+    .qmin_i      (prm_qmin),
+    .qmax_i      (prm_qmax),
+    .lut_re_o    (lut_re),
+    .lut_raddr_o (lut_raddr),
+    .lut_rdata_i (lut_rdata),
+    .in_valid_i  (a1_valid_q),
+    .in_ready_o  (ap_in_ready),
+    .in_acc_i    (acc_rdata),
+    .in_raw_i    (act_raw_q),
+    .in_lut_i    (act_lut_q),
+    .in_last_i   (a1_last_q),
+    .out_valid_o (ap_out_valid),
+    .out_ready_i (1'b1),
+    .out_int8_o  (ap_out_int8),
+    .out_raw_o   (ap_out_raw),
+    .out_sat_o   (ap_out_sat),
+    .out_last_o  (ap_out_last)
+  );
+
+  // The pipeline's output is always taken, so its input is always ready: rows are read from
+  // ACC one per cycle and enter the pipeline the cycle after.
+  assign act_active = act_left_q != '0;
+  assign act_fire   = act_active;
+  assign act_idle   = !act_active && act_flight_q == '0;
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      act_left_q   <= '0;
+      a1_valid_q   <= 1'b0;
+      act_flight_q <= '0;
+      act_sat_q    <= '0;
+    end else begin
+      if (acc_cmd_act) begin
+        act_left_q <= CntW'(cmd_rows);
+      end else if (act_fire) begin
+        act_left_q <= act_left_q - 1'b1;
+      end
+      a1_valid_q   <= act_fire;
+      act_flight_q <= act_flight_q + ActFlightW'(act_fire) - ActFlightW'(ap_out_valid);
+      if (ap_out_valid) begin
+        act_sat_q <= ap_out_last ? '0 : act_sat_q + 32'(ap_out_sat);
+      end
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (acc_cmd_act) begin
+      act_src_q     <= AccAw'(cmd_a);
+      act_dst_ub_q  <= UbAw'(cmd_b);
+      act_dst_acc_q <= AccAw'(cmd_b);
+      act_lut_q     <= cmd_flags[0];
+      act_raw_q     <= cmd_flags[1];
+    end else begin
+      if (act_fire) begin
+        act_src_q <= act_src_q + 1'b1;
+      end
+      if (ap_out_valid) begin
+        act_dst_ub_q  <= act_dst_ub_q + 1'b1;
+        act_dst_acc_q <= act_dst_acc_q + 1'b1;
+      end
+    end
+    a1_last_q <= act_left_q == CntW'(1);
+  end
+
+  assign act_done_o   = ap_out_valid && ap_out_last;
+  assign act_result_o = act_sat_q + 32'(ap_out_sat);
+
+  // ---------------------------------------------------------------- UB_READ / ACC_READ
+  // The RAM's output register is the stream's register: a read is issued when it is free or
+  // being emptied, and it holds while rd_ready_i is low.
+  assign rd_active = rd_left_q != '0;
+  assign rd_fire   = rd_active && (!rd_valid_q || rd_ready_i);
+  assign rd_idle   = !rd_active && !rd_valid_q;
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      rd_left_q  <= '0;
+      rd_valid_q <= 1'b0;
+    end else begin
+      if (acc_cmd_rd) begin
+        rd_left_q <= CntW'(cmd_rows);
+      end else if (rd_fire) begin
+        rd_left_q <= rd_left_q - 1'b1;
+      end
+      if (rd_fire) begin
+        rd_valid_q <= 1'b1;
+      end else if (rd_ready_i) begin
+        rd_valid_q <= 1'b0;
+      end
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (acc_cmd_rd) begin
+      rd_acc_q      <= cmd_op == OpAccRead;
+      rd_addr_ub_q  <= UbAw'(cmd_a);
+      rd_addr_acc_q <= AccAw'(cmd_a);
+    end else if (rd_fire) begin
+      rd_addr_ub_q  <= rd_addr_ub_q + 1'b1;
+      rd_addr_acc_q <= rd_addr_acc_q + 1'b1;
+    end
+    if (rd_fire) begin
+      rd_last_q    <= rd_left_q == CntW'(1);
+      rd_src_acc_q <= rd_acc_q;
+    end
+  end
+
+  assign rd_valid_o = rd_valid_q;
+  assign rd_last_o  = rd_last_q;
+  assign rd_data_o  = rd_src_acc_q ? acc_rdata : {{(N*24){1'b0}}, ub_rdata};
+
+  // ---------------------------------------------------------------- RAM port muxes
+  // The acceptance rules above leave at most one user per port in any cycle.
+  always_comb begin
+    ub_we    = 1'b0;
+    ub_waddr = act_dst_ub_q;
+    ub_wdata = ap_out_int8;
+    if (cmd_fire && cmd_op == OpUbWrite) begin
+      ub_we    = 1'b1;
+      ub_waddr = UbAw'(cmd_a);
+      ub_wdata = cmd_data;
+    end else if (ap_out_valid && !act_raw_q) begin
+      ub_we = 1'b1;
+    end
+
+    ub_re    = mm_fire || (rd_fire && !rd_acc_q);
+    ub_raddr = mm_fire ? mm_ub_q : rd_addr_ub_q;
+
+    acc_we    = 1'b0;
+    acc_waddr = p_addr_q;
+    acc_wdata = mm_wdata;
+    if (p_valid_q) begin
+      acc_we = 1'b1;
+    end else if (ap_out_valid && act_raw_q) begin
+      acc_we    = 1'b1;
+      acc_waddr = act_dst_acc_q;
+      acc_wdata = ap_out_raw;
+    end
+
+    acc_re    = 1'b0;
+    acc_raddr = mxu_out_addr;
+    if (mxu_out_valid) begin
+      acc_re = mxu_out_accum;
+    end else if (act_fire) begin
+      acc_re    = 1'b1;
+      acc_raddr = act_src_q;
+    end else if (rd_fire && rd_acc_q) begin
+      acc_re    = 1'b1;
+      acc_raddr = rd_addr_acc_q;
+    end
+  end
+
+  // ---------------------------------------------------------------- status and counters
+  logic [63:0] perf_busy_q, perf_mxu_q, perf_macs_q;
+  assign idle_o = mxu_idle && act_idle && rd_idle;
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      perf_busy_q <= '0;
+      perf_mxu_q  <= '0;
+      perf_macs_q <= '0;
+    end else begin
+      perf_busy_q <= perf_busy_q + 64'(!idle_o);
+      perf_mxu_q  <= perf_mxu_q + 64'(s1_valid_q);
+      perf_macs_q <= perf_macs_q + (s1_valid_q ? 64'(N * N) : 64'd0);
+    end
+  end
+  assign perf_busy_o     = perf_busy_q;
+  assign perf_mxu_busy_o = perf_mxu_q;
+  assign perf_macs_o     = perf_macs_q;
+
+  logic unused_cmd;
+  assign unused_cmd = ^{cmd_flags[3], cmd_a[31:8], cmd_b, cmd_rows, cmd_data};
+
+`ifndef SYNTHESIS
+  // ---------------------------------------------------------------- assertions
+  logic                cmd_stall_q, rd_stall_q;
+  logic [CmdWidth-1:0] cmd_prev_q;
+  logic [N*32-1:0]     rd_prev_q;
+  logic                rd_last_prev_q;
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      cmd_stall_q <= 1'b0;
+      rd_stall_q  <= 1'b0;
+    end else begin
+      // handshakes: a stalled transfer stays offered and unchanged
+      if (cmd_stall_q) begin
+        assert (cmd_valid_i && cmd_i == cmd_prev_q)
+          else $error("tpu_datapath: cmd changed while stalled");
+      end
+      if (rd_stall_q) begin
+        assert (rd_valid_o && rd_data_o == rd_prev_q && rd_last_o == rd_last_prev_q)
+          else $error("tpu_datapath: rd stream changed while stalled");
+      end
+      cmd_stall_q <= cmd_valid_i && !cmd_ready_o;
+      rd_stall_q  <= rd_valid_o && !rd_ready_i;
+      // internal streams never stall
+      assert (!s1_valid_q || mxu_in_ready) else $error("tpu_datapath: MXU refused a row");
+      assert (!a1_valid_q || ap_in_ready) else $error("tpu_datapath: activation refused a row");
+      // one user per RAM port
+      assert (!(p_valid_q && ap_out_valid && act_raw_q)) else $error("tpu_datapath: ACC write clash");
+      assert (!(cmd_fire && cmd_op == OpUbWrite && ap_out_valid && !act_raw_q))
+        else $error("tpu_datapath: UB write clash");
+      assert (!(mxu_out_valid && mxu_out_accum && (act_fire || (rd_fire && rd_acc_q))))
+        else $error("tpu_datapath: ACC read clash");
+      assert (!(mm_fire && rd_fire && !rd_acc_q)) else $error("tpu_datapath: UB read clash");
+      // commands: legal op, rows >= 1, addresses in range
+      if (cmd_valid_i) begin
+        assert (cmd_op <= OpAccRead) else $error("tpu_datapath: illegal op %0d", cmd_op);
+        if (cmd_op == OpUbWrite) begin
+          assert ({32'd0, cmd_a} < 64'(UbRows)) else $error("tpu_datapath: UB address out of range");
+        end
+        if (cmd_op == OpParam) begin
+          assert (cmd_flags[2:0] <= 3'd4) else $error("tpu_datapath: bad param kind");
+        end
+        if (cmd_op >= OpMatmul && cmd_op <= OpAccRead) begin
+          assert (cmd_rows != 0) else $error("tpu_datapath: rows = 0");
+        end
+        if (cmd_op == OpMatmul) begin
+          assert ({32'd0, cmd_a} + {32'd0, cmd_rows} <= 64'(UbRows))
+            else $error("tpu_datapath: MATMUL UB range");
+          assert ({32'd0, cmd_b} + {32'd0, cmd_rows} <= 64'(AccRows))
+            else $error("tpu_datapath: MATMUL ACC address out of range");
+        end
+        if (cmd_op == OpActivate) begin
+          assert ({32'd0, cmd_a} + {32'd0, cmd_rows} <= 64'(AccRows))
+            else $error("tpu_datapath: ACTIVATE ACC address out of range");
+          assert ({32'd0, cmd_b} + {32'd0, cmd_rows} <= (cmd_flags[1] ? 64'(AccRows) : 64'(UbRows)))
+            else $error("tpu_datapath: ACTIVATE destination out of range");
+        end
+        if (cmd_op == OpUbRead) begin
+          assert ({32'd0, cmd_a} + {32'd0, cmd_rows} <= 64'(UbRows))
+            else $error("tpu_datapath: UB_READ range");
+        end
+        if (cmd_op == OpAccRead) begin
+          assert ({32'd0, cmd_a} + {32'd0, cmd_rows} <= 64'(AccRows))
+            else $error("tpu_datapath: ACC_READ range");
+        end
+      end
+    end
+    cmd_prev_q     <= cmd_i;
+    rd_prev_q      <= rd_data_o;
+    rd_last_prev_q <= rd_last_o;
+  end
+`endif
+endmodule
+
+`default_nettype wire

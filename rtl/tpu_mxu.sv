@@ -1,0 +1,163 @@
+// tpu_mxu: the matrix unit: weight FIFO + N x N systolic array + the control that streams the
+// next tile into the shadow weights while the current tile computes (design.md §2).
+//
+// Weight rows: wpush_* (valid/ready), N rows per tile, see tpu_weight_fifo.
+// Activation rows: in_* (valid/ready), one UB row per transfer. in_sw_i = 1 on the first row of
+// a MATMUL with POP: that row and every later one use the next tile. A switch row is accepted
+// only when that tile sits complete in the shadow registers (swap_ready_o); other rows are
+// always accepted (in_ready_o = !in_sw_i || swap_ready_o). in_tag_i travels with the row.
+// Results: out_valid_o/out_row_o/out_tag_o exactly Latency = 2*N cycles after the row was
+// accepted; no back-pressure.
+// Shadow loading: as soon as the previous switch row has entered the array (same cycle
+// allowed) and the FIFO has a complete tile, its N rows stream into the shadow registers (one
+// per cycle when the FIFO keeps up); swap_ready_o rises the cycle after the last one. A switch
+// row can therefore follow the previous one after N cycles: tiles of M >= N rows each run back
+// to back with no idle cycle, and a tile is never shifted in while its predecessor's swap is
+// still travelling through the array (the order rules in tpu_systolic_array's header).
+`default_nettype none
+
+module tpu_mxu #(
+  parameter int unsigned N        = 16,
+  parameter int unsigned Tiles    = 4,
+  parameter int unsigned TagWidth = 1
+) (
+  input  logic                clk_i,
+  input  logic                rst_i,
+  // weight rows in
+  input  logic                wpush_valid_i,
+  output logic                wpush_ready_o,
+  input  logic [N*8-1:0]      wpush_row_i,
+  input  logic                wpush_transpose_i,
+  // activation rows in
+  input  logic                in_valid_i,
+  output logic                in_ready_o,
+  input  logic [N*8-1:0]      in_row_i,
+  input  logic                in_sw_i,
+  input  logic [TagWidth-1:0] in_tag_i,
+  // result rows out
+  output logic                out_valid_o,
+  output logic [N*32-1:0]     out_row_o,
+  output logic [TagWidth-1:0] out_tag_o,
+  // status
+  output logic                swap_ready_o,  // a switch row would be accepted now
+  output logic [CntBits-1:0]  tiles_o        // tiles pushed and not yet switched to
+);
+  localparam int unsigned KBits   = (N > 1) ? $clog2(N) : 1;
+  localparam int unsigned CntBits = $clog2(Tiles + 2);
+  localparam int unsigned Latency = 2 * N;
+
+  typedef enum logic [1:0] {
+    ShEmpty   = 2'd0,  // the shadow holds nothing that is still needed
+    ShLoading = 2'd1,  // rows of the next tile are being shifted in
+    ShReady   = 2'd2   // the next tile is complete in the shadow registers
+  } shadow_e;
+
+  shadow_e sh_q, sh_d;
+
+  logic             f_valid, f_ready, f_fire;
+  logic [N*8-1:0]   f_row;
+  logic [KBits-1:0] f_k;
+  logic [$clog2(Tiles + 1)-1:0] f_tiles, f_used;
+  logic             in_fire, swap_fire;
+
+  tpu_weight_fifo #(.N(N), .Tiles(Tiles)) u_fifo (
+    .clk_i,
+    .rst_i,
+    .in_valid_i     (wpush_valid_i),
+    .in_ready_o     (wpush_ready_o),
+    .in_row_i       (wpush_row_i),
+    .in_transpose_i (wpush_transpose_i),
+    .out_valid_o    (f_valid),
+    .out_ready_i    (f_ready),
+    .out_row_o      (f_row),
+    .out_k_o        (f_k),
+    .tiles_o        (f_tiles),
+    .used_o         (f_used)
+  );
+
+  assign in_ready_o = !in_sw_i || (sh_q == ShReady);
+  assign in_fire    = in_valid_i && in_ready_o;
+  assign swap_fire  = in_fire && in_sw_i;
+  // The next tile may start shifting in once the previous switch row is in the array.
+  assign f_ready    = (sh_q != ShReady) || swap_fire;
+  assign f_fire     = f_valid && f_ready;
+
+  always_comb begin
+    sh_d = sh_q;
+    unique case (sh_q)
+      ShEmpty, ShLoading: begin
+        if (f_fire) begin
+          sh_d = (f_k == KBits'(N - 1)) ? ShReady : ShLoading;
+        end
+      end
+      ShReady: begin
+        if (swap_fire) begin
+          sh_d = f_fire ? ShLoading : ShEmpty;
+        end
+      end
+      default: sh_d = ShEmpty;
+    endcase
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      sh_q <= ShEmpty;
+    end else begin
+      sh_q <= sh_d;
+    end
+  end
+
+  tpu_systolic_array #(.N(N)) u_array (
+    .clk_i,
+    .rst_i,
+    .in_valid_i  (in_fire),
+    .in_sw_i     (in_sw_i),
+    .in_row_i    (in_row_i),
+    .wt_valid_i  (f_fire),
+    .wt_row_i    (f_row),
+    .wt_k_i      (f_k),
+    .out_valid_o (out_valid_o),
+    .out_row_o   (out_row_o)
+  );
+
+  // Metadata beside the array (data only: out_valid_o qualifies it).
+  tpu_delay #(.Width(TagWidth), .Depth(Latency), .ResetEn(1'b0)) u_tag (
+    .clk_i, .rst_i, .d_i(in_tag_i), .q_o(out_tag_o)
+  );
+
+  assign swap_ready_o = (sh_q == ShReady);
+  // FIFO slots in use plus the tile in the shadow registers (loading or loaded).
+  assign tiles_o = CntBits'(f_used) + CntBits'(sh_q != ShEmpty);
+
+  logic unused_tiles;
+  assign unused_tiles = ^f_tiles;
+
+`ifndef SYNTHESIS
+  logic             in_stall_q;
+  logic [N*8-1:0]   in_row_q;
+  logic             in_sw_q;
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      in_stall_q <= 1'b0;
+    end else begin
+      // valid/ready: a stalled row stays offered and unchanged
+      if (in_stall_q) begin
+        assert (in_valid_i && in_row_i == in_row_q && in_sw_i == in_sw_q)
+          else $error("tpu_mxu: in_* changed while stalled");
+      end
+      in_stall_q <= in_valid_i && !in_ready_o;
+      // the FIFO streams rows in order 0..N-1; a new tile starts only in an empty shadow
+      if (f_fire && f_k == '0) begin
+        assert (sh_q != ShLoading) else $error("tpu_mxu: tile started while loading");
+      end
+      if (f_fire && f_k != '0) begin
+        assert (sh_q == ShLoading) else $error("tpu_mxu: weight row out of order");
+      end
+    end
+    in_row_q <= in_row_i;
+    in_sw_q  <= in_sw_i;
+  end
+`endif
+endmodule
+
+`default_nettype wire

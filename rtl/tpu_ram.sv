@@ -1,0 +1,69 @@
+// tpu_ram: simple dual-port RAM (one write port, one read port, one clock) with a registered
+// read, written in the shape Yosys maps to block RAM (iCE40 SB_RAM40_4K, ECP5 DP16KD). Every
+// buffer of the design (UB, ACC, LUT replicas) is an instance of this module.
+//
+// Ports:
+//   write: when we_i, mem[waddr_i] <= wdata_i at the rising edge.
+//   read:  when re_i, rdata_o shows mem[raddr_i] from the next cycle on; rdata_o holds its value
+//          while re_i is low (so a stalled pipeline can keep the read data in place).
+// Latency: 1 cycle (read address in cycle t, data in cycle t+1).
+// Read and write of the same address in one cycle: rdata_o gets the OLD contents (read-first).
+// Contents are never reset and start undefined (random under Verilator's +verilator+rand+reset+2).
+// Addresses at or above Depth (non-power-of-two Depth) are illegal: an assertion flags them.
+`default_nettype none
+
+module tpu_ram #(
+  parameter int unsigned Width = 8,   // bits per word
+  parameter int unsigned Depth = 256  // words, >= 2
+) (
+  input  logic                     clk_i,
+  // write port
+  input  logic                     we_i,
+  input  logic [$clog2(Depth)-1:0] waddr_i,
+  input  logic [Width-1:0]         wdata_i,
+  // read port
+  input  logic                     re_i,
+  input  logic [$clog2(Depth)-1:0] raddr_i,
+  output logic [Width-1:0]         rdata_o
+);
+  // Illegal parameter combinations stop elaboration.
+  if (Width < 1) begin : g_bad_width
+    $error("tpu_ram: Width must be >= 1");
+  end
+  if (Depth < 2) begin : g_bad_depth
+    $error("tpu_ram: Depth must be >= 2");
+  end
+
+  logic [Width-1:0] mem_q [0:Depth-1];
+  logic [Width-1:0] rdata_q;
+
+  always_ff @(posedge clk_i) begin
+    if (we_i) begin
+      mem_q[waddr_i] <= wdata_i;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (re_i) begin
+      rdata_q <= mem_q[raddr_i];
+    end
+  end
+
+  assign rdata_o = rdata_q;
+
+`ifndef SYNTHESIS
+  // Out-of-range addresses only exist when Depth is not a power of two.
+  always_ff @(posedge clk_i) begin
+    if (we_i) begin
+      assert ({1'b0, waddr_i} < ($clog2(Depth) + 1)'(Depth))
+        else $error("tpu_ram: write address %0d >= Depth %0d", waddr_i, Depth);
+    end
+    if (re_i) begin
+      assert ({1'b0, raddr_i} < ($clog2(Depth) + 1)'(Depth))
+        else $error("tpu_ram: read address %0d >= Depth %0d", raddr_i, Depth);
+    end
+  end
+`endif
+endmodule
+
+`default_nettype wire

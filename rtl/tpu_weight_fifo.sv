@@ -1,0 +1,183 @@
+// tpu_weight_fifo: FIFO of Tiles weight tiles (N x N int8), loaded row by row, read row by row.
+//
+// Input stream in_*: exactly N rows per tile, one row per transfer (valid/ready). Without
+// in_transpose_i the c-th row of a tile is W[c][0..N-1]; with it, the c-th row is column c,
+// i.e. W[k][c] = in_row_i[k] (LOAD_WEIGHTS' TRANSPOSE). The flag must stay the same for all
+// N rows of a tile. Padding (spec §6.4: elements outside ROWS x COLS are 0) is the sender's job.
+// Output stream out_*: the tiles in order, rows k = 0..N-1 with out_k_o = k. A tile can be read
+// once all its N rows are written. A slot is freed when its last row is read.
+// Storage: N byte-wide tpu_ram banks, Tiles*N words each, with a diagonal layout: W[k][j] sits
+// in bank (k + j) mod N at address slot*N + k. A row and a column of a tile then touch every
+// bank exactly once, so both row and transposed loads take one cycle per row, and reads are
+// one row per cycle (a rotate on each side, no N x N staging buffer).
+// Latency: a row written in cycle t can be read from t+1 on (its tile complete); out_* is the
+// RAM's registered read (valid the cycle after the read is issued) and holds while stalled.
+// Throughput: one row per cycle on each side.
+`default_nettype none
+
+module tpu_weight_fifo #(
+  parameter int unsigned N     = 16,
+  parameter int unsigned Tiles = 4
+) (
+  input  logic             clk_i,
+  input  logic             rst_i,
+  // rows in
+  input  logic             in_valid_i,
+  output logic             in_ready_o,
+  input  logic [N*8-1:0]   in_row_i,
+  input  logic             in_transpose_i,
+  // rows out
+  output logic             out_valid_o,
+  input  logic             out_ready_i,
+  output logic [N*8-1:0]   out_row_o,
+  output logic [KBits-1:0] out_k_o,
+  // status
+  output logic [CntBits-1:0] tiles_o,  // complete tiles not yet read out completely
+  output logic [CntBits-1:0] used_o    // slots in use (including one being written)
+);
+  localparam int unsigned KBits   = (N > 1) ? $clog2(N) : 1;
+  localparam int unsigned CntBits = $clog2(Tiles + 1);
+  localparam int unsigned Depth   = Tiles * N;
+  localparam int unsigned ABits   = $clog2(Depth);
+
+  if (N < 2) begin : g_bad_n
+    $error("tpu_weight_fifo: N must be >= 2");
+  end
+  if (Tiles < 1) begin : g_bad_tiles
+    $error("tpu_weight_fifo: Tiles must be >= 1");
+  end
+
+  // ---------------------------------------------------------------- pointers (control)
+  logic [ABits-1:0]   wr_base_q, rd_base_q;   // slot * N
+  logic [KBits-1:0]   wr_row_q, rd_row_q;
+  logic [CntBits-1:0] used_q, complete_q;
+  logic               out_valid_q;
+  logic               in_fire, rd_issue, wr_last, rd_last;
+
+  assign in_ready_o = (wr_row_q != '0) || (used_q != CntBits'(Tiles));
+  assign in_fire    = in_valid_i && in_ready_o;
+  assign rd_issue   = (complete_q != '0) && (!out_valid_q || out_ready_i);
+  assign wr_last    = in_fire && (wr_row_q == KBits'(N - 1));
+  assign rd_last    = rd_issue && (rd_row_q == KBits'(N - 1));
+
+  function automatic logic [ABits-1:0] next_base(input logic [ABits-1:0] base);
+    if (base == ABits'(Depth - N)) begin
+      next_base = '0;
+    end else begin
+      next_base = base + ABits'(N);
+    end
+  endfunction
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      wr_base_q   <= '0;
+      rd_base_q   <= '0;
+      wr_row_q    <= '0;
+      rd_row_q    <= '0;
+      used_q      <= '0;
+      complete_q  <= '0;
+      out_valid_q <= 1'b0;
+    end else begin
+      if (in_fire) begin
+        wr_row_q <= wr_last ? '0 : wr_row_q + 1'b1;
+        if (wr_last) begin
+          wr_base_q <= next_base(wr_base_q);
+        end
+      end
+      if (rd_issue) begin
+        rd_row_q <= rd_last ? '0 : rd_row_q + 1'b1;
+        if (rd_last) begin
+          rd_base_q <= next_base(rd_base_q);
+        end
+      end
+      used_q     <= used_q + CntBits'(in_fire && wr_row_q == '0) - CntBits'(rd_last);
+      complete_q <= complete_q + CntBits'(wr_last) - CntBits'(rd_last);
+      if (rd_issue) begin
+        out_valid_q <= 1'b1;
+      end else if (out_ready_i) begin
+        out_valid_q <= 1'b0;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- diagonal banks
+  // Write: bank b takes in_row[(b - c) mod N], c = wr_row (rotate right by c). Address
+  // slot*N + c for a row, slot*N + ((b - c) mod N) for a transposed row (a column of W).
+  logic [2*N*8-1:0] wr_dbl;
+  logic [N*8-1:0]   wr_rot;
+  assign wr_dbl = {in_row_i, in_row_i} << (32'(wr_row_q) * 8);
+  assign wr_rot = wr_dbl[2*N*8-1 : N*8];
+
+  logic [N*8-1:0] bank_rdata;
+  logic [KBits-1:0] out_k_q;
+
+  for (genvar b = 0; b < N; b++) begin : g_bank
+    logic [KBits:0]   diag_w;  // (b - c) mod N, one bit wider so b + N fits
+    logic [KBits-1:0] diag;
+    logic [ABits-1:0] waddr;
+    assign diag_w = ((KBits+1)'(b) >= {1'b0, wr_row_q}) ? (KBits+1)'(b) - {1'b0, wr_row_q}
+                                                        : (KBits+1)'(b + N) - {1'b0, wr_row_q};
+    assign diag   = diag_w[KBits-1:0];
+    logic [KBits-1:0] row_sel;
+    logic unused_diag_msb;
+    assign unused_diag_msb = diag_w[KBits];
+    assign row_sel = in_transpose_i ? diag : wr_row_q;
+    assign waddr = wr_base_q + ABits'(row_sel);
+
+    tpu_ram #(.Width(8), .Depth(Depth)) u_bank (
+      .clk_i,
+      .we_i    (in_fire),
+      .waddr_i (waddr),
+      .wdata_i (wr_rot[b*8 +: 8]),
+      .re_i    (rd_issue),
+      .raddr_i (rd_base_q + ABits'(rd_row_q)),
+      .rdata_o (bank_rdata[b*8 +: 8])
+    );
+  end
+
+  // Read: row k of a slot is bank b = (j + k) mod N for column j (rotate left by k).
+  always_ff @(posedge clk_i) begin
+    if (rd_issue) begin
+      out_k_q <= rd_row_q;
+    end
+  end
+  logic [2*N*8-1:0] rd_dbl;
+  assign rd_dbl = {bank_rdata, bank_rdata} >> (32'(out_k_q) * 8);
+
+  assign out_valid_o = out_valid_q;
+  assign out_row_o   = rd_dbl[N*8-1:0];
+  assign out_k_o     = out_k_q;
+  assign tiles_o     = complete_q;
+  assign used_o      = used_q;
+
+  logic unused_dbl;
+  assign unused_dbl = ^{wr_dbl[N*8-1:0], rd_dbl[2*N*8-1:N*8]};
+
+`ifndef SYNTHESIS
+  logic [N*8-1:0]   out_row_prev_q;
+  logic [KBits-1:0] out_k_prev_q;
+  logic             stalled_q;
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      stalled_q <= 1'b0;
+    end else begin
+      // never overflow / underflow
+      assert (used_q <= CntBits'(Tiles)) else $error("tpu_weight_fifo: overflow");
+      assert (complete_q <= used_q) else $error("tpu_weight_fifo: more complete than used");
+      assert (!(rd_issue && complete_q == '0)) else $error("tpu_weight_fifo: underflow");
+      assert (!(in_fire && wr_row_q == '0 && used_q == CntBits'(Tiles)))
+        else $error("tpu_weight_fifo: write into a full FIFO");
+      // the output stream holds valid and data while stalled
+      if (stalled_q) begin
+        assert (out_valid_q && out_row_o == out_row_prev_q && out_k_q == out_k_prev_q)
+          else $error("tpu_weight_fifo: output changed while stalled");
+      end
+      stalled_q <= out_valid_q && !out_ready_i;
+    end
+    out_row_prev_q <= out_row_o;
+    out_k_prev_q   <= out_k_q;
+  end
+`endif
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,67 @@
+// Harness of the Verilated rtl/tpu_pe.sv build (Row = 1, KBits = 2): exports tpu_vpe_ops().
+#include "tpu_vharness.h"
+#include "tpu_vmodels.h"
+
+#include "Vtpu_pe_m.h"
+
+namespace {
+
+struct inst {
+	std::unique_ptr<VerilatedContext> ctx;
+	Vtpu_pe_m *top;
+};
+
+void *create(uint64_t seed)
+{
+	inst *m = new inst;
+	m->ctx = tpu_vh::make_context(seed);
+	m->top = new Vtpu_pe_m(m->ctx.get(), "top");
+	m->top->clk_i = 0;
+	m->top->rst_i = 1;
+	m->top->eval();
+	return m;
+}
+
+void destroy(void *p)
+{
+	inst *m = (inst *)p;
+	m->top->final();
+	delete m->top;
+	delete m;
+}
+
+void step(void *p, const struct tpu_vpe_in *in, struct tpu_vpe_out *out)
+{
+	inst *m = (inst *)p;
+	Vtpu_pe_m *t = m->top;
+	t->clk_i = 0;
+	t->rst_i = in->rst;
+	t->a_i = (uint8_t)in->a;
+	t->v_i = in->v;
+	t->s_i = in->s;
+	t->psum_i = (uint32_t)in->psum;
+	t->wp_i = (uint8_t)in->wp;
+	t->wpv_i = in->wpv;
+	t->wpk_i = in->wpk;
+	t->eval();
+	out->a = (int8_t)t->a_o;
+	out->v = t->v_o;
+	out->s = t->s_o;
+	out->psum = (int32_t)t->psum_o;
+	out->wp = (int8_t)t->wp_o;
+	out->wpv = t->wpv_o;
+	out->wpk = t->wpk_o;
+	m->ctx->timeInc(1);
+	t->clk_i = 1;
+	t->eval();
+	m->ctx->timeInc(1);
+}
+
+const struct tpu_vpe_ops ops = {create, destroy, step};
+
+} // namespace
+
+extern "C" const struct tpu_vpe_ops *tpu_vpe_ops(void)
+{
+	return &ops;
+}

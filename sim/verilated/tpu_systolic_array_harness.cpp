@@ -1,0 +1,67 @@
+// Harness of the Verilated rtl/tpu_systolic_array.sv build (N = 6): exports tpu_varr_n6_ops().
+#include "tpu_vharness.h"
+#include "tpu_vmodels.h"
+
+#include "Vtpu_array_n6.h"
+
+#define ARR_N 6
+
+namespace {
+
+struct inst {
+	std::unique_ptr<VerilatedContext> ctx;
+	Vtpu_array_n6 *top;
+};
+
+void *create(uint64_t seed)
+{
+	inst *m = new inst;
+	m->ctx = tpu_vh::make_context(seed);
+	m->top = new Vtpu_array_n6(m->ctx.get(), "top");
+	m->top->clk_i = 0;
+	m->top->rst_i = 1;
+	m->top->eval();
+	return m;
+}
+
+void destroy(void *p)
+{
+	inst *m = (inst *)p;
+	m->top->final();
+	delete m->top;
+	delete m;
+}
+
+void step(void *p, const struct tpu_varr_in *in, struct tpu_varr_out *out)
+{
+	inst *m = (inst *)p;
+	Vtpu_array_n6 *t = m->top;
+	uint32_t w[TPU_VM_MAX_N];
+	t->clk_i = 0;
+	t->rst_i = in->rst;
+	t->in_valid_i = in->in_valid;
+	t->in_sw_i = in->in_sw;
+	tpu_vh::lanes_to_words(in->in_row, ARR_N, 8, w);
+	tpu_vh::put(t->in_row_i, w, 8 * ARR_N);
+	t->wt_valid_i = in->wt_valid;
+	tpu_vh::lanes_to_words(in->wt_row, ARR_N, 8, w);
+	tpu_vh::put(t->wt_row_i, w, 8 * ARR_N);
+	t->wt_k_i = in->wt_k;
+	t->eval();
+	out->out_valid = t->out_valid_o;
+	tpu_vh::get(t->out_row_o, w, 32 * ARR_N);
+	tpu_vh::words_to_lanes(w, ARR_N, 32, out->out_row);
+	m->ctx->timeInc(1);
+	t->clk_i = 1;
+	t->eval();
+	m->ctx->timeInc(1);
+}
+
+const struct tpu_varr_ops ops = {ARR_N, create, destroy, step};
+
+} // namespace
+
+extern "C" const struct tpu_varr_ops *tpu_varr_n6_ops(void)
+{
+	return &ops;
+}

@@ -1,0 +1,142 @@
+/* C API of the Verilated MXU-side RTL models (rtl/tpu_pe.sv, tpu_systolic_array.sv,
+ * tpu_weight_fifo.sv, tpu_datapath.sv), for tests and benchmarks written in C.
+ *
+ * Each model build (one per module and parameter set, verilator --prefix) exports one
+ * function returning an ops table, e.g. tpu_vdp_n16_ops(). Every model instance owns its own
+ * VerilatedContext, started with +verilator+rand+reset+2 and +verilator+seed+<seed>, so
+ * registers and RAMs begin random and a run is reproducible from its seed.
+ *
+ * Cycle contract of step(): the inputs are applied with the clock low and the model settles;
+ * the outputs are sampled then (so a ready that depends on valid is seen in the same cycle);
+ * then the rising edge is applied. A transfer happened in that cycle iff valid && ready in the
+ * returned outputs. Wide buses are little-endian arrays of 32-bit words (bit i of the bus is
+ * bit i % 32 of word i / 32). Assertion failures abort the process (Check reports a crash). */
+#ifndef TPU_VMODELS_H
+#define TPU_VMODELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TPU_VM_MAX_N 32
+#define TPU_VM_CMD_WORDS ((104 + 8 * TPU_VM_MAX_N + 31) / 32)
+
+/* ---- tpu_pe (Row = 1, KBits = 2) */
+struct tpu_vpe_in {
+	int rst;
+	int8_t a;
+	int v, s;
+	int32_t psum;
+	int8_t wp;
+	int wpv;
+	unsigned wpk;
+};
+struct tpu_vpe_out {
+	int8_t a;
+	int v, s;
+	int32_t psum;
+	int8_t wp;
+	int wpv;
+	unsigned wpk;
+};
+struct tpu_vpe_ops {
+	void *(*create)(uint64_t seed);
+	void (*destroy)(void *m);
+	void (*step)(void *m, const struct tpu_vpe_in *in, struct tpu_vpe_out *out);
+};
+const struct tpu_vpe_ops *tpu_vpe_ops(void);
+
+/* ---- tpu_systolic_array */
+struct tpu_varr_in {
+	int rst;
+	int in_valid, in_sw;
+	int8_t in_row[TPU_VM_MAX_N];
+	int wt_valid;
+	int8_t wt_row[TPU_VM_MAX_N];
+	unsigned wt_k;
+};
+struct tpu_varr_out {
+	int out_valid;
+	int32_t out_row[TPU_VM_MAX_N];
+};
+struct tpu_varr_ops {
+	unsigned n;
+	void *(*create)(uint64_t seed);
+	void (*destroy)(void *m);
+	void (*step)(void *m, const struct tpu_varr_in *in, struct tpu_varr_out *out);
+};
+const struct tpu_varr_ops *tpu_varr_n6_ops(void);
+
+/* ---- tpu_weight_fifo */
+struct tpu_vwf_in {
+	int rst;
+	int in_valid;
+	int8_t in_row[TPU_VM_MAX_N];
+	int in_transpose;
+	int out_ready;
+};
+struct tpu_vwf_out {
+	int in_ready;
+	int out_valid;
+	int8_t out_row[TPU_VM_MAX_N];
+	unsigned out_k, tiles, used;
+};
+struct tpu_vwf_ops {
+	unsigned n, tiles;
+	void *(*create)(uint64_t seed);
+	void (*destroy)(void *m);
+	void (*step)(void *m, const struct tpu_vwf_in *in, struct tpu_vwf_out *out);
+};
+const struct tpu_vwf_ops *tpu_vwf_n6_ops(void);
+
+/* ---- tpu_datapath (command bus layout: docs/datapath.md) */
+enum tpu_vdp_op {
+	TPU_VDP_UB_WRITE = 0,
+	TPU_VDP_PARAM = 1,
+	TPU_VDP_MATMUL = 2,
+	TPU_VDP_ACTIVATE = 3,
+	TPU_VDP_UB_READ = 4,
+	TPU_VDP_ACC_READ = 5,
+};
+struct tpu_vdp_in {
+	int rst;
+	int cmd_valid;
+	uint32_t cmd[TPU_VM_CMD_WORDS];
+	int wpush_valid;
+	int8_t wpush_row[TPU_VM_MAX_N];
+	int wpush_transpose;
+	int rd_ready;
+};
+struct tpu_vdp_out {
+	int cmd_ready, wpush_ready;
+	int rd_valid, rd_last;
+	uint32_t rd_data[TPU_VM_MAX_N];
+	int mm_done, act_done;
+	uint32_t act_result;
+	int idle;
+	unsigned tiles, params_loaded;
+	uint64_t perf_busy, perf_mxu_busy, perf_macs;
+};
+struct tpu_vdp_ops {
+	const char *name;
+	unsigned n, ub_rows, acc_rows, tiles, threads;
+	void *(*create)(uint64_t seed);
+	void (*destroy)(void *m);
+	void (*step)(void *m, const struct tpu_vdp_in *in, struct tpu_vdp_out *out);
+};
+const struct tpu_vdp_ops *tpu_vdp_n4_ops(void);
+const struct tpu_vdp_ops *tpu_vdp_n6_ops(void);
+const struct tpu_vdp_ops *tpu_vdp_n8_ops(void);
+const struct tpu_vdp_ops *tpu_vdp_n16_ops(void);
+/* benchmark builds */
+const struct tpu_vdp_ops *tpu_vdp_b16_ops(void);
+const struct tpu_vdp_ops *tpu_vdp_b16t2_ops(void);
+const struct tpu_vdp_ops *tpu_vdp_b32_ops(void);
+const struct tpu_vdp_ops *tpu_vdp_b32t2_ops(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TPU_VMODELS_H */

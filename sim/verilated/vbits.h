@@ -1,0 +1,44 @@
+// Bit-field access to Verilated ports of any width (CData..QData, VlWide), for the harnesses.
+#ifndef TPU_SIM_VBITS_H
+#define TPU_SIM_VBITS_H
+
+#include <cstdint>
+
+#include "verilated.h"
+
+// Scalar ports (up to 64 bits).
+template <typename T> static inline void vbits_set(T &port, unsigned lsb, unsigned width, uint64_t v)
+{
+	uint64_t mask = width >= 64 ? ~0ull : ((1ull << width) - 1);
+	uint64_t cur = (uint64_t)port;
+	cur = (cur & ~(mask << lsb)) | ((v & mask) << lsb);
+	port = (T)cur;
+}
+template <typename T> static inline uint64_t vbits_get(const T &port, unsigned lsb, unsigned width)
+{
+	uint64_t mask = width >= 64 ? ~0ull : ((1ull << width) - 1);
+	return ((uint64_t)port >> lsb) & mask;
+}
+
+// Wide ports: 32-bit words, bit by bit is fast enough for unit tests.
+template <std::size_t W>
+static inline void vbits_set(VlWide<W> &port, unsigned lsb, unsigned width, uint64_t v)
+{
+	for (unsigned i = 0; i < width; i++) {
+		unsigned b = lsb + i;
+		EData bit = (EData)((v >> i) & 1u);
+		port[b / 32] = (port[b / 32] & ~(1u << (b % 32))) | (bit << (b % 32));
+	}
+}
+template <std::size_t W>
+static inline uint64_t vbits_get(const VlWide<W> &port, unsigned lsb, unsigned width)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < width; i++) {
+		unsigned b = lsb + i;
+		v |= (uint64_t)((port[b / 32] >> (b % 32)) & 1u) << i;
+	}
+	return v;
+}
+
+#endif

@@ -1,0 +1,85 @@
+/* Shared pieces of the `tpu` command-line tool: the per-run context, the option scanner,
+ * number parsing and the one-line error reporter. Each subcommand lives in cmd_<name>.c. */
+#ifndef TPU_CLI_CLI_H
+#define TPU_CLI_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CLI_VERSION "0.1.0"
+#define CLI_DEFAULT_DEVICE "golden"
+
+/* Exit codes: 0 success, 1 the work failed (device error, selftest mismatch), 2 bad usage or
+ * bad input. */
+enum {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_FAIL = 1,
+	CLI_EXIT_USAGE = 2,
+};
+
+struct cli_ctx {
+	const char *device; /* device URI: --device, else $TPU_DEVICE, else CLI_DEFAULT_DEVICE */
+	const char *name;   /* "tpu matmul": the prefix of every message */
+};
+
+/* Print "<ctx->name>: <message>\n" on stderr: every error is exactly one line. */
+__attribute__((format(printf, 2, 3))) void cli_error(const struct cli_ctx *ctx, const char *fmt,
+						     ...);
+
+/* ------------------------------------------------------------ option scanner */
+
+struct cli_opt {
+	const char *name; /* long name without dashes, e.g. "bias" */
+	char short_name;  /* 0 for none */
+	bool has_arg;
+	int id; /* > 0, returned by cli_next */
+};
+
+enum {
+	CLI_OPT_END = 0,	 /* no arguments left */
+	CLI_OPT_POSITIONAL = -1, /* *val is a positional argument */
+	CLI_OPT_ERROR = -2,	 /* an error was printed */
+};
+
+struct cli_scan {
+	int argc;
+	char **argv;
+	int idx;       /* next argument to look at */
+	bool only_pos; /* after "--" */
+};
+
+/* Start scanning argv[first..argc-1]. */
+void cli_scan_init(struct cli_scan *sc, int argc, char **argv, int first);
+
+/* Next option: returns its id (with *val its value when it takes one), CLI_OPT_POSITIONAL,
+ * CLI_OPT_END, or CLI_OPT_ERROR after printing one line (unknown option, missing value, value
+ * given to a flag). Accepts --name VALUE, --name=VALUE, -x VALUE, -xVALUE and "--". */
+int cli_next(struct cli_scan *sc, const struct cli_ctx *ctx, const struct cli_opt *opts,
+	     const char **val);
+
+/* ------------------------------------------------------------ numbers */
+
+/* Parse a whole decimal (or 0x hex) integer in [lo, hi]. Returns 0, -EINVAL (not a number),
+ * -ERANGE (outside [lo, hi]). */
+int cli_parse_long(const char *s, long lo, long hi, long *out);
+
+/* The same for an unsigned 64-bit value (no sign allowed). */
+int cli_parse_u64(const char *s, unsigned long long *out);
+
+/* ------------------------------------------------------------ device */
+
+struct tpu_dev;
+struct tpu_info;
+
+/* tpu_open(uri) and, when info is not NULL, tpu_get_info. Returns 0 with *dev open, or the
+ * library's error after printing one line (and with nothing left open). */
+int cli_open(const struct cli_ctx *ctx, const char *uri, struct tpu_dev **dev,
+	     struct tpu_info *info);
+
+/* ------------------------------------------------------------ subcommands */
+
+int cmd_info(const struct cli_ctx *ctx, int argc, char **argv);
+int cmd_matmul(const struct cli_ctx *ctx, int argc, char **argv);
+int cmd_selftest(const struct cli_ctx *ctx, int argc, char **argv);
+
+#endif /* TPU_CLI_CLI_H */

@@ -1,0 +1,139 @@
+/* Golden device: MATMUL and ACTIVATE (docs/spec.md §6.6, §6.7, §7). All int32 arithmetic is done
+ * in uint32_t so that it wraps in two's complement exactly as the MXU does, without UB. */
+#include "golden_internal.h"
+
+/* Make the next FIFO tile active. Swaps buffers instead of copying N x N bytes. */
+static void pop_tile(struct golden *g)
+{
+	struct golden_tile tmp = g->active;
+
+	g->active = g->fifo[g->fifo_head];
+	g->fifo[g->fifo_head] = tmp;
+	g->fifo_head = (g->fifo_head + 1) % g->cfg.fifo_tiles;
+	g->fifo_count--;
+	g->active_valid = true;
+}
+
+static void matmul_row(struct golden *g, const int8_t *a, int32_t *acc, bool accumulate)
+{
+	const struct golden_tile *t = &g->active;
+	uint32_t n = g->cfg.array_n, k, j;
+	uint32_t *sum = g->rowsum;
+
+	for (j = 0; j < n; j++)
+		sum[j] = 0;
+	/* Rows k >= t->k and columns j >= t->cols of the tile are 0, so they add nothing. */
+	for (k = 0; k < t->k; k++) {
+		const int8_t *w = t->w + (size_t)k * n;
+		int32_t ak = a[k];
+
+		if (ak == 0)
+			continue;
+		for (j = 0; j < t->cols; j++)
+			sum[j] += (uint32_t)(ak * w[j]);
+	}
+	for (j = 0; j < n; j++)
+		acc[j] = (int32_t)(accumulate ? (uint32_t)acc[j] + sum[j] : sum[j]);
+}
+
+void golden_cmd_matmul(struct golden *g, const struct golden_cmd *c, struct golden_result *r)
+{
+	uint32_t n = g->cfg.array_n, rows = SQE(c, ROWS), op0 = SQE(c, OP0), i;
+	uint32_t src = SQE(c, LOCAL_ADDR), dst = SQE(c, LOCAL_ADDR2);
+	bool pop = op0 & TPU_MATMUL_POP;
+
+	if (SQE(c, HOST_ADDR_LO) || SQE(c, HOST_ADDR_HI) || SQE(c, LENGTH) || SQE(c, STRIDE) ||
+	    SQE(c, COLS) || SQE(c, OP1) || SQE(c, OP2) || SQE(c, OP3) || rows == 0 ||
+	    (op0 & ~(TPU_MATMUL_ACCUMULATE | TPU_MATMUL_POP))) {
+		r->sc = TPU_SC_INVALID_FIELD;
+		return;
+	}
+	if (!golden_range_ok(src, rows, g->cfg.ub_rows) ||
+	    !golden_range_ok(dst, rows, g->cfg.acc_rows)) {
+		r->sc = TPU_SC_LOCAL_RANGE;
+		return;
+	}
+	if (pop ? g->fifo_count == 0 : !g->active_valid) {
+		r->sc = TPU_SC_SEQUENCE_ERROR;
+		return;
+	}
+	if (pop)
+		pop_tile(g);
+	for (i = 0; i < rows; i++)
+		matmul_row(g, g->ub + (size_t)(src + i) * n, g->acc + (size_t)(dst + i) * n,
+			   op0 & TPU_MATMUL_ACCUMULATE);
+	r->result = rows;
+	g->perf[GOLDEN_PERF_MACS].val += (uint64_t)rows * g->active.k * g->active.cols;
+	g->perf[GOLDEN_PERF_MXU_BUSY].val += rows;
+	r->cycles = (uint64_t)rows + 2ull * n;
+}
+
+static bool raw32_overlap_bad(uint64_t a, uint64_t b, uint64_t rows)
+{
+	return a != b && a + rows > b && b + rows > a;
+}
+
+static uint32_t activate_int8(struct golden *g, uint32_t src, uint32_t dst, uint32_t rows,
+			      bool use_lut)
+{
+	uint32_t n = g->cfg.array_n, i, j, saturated = 0;
+	struct tpu_act_output out = {
+		.zero_point = g->out_zp,
+		.qmin = g->out_min,
+		.qmax = g->out_max,
+		.lut = use_lut ? g->lut : NULL,
+	};
+
+	for (i = 0; i < rows; i++) {
+		const int32_t *a = g->acc + (size_t)(src + i) * n;
+		int8_t *u = g->ub + (size_t)(dst + i) * n;
+
+		for (j = 0; j < n; j++) {
+			struct tpu_act_channel ch = { g->bias[j], g->mult[j], g->shift[j] };
+			bool sat;
+
+			u[j] = tpu_activate(a[j], &ch, &out, &sat);
+			saturated += sat;
+		}
+	}
+	return saturated;
+}
+
+void golden_cmd_activate(struct golden *g, const struct golden_cmd *c, struct golden_result *r)
+{
+	uint32_t n = g->cfg.array_n, rows = SQE(c, ROWS), op0 = SQE(c, OP0), i, j;
+	uint32_t src = SQE(c, LOCAL_ADDR), dst = SQE(c, LOCAL_ADDR2);
+	bool raw = op0 & TPU_ACTIVATE_RAW32, lut = op0 & TPU_ACTIVATE_LUT;
+
+	if (SQE(c, HOST_ADDR_LO) || SQE(c, HOST_ADDR_HI) || SQE(c, LENGTH) || SQE(c, STRIDE) ||
+	    SQE(c, COLS) || SQE(c, OP1) || SQE(c, OP2) || SQE(c, OP3) || rows == 0 ||
+	    (op0 & ~(TPU_ACTIVATE_LUT | TPU_ACTIVATE_RAW32)) || (raw && lut) ||
+	    (raw && raw32_overlap_bad(src, dst, rows))) {
+		r->sc = TPU_SC_INVALID_FIELD;
+		return;
+	}
+	if (!golden_range_ok(src, rows, g->cfg.acc_rows) ||
+	    !golden_range_ok(dst, rows, raw ? g->cfg.acc_rows : g->cfg.ub_rows)) {
+		r->sc = TPU_SC_LOCAL_RANGE;
+		return;
+	}
+	if (!g->loaded[TPU_PARAM_BIAS] ||
+	    (!raw && (!g->loaded[TPU_PARAM_MULT] || !g->loaded[TPU_PARAM_SHIFT] ||
+		      !g->loaded[TPU_PARAM_OUTPUT] || (lut && !g->loaded[TPU_PARAM_LUT])))) {
+		r->sc = TPU_SC_SEQUENCE_ERROR;
+		return;
+	}
+	r->cycles = rows;
+	if (!raw) {
+		r->result = activate_int8(g, src, dst, rows, lut);
+		return;
+	}
+	/* Identical or disjoint ranges (checked above), so element-wise in place is exact. */
+	for (i = 0; i < rows; i++) {
+		const int32_t *a = g->acc + (size_t)(src + i) * n;
+		int32_t *d = g->acc + (size_t)(dst + i) * n;
+
+		for (j = 0; j < n; j++)
+			d[j] = tpu_wrap_add(a[j], g->bias[j]);
+	}
+}

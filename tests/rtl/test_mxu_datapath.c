@@ -1,0 +1,327 @@
+/* Verilated tpu_datapath against an independent reference (plain int64 loops with int32 wrap,
+ * and tpu_activate() from the golden numerics) at N = 4, 6, 8, 16: random MATMUL sequences
+ * (overwrite, accumulate, POP and weight reuse, transposed tiles) with random idle and
+ * back-pressure cycles, accumulate hazards on consecutive rows and commands, -128 x -128 over a
+ * long K, accumulator wrap-around, ACTIVATE (int8, LUT, RAW32) and the perf counters. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness.h"
+#include "test_mxu_util.h"
+#include "tpu/numerics.h"
+
+typedef const struct tpu_vdp_ops *(*ops_fn)(void);
+static const ops_fn models[] = {tpu_vdp_n4_ops, tpu_vdp_n6_ops, tpu_vdp_n8_ops, tpu_vdp_n16_ops};
+#define N_MODELS (int)(sizeof(models) / sizeof(models[0]))
+
+#define MAXN TPU_VM_MAX_N
+#define REF_UB 256
+#define REF_ACC 256
+#define REF_TILES 64
+
+/* The reference device: what each command must do, written from docs/spec.md 6.6/6.7. */
+struct ref {
+	unsigned n;
+	int8_t ub[REF_UB][MAXN];
+	int32_t acc[REF_ACC][MAXN];
+	int8_t tiles[REF_TILES][MAXN][MAXN]; /* W[k][j] of the queued tiles */
+	unsigned t_head, t_tail;
+	int8_t active[MAXN][MAXN];
+};
+
+static uint64_t test_seed(const char *what, int model)
+{
+	uint64_t s = harness_seed() ^ (0x9e37u * (uint64_t)(model + 1)) ^ (uint64_t)what[0] << 40;
+	printf("%s[%d]: seed 0x%" PRIx64 "\n", what, model, s);
+	return s;
+}
+
+static void random_tile(uint64_t *rng, unsigned n, int8_t *rows, int8_t w[MAXN][MAXN], int tr,
+			int lo, int hi)
+{
+	for (unsigned r = 0; r < n; r++)
+		for (unsigned c = 0; c < n; c++)
+			rows[r * n + c] = (int8_t)harness_range(rng, lo, hi);
+	/* W[k][j] = X[k][j] or, transposed, X[j][k] */
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned j = 0; j < n; j++)
+			w[k][j] = tr ? rows[j * n + k] : rows[k * n + j];
+}
+
+static void push_tile(struct mxu_dp *d, struct ref *ref, uint64_t *rng, int lo, int hi)
+{
+	int8_t rows[MAXN * MAXN];
+	int tr = (int)harness_range(rng, 0, 1);
+	ck_assert_uint_lt(ref->t_tail - ref->t_head, REF_TILES);
+	random_tile(rng, ref->n, rows, ref->tiles[ref->t_tail % REF_TILES], tr, lo, hi);
+	ref->t_tail++;
+	mxu_dp_push_tile(d, rows, tr);
+}
+
+static void ref_matmul(struct ref *ref, unsigned ub, unsigned accr, unsigned rows, int accum,
+		       int pop)
+{
+	unsigned n = ref->n;
+	if (pop) {
+		ck_assert_uint_gt(ref->t_tail, ref->t_head);
+		memcpy(ref->active, ref->tiles[ref->t_head % REF_TILES], sizeof(ref->active));
+		ref->t_head++;
+	}
+	for (unsigned r = 0; r < rows; r++)
+		for (unsigned j = 0; j < n; j++) {
+			int64_t s = 0;
+			for (unsigned k = 0; k < n; k++)
+				s += (int64_t)ref->ub[ub + r][k] * ref->active[k][j];
+			ref->acc[accr + r][j] =
+				mxu_wrap32(accum ? (int64_t)ref->acc[accr + r][j] + s : s);
+		}
+}
+
+static void do_matmul(struct mxu_dp *d, struct ref *ref, unsigned ub, unsigned accr,
+		      unsigned rows, int accum, int pop)
+{
+	ref_matmul(ref, ub, accr, rows, accum, pop);
+	mxu_dp_cmd(d, TPU_VDP_MATMUL, (unsigned)accum | (unsigned)pop << 1, ub, accr, rows, NULL, 0);
+}
+
+static void fill_ub(struct mxu_dp *d, struct ref *ref, uint64_t *rng, unsigned rows, int lo,
+		    int hi)
+{
+	for (unsigned r = 0; r < rows; r++) {
+		for (unsigned k = 0; k < ref->n; k++)
+			ref->ub[r][k] = (int8_t)harness_range(rng, lo, hi);
+		mxu_dp_write_ub(d, r, ref->ub[r]);
+	}
+}
+
+static void check_acc(struct mxu_dp *d, struct ref *ref, unsigned addr, unsigned rows)
+{
+	static int32_t got[REF_ACC * MAXN];
+	mxu_dp_read_acc(d, addr, rows, got);
+	for (unsigned r = 0; r < rows; r++)
+		for (unsigned j = 0; j < ref->n; j++)
+			ck_assert_msg(got[r * ref->n + j] == ref->acc[addr + r][j],
+				      "N=%u ACC[%u][%u] = %d, want %d", ref->n, addr + r, j,
+				      got[r * ref->n + j], ref->acc[addr + r][j]);
+}
+
+static struct ref *ref_new(unsigned n)
+{
+	struct ref *ref = calloc(1, sizeof(*ref));
+	ck_assert_ptr_nonnull(ref);
+	ref->n = n;
+	return ref;
+}
+
+/* Random command mix: every MATMUL flavour, overlapping ACC ranges, then read everything. */
+START_TEST(matmul_random)
+{
+	const struct tpu_vdp_ops *ops = models[_i]();
+	uint64_t rng = test_seed("matmul_random", _i);
+	struct mxu_dp d;
+	struct ref *ref = ref_new(ops->n);
+	unsigned n = ops->n;
+
+	mxu_dp_open(&d, ops, rng, 30);
+	fill_ub(&d, ref, &rng, 64, -128, 127);
+	/* ACC rows 0..63 get defined contents first (RAM starts random) */
+	push_tile(&d, ref, &rng, -128, 127);
+	do_matmul(&d, ref, 0, 0, 64, 0, 1);
+	for (int c = 0; c < 40; c++) {
+		int pop = ref->t_tail == ref->t_head ? 0 : (int)harness_range(&rng, 0, 1);
+		if (ref->t_tail - ref->t_head < 3 && harness_range(&rng, 0, 2) == 0)
+			push_tile(&d, ref, &rng, -128, 127);
+		unsigned rows = (unsigned)harness_range(&rng, 1, 2 * n + 3);
+		unsigned ub = (unsigned)harness_range(&rng, 0, 64 - rows);
+		unsigned accr = (unsigned)harness_range(&rng, 0, 64 - rows);
+		do_matmul(&d, ref, ub, accr, rows, (int)harness_range(&rng, 0, 1), pop);
+	}
+	mxu_dp_drain(&d);
+	check_acc(&d, ref, 0, 64);
+	ck_assert_uint_eq(d.mm_done, 41);
+	mxu_dp_close(&d);
+	free(ref);
+}
+END_TEST
+
+/* Read-modify-write hazards: one-row accumulates into the same ACC row back to back (each
+ * row's read meets the previous row's write), and two-row commands that overlap by one. */
+START_TEST(accumulate_same_row)
+{
+	const struct tpu_vdp_ops *ops = models[_i]();
+	uint64_t rng = test_seed("accumulate_same_row", _i);
+	struct mxu_dp d;
+	struct ref *ref = ref_new(ops->n);
+
+	mxu_dp_open(&d, ops, rng, _i & 1 ? 0 : 20); /* also without idle cycles: worst case */
+	fill_ub(&d, ref, &rng, 16, -128, 127);
+	push_tile(&d, ref, &rng, -128, 127);
+	push_tile(&d, ref, &rng, -128, 127);
+	do_matmul(&d, ref, 0, 5, 4, 0, 1);
+	for (int c = 0; c < 30; c++)
+		do_matmul(&d, ref, (unsigned)harness_range(&rng, 0, 15), 5, 1, 1, 0);
+	do_matmul(&d, ref, 3, 6, 2, 1, 1);
+	for (int c = 0; c < 10; c++)
+		do_matmul(&d, ref, (unsigned)c, 6 + (unsigned)(c & 1), 2, 1, 0);
+	mxu_dp_drain(&d);
+	check_acc(&d, ref, 5, 4);
+	mxu_dp_close(&d);
+	free(ref);
+}
+END_TEST
+
+/* -128 x -128 over a long K (K = 12 N through popped tiles, then 64 N more through weight
+ * reuse, one-row commands back to back), then the accumulator wrap: RAW32 moves the sums close
+ * to INT32_MAX and further accumulates must wrap in two's complement. */
+START_TEST(edge_long_k_and_wrap)
+{
+	const struct tpu_vdp_ops *ops = models[_i]();
+	uint64_t rng = test_seed("edge_long_k", _i);
+	struct mxu_dp d;
+	struct ref *ref = ref_new(ops->n);
+	unsigned n = ops->n;
+	const int32_t bias = INT32_MAX - 3 * 16384 * (int32_t)n;
+
+	mxu_dp_open(&d, ops, rng, 10);
+	fill_ub(&d, ref, &rng, 4, -128, -128);
+	do {
+		push_tile(&d, ref, &rng, -128, -128);
+	} while (ref->t_tail < 12);
+	for (int t = 0; t < 12; t++)
+		do_matmul(&d, ref, 0, 0, 4, t > 0, 1);
+	mxu_dp_drain(&d);
+	check_acc(&d, ref, 0, 4);
+	ck_assert_int_eq(ref->acc[0][0], 12 * (int32_t)n * 16384);
+	d.idle_pct = 0;
+	for (int t = 0; t < 64; t++)
+		do_matmul(&d, ref, 0, 0, 1, 1, 0);
+	mxu_dp_drain(&d);
+	check_acc(&d, ref, 0, 4);
+	ck_assert_int_eq(ref->acc[0][0], 76 * (int32_t)n * 16384);
+	/* ACC = ACC + bias, with bias - 76 N 16384 ... close to INT32_MAX */
+	for (unsigned j = 0; j < n; j++)
+		mxu_dp_param(&d, 0, j, (uint32_t)(bias - 76 * (int32_t)n * 16384));
+	mxu_dp_cmd(&d, TPU_VDP_ACTIVATE, 2, 0, 0, 4, NULL, 0);
+	for (unsigned r = 0; r < 4; r++)
+		for (unsigned j = 0; j < n; j++)
+			ref->acc[r][j] = tpu_wrap_add(ref->acc[r][j], bias - 76 * (int32_t)n * 16384);
+	ck_assert_int_eq(ref->acc[0][0], bias);
+	for (int t = 0; t < 5; t++)
+		do_matmul(&d, ref, 0, 1, 2, 1, 0);
+	mxu_dp_drain(&d);
+	check_acc(&d, ref, 0, 4);
+	ck_assert_int_lt(ref->acc[1][0], 0); /* wrapped past INT32_MAX */
+	mxu_dp_close(&d);
+	free(ref);
+}
+END_TEST
+
+/* ACTIVATE int8 (with and without LUT) and RAW32 against tpu_activate(); saturation counts. */
+START_TEST(activate_random)
+{
+	const struct tpu_vdp_ops *ops = models[_i]();
+	uint64_t rng = test_seed("activate_random", _i);
+	struct mxu_dp d;
+	struct ref *ref = ref_new(ops->n);
+	unsigned n = ops->n;
+	struct tpu_act_channel ch[MAXN];
+	int8_t lut[256];
+	struct tpu_act_output outp;
+
+	mxu_dp_open(&d, ops, rng, 30);
+	fill_ub(&d, ref, &rng, 32, -128, 127);
+	push_tile(&d, ref, &rng, -128, 127);
+	do_matmul(&d, ref, 0, 0, 32, 0, 1);
+	for (unsigned j = 0; j < n; j++) {
+		ch[j].bias = (int32_t)harness_range(&rng, -40000, 40000);
+		ch[j].multiplier = (int32_t)harness_range(&rng, 1 << 30, INT32_MAX);
+		ch[j].shift = (int32_t)harness_range(&rng, -12, 1);
+		mxu_dp_param(&d, 0, j, (uint32_t)ch[j].bias);
+		mxu_dp_param(&d, 1, j, (uint32_t)ch[j].multiplier);
+		mxu_dp_param(&d, 2, j, (uint32_t)ch[j].shift);
+	}
+	outp.zero_point = (int32_t)harness_range(&rng, -20, 20);
+	outp.qmin = (int32_t)harness_range(&rng, -128, -60);
+	outp.qmax = (int32_t)harness_range(&rng, 40, 127);
+	outp.lut = NULL;
+	mxu_dp_param(&d, 4, 0, (uint32_t)(uint8_t)outp.zero_point |
+			       (uint32_t)(uint8_t)outp.qmin << 8 | (uint32_t)(uint8_t)outp.qmax << 16);
+	for (unsigned i = 0; i < 256; i++) {
+		lut[i] = (int8_t)harness_rand(&rng);
+		mxu_dp_param(&d, 3, i, (uint32_t)(uint8_t)lut[i]);
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		static int8_t got[32 * MAXN];
+		unsigned rows = 32, sat = 0;
+		outp.lut = pass ? lut : NULL;
+		mxu_dp_cmd(&d, TPU_VDP_ACTIVATE, (unsigned)pass, 0, 100, rows, NULL, 0);
+		mxu_dp_drain(&d);
+		ck_assert_uint_eq(d.act_done, (unsigned)pass + 1);
+		mxu_dp_read_ub(&d, 100, rows, got);
+		for (unsigned r = 0; r < rows; r++)
+			for (unsigned j = 0; j < n; j++) {
+				bool s = false;
+				int8_t want = tpu_activate(ref->acc[r][j], &ch[j], &outp, &s);
+				sat += s;
+				ck_assert_msg(got[r * n + j] == want, "N=%u act[%u][%u] = %d, want %d",
+					      n, r, j, got[r * n + j], want);
+			}
+		ck_assert_uint_eq(d.act_result, sat);
+	}
+	/* RAW32 in place: ACC = ACC + bias, then a MATMUL accumulate on top */
+	mxu_dp_cmd(&d, TPU_VDP_ACTIVATE, 2, 0, 0, 32, NULL, 0);
+	for (unsigned r = 0; r < 32; r++)
+		for (unsigned j = 0; j < n; j++)
+			ref->acc[r][j] = tpu_wrap_add(ref->acc[r][j], ch[j].bias);
+	do_matmul(&d, ref, 0, 0, 32, 1, 0);
+	mxu_dp_drain(&d);
+	check_acc(&d, ref, 0, 32);
+	ck_assert_uint_eq(d.out.params_loaded, 0x1f);
+	mxu_dp_close(&d);
+	free(ref);
+}
+END_TEST
+
+/* Performance counters: MACs = N^2 per row, MXU-busy = rows. */
+START_TEST(perf_counters)
+{
+	const struct tpu_vdp_ops *ops = models[_i]();
+	uint64_t rng = test_seed("perf_counters", _i);
+	struct mxu_dp d;
+	struct ref *ref = ref_new(ops->n);
+	unsigned n = ops->n, total = 0;
+
+	mxu_dp_open(&d, ops, rng, 25);
+	fill_ub(&d, ref, &rng, 32, -128, 127);
+	push_tile(&d, ref, &rng, -128, 127);
+	for (int c = 0; c < 5; c++) {
+		unsigned rows = (unsigned)harness_range(&rng, 1, 32);
+		do_matmul(&d, ref, 0, 0, rows, 0, c == 0);
+		total += rows;
+	}
+	mxu_dp_drain(&d);
+	ck_assert_uint_eq(d.out.perf_mxu_busy, total);
+	ck_assert_uint_eq(d.out.perf_macs, (uint64_t)total * n * n);
+	ck_assert_uint_ge(d.out.perf_busy, total);
+	ck_assert_uint_le(d.out.perf_busy, d.cycle);
+	mxu_dp_close(&d);
+	free(ref);
+}
+END_TEST
+
+TPU_TEST_SUITE(suite_rtl_mxu_datapath)
+static Suite *suite_rtl_mxu_datapath(void)
+{
+	Suite *s = suite_create("rtl_mxu_datapath");
+	TCase *tc = tcase_create("datapath");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, matmul_random, 0, N_MODELS);
+	tcase_add_loop_test(tc, accumulate_same_row, 0, N_MODELS);
+	tcase_add_loop_test(tc, edge_long_k_and_wrap, 0, N_MODELS);
+	tcase_add_loop_test(tc, activate_random, 0, N_MODELS);
+	tcase_add_loop_test(tc, perf_counters, 0, N_MODELS);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,433 @@
+/* Driver: tpu_gemm on the golden backend against a naive reference written here (int64 sums,
+ * exact requantization), over random shapes that exercise tile edges, M chunks, K streaming,
+ * and the parameter checks. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "tpu/tpu.h"
+
+/* ------------------------------------------------------------------ reference */
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* MultiplyByQuantizedMultiplier, from its definition in docs/spec.md §7. */
+static int32_t ref_requant(int32_t x, int32_t m, int32_t s)
+{
+	int ls = s > 0 ? s : 0, rs = s > 0 ? 0 : -s;
+	int32_t x1 = (int32_t)((uint32_t)x << ls);
+	int64_t t = floor_div((int64_t)x1 * m + (1ll << 30), 1ll << 31);
+	int64_t mag, q;
+
+	if (rs == 0)
+		return (int32_t)t;
+	mag = t < 0 ? -t : t;
+	q = (mag + (1ll << (rs - 1))) >> rs; /* ties away from zero */
+	return (int32_t)(t < 0 ? -q : q);
+}
+
+static int32_t wrap32(int64_t v)
+{
+	return (int32_t)(uint32_t)((uint64_t)v & 0xFFFFFFFFu);
+}
+
+static void ref_gemm(size_t m, size_t k, size_t n, const int8_t *a, const int8_t *b,
+		     const struct tpu_gemm_params *p, void *out)
+{
+	for (size_t i = 0; i < m; i++) {
+		for (size_t j = 0; j < n; j++) {
+			int64_t acc = p->bias ? p->bias[j] : 0;
+			int32_t x;
+			for (size_t kk = 0; kk < k; kk++)
+				acc += ((int64_t)a[i * k + kk] - p->in_zero_point) * b[kk * n + j];
+			x = wrap32(acc);
+			if (p->quant_channels == 0) {
+				((int32_t *)out)[i * n + j] = x;
+			} else {
+				size_t c = p->quant_channels == 1 ? 0 : j;
+				int64_t z = (int64_t)ref_requant(x, p->multiplier[c], p->shift[c]) +
+					    p->out_zero_point;
+				int64_t v = z < p->clamp_min ? p->clamp_min :
+					    z > p->clamp_max ? p->clamp_max : z;
+				((int8_t *)out)[i * n + j] =
+					p->lut ? p->lut[v + 128] : (int8_t)v;
+			}
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ random cases */
+
+struct gcase {
+	size_t m, k, n;
+	int8_t *a, *b, lut[256];
+	int32_t *bias, *mult, *shift;
+	struct tpu_gemm_params p;
+};
+
+static void fill8(uint64_t *seed, int8_t *v, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		v[i] = (int8_t)harness_range(seed, -128, 127);
+}
+
+static void make_case(uint64_t *seed, struct gcase *g, size_t m, size_t k, size_t n, int q8)
+{
+	struct tpu_gemm_params *p = &g->p;
+
+	g->m = m;
+	g->k = k;
+	g->n = n;
+	g->a = malloc(m * k);
+	g->b = malloc(k * n);
+	g->bias = malloc(n * 4);
+	g->mult = malloc(n * 4);
+	g->shift = malloc(n * 4);
+	ck_assert(g->a && g->b && g->bias && g->mult && g->shift);
+	fill8(seed, g->a, m * k);
+	fill8(seed, g->b, k * n);
+	fill8(seed, g->lut, 256);
+	tpu_gemm_params_init(p);
+	p->in_zero_point = (int32_t)harness_range(seed, -128, 127);
+	for (size_t j = 0; j < n; j++) {
+		/* mostly realistic biases, sometimes anything (wrap-around) */
+		g->bias[j] = harness_range(seed, 0, 7) ? (int32_t)harness_range(seed, -100000, 100000)
+						       : (int32_t)harness_rand(seed);
+		g->mult[j] = harness_range(seed, 0, 15) ? (int32_t)harness_range(seed, 1 << 30,
+										 INT32_MAX)
+							: (int32_t)harness_range(seed, 0, INT32_MAX);
+		g->shift[j] = harness_range(seed, 0, 9) ? (int32_t)harness_range(seed, -14, -4)
+							: (int32_t)harness_range(seed, -31, 30);
+	}
+	p->bias = harness_range(seed, 0, 4) ? g->bias : NULL;
+	if (!q8)
+		return;
+	p->quant_channels = harness_range(seed, 0, 1) ? n : 1;
+	p->multiplier = g->mult;
+	p->shift = g->shift;
+	p->out_zero_point = (int32_t)harness_range(seed, -128, 127);
+	p->clamp_min = (int32_t)harness_range(seed, -128, 127);
+	p->clamp_max = (int32_t)harness_range(seed, p->clamp_min, 127);
+	if (harness_range(seed, 0, 3) == 0) {
+		p->clamp_min = -128;
+		p->clamp_max = 127;
+	}
+	p->lut = harness_range(seed, 0, 2) == 0 ? g->lut : NULL;
+}
+
+static void free_case(struct gcase *g)
+{
+	free(g->a);
+	free(g->b);
+	free(g->bias);
+	free(g->mult);
+	free(g->shift);
+}
+
+static void check_case(tpu_dev *dev, struct gcase *g, const char *uri)
+{
+	size_t esz = g->p.quant_channels ? 1 : 4, len = g->m * g->n * esz;
+	uint8_t *got = malloc(len), *want = malloc(len);
+	int err;
+
+	ck_assert(got && want);
+	memset(got, 0x5A, len);
+	ref_gemm(g->m, g->k, g->n, g->a, g->b, &g->p, want);
+	err = tpu_gemm(dev, g->m, g->k, g->n, g->a, g->b, &g->p, got);
+	ck_assert_msg(err == 0, "%s m=%zu k=%zu n=%zu: %s (%s)", uri, g->m, g->k, g->n,
+		      tpu_strerror(err), tpu_gemm_last_error(dev));
+	for (size_t i = 0; i < len; i += esz)
+		if (memcmp(got + i, want + i, esz) != 0)
+			ck_abort_msg("%s m=%zu k=%zu n=%zu q=%zu lut=%d: element %zu differs", uri,
+				     g->m, g->k, g->n, g->p.quant_channels, g->p.lut != NULL,
+				     i / esz);
+	free(got);
+	free(want);
+}
+
+static void random_cases(const char *uri, unsigned cases, size_t max_m, size_t max_k,
+			 size_t max_n, uint64_t salt)
+{
+	uint64_t seed = harness_seed() ^ salt;
+	tpu_dev *dev;
+
+	ck_assert_int_eq(tpu_open(uri, &dev), 0);
+	for (unsigned c = 0; c < cases; c++) {
+		struct gcase g;
+		size_t m = (size_t)harness_range(&seed, 1, (int64_t)max_m);
+		size_t k = (size_t)harness_range(&seed, 1, (int64_t)max_k);
+		size_t n = (size_t)harness_range(&seed, 1, (int64_t)max_n);
+		make_case(&seed, &g, m, k, n, (int)(c & 1));
+		check_case(dev, &g, uri);
+		free_case(&g);
+		ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
+	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+
+START_TEST(gemm_random_n4)
+{
+	/* UB 64 / ACC 32 rows: M splits into chunks */
+	random_cases("golden:n=4,ub_rows=64,acc_rows=32,fifo_tiles=2,mem=2M", 40, 90, 21, 19, 4);
+}
+END_TEST
+
+START_TEST(gemm_random_n8)
+{
+	random_cases("golden:n=8,ub_rows=64,acc_rows=32,fifo_tiles=3,qdepth=16,mem=2M", 30, 100,
+		     40, 35, 8);
+}
+END_TEST
+
+START_TEST(gemm_random_n16)
+{
+	random_cases("golden:n=16,ub_rows=128,acc_rows=64,mem=4M", 20, 150, 70, 70, 16);
+}
+END_TEST
+
+START_TEST(gemm_k_streams_through_small_ub)
+{
+	/* K = 70 is 18 tiles of 4: more than the 16 UB rows hold at once */
+	uint64_t seed = harness_seed() ^ 0x57;
+	tpu_dev *dev;
+
+	ck_assert_int_eq(tpu_open("golden:n=4,ub_rows=16,acc_rows=16,fifo_tiles=1,mem=2M", &dev),
+			 0);
+	for (int q8 = 0; q8 < 2; q8++) {
+		struct gcase g;
+		make_case(&seed, &g, 37, 70, 9, q8);
+		check_case(dev, &g, "n=4,ub_rows=16");
+		free_case(&g);
+	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
+START_TEST(gemm_edges_and_defaults)
+{
+	uint64_t seed = harness_seed() ^ 0xED;
+	tpu_dev *dev;
+	static const size_t shapes[][3] = { { 1, 1, 1 }, { 1, 8, 8 }, { 8, 8, 8 }, { 9, 9, 9 },
+					    { 1, 17, 1 }, { 33, 1, 17 }, { 7, 16, 15 } };
+
+	ck_assert_int_eq(tpu_open("golden:n=8,ub_rows=64,acc_rows=32,mem=2M", &dev), 0);
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		for (int q8 = 0; q8 < 2; q8++) {
+			struct gcase g;
+			make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], q8);
+			check_case(dev, &g, "edges");
+			free_case(&g);
+		}
+	}
+	/* p == NULL: raw, no bias, zero points 0 */
+	{
+		int8_t a[6] = { 1, -2, 3, 127, -128, 5 }, b[6] = { -128, 2, 3, -4, 127, 6 };
+		int32_t out[4], want[4];
+		struct tpu_gemm_params p;
+		tpu_gemm_params_init(&p);
+		ref_gemm(2, 3, 2, a, b, &p, want);
+		ck_assert_int_eq(tpu_gemm(dev, 2, 3, 2, a, b, NULL, out), 0);
+		ck_assert_int_eq(memcmp(out, want, sizeof(out)), 0);
+		ck_assert_int_eq(want[0], 1 * -128 + -2 * 3 + 3 * 127);
+		ck_assert_str_eq(tpu_gemm_last_error(dev), "");
+	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
+START_TEST(gemm_after_stray_weight_tiles)
+{
+	/* a tile left in the FIFO by the caller must not be used by the GEMM */
+	uint64_t seed = harness_seed() ^ 0xF1F0;
+	tpu_dev *dev;
+	tpu_buf *w;
+	struct tpu_cmd c[2];
+	struct gcase g;
+
+	ck_assert_int_eq(tpu_open("golden:n=4,fifo_tiles=2,mem=1M", &dev), 0);
+	ck_assert_int_eq(tpu_buf_alloc(dev, 16, &w), 0);
+	memset(tpu_buf_ptr(w), 0x7F, 16);
+	ck_assert_int_eq(tpu_cmd_load_weights(&c[0], w, 0, 0, 4, 4, 0), 0);
+	ck_assert_int_eq(tpu_cmd_load_weights(&c[1], w, 0, 0, 4, 4, 0), 0);
+	ck_assert_int_eq(tpu_run(dev, c, 2, NULL, 1000), 0);
+	make_case(&seed, &g, 5, 6, 7, 0);
+	check_case(dev, &g, "stray tiles");
+	free_case(&g);
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
+START_TEST(gemm_perf_counts_exact_macs)
+{
+	uint64_t seed = harness_seed() ^ 0x9E4F;
+	tpu_dev *dev;
+	struct tpu_perf pf;
+
+	ck_assert_int_eq(tpu_open("golden:n=8,ub_rows=64,acc_rows=32,mem=2M", &dev), 0);
+	for (int q8 = 0; q8 < 2; q8++) {
+		struct gcase g;
+		make_case(&seed, &g, 45, 19, 13, q8);
+		ck_assert_int_eq(tpu_perf_clear(dev), 0);
+		check_case(dev, &g, "perf");
+		ck_assert_int_eq(tpu_perf_read(dev, &pf), 0);
+		ck_assert_uint_eq(pf.macs, 45u * 19u * 13u);
+		ck_assert_uint_eq(pf.dma_write_bytes, 45u * 13u * (q8 ? 1u : 4u));
+		ck_assert_uint_eq(pf.errors, 0);
+		ck_assert_uint_gt(pf.commands, 0);
+		free_case(&g);
+	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ errors */
+
+static void expect_reject(tpu_dev *dev, const struct tpu_gemm_params *p, size_t n,
+			  const char *field)
+{
+	int8_t a[64] = { 0 }, b[64] = { 0 };
+	int32_t out[64];
+
+	ck_assert_int_eq(tpu_gemm(dev, 2, 3, n, a, b, p, out), -EINVAL);
+	ck_assert_msg(strstr(tpu_gemm_last_error(dev), field) != NULL,
+		      "message '%s' does not name '%s'", tpu_gemm_last_error(dev), field);
+}
+
+START_TEST(gemm_rejects_bad_params)
+{
+	tpu_dev *dev;
+	struct tpu_gemm_params p;
+	int32_t mult[5] = { 1 << 30, 1 << 30, 1 << 30, 1 << 30, 1 << 30 };
+	int32_t shift[5] = { 0, 0, 0, 0, 0 };
+	int8_t a[8] = { 0 }, lut[256] = { 0 };
+	int32_t out[8];
+
+	ck_assert_int_eq(tpu_open("golden:n=4,mem=1M", &dev), 0);
+	tpu_gemm_params_init(&p);
+	p.quant_channels = 5;
+	p.multiplier = mult;
+	p.shift = shift;
+
+	mult[2] = -1;
+	expect_reject(dev, &p, 5, "multiplier[2]");
+	mult[2] = 1 << 30;
+	shift[4] = 31;
+	expect_reject(dev, &p, 5, "shift[4]");
+	shift[4] = -32;
+	expect_reject(dev, &p, 5, "shift[4]");
+	shift[4] = 0;
+	p.clamp_min = 10;
+	p.clamp_max = 9;
+	expect_reject(dev, &p, 5, "clamp_min");
+	p.clamp_min = -128;
+	p.clamp_max = 128;
+	expect_reject(dev, &p, 5, "clamp_max");
+	p.clamp_max = 127;
+	p.in_zero_point = 200;
+	expect_reject(dev, &p, 5, "in_zero_point");
+	p.in_zero_point = 0;
+	p.out_zero_point = -129;
+	expect_reject(dev, &p, 5, "out_zero_point");
+	p.out_zero_point = 0;
+	p.quant_channels = 3;
+	expect_reject(dev, &p, 5, "quant_channels");
+	p.quant_channels = 1;
+	p.multiplier = NULL;
+	expect_reject(dev, &p, 5, "multiplier");
+	p.multiplier = mult;
+	p.shift = NULL;
+	expect_reject(dev, &p, 5, "shift");
+	p.shift = shift;
+	p.quant_channels = 0;
+	p.lut = lut;
+	expect_reject(dev, &p, 5, "lut");
+	p.lut = NULL;
+	/* the parameters are fine now */
+	ck_assert_int_eq(tpu_gemm(dev, 1, 1, 5, a, a, &p, out), 0);
+	ck_assert_str_eq(tpu_gemm_last_error(dev), "");
+
+	ck_assert_int_eq(tpu_gemm(dev, 0, 1, 1, a, a, NULL, out), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(tpu_gemm_last_error(dev), "m"));
+	ck_assert_int_eq(tpu_gemm(dev, 1, 0, 1, a, a, NULL, out), -EINVAL);
+	ck_assert_int_eq(tpu_gemm(dev, 1, 1, 0, a, a, NULL, out), -EINVAL);
+	ck_assert_int_eq(tpu_gemm(dev, 1, 1, 1, NULL, a, NULL, out), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(tpu_gemm_last_error(dev), "a"));
+	ck_assert_int_eq(tpu_gemm(dev, 1, 1, 1, a, NULL, NULL, out), -EINVAL);
+	ck_assert_int_eq(tpu_gemm(dev, 1, 1, 1, a, a, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(tpu_gemm(NULL, 1, 1, 1, a, a, NULL, out), -EINVAL);
+	/* too large for host memory: rejected before any allocation */
+	ck_assert_int_eq(tpu_gemm(dev, SIZE_MAX / 2, 3, 3, a, a, NULL, out), -EINVAL);
+	/* too large for the arena */
+	{
+		int8_t *big = calloc(1, 1u << 20);
+		ck_assert_ptr_nonnull(big);
+		ck_assert_int_eq(tpu_gemm(dev, 1024, 1024, 1, big, big, NULL, big), -ENOMEM);
+		free(big);
+	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
+START_TEST(gemm_device_errors_and_busy)
+{
+	tpu_dev *dev;
+	struct tpu_cmd c;
+	struct tpu_cpl cpl;
+	int8_t a[16] = { 1 }, b[16] = { 1 };
+	int32_t out[16];
+
+	ck_assert_int_eq(tpu_open("golden:n=4,mem=1M", &dev), 0);
+	/* no window: the first DMA fails and the GEMM says so; nothing is left behind */
+	ck_assert_int_eq(tpu_window_set(dev, 0, 0, 0, 0), 0);
+	for (int i = 0; i < 50; i++)
+		ck_assert_int_eq(tpu_gemm(dev, 4, 4, 4, a, b, NULL, out),
+				 TPU_STATUS(TPU_SC_DMA_ACCESS_VIOLATION, 0));
+	ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
+	ck_assert_str_eq(tpu_gemm_last_error(dev), "");
+	ck_assert_int_eq(tpu_reset(dev), 0);
+	ck_assert_int_eq(tpu_gemm(dev, 4, 4, 4, a, b, NULL, out),
+			 TPU_STATUS(TPU_SC_DMA_ACCESS_VIOLATION, 0));
+	/* restore the window: works again */
+	{
+		tpu_buf *probe;
+		ck_assert_int_eq(tpu_buf_alloc(dev, 64, &probe), 0);
+		ck_assert_int_eq(tpu_window_set(dev, 0, tpu_buf_iova(probe) & ~0xFFFFFull,
+						 1u << 20, TPU_WIN_R | TPU_WIN_W),
+				 0);
+		ck_assert_int_eq(tpu_buf_free(probe), 0);
+	}
+	ck_assert_int_eq(tpu_gemm(dev, 4, 4, 4, a, b, NULL, out), 0);
+	ck_assert_int_eq(out[0], 1);
+	/* an outstanding command of the caller: the GEMM does not steal the device */
+	ck_assert_int_eq(tpu_cmd_nop(&c), 0);
+	ck_assert_int_eq(tpu_submit(dev, 1, &c, 1), 1);
+	ck_assert_int_eq(tpu_gemm(dev, 4, 4, 4, a, b, NULL, out), -EBUSY);
+	ck_assert_int_eq(tpu_wait(dev, 1, &cpl, 1, 1, 1000), 1);
+	ck_assert_int_eq(tpu_gemm(dev, 4, 4, 4, a, b, NULL, out), 0);
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
+TPU_TEST_SUITE(suite_driver_gemm)
+static Suite *suite_driver_gemm(void)
+{
+	Suite *s = suite_create("driver_gemm");
+	TCase *tc = tcase_create("gemm");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, gemm_random_n4);
+	tcase_add_test(tc, gemm_random_n8);
+	tcase_add_test(tc, gemm_random_n16);
+	tcase_add_test(tc, gemm_k_streams_through_small_ub);
+	tcase_add_test(tc, gemm_edges_and_defaults);
+	tcase_add_test(tc, gemm_after_stray_weight_tiles);
+	tcase_add_test(tc, gemm_perf_counts_exact_macs);
+	tcase_add_test(tc, gemm_rejects_bad_params);
+	tcase_add_test(tc, gemm_device_errors_and_busy);
+	suite_add_tcase(s, tc);
+	return s;
+}

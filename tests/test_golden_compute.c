@@ -1,0 +1,543 @@
+/* Golden device datapath against naive references computed here: READ_HOST zero fill,
+ * LOAD_WEIGHTS (with transpose) + MATMUL (overwrite, accumulate, weight reuse, wrapping int32),
+ * ACTIVATE per channel (int8 via tpu_activate, which is verified against gemmlowp elsewhere, and
+ * RAW32), WRITE_HOST from UB and ACC, at N = 4, 6, 8, 16 with random shapes. Also IDENTIFY,
+ * FENCE, RESET/disable effects on the FIFO and parameters, and exact PERF counters. */
+#include <string.h>
+
+#include "golden_fixture.h"
+#include "harness.h"
+#include "tpu/numerics.h"
+#include "tpu/tpu_spec.h"
+
+#define MAXN 16
+#define ROWS 64
+
+static const uint32_t sizes[] = { 4, 6, 8, 16 };
+
+/* Host-side model of the parts of device state the tests touch. */
+struct ref {
+	uint32_t n;
+	int8_t ub[ROWS][MAXN];
+	uint32_t acc[ROWS][MAXN];
+	int8_t w[MAXN][MAXN];
+	uint32_t wk, wc;
+	int32_t bias[MAXN], mult[MAXN], shift[MAXN];
+	int8_t lut[256];
+	int32_t zp, qmin, qmax;
+};
+
+static struct gfx F;
+static struct ref R;
+static uint64_t hbuf;
+static uint8_t *hp; /* 64 KiB of scratch host memory */
+static uint64_t rng;
+
+static void setup_n(uint32_t n)
+{
+	struct golden_config c;
+
+	gfx_config_small(&c);
+	c.array_n = n;
+	c.ub_rows = ROWS;
+	c.acc_rows = ROWS;
+	c.fifo_tiles = 4;
+	gfx_setup(&F, &c);
+	hp = gfx_alloc(&F, 65536, &hbuf);
+	memset(&R, 0, sizeof(R));
+	R.n = n;
+	rng = harness_seed() ^ (0x636f6d70ull + n);
+}
+
+static void teardown(void)
+{
+	gfx_teardown(&F);
+}
+
+static int8_t rand8(void)
+{
+	return (int8_t)harness_range(&rng, -128, 127);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* READ_HOST random int8 rows (random cols and stride) into UB rows [row, row + rows). */
+static void ref_read_host(uint32_t row, uint32_t rows, uint32_t cols)
+{
+	uint32_t stride = harness_range(&rng, 0, 1) ? 0 : (uint32_t)harness_range(&rng, cols, 3 * MAXN);
+	uint32_t st = stride ? stride : cols;
+	struct gfx_sqe s = gfx_read_host(hbuf, rows, cols, stride, row);
+
+	memset(hp, 0x5A, 4096);
+	for (uint32_t r = 0; r < rows; r++)
+		for (uint32_t j = 0; j < R.n; j++) {
+			int8_t v = rand8();
+
+			if (j < cols)
+				hp[r * st + j] = (uint8_t)v;
+			R.ub[row + r][j] = j < cols ? v : 0; /* bytes COLS..N-1 become 0 */
+		}
+	ck_assert_uint_eq(gfx_ok(&F, &s), rows * cols);
+}
+
+/* LOAD_WEIGHTS a random K x C tile, transposed in host memory or not. */
+static void ref_load_weights(uint32_t k, uint32_t c, bool transpose)
+{
+	uint32_t hr = transpose ? c : k, hc = transpose ? k : c;
+	uint32_t stride = harness_range(&rng, 0, 1) ? 0 : (uint32_t)harness_range(&rng, hc, 2 * MAXN);
+	uint32_t st = stride ? stride : hc;
+	struct gfx_sqe s = gfx_load_weights(hbuf + 8192, hr, hc, stride, transpose);
+
+	memset(R.w, 0, sizeof(R.w));
+	for (uint32_t a = 0; a < hr; a++)
+		for (uint32_t b = 0; b < hc; b++) {
+			int8_t v = rand8();
+
+			hp[8192 + a * st + b] = (uint8_t)v;
+			if (transpose)
+				R.w[b][a] = v; /* host holds X = W^T */
+			else
+				R.w[a][b] = v;
+		}
+	R.wk = k;
+	R.wc = c;
+	ck_assert_uint_eq(gfx_ok(&F, &s), hr * hc);
+}
+
+static void ref_matmul(uint32_t ub, uint32_t acc, uint32_t rows, bool accumulate)
+{
+	for (uint32_t r = 0; r < rows; r++)
+		for (uint32_t j = 0; j < R.n; j++) {
+			uint32_t sum = 0;
+
+			for (uint32_t k = 0; k < R.n; k++)
+				sum += (uint32_t)((int32_t)R.ub[ub + r][k] * R.w[k][j]);
+			R.acc[acc + r][j] = accumulate ? R.acc[acc + r][j] + sum : sum;
+		}
+}
+
+/* WRITE_HOST of ACC rows (all N columns, random stride) compared with the reference. */
+static void check_acc(uint32_t row, uint32_t rows)
+{
+	uint32_t stride = harness_range(&rng, 0, 1) ? 0 : 4 * R.n + 4 * (uint32_t)harness_range(&rng, 0, 3);
+	uint32_t st = stride ? stride : 4 * R.n;
+	struct gfx_sqe s = gfx_write_host(hbuf + 16384, rows, R.n, stride, row, true);
+
+	ck_assert_uint_eq(gfx_ok(&F, &s), rows * 4 * R.n);
+	for (uint32_t r = 0; r < rows; r++)
+		for (uint32_t j = 0; j < R.n; j++)
+			ck_assert_msg(get32(hp + 16384 + r * st + 4 * j) == R.acc[row + r][j],
+				      "N=%u acc[%u][%u] = %d, expected %d", R.n, row + r, j,
+				      (int32_t)get32(hp + 16384 + r * st + 4 * j),
+				      (int32_t)R.acc[row + r][j]);
+}
+
+static void check_ub(uint32_t row, uint32_t rows, uint32_t cols)
+{
+	struct gfx_sqe s = gfx_write_host(hbuf + 32768, rows, cols, 0, row, false);
+
+	ck_assert_uint_eq(gfx_ok(&F, &s), rows * cols);
+	for (uint32_t r = 0; r < rows; r++)
+		for (uint32_t j = 0; j < cols; j++)
+			ck_assert_msg((int8_t)hp[32768 + r * cols + j] == R.ub[row + r][j],
+				      "N=%u ub[%u][%u] = %d, expected %d", R.n, row + r, j,
+				      (int8_t)hp[32768 + r * cols + j], R.ub[row + r][j]);
+}
+
+START_TEST(matmul_random)
+{
+	setup_n(sizes[_i]);
+	uint32_t n = R.n;
+	uint64_t macs = 0;
+
+	for (unsigned it = 0; it < 25; it++) {
+		uint32_t rows = (uint32_t)harness_range(&rng, 1, 16);
+		uint32_t ub = (uint32_t)harness_range(&rng, 0, ROWS - rows);
+		uint32_t acc = (uint32_t)harness_range(&rng, 0, ROWS - rows);
+		uint32_t k = (uint32_t)harness_range(&rng, 1, n), c = (uint32_t)harness_range(&rng, 1, n);
+		struct gfx_sqe s;
+
+		ref_read_host(ub, rows, (uint32_t)harness_range(&rng, 1, n));
+		ref_load_weights(k, c, harness_range(&rng, 0, 1));
+		s = gfx_matmul(ub, acc, rows, TPU_MATMUL_POP);
+		ck_assert_uint_eq(gfx_ok(&F, &s), rows);
+		ref_matmul(ub, acc, rows, false);
+		macs += (uint64_t)rows * k * c;
+		check_acc(acc, rows);
+		/* reuse the active tile on other UB rows, accumulating */
+		uint32_t ub2 = (uint32_t)harness_range(&rng, 0, ROWS - rows);
+		ref_read_host(ub2, rows, (uint32_t)harness_range(&rng, 1, n));
+		s = gfx_matmul(ub2, acc, rows, TPU_MATMUL_ACCUMULATE);
+		gfx_ok(&F, &s);
+		ref_matmul(ub2, acc, rows, true);
+		macs += (uint64_t)rows * k * c;
+		check_acc(acc, rows);
+		check_ub(ub2, rows, n);
+	}
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO), macs);
+	teardown();
+}
+END_TEST
+
+START_TEST(matmul_fifo_order)
+{
+	/* Several tiles queued: POPs take them in FIFO order. */
+	setup_n(sizes[_i]);
+	struct ref tiles[4];
+	struct gfx_sqe s;
+	unsigned t;
+
+	ref_read_host(0, 8, R.n);
+	for (t = 0; t < 4; t++) {
+		ref_load_weights((uint32_t)harness_range(&rng, 1, R.n), R.n, t & 1);
+		memcpy(tiles[t].w, R.w, sizeof(R.w));
+	}
+	for (t = 0; t < 4; t++) {
+		memcpy(R.w, tiles[t].w, sizeof(R.w));
+		s = gfx_matmul(0, 8 * t, 8, TPU_MATMUL_POP);
+		gfx_ok(&F, &s);
+		ref_matmul(0, 8 * t, 8, false);
+	}
+	for (t = 0; t < 4; t++)
+		check_acc(8 * t, 8);
+	teardown();
+}
+END_TEST
+
+START_TEST(matmul_wraps)
+{
+	setup_n(sizes[_i]);
+	uint32_t n = R.n, j;
+	struct gfx_sqe s;
+
+	/* ACC row 0 = bias (near INT32_MAX) via RAW32 of a zero row, then accumulate a positive
+	 * product: the sum wraps to negative, as two's complement */
+	for (j = 0; j < n; j++)
+		put32(hp + 4 * j, (uint32_t)(INT32_MAX - (int32_t)j));
+	s = gfx_load_vec(TPU_PARAM_BIAS, hbuf, n, 0);
+	gfx_ok(&F, &s);
+	s = gfx_activate(10, 0, 1, TPU_ACTIVATE_RAW32);
+	gfx_ok(&F, &s);
+	for (j = 0; j < n; j++)
+		R.acc[0][j] = (uint32_t)(INT32_MAX - (int32_t)j);
+	memset(hp, 0x80, 4096); /* -128 everywhere */
+	s = gfx_read_host(hbuf, 1, n, 0, 0);
+	gfx_ok(&F, &s);
+	s = gfx_load_weights(hbuf, n, n, 0, false);
+	gfx_ok(&F, &s);
+	for (j = 0; j < n; j++)
+		R.ub[0][j] = -128;
+	for (uint32_t k = 0; k < n; k++)
+		for (j = 0; j < n; j++)
+			R.w[k][j] = -128;
+	s = gfx_matmul(0, 0, 1, TPU_MATMUL_POP | TPU_MATMUL_ACCUMULATE);
+	gfx_ok(&F, &s);
+	ref_matmul(0, 0, 1, true);
+	ck_assert_int_lt((int32_t)R.acc[0][0], 0);
+	check_acc(0, 1);
+	/* and RAW32 itself wraps: ACC row 1 = row 0 + bias */
+	s = gfx_activate(0, 1, 1, TPU_ACTIVATE_RAW32);
+	gfx_ok(&F, &s);
+	for (j = 0; j < n; j++)
+		R.acc[1][j] = R.acc[0][j] + (uint32_t)(INT32_MAX - (int32_t)j);
+	check_acc(0, 2);
+	teardown();
+}
+END_TEST
+
+/* Load per-channel vectors of `kind` from vals, in two random pieces (partial loads). */
+static void load_vec_split(uint32_t kind, const int32_t *vals)
+{
+	uint32_t n = R.n, cut = (uint32_t)harness_range(&rng, 1, n);
+	struct gfx_sqe s;
+
+	for (uint32_t j = 0; j < n; j++)
+		put32(hp + 40960 + 4 * j, (uint32_t)vals[j]);
+	s = gfx_load_vec(kind, hbuf + 40960, cut, 0);
+	ck_assert_uint_eq(gfx_ok(&F, &s), 4 * cut);
+	if (cut < n) {
+		s = gfx_load_vec(kind, hbuf + 40960 + 4 * cut, n - cut, cut);
+		gfx_ok(&F, &s);
+	}
+}
+
+static void random_params(void)
+{
+	uint32_t n = R.n, j;
+
+	for (j = 0; j < n; j++) {
+		R.bias[j] = (int32_t)harness_range(&rng, -100000, 100000);
+		if (harness_range(&rng, 0, 9) == 0)
+			R.bias[j] = (int32_t)harness_range(&rng, INT32_MIN, INT32_MAX);
+		R.mult[j] = (int32_t)harness_range(&rng, 1 << 30, INT32_MAX);
+		if (harness_range(&rng, 0, 9) == 0)
+			R.mult[j] = (int32_t)harness_range(&rng, 0, INT32_MAX);
+		R.shift[j] = (int32_t)harness_range(&rng, -14, 2);
+		if (harness_range(&rng, 0, 9) == 0)
+			R.shift[j] = (int32_t)harness_range(&rng, TPU_SHIFT_MIN, TPU_SHIFT_MAX);
+	}
+	for (j = 0; j < 256; j++)
+		R.lut[j] = rand8();
+	R.zp = (int32_t)harness_range(&rng, -128, 127);
+	R.qmin = (int32_t)harness_range(&rng, -128, 127);
+	R.qmax = (int32_t)harness_range(&rng, R.qmin, 127);
+	load_vec_split(TPU_PARAM_BIAS, R.bias);
+	load_vec_split(TPU_PARAM_MULT, R.mult);
+	load_vec_split(TPU_PARAM_SHIFT, R.shift);
+	memcpy(hp + 45056, R.lut, 256);
+	struct gfx_sqe s = gfx_load_lut(hbuf + 45056);
+	ck_assert_uint_eq(gfx_ok(&F, &s), 256);
+	s = gfx_load_output(R.zp, R.qmin, R.qmax);
+	ck_assert_uint_eq(gfx_ok(&F, &s), 0);
+}
+
+static uint32_t ref_activate(uint32_t acc, uint32_t dst, uint32_t rows, bool lut)
+{
+	struct tpu_act_output out = { R.zp, R.qmin, R.qmax, lut ? R.lut : NULL };
+	uint32_t sat_count = 0;
+
+	for (uint32_t r = 0; r < rows; r++)
+		for (uint32_t j = 0; j < R.n; j++) {
+			struct tpu_act_channel ch = { R.bias[j], R.mult[j], R.shift[j] };
+			bool sat;
+
+			R.ub[dst + r][j] = tpu_activate((int32_t)R.acc[acc + r][j], &ch, &out, &sat);
+			sat_count += sat;
+		}
+	return sat_count;
+}
+
+START_TEST(activate_random)
+{
+	setup_n(sizes[_i]);
+	uint32_t n = R.n;
+	struct gfx_sqe s;
+	struct gfx_cqe c;
+
+	for (unsigned it = 0; it < 12; it++) {
+		uint32_t rows = (uint32_t)harness_range(&rng, 1, 20);
+		uint32_t acc = (uint32_t)harness_range(&rng, 0, ROWS - rows);
+		uint32_t dst = (uint32_t)harness_range(&rng, 0, ROWS - rows);
+		bool lut = harness_range(&rng, 0, 1);
+
+		random_params();
+		/* fresh accumulators from a random product */
+		ref_read_host(0, rows, n);
+		ref_load_weights(n, n, false);
+		s = gfx_matmul(0, acc, rows, TPU_MATMUL_POP);
+		gfx_ok(&F, &s);
+		ref_matmul(0, acc, rows, false);
+		s = gfx_activate(acc, dst, rows, lut ? TPU_ACTIVATE_LUT : 0);
+		ck_assert_uint_eq(gfx_exec(&F, &s, &c), TPU_SC_SUCCESS);
+		ck_assert_uint_eq(c.result, ref_activate(acc, dst, rows, lut));
+		check_ub(dst, rows, (uint32_t)harness_range(&rng, 1, n));
+		/* RAW32 in place (identical ranges) */
+		s = gfx_activate(acc, acc, rows, TPU_ACTIVATE_RAW32);
+		ck_assert_uint_eq(gfx_ok(&F, &s), 0);
+		for (uint32_t r = 0; r < rows; r++)
+			for (uint32_t j = 0; j < n; j++)
+				R.acc[acc + r][j] += (uint32_t)R.bias[j];
+		check_acc(acc, rows);
+	}
+	teardown();
+}
+END_TEST
+
+START_TEST(failed_param_load_keeps_old_values)
+{
+	setup_n(sizes[_i]);
+	uint32_t n = R.n;
+	struct gfx_sqe s;
+	struct gfx_cqe c;
+	int32_t bad[MAXN];
+
+	random_params();
+	ref_read_host(0, 4, n);
+	ref_load_weights(n, n, true);
+	s = gfx_matmul(0, 0, 4, TPU_MATMUL_POP);
+	gfx_ok(&F, &s);
+	ref_matmul(0, 0, 4, false);
+	/* different MULT and SHIFT vectors with one illegal channel each: refused whole */
+	for (uint32_t j = 0; j < n; j++)
+		bad[j] = 12345 + (int32_t)j;
+	bad[n / 2] = -7;
+	for (uint32_t j = 0; j < n; j++)
+		put32(hp + 4 * j, (uint32_t)bad[j]);
+	s = gfx_load_vec(TPU_PARAM_MULT, hbuf, n, 0);
+	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_INVALID_FIELD);
+	for (uint32_t j = 0; j < n; j++)
+		put32(hp + 4 * j, (uint32_t)(j == 1 ? 31 : 0));
+	s = gfx_load_vec(TPU_PARAM_SHIFT, hbuf, n, 0);
+	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_INVALID_FIELD);
+	/* an OUTPUT with qmin > qmax is refused too */
+	s = gfx_load_output(0, 5, 4);
+	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_INVALID_FIELD);
+	s = gfx_activate(0, 10, 4, 0);
+	ck_assert_uint_eq(gfx_exec(&F, &s, &c), TPU_SC_SUCCESS);
+	ck_assert_uint_eq(c.result, ref_activate(0, 10, 4, false));
+	check_ub(10, 4, n);
+	teardown();
+}
+END_TEST
+
+START_TEST(identify_page)
+{
+	setup_n(6);
+	struct gfx_sqe s = gfx_identify(hbuf + 4096);
+	uint8_t *p = hp + 4096;
+
+	memset(hp, 0xEE, 3 * 4096);
+	ck_assert_uint_eq(gfx_ok(&F, &s), 4096);
+	ck_assert_uint_eq(get32(p + 0), TPU_ID);
+	ck_assert_uint_eq(get32(p + 4), gfx_rd(&F, TPU_REG_VERSION));
+	ck_assert_uint_eq(get32(p + 8), 6u | 4u << 16 | 2u << 24 | 4u << 28);
+	ck_assert_uint_eq(get32(p + 12), ROWS);
+	ck_assert_uint_eq(get32(p + 16), ROWS);
+	ck_assert_uint_eq(get32(p + 20), gfx_rd(&F, TPU_REG_CAP));
+	ck_assert_uint_eq(get32(p + 24), 0x1FF);
+	ck_assert_uint_eq(get32(p + 28), 131071);
+	for (unsigned i = 32; i < 4096; i++)
+		ck_assert_uint_eq(p[i], 0);
+	ck_assert_uint_eq(hp[4095], 0xEE);
+	ck_assert_uint_eq(hp[8192], 0xEE);
+	teardown();
+}
+END_TEST
+
+START_TEST(fence_semaphore)
+{
+	setup_n(4);
+	struct gfx_sqe s = gfx_fence(hbuf + 8, 0x0123456789ABCDEFull);
+
+	memset(hp, 0xEE, 32);
+	gfx_ok(&F, &s);
+	ck_assert_uint_eq(get32(hp + 8), 0x89ABCDEF);
+	ck_assert_uint_eq(get32(hp + 12), 0x01234567);
+	ck_assert_uint_eq(hp[7], 0xEE);
+	ck_assert_uint_eq(hp[16], 0xEE);
+	s = gfx_fence(0, 0);
+	GFX_SET(&s, FLAGS, TPU_SQE_FLAG_FENCE);
+	gfx_ok(&F, &s);
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_DMA_WR_LO), 8);
+	teardown();
+}
+END_TEST
+
+START_TEST(reset_clears_fifo_and_params)
+{
+	setup_n(8);
+	struct gfx_sqe s;
+
+	random_params();
+	ref_load_weights(8, 8, false);
+	ref_load_weights(8, 8, false);
+	s = gfx_matmul(0, 0, 1, TPU_MATMUL_POP);
+	gfx_ok(&F, &s);
+	/* disable/enable keeps FIFO, active tile and parameters */
+	gfx_disable(&F);
+	gfx_enable(&F);
+	s = gfx_matmul(0, 0, 1, 0);
+	gfx_ok(&F, &s);
+	s = gfx_activate(0, 0, 1, TPU_ACTIVATE_LUT);
+	gfx_ok(&F, &s);
+	/* RESET forgets all of them */
+	gfx_wr(&F, TPU_REG_RESET, TPU_RESET_MAGIC);
+	gfx_window(&F, 0, GFX_IOVA_BASE, GFX_IOVA_BASE + GFX_ARENA_SIZE - 1,
+		   TPU_WIN_PERM_R_MASK | TPU_WIN_PERM_W_MASK | TPU_WIN_PERM_VALID_MASK);
+	gfx_queue_setup(&F, 0, 16, 16);
+	gfx_enable(&F);
+	s = gfx_matmul(0, 0, 1, 0);
+	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_SEQUENCE_ERROR);
+	s = gfx_matmul(0, 0, 1, TPU_MATMUL_POP);
+	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_SEQUENCE_ERROR);
+	s = gfx_activate(0, 0, 1, TPU_ACTIVATE_RAW32);
+	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_SEQUENCE_ERROR);
+	/* the FIFO is empty again: it takes fifo_tiles (4) new tiles */
+	for (unsigned t = 0; t < 4; t++)
+		ref_load_weights(2, 2, false);
+	s = gfx_load_weights(hbuf, 1, 1, 0, false);
+	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_SEQUENCE_ERROR);
+	teardown();
+}
+END_TEST
+
+START_TEST(perf_counters_exact)
+{
+	setup_n(8);
+	struct gfx_sqe s;
+	uint64_t rd = 0, wr = 0, macs = 0;
+	uint32_t cmds = 0, errs = 0;
+
+	s = gfx_read_host(hbuf, 3, 5, 9, 0);
+	gfx_ok(&F, &s), rd += 15, cmds++;
+	s = gfx_load_weights(hbuf, 3, 7, 0, true); /* K = 7, columns = 3 */
+	gfx_ok(&F, &s), rd += 21, cmds++;
+	s = gfx_load_vec(TPU_PARAM_BIAS, hbuf, 5, 1);
+	gfx_ok(&F, &s), rd += 20, cmds++;
+	s = gfx_load_lut(hbuf);
+	gfx_ok(&F, &s), rd += 256, cmds++;
+	s = gfx_load_output(1, -2, 3);
+	gfx_ok(&F, &s), cmds++;
+	s = gfx_matmul(0, 0, 10, TPU_MATMUL_POP);
+	gfx_ok(&F, &s), macs += 10 * 7 * 3, cmds++;
+	s = gfx_matmul(0, 0, 4, 0);
+	gfx_ok(&F, &s), macs += 4 * 7 * 3, cmds++;
+	s = gfx_write_host(hbuf + 1024, 2, 3, 0, 0, false);
+	gfx_ok(&F, &s), wr += 6, cmds++;
+	s = gfx_write_host(hbuf + 1024, 2, 3, 100, 0, true);
+	gfx_ok(&F, &s), wr += 24, cmds++;
+	s = gfx_identify(hbuf + 4096);
+	gfx_ok(&F, &s), wr += 4096, cmds++;
+	s = gfx_fence(hbuf + 8192, 5);
+	gfx_ok(&F, &s), wr += 8, cmds++;
+	/* failures: nothing counted but the command and the error */
+	s = gfx_matmul(0, 0, 1, TPU_MATMUL_POP);
+	gfx_exec(&F, &s, NULL), cmds++, errs++;
+	gfx_fail_range(&F, hbuf, 65536, HOSTMEM_READ, true);
+	s = gfx_read_host(hbuf, 3, 5, 9, 0);
+	gfx_exec(&F, &s, NULL), cmds++, errs++;
+	s = gfx_write_host(hbuf + 1024, 2, 3, 0, 0, false);
+	gfx_exec(&F, &s, NULL), cmds++, errs++;
+	gfx_fail_off(&F);
+	s = gfx_cmd(0xFF);
+	gfx_exec(&F, &s, NULL), cmds++, errs++;
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_DMA_RD_LO), rd);
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_DMA_WR_LO), wr);
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO), macs);
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MXU_BUSY_LO), 14);
+	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_PERF_CMDS), cmds);
+	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_PERF_ERRORS), errs);
+	ck_assert_uint_gt(gfx_perf(&F, TPU_REG_PERF_CYCLES_LO), 0);
+	teardown();
+}
+END_TEST
+
+TPU_TEST_SUITE(suite_golden_compute)
+static Suite *suite_golden_compute(void)
+{
+	Suite *s = suite_create("golden_compute");
+	TCase *tc = tcase_create("compute");
+
+	tcase_add_loop_test(tc, matmul_random, 0, 4);
+	tcase_add_loop_test(tc, matmul_fifo_order, 0, 4);
+	tcase_add_loop_test(tc, matmul_wraps, 0, 4);
+	tcase_add_loop_test(tc, activate_random, 0, 4);
+	tcase_add_loop_test(tc, failed_param_load_keeps_old_values, 0, 4);
+	tcase_add_test(tc, identify_page);
+	tcase_add_test(tc, fence_semaphore);
+	tcase_add_test(tc, reset_clears_fifo_and_params);
+	tcase_add_test(tc, perf_counters_exact);
+	suite_add_tcase(s, tc);
+	return s;
+}
