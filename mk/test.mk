@@ -3,12 +3,14 @@
 TEST_SRCS := $(wildcard tests/*.c) $(wildcard tests/*.cc)
 TEST_BIN  := $(BUILD)/tests/tpu_tests
 TEST_OBJS := $(patsubst %,$(OBJDIR)/%.o,$(basename $(TEST_SRCS)))
+# The CLI's units (npy, reference, ...) are tested directly: link every CLI object but main.
+TEST_CLI_OBJS := $(filter-out $(OBJDIR)/sw/cli/main.o,$(CLI_OBJS))
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread)
 
-$(TEST_BIN): $(TEST_OBJS) $(LIB_A) $(SETUP_STAMP)
+$(TEST_BIN): $(TEST_OBJS) $(TEST_CLI_OBJS) $(LIB_A) $(SETUP_STAMP)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CXX) $(SANFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(CHECK_LIBS) $(LDLIBS_ALL)
+	$(Q)$(CXX) $(SANFLAGS) -o $@ $(TEST_OBJS) $(TEST_CLI_OBJS) $(LIB_A) $(CHECK_LIBS) $(LDLIBS_ALL)
 $(TEST_OBJS): $(SETUP_STAMP)
 
 # The sanitizer flavour is the same tree built again into $(BUILD)/san.

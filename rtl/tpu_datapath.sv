@@ -184,7 +184,7 @@ module tpu_datapath #(
   assign acc_cmd_rd  = cmd_fire && (cmd_op == OpUbRead || cmd_op == OpAccRead);
 
   // ---------------------------------------------------------------- MXU
-  logic                mxu_in_ready, mxu_out_valid, mxu_swap_ready;
+  logic                mxu_in_ready, mxu_out_valid, mxu_swap_ready, mxu_swap_ready_next;
   logic [N*32-1:0]     mxu_out_row;
   logic [TagWidth-1:0] mxu_out_tag;
 
@@ -204,13 +204,15 @@ module tpu_datapath #(
     .out_row_o    (mxu_out_row),
     .out_tag_o    (mxu_out_tag),
     .swap_ready_o (mxu_swap_ready),
+    .swap_ready_next_o (mxu_swap_ready_next),
     .tiles_o      (tiles_o)
   );
 
-  // A switch row may issue when the next tile is in the shadow and no switch row is already on
-  // its way to the MXU (that one would use it up).
+  // A switch row is read from the UB one cycle before it reaches the MXU, so it may issue when
+  // the next tile will be complete in the shadow registers in the next cycle (this already
+  // accounts for a switch row entering the MXU now, which uses the current one up).
   assign mm_active    = mm_left_q != '0;
-  assign mm_swap_ok   = !mm_pop_q || (mxu_swap_ready && !(s1_valid_q && s1_sw_q));
+  assign mm_swap_ok   = !mm_pop_q || mxu_swap_ready_next;
   assign mm_fire      = mm_active && mm_swap_ok;
   assign mm_last_fire = mm_fire && mm_left_q == CntW'(1);
 
@@ -468,6 +470,14 @@ module tpu_datapath #(
       acc_re    = 1'b1;
       acc_raddr = rd_addr_acc_q;
     end
+
+    // No RAM access during reset: the engine state is still random in the first reset cycle.
+    if (rst_i) begin
+      ub_we  = 1'b0;
+      ub_re  = 1'b0;
+      acc_we = 1'b0;
+      acc_re = 1'b0;
+    end
   end
 
   // ---------------------------------------------------------------- status and counters
@@ -490,7 +500,7 @@ module tpu_datapath #(
   assign perf_macs_o     = perf_macs_q;
 
   logic unused_cmd;
-  assign unused_cmd = ^{cmd_flags[3], cmd_a[31:8], cmd_b, cmd_rows, cmd_data};
+  assign unused_cmd = ^{mxu_swap_ready, cmd_flags[3], cmd_a[31:8], cmd_b, cmd_rows, cmd_data};
 
 `ifndef SYNTHESIS
   // ---------------------------------------------------------------- assertions

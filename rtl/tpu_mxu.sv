@@ -39,7 +39,9 @@ module tpu_mxu #(
   output logic [N*32-1:0]     out_row_o,
   output logic [TagWidth-1:0] out_tag_o,
   // status
-  output logic                swap_ready_o,  // a switch row would be accepted now
+  output logic                swap_ready_o,       // a switch row would be accepted now
+  output logic                swap_ready_next_o,  // ... and in the next cycle (registered
+                                                  // issue stages look one cycle ahead)
   output logic [CntBits-1:0]  tiles_o        // tiles pushed and not yet switched to
 );
   localparam int unsigned KBits   = (N > 1) ? $clog2(N) : 1;
@@ -125,7 +127,8 @@ module tpu_mxu #(
     .clk_i, .rst_i, .d_i(in_tag_i), .q_o(out_tag_o)
   );
 
-  assign swap_ready_o = (sh_q == ShReady);
+  assign swap_ready_o      = (sh_q == ShReady);
+  assign swap_ready_next_o = (sh_d == ShReady);
   // FIFO slots in use plus the tile in the shadow registers (loading or loaded).
   assign tiles_o = CntBits'(f_used) + CntBits'(sh_q != ShEmpty);
 

@@ -54,9 +54,10 @@ module tpu_weight_fifo #(
   logic               out_valid_q;
   logic               in_fire, rd_issue, wr_last, rd_last;
 
-  assign in_ready_o = (wr_row_q != '0) || (used_q != CntBits'(Tiles));
+  // No RAM access during reset: the pointers are still random in the first reset cycle.
+  assign in_ready_o = !rst_i && ((wr_row_q != '0) || (used_q != CntBits'(Tiles)));
   assign in_fire    = in_valid_i && in_ready_o;
-  assign rd_issue   = (complete_q != '0) && (!out_valid_q || out_ready_i);
+  assign rd_issue   = !rst_i && (complete_q != '0) && (!out_valid_q || out_ready_i);
   assign wr_last    = in_fire && (wr_row_q == KBits'(N - 1));
   assign rd_last    = rd_issue && (rd_row_q == KBits'(N - 1));
 

@@ -1,4 +1,4 @@
-/* Test harness: each tests/*.c file registers its Check suite with TPU_TEST_SUITE, and
+/* Test harness: each test file (tests/, *.c) registers its Check suite with TPU_TEST_SUITE, and
  * tests/main.c runs every registered suite in one SRunner (one Check summary line).
  *   build/tests/tpu_tests              all suites
  *   build/tests/tpu_tests NAME...      only the suites whose function name contains NAME

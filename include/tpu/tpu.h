@@ -267,7 +267,7 @@ struct tpu_gemm_params {
 	int32_t out_zero_point;   /* -128..127 */
 	int32_t clamp_min;        /* -128..127 */
 	int32_t clamp_max;        /* clamp_min..127 */
-	const int8_t *lut;        /* 256 entries or NULL */
+	const int8_t *lut;        /* 256 entries or NULL; int8 output only */
 };
 
 /* Fill p with the defaults: raw output, no bias, zero points 0, clamp -128..127, no LUT. */

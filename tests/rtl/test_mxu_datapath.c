@@ -182,7 +182,7 @@ START_TEST(edge_long_k_and_wrap)
 	struct mxu_dp d;
 	struct ref *ref = ref_new(ops->n);
 	unsigned n = ops->n;
-	const int32_t bias = INT32_MAX - 3 * 16384 * (int32_t)n;
+	const int32_t target = INT32_MAX - 3 * 16384 * (int32_t)n;
 
 	mxu_dp_open(&d, ops, rng, 10);
 	fill_ub(&d, ref, &rng, 4, -128, -128);
@@ -200,14 +200,14 @@ START_TEST(edge_long_k_and_wrap)
 	mxu_dp_drain(&d);
 	check_acc(&d, ref, 0, 4);
 	ck_assert_int_eq(ref->acc[0][0], 76 * (int32_t)n * 16384);
-	/* ACC = ACC + bias, with bias - 76 N 16384 ... close to INT32_MAX */
+	/* ACC = ACC + bias moves rows 1..3 (12 N 16384 each) to `target`, 3 steps below the top */
 	for (unsigned j = 0; j < n; j++)
-		mxu_dp_param(&d, 0, j, (uint32_t)(bias - 76 * (int32_t)n * 16384));
+		mxu_dp_param(&d, 0, j, (uint32_t)(target - 12 * (int32_t)n * 16384));
 	mxu_dp_cmd(&d, TPU_VDP_ACTIVATE, 2, 0, 0, 4, NULL, 0);
 	for (unsigned r = 0; r < 4; r++)
 		for (unsigned j = 0; j < n; j++)
-			ref->acc[r][j] = tpu_wrap_add(ref->acc[r][j], bias - 76 * (int32_t)n * 16384);
-	ck_assert_int_eq(ref->acc[0][0], bias);
+			ref->acc[r][j] = tpu_wrap_add(ref->acc[r][j], target - 12 * (int32_t)n * 16384);
+	ck_assert_int_eq(ref->acc[1][0], target);
 	for (int t = 0; t < 5; t++)
 		do_matmul(&d, ref, 0, 1, 2, 1, 0);
 	mxu_dp_drain(&d);
