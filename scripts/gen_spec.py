@@ -149,6 +149,16 @@ def gen_sv(spec):
     w(f"  localparam int unsigned SqeBytes = {m['sqe_bytes']};")
     w(f"  localparam int unsigned CqeBytes = {m['cqe_bytes']};")
     w(f"  localparam int unsigned LutEntries = {m['lut_entries']};")
+    w(f"  localparam int unsigned IdentifyBytes = {m['identify_bytes']};")
+    w(f"  localparam int unsigned QueueAlign = {m['queue_align']};")
+    # Numerics limits the C side keeps in include/tpu/numerics.h (hand-written there).
+    w(f"  localparam int ShiftMin = {m['shift_min']};")
+    w(f"  localparam int ShiftMax = {m['shift_max']};")
+    w(f"  localparam logic [31:0] KNoOverflow = 32'd{m['k_no_overflow']};")
+    w(f"  localparam int unsigned OpCount = {len(spec['opcode'])};")
+    w(f"  localparam logic [7:0] SqeFlagsValid = 8'h{sum(spec['sqe_flags'].values()):02X};")
+    dnr = sum(1 << e["value"] for e in spec["status"] if e["dnr"])
+    w(f"  localparam logic [255:0] ScDnrMap = 256'h{dnr:064X};  // bit sc = DNR of status sc")
     for p in spec["param"]:
         w(f"  localparam int unsigned {sv_name(p['name'])}Default = {p['default']};")
     for r in spec["reg"]:

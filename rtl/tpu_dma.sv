@@ -1,0 +1,406 @@
+// tpu_dma: the device's DMA engines on the link (docs/link.md): one read job and one write job
+// at a time, both split into link packets; output beats go through one register so a beat is
+// stable while dreq_ready_i is low.
+//
+// Read jobs (rd_req_*, len 1..RdBytes): split at MaxReadReq and at 4 KiB boundaries of the host
+// address into MRDs, each with a free tag below Tags (allocated round robin, so a tag freed by a
+// timeout is reused as late as possible). Completion beats of different tags may interleave and
+// arrive out of order: each tag remembers its byte offset in the job, and beats land in a
+// reassembly buffer (bytes outside their request are masked). rd_done_o pulses once per job,
+// with rd_err_o when any completion had a status other than OK or did not arrive within
+// CplTimeoutCycles of its request; then rd_buf_o[8*i +: 8] holds job byte i (valid until the
+// next job is accepted). On error the job ends at once: its outstanding tags become stale,
+// their late completions are drained and dropped, and the tags are freed by them (or by their
+// own timeout). A job accepted in the cycle rd_done_o pulses is fine.
+// rd_abort_i abandons the read job (no rd_done_o), like an error.
+//
+// Write jobs (wr_req_*, len 1..WrBytes, data byte i in wr_req_data_i[8*i +: 8]): accepted when
+// wr_req_ready_o, copied, and sent as MWRs of at most MaxPayload bytes that never cross a 4 KiB
+// boundary, in order; wr_req_msi_i sends the job (len 4) as one MSI packet instead. Jobs are
+// sent in the order accepted, after any earlier job, so a CQE follows its data and an MSI its
+// CQE. wr_idle_o: no write job left. wr_abort_i drops the queued job after the packet in
+// progress (a started packet is always finished: a valid beat is never withdrawn).
+//
+// Latency: a job's first beat is on dreq one cycle after it is accepted (if the link is free).
+`default_nettype none
+
+module tpu_dma #(
+  parameter int unsigned LinkBytes        = 32,
+  parameter int unsigned MaxPayload       = 256,
+  parameter int unsigned MaxReadReq       = 512,
+  parameter int unsigned Tags             = 32,
+  parameter int unsigned CplTimeoutCycles = 4096,
+  parameter int unsigned RdBytes          = 256,  // largest read job
+  parameter int unsigned WrBytes          = 64    // largest write job
+) (
+  input  logic                     clk_i,
+  input  logic                     rst_i,
+  // read jobs
+  input  logic                     rd_req_valid_i,
+  output logic                     rd_req_ready_o,
+  input  logic [63:0]              rd_req_addr_i,
+  input  logic [LenW-1:0]          rd_req_len_i,
+  input  logic                     rd_abort_i,
+  output logic                     rd_done_o,
+  output logic                     rd_err_o,
+  output logic [RdBytes*8-1:0]     rd_buf_o,
+  // write jobs
+  input  logic                     wr_req_valid_i,
+  output logic                     wr_req_ready_o,
+  input  logic [63:0]              wr_req_addr_i,
+  input  logic [LenW-1:0]          wr_req_len_i,
+  input  logic                     wr_req_msi_i,
+  input  logic [WrBytes*8-1:0]     wr_req_data_i,
+  input  logic                     wr_abort_i,
+  output logic                     wr_idle_o,
+  // link: device requests
+  output logic                     dreq_valid_o,
+  input  logic                     dreq_ready_i,
+  output logic [1:0]               dreq_kind_o,
+  output logic [7:0]               dreq_tag_o,
+  output logic [12:0]              dreq_len_o,
+  output logic [63:0]              dreq_addr_o,
+  output logic [LinkBytes*8-1:0]   dreq_data_o,
+  output logic                     dreq_last_o,
+  // link: host completions
+  input  logic                     hcpl_valid_i,
+  output logic                     hcpl_ready_o,
+  input  logic [7:0]               hcpl_tag_i,
+  input  logic [1:0]               hcpl_status_i,
+  input  logic [LinkBytes*8-1:0]   hcpl_data_i,
+  input  logic                     hcpl_last_i
+);
+  localparam int unsigned MaxJob  = RdBytes > WrBytes ? RdBytes : WrBytes;
+  localparam int unsigned LenW    = $clog2(MaxJob + 1);
+  localparam int unsigned TagW    = Tags > 1 ? $clog2(Tags) : 1;
+  localparam int unsigned BufB    = RdBytes + LinkBytes;  // slack for a last beat's overhang
+  localparam int unsigned OffW    = $clog2(BufB + 1);
+  localparam int unsigned TmrW    = $clog2(CplTimeoutCycles + 1);
+  localparam int unsigned BeatW   = $clog2(LinkBytes + 1);
+  localparam int unsigned PktW    = 13;
+
+  localparam logic [1:0] KindMrd = 2'd0;
+  localparam logic [1:0] KindMwr = 2'd1;
+  localparam logic [1:0] KindMsi = 2'd2;
+
+  if (Tags < 1 || Tags > 256) begin : g_bad_tags
+    $error("tpu_dma: Tags must be in 1..256");
+  end
+  if (MaxPayload < 4 || MaxPayload > 4096 || MaxReadReq < 4 || MaxReadReq > 4096) begin : g_bad_pkt
+    $error("tpu_dma: MaxPayload and MaxReadReq must be in 4..4096");
+  end
+  if (LinkBytes < 4 || (LinkBytes & (LinkBytes - 1)) != 0) begin : g_bad_lb
+    $error("tpu_dma: LinkBytes must be a power of two >= 4");
+  end
+
+  // smallest of the remaining bytes, a packet limit and the distance to the next 4 KiB boundary
+  function automatic logic [PktW-1:0] pkt_len(input logic [LenW-1:0] left,
+                                               input logic [11:0] addr_lo,
+                                               input logic [PktW-1:0] lim);
+    logic [PktW-1:0] to_4k, l;
+    to_4k = 13'd4096 - {1'b0, addr_lo};
+    l = PktW'(left);
+    if (lim < l) l = lim;
+    if (to_4k < l) l = to_4k;
+    return l;
+  endfunction
+
+  // ---------------------------------------------------------------- output beat register
+  logic                   ov_valid_q, ov_valid_d;
+  logic [1:0]             ov_kind_q, ov_kind_d;
+  logic [7:0]             ov_tag_q, ov_tag_d;
+  logic [12:0]            ov_len_q, ov_len_d;
+  logic [63:0]            ov_addr_q, ov_addr_d;
+  logic [LinkBytes*8-1:0] ov_data_q, ov_data_d;
+  logic                   ov_last_q, ov_last_d;
+  logic                   ov_free;
+
+  assign ov_free      = !ov_valid_q || dreq_ready_i;
+  assign dreq_valid_o = ov_valid_q;
+  assign dreq_kind_o  = ov_kind_q;
+  assign dreq_tag_o   = ov_tag_q;
+  assign dreq_len_o   = ov_len_q;
+  assign dreq_addr_o  = ov_addr_q;
+  assign dreq_data_o  = ov_data_q;
+  assign dreq_last_o  = ov_last_q;
+
+  // ---------------------------------------------------------------- read engine state
+  logic              rj_active_q, rj_active_d;
+  logic [63:0]       rj_addr_q, rj_addr_d;     // next MRD address
+  logic [LenW-1:0]   rj_left_q, rj_left_d;     // bytes not yet requested
+  logic [OffW-1:0]   rj_off_q, rj_off_d;       // job offset of the next MRD
+  logic [Tags-1:0]   tag_busy_q, tag_busy_d;   // MRD sent, completion not finished
+  logic [Tags-1:0]   tag_own_q, tag_own_d;     // belongs to the current job (else stale)
+  logic [Tags*OffW-1:0] tag_off_q, tag_off_d;  // job offset of the tag's next beat
+  logic [Tags*OffW-1:0] tag_end_q, tag_end_d;  // job offset just past the tag's bytes
+  logic [Tags*TmrW-1:0] tag_tmr_q, tag_tmr_d;
+  logic [TagW-1:0]   next_tag_q, next_tag_d;
+  logic [BufB*8-1:0] buf_q, buf_d;
+  logic              done_q, done_d, err_q, err_d;
+
+  // ---------------------------------------------------------------- write engine state
+  logic                 wj_active_q, wj_active_d;
+  logic [63:0]          wj_addr_q, wj_addr_d;
+  logic [LenW-1:0]      wj_left_q, wj_left_d;
+  logic                 wj_msi_q, wj_msi_d;
+  logic [WrBytes*8-1:0] wj_data_q, wj_data_d;
+  logic                 pk_active_q, pk_active_d;  // an MWR packet is being sent
+  logic [PktW-1:0]      pk_left_q, pk_left_d;      // bytes of the packet not yet sent
+  logic [PktW-1:0]      pk_len_q, pk_len_d;
+  logic [63:0]          pk_addr_q, pk_addr_d;
+  logic                 wdrop_q, wdrop_d;          // abort seen: drop the job after the packet
+
+  assign rd_req_ready_o = !rj_active_q;
+  assign rd_done_o      = done_q;
+  assign rd_err_o       = err_q;
+  assign rd_buf_o       = buf_q[RdBytes*8-1:0];
+  assign wr_req_ready_o = !wj_active_q;
+  assign wr_idle_o      = !wj_active_q && !ov_valid_q;
+  assign hcpl_ready_o   = 1'b1;
+
+  // ---------------------------------------------------------------- next state
+  always_comb begin
+    logic [PktW-1:0]  plen;
+    logic [BeatW-1:0] bbytes;
+    logic [TagW-1:0]  ct;
+    logic             ct_ok, job_fail;
+    logic [OffW-1:0]  o, e;
+    logic             beat_taken;
+    logic [PktW-1:0]  pleft;
+
+    ov_valid_d = ov_valid_q && !dreq_ready_i;
+    ov_kind_d  = ov_kind_q;
+    ov_tag_d   = ov_tag_q;
+    ov_len_d   = ov_len_q;
+    ov_addr_d  = ov_addr_q;
+    ov_data_d  = ov_data_q;
+    ov_last_d  = ov_last_q;
+
+    rj_active_d = rj_active_q;
+    rj_addr_d   = rj_addr_q;
+    rj_left_d   = rj_left_q;
+    rj_off_d    = rj_off_q;
+    tag_busy_d  = tag_busy_q;
+    tag_own_d   = tag_own_q;
+    tag_off_d   = tag_off_q;
+    tag_end_d   = tag_end_q;
+    tag_tmr_d   = tag_tmr_q;
+    next_tag_d  = next_tag_q;
+    buf_d       = buf_q;
+    done_d      = 1'b0;
+    err_d       = 1'b0;
+    job_fail    = 1'b0;
+
+    wj_active_d = wj_active_q;
+    wj_addr_d   = wj_addr_q;
+    wj_left_d   = wj_left_q;
+    wj_msi_d    = wj_msi_q;
+    wj_data_d   = wj_data_q;
+    pk_active_d = pk_active_q;
+    pk_left_d   = pk_left_q;
+    pk_len_d    = pk_len_q;
+    pk_addr_d   = pk_addr_q;
+    wdrop_d     = wdrop_q || wr_abort_i;
+    plen        = '0;
+    bbytes      = '0;
+    beat_taken  = 1'b0;
+    pleft       = '0;
+    o           = '0;
+    e           = '0;
+
+    // ---- tag timers: a completion that never comes frees its tag and fails its job
+    for (int unsigned t = 0; t < Tags; t++) begin
+      if (tag_busy_q[t]) begin
+        if (tag_tmr_q[t*TmrW +: TmrW] == TmrW'(CplTimeoutCycles)) begin
+          tag_busy_d[t] = 1'b0;
+          tag_own_d[t]  = 1'b0;
+          if (tag_own_q[t]) job_fail = 1'b1;
+        end else begin
+          tag_tmr_d[t*TmrW +: TmrW] = tag_tmr_q[t*TmrW +: TmrW] + 1'b1;
+        end
+      end
+    end
+
+    // ---- host completions (always accepted)
+    ct    = TagW'(hcpl_tag_i);
+    ct_ok = hcpl_valid_i && ({24'd0, hcpl_tag_i} < Tags) && tag_busy_q[ct];
+    if (ct_ok) begin
+      if (hcpl_last_i || hcpl_status_i != 2'd0) begin
+        tag_busy_d[ct] = 1'b0;
+        tag_own_d[ct]  = 1'b0;
+      end
+      if (tag_own_q[ct]) begin
+        if (hcpl_status_i != 2'd0) begin
+          job_fail = 1'b1;
+        end else begin
+          o = tag_off_q[ct*OffW +: OffW];
+          e = tag_end_q[ct*OffW +: OffW];
+          for (int unsigned i = 0; i < LinkBytes; i++) begin
+            if (OffW'(o + OffW'(i)) < e) begin
+              buf_d[8*(o + OffW'(i)) +: 8] = hcpl_data_i[8*i +: 8];
+            end
+          end
+          tag_off_d[ct*OffW +: OffW] = o + OffW'(LinkBytes);
+        end
+      end
+    end
+
+    // ---- read job end: all bytes requested and every owned completion in, or a failure
+    if (rj_active_q) begin
+      if (rd_abort_i || job_fail) begin
+        rj_active_d = 1'b0;
+        tag_own_d   = '0;
+        done_d      = !rd_abort_i;
+        err_d       = 1'b1;
+      end else if (rj_left_q == '0 && (tag_own_d == '0)) begin
+        rj_active_d = 1'b0;
+        done_d      = 1'b1;
+      end
+    end
+
+    // ---- output beat: packet in progress, else a new write packet, else an MRD
+    if (ov_free) begin
+      if (pk_active_q) begin
+        beat_taken = 1'b1;
+      end else if (wj_active_q && !wdrop_q && !wr_abort_i) begin
+        plen        = wj_msi_q ? PktW'(4) : pkt_len(wj_left_q, wj_addr_q[11:0], PktW'(MaxPayload));
+        pk_active_d = 1'b1;
+        pk_len_d    = plen;
+        pk_left_d   = plen;
+        pk_addr_d   = wj_addr_q;
+        beat_taken  = 1'b1;
+      end else if (rj_active_q && !rd_abort_i && !job_fail && rj_left_q != '0) begin
+        if (tag_busy_q[next_tag_q]) begin
+          next_tag_d = (32'(next_tag_q) == Tags - 1) ? '0 : next_tag_q + 1'b1;  // skip it
+        end else begin
+          plen       = pkt_len(rj_left_q, rj_addr_q[11:0], PktW'(MaxReadReq));
+          ov_valid_d = 1'b1;
+          ov_kind_d  = KindMrd;
+          ov_tag_d   = 8'(next_tag_q);
+          ov_len_d   = plen;
+          ov_addr_d  = rj_addr_q;
+          ov_data_d  = '0;
+          ov_last_d  = 1'b1;
+          tag_busy_d[next_tag_q] = 1'b1;
+          tag_own_d[next_tag_q]  = 1'b1;
+          tag_off_d[next_tag_q*OffW +: OffW] = rj_off_q;
+          tag_end_d[next_tag_q*OffW +: OffW] = rj_off_q + OffW'(plen);
+          tag_tmr_d[next_tag_q*TmrW +: TmrW] = '0;
+          next_tag_d = (32'(next_tag_q) == Tags - 1) ? '0 : next_tag_q + 1'b1;
+          rj_addr_d  = rj_addr_q + 64'(plen);
+          rj_left_d  = rj_left_q - LenW'(plen);
+          rj_off_d   = rj_off_q + OffW'(plen);
+        end
+      end
+    end
+    if (beat_taken) begin
+      pleft  = pk_active_q ? pk_left_q : plen;
+      bbytes = (pleft > PktW'(LinkBytes)) ? BeatW'(LinkBytes) : BeatW'(pleft);
+      ov_valid_d = 1'b1;
+      ov_kind_d  = wj_msi_q ? KindMsi : KindMwr;
+      ov_tag_d   = '0;
+      ov_len_d   = pk_active_q ? pk_len_q : plen;
+      ov_addr_d  = pk_active_q ? pk_addr_q : wj_addr_q;
+      for (int unsigned i = 0; i < LinkBytes; i++) begin
+        ov_data_d[8*i +: 8] = (BeatW'(i) < bbytes && i < WrBytes) ? wj_data_q[8*(i % WrBytes) +: 8]
+                                                                  : 8'd0;
+      end
+      ov_last_d  = (pleft <= PktW'(LinkBytes));
+      wj_data_d  = wj_data_q >> (8 * bbytes);
+      wj_left_d  = wj_left_q - LenW'(bbytes);
+      pk_left_d  = pleft - PktW'(bbytes);
+      if (pleft <= PktW'(LinkBytes)) begin
+        pk_active_d = 1'b0;
+        wj_addr_d   = (pk_active_q ? pk_addr_q : wj_addr_q) + {51'd0, (pk_active_q ? pk_len_q : plen)};
+        if (wj_left_q == LenW'(bbytes) || wj_msi_q) wj_active_d = 1'b0;
+      end
+    end
+    // an abort drops what is left of the write job once no packet is in progress
+    if (wdrop_d && !pk_active_d) begin
+      wj_active_d = 1'b0;
+      wdrop_d     = 1'b0;
+    end
+
+    // ---- new jobs
+    if (rd_req_valid_i && rd_req_ready_o) begin
+      rj_active_d = 1'b1;
+      rj_addr_d   = rd_req_addr_i;
+      rj_left_d   = rd_req_len_i;
+      rj_off_d    = '0;
+    end
+    if (wr_req_valid_i && wr_req_ready_o) begin
+      wj_active_d = 1'b1;
+      wj_addr_d   = wr_req_addr_i;
+      wj_left_d   = wr_req_len_i;
+      wj_msi_d    = wr_req_msi_i;
+      wj_data_d   = wr_req_data_i;
+      wdrop_d     = 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      ov_valid_q  <= 1'b0;
+      rj_active_q <= 1'b0;
+      tag_busy_q  <= '0;
+      tag_own_q   <= '0;
+      next_tag_q  <= '0;
+      done_q      <= 1'b0;
+      err_q       <= 1'b0;
+      wj_active_q <= 1'b0;
+      pk_active_q <= 1'b0;
+      wdrop_q     <= 1'b0;
+    end else begin
+      ov_valid_q  <= ov_valid_d;
+      rj_active_q <= rj_active_d;
+      tag_busy_q  <= tag_busy_d;
+      tag_own_q   <= tag_own_d;
+      next_tag_q  <= next_tag_d;
+      done_q      <= done_d;
+      err_q       <= err_d;
+      wj_active_q <= wj_active_d;
+      pk_active_q <= pk_active_d;
+      wdrop_q     <= wdrop_d;
+    end
+  end
+
+  // datapath registers: no reset
+  always_ff @(posedge clk_i) begin
+    ov_kind_q <= ov_kind_d;
+    ov_tag_q  <= ov_tag_d;
+    ov_len_q  <= ov_len_d;
+    ov_addr_q <= ov_addr_d;
+    ov_data_q <= ov_data_d;
+    ov_last_q <= ov_last_d;
+    rj_addr_q <= rj_addr_d;
+    rj_left_q <= rj_left_d;
+    rj_off_q  <= rj_off_d;
+    tag_off_q <= tag_off_d;
+    tag_end_q <= tag_end_d;
+    tag_tmr_q <= tag_tmr_d;
+    buf_q     <= buf_d;
+    wj_addr_q <= wj_addr_d;
+    wj_left_q <= wj_left_d;
+    wj_msi_q  <= wj_msi_d;
+    wj_data_q <= wj_data_d;
+    pk_left_q <= pk_left_d;
+    pk_len_q  <= pk_len_d;
+    pk_addr_q <= pk_addr_d;
+  end
+
+`ifndef SYNTHESIS
+  // dreq: valid is held and the beat stable until accepted
+  always_ff @(posedge clk_i) begin
+    if (!rst_i && $past(!rst_i) && $past(dreq_valid_o && !dreq_ready_i)) begin
+      assert (dreq_valid_o && dreq_kind_o == $past(dreq_kind_o) && dreq_tag_o == $past(dreq_tag_o)
+              && dreq_len_o == $past(dreq_len_o) && dreq_addr_o == $past(dreq_addr_o)
+              && dreq_data_o == $past(dreq_data_o) && dreq_last_o == $past(dreq_last_o))
+        else $error("tpu_dma: dreq beat changed while stalled");
+    end
+    if (!rst_i && dreq_valid_o) begin
+      assert ({19'd0, dreq_len_o} >= 1 && ({2'b0, dreq_addr_o[11:0]} + {1'b0, dreq_len_o} <= 14'd4096))
+        else $error("tpu_dma: packet of %0d bytes at %h crosses 4 KiB", dreq_len_o, dreq_addr_o);
+    end
+  end
+`endif
+endmodule

@@ -1,0 +1,45 @@
+/* The registry of Verilated device builds. mk/sim.mk builds a fixed set of configurations
+ * (sim/verilated/tpu_device_harness.cpp compiled once per N, each defining
+ * tpu_sim_model_n<N>) and links them whole-archive into the CLI and the test runner. The
+ * references here are weak, so a libtpu without those objects links and simply has no model. */
+#include <stddef.h>
+
+#include "sim_model.h"
+
+#if defined(__GNUC__)
+#define WEAK __attribute__((weak))
+#else
+#error "weak symbols needed for the optional Verilated models"
+#endif
+
+extern const struct tpu_sim_model tpu_sim_model_n4 WEAK;
+extern const struct tpu_sim_model tpu_sim_model_n8 WEAK;
+extern const struct tpu_sim_model tpu_sim_model_n16 WEAK;
+extern const struct tpu_sim_model tpu_sim_model_n32 WEAK;
+
+unsigned tpu_sim_models(const struct tpu_sim_model **out, unsigned max)
+{
+	const struct tpu_sim_model *all[4] = { &tpu_sim_model_n4, &tpu_sim_model_n8,
+					       &tpu_sim_model_n16, &tpu_sim_model_n32 };
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < 4; i++) {
+		if (!all[i])
+			continue;
+		if (n < max)
+			out[n] = all[i];
+		n++;
+	}
+	return n;
+}
+
+const struct tpu_sim_model *tpu_sim_model_find(uint32_t n)
+{
+	const struct tpu_sim_model *list[TPU_SIM_MODELS_MAX];
+	unsigned cnt = tpu_sim_models(list, TPU_SIM_MODELS_MAX);
+
+	for (unsigned i = 0; i < cnt && i < TPU_SIM_MODELS_MAX; i++)
+		if (list[i]->array_n == n)
+			return list[i];
+	return NULL;
+}

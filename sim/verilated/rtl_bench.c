@@ -1,0 +1,202 @@
+/* RTL benchmark (make bench-rtl): a Verilated tpu_datapath streams a GEMM (T tiles of R rows,
+ * MATMUL with POP, accumulating) at N = 16 and 32, single-threaded and with verilator
+ * --threads 2, and reports simulated cycles/s, simulated MACs/s (array MACs per wall second)
+ * and MXU utilization, next to a plain C int8 GEMM of the same shape as the software baseline.
+ * Usage: rtl_bench OUT.json. Prints a table; writes the same figures as JSON. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "verilated/tpu_vmodels.h"
+
+#define BENCH_ROWS 512
+#define BENCH_TILES 16
+
+struct result {
+	const char *model;
+	unsigned n, threads;
+	uint64_t cycles, macs;
+	double wall_s, c_wall_s;
+	int ok;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static void set_cmd(struct tpu_vdp_in *in, unsigned n, unsigned op, unsigned flags, uint32_t a,
+		    uint32_t b, uint32_t rows, const int8_t *data)
+{
+	uint32_t *c = in->cmd;
+	memset(c, 0, sizeof(in->cmd));
+	c[0] = (op & 0xf) | (flags & 0xf) << 4 | (a & 0xffffff) << 8;
+	c[1] = a >> 24 | (b & 0xffffff) << 8;
+	c[2] = b >> 24 | (rows & 0xffffff) << 8;
+	c[3] = rows >> 24;
+	for (unsigned i = 0; data && i < n; i++) {
+		unsigned bit = 104 + 8 * i;
+		c[bit / 32] |= (uint32_t)(uint8_t)data[i] << (bit % 32);
+	}
+	in->cmd_valid = 1;
+}
+
+/* The naive C GEMM of the same work: out[r][j] += sum_k a[r][k] * w[t][k][j] for every tile. */
+static double c_gemm(unsigned n, const int8_t *a, const int8_t *w, int32_t *out)
+{
+	double t0 = now_s();
+	memset(out, 0, sizeof(int32_t) * BENCH_ROWS * n);
+	for (unsigned t = 0; t < BENCH_TILES; t++)
+		for (unsigned r = 0; r < BENCH_ROWS; r++)
+			for (unsigned k = 0; k < n; k++) {
+				int32_t av = a[r * n + k];
+				const int8_t *wr = w + ((size_t)t * n + k) * n;
+				for (unsigned j = 0; j < n; j++)
+					out[r * n + j] += av * wr[j];
+			}
+	return now_s() - t0;
+}
+
+static int run(const struct tpu_vdp_ops *ops, struct result *res)
+{
+	unsigned n = ops->n;
+	uint64_t rng = 0x7470755f62656e63ull;
+	int8_t *a = malloc((size_t)BENCH_ROWS * n), *w = malloc((size_t)BENCH_TILES * n * n);
+	int32_t *ref = malloc(sizeof(int32_t) * BENCH_ROWS * n);
+	struct tpu_vdp_in in;
+	struct tpu_vdp_out out;
+	void *m;
+	unsigned w_rows = 0, cmds = 0;
+	uint64_t cycles = 0, macs0;
+	double t0;
+
+	if (!a || !w || !ref)
+		return -1;
+	for (size_t i = 0; i < (size_t)BENCH_ROWS * n; i++)
+		a[i] = (int8_t)rng_next(&rng);
+	for (size_t i = 0; i < (size_t)BENCH_TILES * n * n; i++)
+		w[i] = (int8_t)rng_next(&rng);
+	memset(res, 0, sizeof(*res));
+	res->model = ops->name;
+	res->n = n;
+	res->threads = ops->threads;
+	res->c_wall_s = c_gemm(n, a, w, ref);
+
+	m = ops->create(1);
+	memset(&in, 0, sizeof(in));
+	in.rst = 1;
+	for (int i = 0; i < 3; i++)
+		ops->step(m, &in, &out);
+	in.rst = 0;
+	in.rd_ready = 1;
+	/* load the activations */
+	for (unsigned r = 0; r < BENCH_ROWS;) {
+		set_cmd(&in, n, TPU_VDP_UB_WRITE, 0, r, 0, 0, a + (size_t)r * n);
+		ops->step(m, &in, &out);
+		r += (unsigned)out.cmd_ready;
+	}
+	in.cmd_valid = 0;
+	/* the GEMM: weights stream in beside the MATMULs */
+	macs0 = out.perf_macs;
+	t0 = now_s();
+	while (cmds < BENCH_TILES || !out.idle || w_rows < BENCH_TILES * n) {
+		in.wpush_valid = w_rows < BENCH_TILES * n;
+		if (in.wpush_valid)
+			memcpy(in.wpush_row, w + (size_t)w_rows * n, n);
+		if (cmds < BENCH_TILES)
+			set_cmd(&in, n, TPU_VDP_MATMUL, (cmds > 0) | 2u, 0, 0, BENCH_ROWS, NULL);
+		else
+			in.cmd_valid = 0;
+		ops->step(m, &in, &out);
+		cycles++;
+		w_rows += in.wpush_valid && out.wpush_ready;
+		cmds += in.cmd_valid && out.cmd_ready;
+		if (cycles > 100ull * BENCH_ROWS * BENCH_TILES)
+			break;
+	}
+	res->wall_s = now_s() - t0;
+	res->cycles = cycles;
+	res->macs = out.perf_macs - macs0;
+	/* spot-check the result against the C GEMM */
+	res->ok = 1;
+	in.cmd_valid = 0;
+	for (unsigned r = 0; r < BENCH_ROWS; r += BENCH_ROWS / 8) {
+		set_cmd(&in, n, TPU_VDP_ACC_READ, 0, r, 0, 1, NULL);
+		do
+			ops->step(m, &in, &out);
+		while (!out.cmd_ready);
+		in.cmd_valid = 0;
+		do
+			ops->step(m, &in, &out);
+		while (!out.rd_valid);
+		for (unsigned j = 0; j < n; j++)
+			res->ok &= (int32_t)out.rd_data[j] == ref[r * n + j];
+	}
+	ops->destroy(m);
+	free(a);
+	free(w);
+	free(ref);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct tpu_vdp_ops *models[] = {tpu_vdp_b16_ops(), tpu_vdp_b16t2_ops(), tpu_vdp_b32_ops(),
+					       tpu_vdp_b32t2_ops()};
+	struct result res[4];
+	int fail = 0;
+	FILE *f;
+
+	printf("RTL datapath GEMM: %u tiles x %u rows (MATMUL+POP, accumulate)\n", BENCH_TILES,
+	       BENCH_ROWS);
+	printf("%-10s %3s %3s %9s %11s %11s %6s %11s %8s %s\n", "model", "N", "thr", "cycles",
+	       "sim cyc/s", "sim MAC/s", "util", "C MAC/s", "C/RTL", "check");
+	for (int i = 0; i < 4; i++) {
+		struct result *r = &res[i];
+		if (run(models[i], r)) {
+			fprintf(stderr, "rtl_bench: out of memory\n");
+			return 1;
+		}
+		double cmacs = (double)r->n * r->n * BENCH_ROWS * BENCH_TILES / r->c_wall_s;
+		printf("%-10s %3u %3u %9" PRIu64 " %11.3g %11.3g %5.1f%% %11.3g %8.0f %s\n", r->model,
+		       r->n, r->threads, r->cycles, r->cycles / r->wall_s, r->macs / r->wall_s,
+		       100.0 * r->macs / ((double)r->n * r->n * r->cycles), cmacs,
+		       cmacs / (r->macs / r->wall_s), r->ok ? "ok" : "MISMATCH");
+		fail |= !r->ok;
+	}
+	f = fopen(argc > 1 ? argv[1] : "rtl.json", "w");
+	if (!f) {
+		perror("rtl_bench: json");
+		return 1;
+	}
+	fprintf(f, "{\n  \"bench\": \"rtl\",\n  \"tiles\": %u,\n  \"rows\": %u,\n  \"results\": [\n",
+		BENCH_TILES, BENCH_ROWS);
+	for (int i = 0; i < 4; i++) {
+		struct result *r = &res[i];
+		double cmacs = (double)r->n * r->n * BENCH_ROWS * BENCH_TILES / r->c_wall_s;
+		fprintf(f,
+			"    {\"model\": \"%s\", \"n\": %u, \"threads\": %u, \"cycles\": %" PRIu64
+			", \"macs\": %" PRIu64 ", \"wall_s\": %.6f, \"sim_cycles_per_s\": %.1f, "
+			"\"sim_macs_per_s\": %.1f, \"utilization\": %.4f, \"c_gemm_macs_per_s\": %.1f, "
+			"\"c_over_rtl\": %.1f, \"check\": \"%s\"}%s\n",
+			r->model, r->n, r->threads, r->cycles, r->macs, r->wall_s,
+			r->cycles / r->wall_s, r->macs / r->wall_s,
+			(double)r->macs / ((double)r->n * r->n * r->cycles), cmacs,
+			cmacs / (r->macs / r->wall_s), r->ok ? "ok" : "mismatch", i < 3 ? "," : "");
+	}
+	fprintf(f, "  ]\n}\n");
+	fclose(f);
+	return fail;
+}
