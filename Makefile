@@ -89,7 +89,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(OBJDIR)/%.o)
 $(CLI): $(CLI_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS_ALL)
+	$(Q)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(SIM_LINK) $(LDLIBS_ALL)
 cli: $(CLI)
 
 PC := $(BUILD)/lib/pkgconfig/tpu.pc

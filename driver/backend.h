@@ -4,6 +4,7 @@
 #ifndef TPU_DRIVER_BACKEND_H
 #define TPU_DRIVER_BACKEND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hostmem.h"
@@ -27,8 +28,19 @@ struct tpu_backend_ops {
 	/* Let the device run for a bounded amount of work. Returns 1 if it may have made progress,
 	 * 0 if it is idle. */
 	int (*advance)(void *impl);
+	/* Optional (NULL: always available; last, so positional initialisers stay valid): 1 when
+	 * the backend can be used in this build, else 0 with the reason in msg (e.g. "sim" without
+	 * a Verilated model linked in). */
+	int (*available)(char *msg, size_t len);
 };
 
 extern const struct tpu_backend_ops tpu_backend_golden;
+extern const struct tpu_backend_ops tpu_backend_sim;
+
+struct tpu_dev;
+struct tpu_sim;
+/* The simulated device behind dev (link statistics, interrupt count, cycles; sim_device.h),
+ * or NULL when dev is not a "sim" device. For tests and tools. */
+struct tpu_sim *tpu_backend_sim_of(struct tpu_dev *dev);
 
 #endif /* TPU_DRIVER_BACKEND_H */

@@ -14,7 +14,7 @@ struct backend_name {
 
 static const struct backend_name backends[] = {
 	{ "golden", &tpu_backend_golden },
-	{ "sim", NULL },
+	{ "sim", &tpu_backend_sim },
 };
 
 struct uri_opt {
@@ -175,6 +175,9 @@ int tpu_uri_parse(const char *uri, struct tpu_uri *out, char *msg, size_t msglen
 				 backends[i].name);
 			return -ENOENT;
 		}
+		if (backends[i].ops->available &&
+		    !backends[i].ops->available(msg, msglen))
+			return -ENOENT;
 		out->ops = backends[i].ops;
 	}
 	if (!out->ops) {

@@ -10,7 +10,7 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 $(TEST_BIN): $(TEST_OBJS) $(TEST_CLI_OBJS) $(LIB_A) $(SETUP_STAMP)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CXX) $(SANFLAGS) -o $@ $(TEST_OBJS) $(TEST_CLI_OBJS) $(LIB_A) $(CHECK_LIBS) $(LDLIBS_ALL)
+	$(Q)$(CXX) $(SANFLAGS) -o $@ $(TEST_OBJS) $(TEST_CLI_OBJS) $(LIB_A) $(SIM_LINK) $(CHECK_LIBS) $(LDLIBS_ALL)
 $(TEST_OBJS): $(SETUP_STAMP)
 
 # The sanitizer flavour is the same tree built again into $(BUILD)/san.

@@ -22,9 +22,11 @@
 // row that entered with in_last_i).
 // Parameters (bias_i .. qmax_i and the LUT behind lut_*) are read at different stages, so they
 // must stay stable from the first row's input transfer until the last row's output transfer.
-// LUT port (to tpu_act_params): lut_re_o = en, lut_raddr_o[8j+7:8j] = v_j + 128 of the row in
-// stage 5; lut_rdata_i must be the registered read of that address (1 cycle, held while
-// lut_re_o is low), exactly what tpu_act_params provides.
+// LUT port (to tpu_act_params): lut_re_o = en when stage 5 holds a valid LUT row, and
+// lut_raddr_o[8j+7:8j] = v_j + 128 of that row; lut_rdata_i must be the registered read of that
+// address (1 cycle, held while lut_re_o is low), exactly what tpu_act_params provides. The LUT
+// is read only for LUT rows, so LUT writes may overlap rows without the LUT (tpu_ram forbids a
+// read and a write of one address in the same cycle).
 // Reset (synchronous, rst_i) clears the stage valid bits only.
 `default_nettype none
 
@@ -227,7 +229,7 @@ module tpu_activation #(
     end
   end
 
-  assign lut_re_o    = en;
+  assign lut_re_o    = en && vld_q[Latency-1] && lut_q[Latency-1];
   assign out_valid_o = vld_q[Latency];
   assign out_raw_o   = r6_q;
   assign out_sat_o   = sat6_q;

@@ -247,7 +247,7 @@ module tpu_datapath #(
 
   // ACC read-modify-write: the ACC row is read when the MXU result appears and written one
   // cycle later. The only row whose write the read can miss is the one written in the same
-  // cycle (the RAM returns old data then): forward it.
+  // cycle (that read is not even issued, see the port mux): forward it.
   logic [AccAw-1:0] mxu_out_addr;
   logic             mxu_out_accum, mxu_out_last;
   assign {mxu_out_addr, mxu_out_accum, mxu_out_last} = mxu_out_tag;
@@ -462,7 +462,9 @@ module tpu_datapath #(
     acc_re    = 1'b0;
     acc_raddr = mxu_out_addr;
     if (mxu_out_valid) begin
-      acc_re = mxu_out_accum;
+      // tpu_ram forbids reading the row being written in the same cycle; that row is the one
+      // forwarded next cycle anyway, so the read is skipped then.
+      acc_re = mxu_out_accum && !(p_valid_q && p_addr_q == mxu_out_addr);
     end else if (act_fire) begin
       acc_re    = 1'b1;
       acc_raddr = act_src_q;

@@ -7,7 +7,10 @@
 //   read:  when re_i, rdata_o shows mem[raddr_i] from the next cycle on; rdata_o holds its value
 //          while re_i is low (so a stalled pipeline can keep the read data in place).
 // Latency: 1 cycle (read address in cycle t, data in cycle t+1).
-// Read and write of the same address in one cycle: rdata_o gets the OLD contents (read-first).
+// Read and write of the same address in one cycle is NOT allowed (rdata_o would be undefined):
+// block RAMs differ there, and emulating one behaviour costs ~2 x Width flip-flops per RAM, so
+// the memory carries Yosys' no_rw_check attribute and an assertion flags such a cycle in
+// simulation. (The simulation model itself returns the old word.)
 // Contents are never reset and start undefined (random under Verilator's +verilator+rand+reset+2).
 // Addresses at or above Depth (non-power-of-two Depth) are illegal: an assertion flags them.
 `default_nettype none
@@ -34,6 +37,7 @@ module tpu_ram #(
     $error("tpu_ram: Depth must be >= 2");
   end
 
+  (* no_rw_check *)
   logic [Width-1:0] mem_q [0:Depth-1];
   logic [Width-1:0] rdata_q;
 
@@ -61,6 +65,10 @@ module tpu_ram #(
     if (re_i) begin
       assert ({1'b0, raddr_i} < ($clog2(Depth) + 1)'(Depth))
         else $error("tpu_ram: read address %0d >= Depth %0d", raddr_i, Depth);
+    end
+    if (we_i && re_i) begin
+      assert (waddr_i != raddr_i)
+        else $error("tpu_ram: read and write of address %0d in the same cycle", raddr_i);
     end
   end
 `endif

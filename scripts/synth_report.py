@@ -5,8 +5,8 @@ For each run it fills in fpga/synth/<target>.ys, runs yosys, reads the `stat -js
 before and after synthesis and checks:
   - no latches (the .ys scripts assert it; yosys then fails),
   - multipliers became DSP cells (DSP targets): DSP cells >= the $mul cells before synthesis,
-  - every tpu_ram instance (kept as its own module) became block RAM: at least one RAM cell and
-    no flip-flop beside it (generic: the memory stays a $mem_v2 cell).
+  - every tpu_ram instance (kept as its own module) of BIG_RAM_BITS or more became block RAM:
+    at least one RAM cell and no flip-flop beside it (generic: the memory stays a $mem_v2 cell).
 Writes <out>/report.json and prints a LUT/FF/DSP/BRAM table. Exit status 1 when a run fails.
 usage: synth_report.py --pkg build/rtl/tpu_pkg.sv --out build/synth [--jobs 2] [--yosys yosys]
 """
@@ -32,6 +32,8 @@ DESIGNS = [
      lambda n: {"N": n, "UbRows": 512, "AccRows": 256, "Tiles": 2}),
 ]
 TARGETS = ["ice40", "ecp5", "generic"]
+# tpu_ram instances of at least this many bits must become block RAM
+BIG_RAM_BITS = 2048
 SIZES = [4, 8]
 
 # Cell classes per target: LUT (logic), FF, DSP, BRAM. ECP5's CCU2C is two LUT4s plus carry.
@@ -40,7 +42,7 @@ CELLS = {
               "bram": {"SB_RAM40_4K", "SB_SPRAM256KA"}},
     "ecp5": {"lut": {"LUT4": 1, "CCU2C": 2}, "ff": r"^TRELLIS_FF$", "dsp": {"MULT18X18D", "ALU54B"},
              "bram": {"DP16KD", "PDPW16KD"}},
-    "generic": {"lut": None, "ff": r"DFF", "dsp": set(), "bram": {"$mem_v2", "$mem"}},
+    "generic": {"lut": None, "ff": r"DFF", "dsp": {"$mul"}, "bram": {"$mem_v2", "$mem"}},
 }
 
 
@@ -70,6 +72,23 @@ def classify(target, by_type):
     return out
 
 
+def rtl_closure(top):
+    """The rtl/*.sv files that `top` needs (one module per file, named like the file): modules
+    named in a file's code (comments stripped) are taken in, transitively. Files of modules
+    that `top` does not use (perhaps half-written by someone else) are never read."""
+    mods = {f[:-3]: os.path.join("rtl", f) for f in os.listdir("rtl") if f.endswith(".sv")}
+    need, todo = set(), [top]
+    while todo:
+        m = todo.pop()
+        if m in need or m not in mods:
+            continue
+        need.add(m)
+        with open(mods[m]) as f:
+            code = re.sub(r"//[^\n]*|/\*.*?\*/", "", f.read(), flags=re.S)
+        todo.extend(w for w in set(re.findall(r"\b[A-Za-z_]\w*\b", code)) if w in mods)
+    return sorted(mods[m] for m in need)
+
+
 def run_one(args, design, target, n):
     name, top, files, params = design
     p = params(n)
@@ -77,7 +96,7 @@ def run_one(args, design, target, n):
     work = os.path.join(args.out, tag)
     os.makedirs(work, exist_ok=True)
     if files is None:
-        files = sorted(os.path.join("rtl", f) for f in os.listdir("rtl") if f.endswith(".sv"))
+        files = rtl_closure(top)
     pre, post = os.path.join(work, "pre.json"), os.path.join(work, "post.json")
     for f in (pre, post):
         if os.path.exists(f):
@@ -103,17 +122,24 @@ def run_one(args, design, target, n):
     if rc != 0 or not os.path.exists(post):
         res["errors"].append(f"yosys failed (exit {rc}), see {log}")
         return res
+    with open(log) as f:
+        cpu = re.findall(r"CPU: user ([0-9.]+)s", f.read())
+    res["cpu_seconds"] = float(cpu[-1]) if cpu else None
     st_pre, st_post = load_stat(pre), load_stat(post)
     total = st_post["design"]["num_cells_by_type"]
     res["cells"] = {k: v for k, v in total.items() if not k.startswith("$paramod")}
     res.update(classify(target, res["cells"]))
     muls = st_pre["design"]["num_cells_by_type"].get("$mul", 0)
     res["muls"] = muls
-    if target != "generic" and res["dsp"] < muls:
+    if res["dsp"] < muls:
         res["errors"].append(f"{muls} multipliers but only {res['dsp']} DSP cells")
-    # every tpu_ram module: block RAM, storage not in flip-flops
+    # every big tpu_ram module (UB, ACC, LUT replicas; not small FIFOs, which may be distributed
+    # RAM or flip-flops): block RAM, storage not in flip-flops
     for mod, st in st_post["modules"].items():
         if "tpu_ram" not in mod:
+            continue
+        bits = st_pre["modules"].get(mod, {}).get("num_memory_bits", 0)
+        if bits < BIG_RAM_BITS:
             continue
         k = classify(target, st["num_cells_by_type"])
         if k["bram"] == 0:
@@ -150,8 +176,8 @@ def main():
         json.dump({"yosys": ver.strip(), "seconds": round(time.time() - t0, 1),
                    "runs": results}, f, indent=1)
 
-    print("LUT = SB_LUT4 (ice40), LUT4 + 2 x CCU2C (ecp5), gate cells (generic); "
-          "BRAM = SB_RAM40_4K | DP16KD | $mem_v2")
+    print("LUT = SB_LUT4 (ice40), LUT4 + 2 x CCU2C (ecp5), gate cells before abc (generic);\n"
+          "DSP = SB_MAC16 | MULT18X18D | $mul; BRAM = SB_RAM40_4K | DP16KD | $mem_v2")
     hdr = f"{'design':<10} {'target':<8} {'N':>3} {'LUT':>8} {'FF':>7} {'DSP':>5} {'BRAM':>5} " \
           f"{'time':>6}  status"
     print(hdr)
@@ -168,8 +194,9 @@ def main():
                   f"{'-':>5} {r['seconds']:>5}s  FAIL")
         for e in r["errors"]:
             print(f"    {e}")
-    print(f"synth: {len(results) - bad} of {len(results)} runs ok in {time.time() - t0:.0f} s; "
-          f"report {os.path.join(args.out, 'report.json')}")
+    cpu = sum(r.get("cpu_seconds") or 0 for r in results)
+    print(f"synth: {len(results) - bad} of {len(results)} runs ok in {time.time() - t0:.0f} s "
+          f"(yosys CPU {cpu:.0f} s, {args.jobs} jobs); report {os.path.join(args.out, 'report.json')}")
     return 1 if bad else 0
 
 

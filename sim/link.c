@@ -136,7 +136,7 @@ static void log_event(struct tpu_link *l, int kind, uint64_t addr, uint32_t len,
 		l->ev_cap = cap;
 	}
 	l->ev[l->ev_n++] = (struct tpu_link_event){ l->cycle, l->now_ps, kind, addr, len, tag };
-	hash_u64(l, ((uint64_t)(uint32_t)kind << 32) ^ l->cycle);
+	hash_u64(l, ((uint64_t)(uint32_t)kind << 32) ^ l->cycle ^ ((addr - l->cfg.addr_base) << 20));
 	if (l->log)
 		fprintf(l->log, "link: cycle %" PRIu64 " (%" PRIu64 " ps): %s %s addr 0x%" PRIx64
 			" len %u tag %u\n", l->cycle, l->now_ps, kind >= 0 ? "fault" : "event",
@@ -182,6 +182,16 @@ static struct tpu_link_fault *fires(struct tpu_link *l, int k, uint64_t addr, ui
 	return hit;
 }
 
+int tpu_link_add_fault(struct tpu_link *l, const struct tpu_link_fault *f)
+{
+	if (l->cfg.nfaults >= TPU_LINK_MAX_FAULTS)
+		return -ENOSPC;
+	l->cfg.faults[l->cfg.nfaults] = *f;
+	l->cfg.faults[l->cfg.nfaults].seen = 0;
+	l->cfg.nfaults++;
+	return 0;
+}
+
 void tpu_link_set_log(struct tpu_link *l, FILE *f)
 {
 	l->log = f;
@@ -199,8 +209,16 @@ int tpu_link_create(const struct tpu_link_cfg *cfg, const struct tpu_link_mem *m
 	if (!l)
 		return -ENOMEM;
 	l->cfg = *cfg;
-	for (unsigned i = 0; i < l->cfg.nfaults; i++)
-		l->cfg.faults[i].seen = 0;
+	for (unsigned i = 0; i < l->cfg.nfaults; i++) {
+		struct tpu_link_fault *f = &l->cfg.faults[i];
+		f->seen = 0;
+		/* Ranges are offsets into host memory: make them IOVAs (saturating). "Any address"
+		 * stays any, and MMIO offsets stay offsets. */
+		if (f->kind == TPU_FAULT_ALL_ONES || (f->lo == 0 && f->hi == UINT64_MAX))
+			continue;
+		f->lo = f->lo > UINT64_MAX - cfg->addr_base ? UINT64_MAX : f->lo + cfg->addr_base;
+		f->hi = f->hi > UINT64_MAX - cfg->addr_base ? UINT64_MAX : f->hi + cfg->addr_base;
+	}
 	l->mem = *mem;
 	l->lat_ps = (uint64_t)cfg->latency_ns * 1000u;
 	l->frng = cfg->seed ^ 0x6661756c74ull;
@@ -311,19 +329,21 @@ static void host_mrd(struct tpu_link *l, struct d2h_pkt *p)
 	uint8_t *data = NULL;
 	struct tpu_link_fault *f;
 
+	bool drop, ur, ca, poison;
+
 	l->st.mrd++;
-	hash_u64(l, 0x4D5244ull ^ (p->addr << 8) ^ p->len);
-	if (fires(l, TPU_FAULT_DROP_CPL, p->addr, p->len)) {
+	hash_u64(l, 0x4D5244ull ^ ((p->addr - l->cfg.addr_base) << 8) ^ p->len);
+	/* Every rule sees every eligible event, so "@N" counts MRDs whatever else fired. */
+	drop = fires(l, TPU_FAULT_DROP_CPL, p->addr, p->len) != NULL;
+	ur = fires(l, TPU_FAULT_UR_CPL, p->addr, p->len) != NULL;
+	ca = fires(l, TPU_FAULT_CA_CPL, p->addr, p->len) != NULL;
+	poison = fires(l, TPU_FAULT_POISON_CPL, p->addr, p->len) != NULL;
+	f = fires(l, TPU_FAULT_DELAY_CPL, p->addr, p->len);
+	if (drop) {
 		l->tag_busy[p->tag] = false; /* the device will time the tag out */
 		return;
 	}
-	if (fires(l, TPU_FAULT_UR_CPL, p->addr, p->len))
-		status = TPU_LINK_UR;
-	if (fires(l, TPU_FAULT_CA_CPL, p->addr, p->len) && status == TPU_LINK_OK)
-		status = TPU_LINK_CA;
-	if (fires(l, TPU_FAULT_POISON_CPL, p->addr, p->len) && status == TPU_LINK_OK)
-		status = TPU_LINK_POISON;
-	f = fires(l, TPU_FAULT_DELAY_CPL, p->addr, p->len);
+	status = ur ? TPU_LINK_UR : ca ? TPU_LINK_CA : poison ? TPU_LINK_POISON : TPU_LINK_OK;
 	if (f)
 		extra = f->delay_ns * 1000u;
 	if (p->bad)
@@ -347,7 +367,7 @@ static void host_mrd(struct tpu_link *l, struct d2h_pkt *p)
 static void host_mwr(struct tpu_link *l, struct d2h_pkt *p)
 {
 	l->st.mwr++;
-	hash_u64(l, 0x4D5752ull ^ (p->addr << 8) ^ p->len);
+	hash_u64(l, 0x4D5752ull ^ ((p->addr - l->cfg.addr_base) << 8) ^ p->len);
 	if (p->bad)
 		return;
 	hash_bytes(l, p->data, p->len);
@@ -365,11 +385,13 @@ static void host_msi(struct tpu_link *l, struct d2h_pkt *p)
 	uint8_t b[4];
 
 	l->st.msi++;
-	hash_u64(l, 0x4D5349ull ^ (p->addr << 8) ^ p->msi_data);
-	if (fires(l, TPU_FAULT_DROP_MSI, p->addr, 4))
-		return;
+	hash_u64(l, 0x4D5349ull ^ ((p->addr - l->cfg.addr_base) << 8) ^ p->msi_data);
+	bool drop = fires(l, TPU_FAULT_DROP_MSI, p->addr, 4) != NULL;
+
 	if (fires(l, TPU_FAULT_DUP_MSI, p->addr, 4))
 		times = 2;
+	if (drop)
+		return;
 	for (int i = 0; i < 4; i++)
 		b[i] = (uint8_t)(p->msi_data >> (8 * i));
 	for (int i = 0; i < times; i++) {
@@ -434,7 +456,7 @@ static void dreq_beat(struct tpu_link *l, const struct tpu_link_out *o)
 	l->st.dreq_beats++;
 	hash_u64(l, l->cycle ^ ((uint64_t)o->dreq_kind << 56) ^ ((uint64_t)o->dreq_tag << 48) ^
 			    ((uint64_t)o->dreq_len << 32) ^ (o->dreq_last ? 1u : 0u));
-	hash_u64(l, o->dreq_addr);
+	hash_u64(l, o->dreq_addr - l->cfg.addr_base);
 	/* G2: a new packet started after the device was told to stop. */
 	if (first && l->quiesced && l->dreq_since > l->q_cycle + l->cfg.reset_grace_cycles) {
 		l->st.dma_after_reset++;

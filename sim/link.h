@@ -105,6 +105,11 @@ struct tpu_link_cfg {
 	uint64_t seed;
 	uint64_t mmio_timeout_cycles; /* a read without mcpl after this returns all-ones */
 	uint32_t reset_grace_cycles;  /* see tpu_link_stats.dma_after_reset */
+	/* IOVA of host memory's first byte: addresses in the trace hash are taken relative to it
+	 * (host-memory contents are hashed as they are), and so are the ~LO-HI ranges of the
+	 * rules in faults[] (offsets into host memory; allones ranges are BAR0 offsets).
+	 * 0: absolute. */
+	uint64_t addr_base;
 	unsigned nfaults;
 	struct tpu_link_fault faults[TPU_LINK_MAX_FAULTS];
 };
@@ -162,6 +167,9 @@ int tpu_link_cfg_check(const struct tpu_link_cfg *cfg, const char **what);
 int tpu_link_create(const struct tpu_link_cfg *cfg, const struct tpu_link_mem *mem,
 		    struct tpu_link **out);
 void tpu_link_destroy(struct tpu_link *l);
+
+/* Add a fault rule to a running link; its range is absolute IOVAs. 0 or -ENOSPC. */
+int tpu_link_add_fault(struct tpu_link *l, const struct tpu_link_fault *f);
 
 /* Log every fault and assertion event as a text line to f (NULL: off). */
 void tpu_link_set_log(struct tpu_link *l, FILE *f);

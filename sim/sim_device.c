@@ -140,3 +140,8 @@ const struct tpu_sim_model *tpu_sim_model_of(const struct tpu_sim *s)
 {
 	return s->m;
 }
+
+void *tpu_sim_model_handle(struct tpu_sim *s)
+{
+	return s->h;
+}

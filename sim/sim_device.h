@@ -46,6 +46,8 @@ uint64_t tpu_sim_cycles(const struct tpu_sim *s);
 uint64_t tpu_sim_assert_failures(const struct tpu_sim *s);
 struct tpu_link *tpu_sim_link(struct tpu_sim *s);
 const struct tpu_sim_model *tpu_sim_model_of(const struct tpu_sim *s);
+/* The model instance's own handle (what its create returned), for tests of C models. */
+void *tpu_sim_model_handle(struct tpu_sim *s);
 
 #ifdef __cplusplus
 }

@@ -42,7 +42,7 @@ static int shim_advance(void *impl)
 }
 
 static const struct tpu_backend_ops shim_ops = {
-	"shim", shim_create, shim_destroy, shim_read, shim_write, shim_advance,
+	"shim", shim_create, shim_destroy, shim_read, shim_write, shim_advance, NULL,
 };
 
 static tpu_dev *open_shimmed(const char *uri)

@@ -20,6 +20,7 @@ enum {
 struct cli_ctx {
 	const char *device; /* device URI: --device, else $TPU_DEVICE, else CLI_DEFAULT_DEVICE */
 	const char *name;   /* "tpu matmul": the prefix of every message */
+	const char *trace;  /* --trace FILE.fst: added to a sim URI as trace=FILE, or NULL */
 };
 
 /* Print "<ctx->name>: <message>\n" on stderr: every error is exactly one line. */

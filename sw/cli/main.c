@@ -1,5 +1,5 @@
 /* `tpu`: the command-line front end of the tpu driver.
- *   tpu [--device URI] [--help] [--version] COMMAND [ARGS]
+ *   tpu [--device URI] [--trace FILE.fst] [--help] [--version] COMMAND [ARGS]
  * Global options come before the command; each command also takes --device and --help. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tpu [--device URI] [--help] [--version] COMMAND [ARGS]\n"
+	fprintf(f, "usage: tpu [--device URI] [--trace FILE.fst] [--help] [--version] COMMAND [ARGS]\n"
 		   "\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
@@ -32,7 +32,8 @@ static void usage(FILE *f)
 		"\n"
 		"Options:\n"
 		"  --device URI   device to use (default $TPU_DEVICE, else \"%s\"), e.g.\n"
-		"                 golden, golden:n=8,ub_rows=256, sim\n"
+		"                 golden, golden:n=8,ub_rows=256, sim, sim:n=8,latency=100\n"
+		"  --trace FILE   write an FST waveform of the device (sim devices only)\n"
 		"  -h, --help     this help; `tpu COMMAND --help` for a command's\n"
 		"  --version      print the version\n",
 		"help", "help on a command", CLI_DEFAULT_DEVICE);
@@ -46,10 +47,11 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-enum { OPT_DEVICE = 1, OPT_HELP, OPT_VERSION };
+enum { OPT_DEVICE = 1, OPT_HELP, OPT_VERSION, OPT_TRACE };
 
 static const struct cli_opt global_opts[] = {
     {"device", 0, true, OPT_DEVICE},
+    {"trace", 0, true, OPT_TRACE},
     {"help", 'h', false, OPT_HELP},
     {"version", 'V', false, OPT_VERSION},
     {NULL, 0, false, 0},
@@ -101,6 +103,9 @@ int main(int argc, char **argv)
 		switch (id) {
 		case OPT_DEVICE:
 			ctx.device = val;
+			break;
+		case OPT_TRACE:
+			ctx.trace = val;
 			break;
 		case OPT_HELP:
 			usage(stdout);

@@ -1,6 +1,6 @@
-/* Verilated rtl/tpu_ram.sv against a C array: random writes and reads on both ports (including
- * same-address read and write in one cycle, which returns the old word), read data held while
- * re_i is low, and the out-of-range address assertion. Two parameter sets: the default 8 x 256
+/* Verilated rtl/tpu_ram.sv against a C array: random writes and reads on both ports (reads
+ * often hit the word written the cycle before), read data held while re_i is low, and the
+ * assertions on out-of-range addresses and on a read and write of one address in one cycle. Two parameter sets: the default 8 x 256
  * and a 37-bit x 100-word RAM (wide word, non-power-of-two depth). */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -31,14 +31,19 @@ START_TEST(ram_random_vs_array)
 	uint64_t rd_expect = 0;
 	unsigned checked = 0;
 
+	uint32_t last_waddr = 0;
 	for (int cyc = 0; cyc < 20000; cyc++) {
 		bool we = harness_range(&rng, 0, 1);
 		bool re = harness_range(&rng, 0, 2) != 0;
 		uint32_t waddr = (uint32_t)harness_range(&rng, 0, ops->depth - 1);
-		/* a third of the reads hit the address written in the same cycle */
-		uint32_t raddr = harness_range(&rng, 0, 2) == 0 ? waddr
+		/* a third of the reads hit the address written the cycle before */
+		uint32_t raddr = harness_range(&rng, 0, 2) == 0 ? last_waddr
 			       : (uint32_t)harness_range(&rng, 0, ops->depth - 1);
 		uint64_t wdata = harness_rand(&rng) & mask;
+		if (we && re && waddr == raddr) /* not allowed: see ram_assertions_fire */
+			we = false;
+		if (we)
+			last_waddr = waddr;
 
 		ops->poke(h, we, waddr, wdata, re, raddr);
 		if (rd_known) {
@@ -49,7 +54,6 @@ START_TEST(ram_random_vs_array)
 			checked++;
 		}
 		ck_assert_int_eq(ops->tick(h), 0);
-		/* read-first: the read sees the word before this cycle's write */
 		if (re) {
 			rd_known = known[raddr];
 			rd_expect = mem[raddr];
@@ -91,15 +95,22 @@ START_TEST(ram_holds_without_re)
 }
 END_TEST
 
-/* The out-of-range assertion is live: an address >= Depth (100) makes tick() fail. */
-START_TEST(ram_assertion_fires)
+/* The assertions are live: an address >= Depth (100), and a read and a write of one address
+ * in one cycle, make tick() fail. */
+START_TEST(ram_assertions_fire)
 {
 	const struct tpu_vram_ops *ops = &tpu_vram_w37d100_ops;
 	struct tpu_vram *h = ops->create(harness_seed());
 	ck_assert_ptr_nonnull(h);
-	ops->poke(h, true, 99, 1, true, 99);
+	ops->poke(h, true, 99, 1, true, 98);
 	ck_assert_int_eq(ops->tick(h), 0);
 	ops->poke(h, false, 0, 0, true, 100);
+	ck_assert_int_eq(ops->tick(h), -1);
+	ops->destroy(h);
+
+	h = ops->create(harness_seed() + 1);
+	ck_assert_ptr_nonnull(h);
+	ops->poke(h, true, 7, 1, true, 7);
 	ck_assert_int_eq(ops->tick(h), -1);
 	ops->destroy(h);
 }
@@ -113,7 +124,7 @@ static Suite *suite_rtl_ram(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, ram_random_vs_array, 0, N_RAMS);
 	tcase_add_loop_test(tc, ram_holds_without_re, 0, N_RAMS);
-	tcase_add_test(tc, ram_assertion_fires);
+	tcase_add_test(tc, ram_assertions_fire);
 	suite_add_tcase(s, tc);
 	return s;
 }

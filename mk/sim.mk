@@ -1,0 +1,92 @@
+# The "sim" backend's Verilated device: rtl/tpu_device.sv built once per configuration in
+# SIM_MODELS, each with sim/verilated/tpu_device_harness.cpp, into $(SIM_LIB) (harnesses, models
+# and the Verilator runtime in one archive). The CLI and the test runner link it through
+# $(SIM_LINK); -u pulls each model's registry symbol (tpu_sim_model_<name>), which
+# sim/sim_models.c references weakly, so libtpu.a alone still links and "sim" then says that no
+# model is built.
+#   SIM=auto (default)  build the models when verilator and rtl/tpu_device.sv exist
+#   SIM=0               never (golden only, no Verilator builds)
+#   SIM_MODELS="n8 n16" configurations to build (each costs minutes of C++ compilation)
+#   make soak SEEDS=N   N seeds of the golden-vs-sim differential test (tests/test_sim_diff.c)
+# The ASan build ($(BUILD)/san) reuses the models of $(BUILD): they are not instrumented.
+
+SIM        ?= auto
+SIM_TOP_SV := rtl/tpu_device.sv
+ifeq ($(SIM),auto)
+SIM_ON := $(if $(wildcard $(SIM_TOP_SV)),$(if $(shell command -v $(VERILATOR) 2>/dev/null),1,0),0)
+else
+SIM_ON := $(SIM)
+endif
+
+SIM_VBUILD := $(patsubst %/san,%,$(BUILD))
+SIM_VDIR   := $(SIM_VBUILD)/verilated-sim
+SIM_LIB    := $(SIM_VBUILD)/lib/libtpu_sim.a
+SIM_MODELS ?= n8 n16
+SIM_RTL     = $(SPEC_SV) $(sort $(wildcard rtl/*.sv))
+SIM_WAIVE  := $(wildcard rtl/*.vlt)
+SIM_VFLAGS := --cc --assert -x-assign unique -x-initial unique -O3 --trace-fst -Wno-fatal \
+              -Wno-lint -Wno-style
+SIM_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
+SIM_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -Isim -Isim/verilated \
+               -Iinclude -I$(BUILD)/include -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd
+
+# Configurations: the spec's defaults except N (so "golden:n=8" and "sim:n=8" are the same
+# device). name, N.
+SIM_P_COMMON := UbRows=8192 AccRows=2048 Tiles=4 NumQueues=2 NumWindows=4 MaxQueueEntries=4096 \
+                LinkBytes=32 MaxPayload=256 MaxReadReq=512 Tags=32
+sim_gflags = -GN=$(2) $(foreach p,$(SIM_P_COMMON),-G$(p))
+sim_dflags = -DP_N=$(2) -DP_UB_ROWS=8192 -DP_ACC_ROWS=2048 -DP_TILES=4 -DP_NUM_QUEUES=2 \
+             -DP_NUM_WINDOWS=4 -DP_MAX_QUEUE_ENTRIES=4096 -DP_LINK_BYTES=32 -DP_MAX_PAYLOAD=256 \
+             -DP_MAX_READ_REQ=512 -DP_TAGS=32
+
+SIM_OBJS :=
+# $(1) name (n8), $(2) N
+define sim_model
+$(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/sim.mk
+	@echo "  VERILATE Vdev_$(1) (tpu_device N=$(2))"
+	@rm -rf $(SIM_VDIR)/Vdev_$(1) && mkdir -p $(SIM_VDIR)/Vdev_$(1)
+	$(Q)$(VERILATOR) $(SIM_VFLAGS) --prefix Vdev_$(1) --top-module tpu_device \
+	  $(call sim_gflags,$(1),$(2)) -Mdir $(SIM_VDIR)/Vdev_$(1) $(SIM_WAIVE) $$(SIM_RTL) \
+	  >$(SIM_VDIR)/Vdev_$(1).log 2>&1 || { cat $(SIM_VDIR)/Vdev_$(1).log; exit 1; }
+	$(Q)$$(MAKE) --no-print-directory -s -C $(SIM_VDIR)/Vdev_$(1) -f Vdev_$(1).mk OPT_FAST=-O2 \
+	  OPT_SLOW=-O1 Vdev_$(1)__ALL.a verilated.o verilated_threads.o verilated_fst_c.o >/dev/null
+$(SIM_VDIR)/Vdev_$(1)/harness.o: sim/verilated/tpu_device_harness.cpp sim/sim_model.h sim/link.h \
+  $(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a
+	@echo "  CXX     $$@"
+	$(Q)$(CXX) $$(SIM_CXXFLAGS) -I$(SIM_VDIR)/Vdev_$(1) -DVMODEL=Vdev_$(1) \
+	  '-DVMODEL_H="Vdev_$(1).h"' -DSIM_MODEL_SYM=tpu_sim_model_$(1) '-DSIM_NAME="$(1)"' \
+	  -DSIM_TRACE=1 $(call sim_dflags,$(1),$(2)) -c $$< -o $$@
+SIM_OBJS += $(SIM_VDIR)/Vdev_$(1)/harness.o $(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a
+endef
+
+sim_n_of = $(patsubst n%,%,$(1))
+$(foreach m,$(SIM_MODELS),$(eval $(call sim_model,$(m),$(call sim_n_of,$(m)))))
+
+SIM_FIRST := $(firstword $(SIM_MODELS))
+SIM_RT_OBJS = $(addprefix $(SIM_VDIR)/Vdev_$(SIM_FIRST)/,verilated.o verilated_threads.o \
+              verilated_fst_c.o)
+
+# One archive: harness objects, every model's objects and the runtime (from the first model's
+# build; every model uses the same flags).
+$(SIM_LIB): $(SIM_OBJS)
+	@mkdir -p $(@D)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && { echo "CREATE $@"; \
+	  for f in $(filter %.a,$(SIM_OBJS)); do echo "ADDLIB $$f"; done; \
+	  for f in $(filter %.o,$(SIM_OBJS)) $(SIM_RT_OBJS); do echo "ADDMOD $$f"; done; \
+	  echo SAVE; echo END; } | $(AR) -M
+
+ifeq ($(SIM_ON),1)
+SIM_LINK = $(foreach m,$(SIM_MODELS),-Wl,-u,tpu_sim_model_$(m)) $(SIM_LIB) -lz -lstdc++ -pthread
+$(CLI) $(BUILD)/tests/tpu_tests: $(SIM_LIB)
+else
+SIM_LINK =
+endif
+
+.PHONY: sim-models soak
+sim-models: $(if $(filter 1,$(SIM_ON)),$(SIM_LIB))
+
+# Long differential runs: SEEDS seeds, each a fresh random stream on golden and sim.
+SEEDS ?= 20
+soak: tests-bin
+	$(Q)TPU_SOAK_SEEDS=$(SEEDS) $(TEST_BIN) sim_soak

@@ -1,0 +1,710 @@
+// tpu_cmd_proc: the command processor. Takes one SQE at a time from the queue engine, runs the
+// checks of docs/spec.md 6.1 in the spec's order (the same order and conditions as the golden
+// model, sw/golden/golden_cmd.c and golden_xfer.c/golden_compute.c), executes the command on
+// the DMA engine and the datapath (rtl/tpu_datapath.sv command/weight/read streams) and returns
+// (status, result) on cpl_* plus the accounting of spec 6.1 on acct_* and mm_*.
+//
+// Pipeline: IDLE -> [FENCE wait: datapath idle and writes sent] -> CHECK1 (register row bytes,
+// span = (ROWS-1) x stride + row bytes, 64-bit) -> CHECK2 (status in spec order; the window
+// check is tpu_win_check outside, on chk_*) -> execute -> DONE (cpl_valid_o one cycle).
+// Execution:
+//   READ_HOST     one DMA read job per row into a staging RAM of StageRows rows (bytes COLS..N-1
+//                 zeroed); when the chunk is complete and no MATMUL is in flight in the datapath,
+//                 UB_WRITE commands commit it. A failed row ends the command before its chunk is
+//                 committed (transfers of ROWS <= StageRows are all-or-nothing; see
+//                 docs/device.md for longer ones).
+//   LOAD_WEIGHTS  rows staged the same way, then N rows pushed on wpush (rows >= ROWS zero).
+//                 FIFO occupancy, the active tile and its K/columns (for PERF_MACS) are kept
+//                 here as the spec's logical state: a POP takes effect when the MATMUL is
+//                 accepted by the datapath, exactly as the golden model orders it.
+//   LOAD_PARAMS   one DMA read job of the whole vector, value checks on all of it, then PARAM
+//                 writes; OUTPUT is one PARAM write from the SQE.
+//   MATMUL        one datapath command; completes when the datapath accepts it (its effects
+//                 are ordered before every later datapath command, so the queue can run on:
+//                 the next command's DMA overlaps the MXU).
+//   ACTIVATE      one datapath command; completes on act_done_i with the saturation count.
+//   WRITE_HOST    UB_READ/ACC_READ; each row read out becomes one DMA write job.
+//   FENCE         waits (see above); optional 8-byte write. IDENTIFY: 4096 bytes in chunks.
+// Watchdog: a command still waiting on the link after timeout_units_i x 1024 cycles (0 = off)
+// ends with CMD_TIMEOUT (its read job is abandoned; a WRITE_HOST drains its read stream).
+// rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
+// read stream) is finished so local state stays consistent; no completion is reported.
+`default_nettype none
+
+module tpu_cmd_proc #(
+  parameter int unsigned N         = 16,
+  parameter int unsigned UbRows    = 8192,
+  parameter int unsigned AccRows   = 2048,
+  parameter int unsigned Tiles     = 4,
+  parameter int unsigned StageRows = 64,
+  parameter int unsigned RdBytes   = 256,
+  parameter int unsigned WrBytes   = 64,
+  parameter int unsigned LenW      = 11,
+  localparam int unsigned CmdWidth = 104 + 8 * N
+) (
+  input  logic                  clk_i,
+  input  logic                  rst_i,
+  input  logic                  rdy_i,
+  input  logic [15:0]           timeout_units_i,
+  input  logic [255:0]          ident_i,          // bytes 0..31 of the IDENTIFY page
+  // from / to the queue engine
+  input  logic                  cmd_valid_i,
+  output logic                  cmd_ready_o,
+  input  logic [511:0]          cmd_sqe_i,
+  input  logic [7:0]            cmd_qid_i,
+  output logic                  cpl_valid_o,
+  output logic [7:0]            cpl_sc_o,
+  output logic [31:0]           cpl_result_o,
+  // accounting (registers)
+  output logic                  acct_valid_o,
+  output logic [7:0]            acct_qid_o,
+  output logic [15:0]           acct_cid_o,
+  output logic [7:0]            acct_opcode_o,
+  output logic [7:0]            acct_sc_o,
+  output logic [63:0]           acct_addr_o,
+  output logic [31:0]           acct_rd_bytes_o,
+  output logic [31:0]           acct_wr_bytes_o,
+  output logic                  mm_valid_o,
+  output logic [31:0]           mm_rows_o,
+  output logic [63:0]           mm_macs_o,
+  // window check
+  output logic [63:0]           chk_addr_o,
+  output logic [31:0]           chk_len_o,
+  output logic                  chk_write_o,
+  input  logic                  chk_ok_i,
+  // DMA
+  output logic                  rd_req_valid_o,
+  input  logic                  rd_req_ready_i,
+  output logic [63:0]           rd_req_addr_o,
+  output logic [LenW-1:0]       rd_req_len_o,
+  output logic                  rd_abort_o,
+  input  logic                  rd_done_i,
+  input  logic                  rd_err_i,
+  input  logic [RdBytes*8-1:0]  rd_buf_i,
+  output logic                  wr_req_valid_o,
+  input  logic                  wr_req_ready_i,
+  output logic [63:0]           wr_req_addr_o,
+  output logic [LenW-1:0]       wr_req_len_o,
+  output logic [WrBytes*8-1:0]  wr_req_data_o,
+  input  logic                  wr_idle_i,
+  // datapath
+  output logic                  dp_valid_o,
+  input  logic                  dp_ready_i,
+  output logic [CmdWidth-1:0]   dp_cmd_o,
+  output logic                  wpush_valid_o,
+  input  logic                  wpush_ready_i,
+  output logic [N*8-1:0]        wpush_row_o,
+  output logic                  wpush_transpose_o,
+  input  logic                  dp_rd_valid_i,
+  output logic                  dp_rd_ready_o,
+  input  logic [N*32-1:0]       dp_rd_data_i,
+  input  logic                  dp_rd_last_i,
+  input  logic                  mm_done_i,
+  input  logic                  act_done_i,
+  input  logic [31:0]           act_result_i,
+  input  logic                  dp_idle_i
+);
+  // datapath command format (rtl/tpu_datapath.sv header)
+  localparam logic [3:0] DpUbWrite = 4'd0, DpParam = 4'd1, DpMatmul = 4'd2, DpActivate = 4'd3,
+                         DpUbRead = 4'd4, DpAccRead = 4'd5;
+  localparam int unsigned IdChunk = 64;  // IDENTIFY write job size (divides 4096, <= WrBytes)
+  localparam int unsigned SAw = $clog2(StageRows);
+  localparam int unsigned TW  = Tiles > 1 ? $clog2(Tiles) : 1;
+  localparam int unsigned KW  = $clog2(N + 1);
+
+  if (StageRows < N || StageRows < 2) begin : g_bad_stage
+    $error("tpu_cmd_proc: StageRows must be >= N (a weight tile is staged whole)");
+  end
+  if (RdBytes < 4 * N || RdBytes < tpu_pkg::LutEntries || WrBytes < 4 * N || WrBytes < IdChunk)
+  begin : g_bad_bytes
+    $error("tpu_cmd_proc: DMA job sizes too small");
+  end
+
+  typedef enum logic [4:0] {
+    SIdle, SFence, SCheck1, SCheck2, SRowRead, SRowWait, SCommit, SCommitLast, SPush,
+    SParRead, SParWait, SParWrite, SDpCmd, SActWait, SWhStream, SWhDrain, SWrJob, SDone
+  } state_e;
+
+  // ---------------------------------------------------------------- command fields
+  logic [511:0] sqe_q, sqe_d;
+  logic [7:0]   qid_q, qid_d;
+  logic [7:0]   f_op, f_flags;
+  logic [15:0]  f_cid;
+  logic [63:0]  f_addr;
+  logic [31:0]  f_len, f_stride, f_la, f_la2, f_rows, f_cols, f_op0, f_op1, f_op2, f_op3;
+  logic [31:0]  f_r14, f_r15;
+  always_comb begin
+    f_op     = sqe_q[tpu_pkg::SqeOpcodeLsb +: 8];
+    f_flags  = sqe_q[tpu_pkg::SqeFlagsLsb +: 8];
+    f_cid    = sqe_q[tpu_pkg::SqeCidLsb +: 16];
+    f_addr   = {sqe_q[tpu_pkg::SqeHostAddrHiLsb +: 32], sqe_q[tpu_pkg::SqeHostAddrLoLsb +: 32]};
+    f_len    = sqe_q[tpu_pkg::SqeLengthLsb +: 32];
+    f_stride = sqe_q[tpu_pkg::SqeStrideLsb +: 32];
+    f_la     = sqe_q[tpu_pkg::SqeLocalAddrLsb +: 32];
+    f_la2    = sqe_q[tpu_pkg::SqeLocalAddr2Lsb +: 32];
+    f_rows   = sqe_q[tpu_pkg::SqeRowsLsb +: 32];
+    f_cols   = sqe_q[tpu_pkg::SqeColsLsb +: 32];
+    f_op0    = sqe_q[tpu_pkg::SqeOp0Lsb +: 32];
+    f_op1    = sqe_q[tpu_pkg::SqeOp1Lsb +: 32];
+    f_op2    = sqe_q[tpu_pkg::SqeOp2Lsb +: 32];
+    f_op3    = sqe_q[tpu_pkg::SqeOp3Lsb +: 32];
+    f_r14    = sqe_q[tpu_pkg::SqeRsvd14Lsb +: 32];
+    f_r15    = sqe_q[tpu_pkg::SqeRsvd15Lsb +: 32];
+  end
+
+  function automatic logic range_ok(input logic [31:0] first, input logic [31:0] count,
+                                    input logic [31:0] size);
+    return first <= size && count <= size - first;
+  endfunction
+  function automatic logic int8_ok(input logic [31:0] v);
+    return $signed(v) >= -32'sd128 && $signed(v) <= 32'sd127;
+  endfunction
+
+  // ---------------------------------------------------------------- state
+  state_e         state_q, state_d;
+  logic           aborted_q, aborted_d;
+  logic [7:0]     sc_q, sc_d;
+  logic [31:0]    result_q, result_d;
+  logic [31:0]    rdb_q, rdb_d, wrb_q, wrb_d;      // data bytes moved (counted on success)
+  logic [63:0]    rb_d;                            // row bytes
+  logic [31:0]    rb_q;                            // (<= 4N where used)
+  logic [63:0]    stride_q, stride_d;              // effective stride
+  logic           span_ok_q, span_ok_d;
+  logic [63:0]    haddr_q, haddr_d;                // host address of the next row / chunk
+  logic [31:0]    row_q, row_d;                    // rows done (DMA side)
+  logic [31:0]    cbase_q, cbase_d;                // first row of the current staging chunk
+  logic [31:0]    crow_q, crow_d;                  // commit / push / param index
+  logic           cval_q, cval_d;                  // staging read data valid (commit, push)
+  logic [CmdWidth-1:0] dpc_q, dpc_d;
+  logic           dpv_q, dpv_d;
+  logic [31:0]    wd_q, wd_d;                      // watchdog cycles / 1024 and remainder
+  logic [9:0]     wdf_q, wdf_d;
+  logic [15:0]    mm_flight_q, mm_flight_d;        // MATMULs accepted, last row not written
+  // logical weight FIFO (spec state) and parameter loaded flags
+  logic [Tiles*KW-1:0] fk_q, fk_d, fc_q, fc_d;
+  logic [TW-1:0]  fhead_q, fhead_d;
+  logic [TW:0]    fcount_q, fcount_d;
+  logic [KW-1:0]  ak_q, ak_d, ac_q, ac_d;
+  logic           avalid_q, avalid_d;
+  logic [4:0]     loaded_q, loaded_d;
+  logic [TW-1:0]  ftail;  // FIFO slot of the next pushed tile
+  // staging RAM
+  logic           st_we, st_re;
+  logic [SAw-1:0] st_waddr, st_raddr;
+  logic [N*8-1:0] st_wdata, st_rdata;
+
+  tpu_ram #(.Width(N * 8), .Depth(StageRows)) u_stage (
+    .clk_i, .we_i(st_we), .waddr_i(st_waddr), .wdata_i(st_wdata),
+    .re_i(st_re), .raddr_i(st_raddr), .rdata_o(st_rdata)
+  );
+
+  // ---------------------------------------------------------------- checks (CHECK1 / CHECK2)
+  logic        is_lw, is_wh, is_fence, is_id;
+  logic        lp_lut, lp_out, wh_acc, act_raw, act_lut, mm_pop;
+  logic [63:0] span1;
+  always_comb begin
+    is_lw    = f_op == tpu_pkg::OpLoadWeights;
+    is_wh    = f_op == tpu_pkg::OpWriteHost;
+    is_fence = f_op == tpu_pkg::OpFence;
+    is_id    = f_op == tpu_pkg::OpIdentify;
+    lp_lut   = f_op0 == 32'(tpu_pkg::ParamLut);
+    lp_out   = f_op0 == 32'(tpu_pkg::ParamOutput);
+    wh_acc   = (f_op0 & tpu_pkg::WriteHostFromAcc) != 0;
+    act_raw  = (f_op0 & tpu_pkg::ActivateRaw32) != 0;
+    act_lut  = (f_op0 & tpu_pkg::ActivateLut) != 0;
+    mm_pop   = (f_op0 & tpu_pkg::MatmulPop) != 0;
+    // row bytes and span (only meaningful when COLS <= N, which the checks test first)
+    rb_d     = (is_wh && wh_acc) ? {30'd0, f_cols, 2'b00} : {32'd0, f_cols};
+    stride_d = (f_stride != 0) ? {32'd0, f_stride} : rb_d;
+    span1    = ({32'd0, f_rows} - 64'd1) * stride_d + rb_d;
+    span_ok_d = f_rows != 0 && !(f_stride != 0 && {32'd0, f_stride} < rb_d) &&
+                span1 == {32'd0, f_len};
+  end
+
+  // window check operands: the whole span, R for transfers into the device, W otherwise
+  assign chk_addr_o  = f_addr;
+  assign chk_len_o   = f_len;
+  assign chk_write_o = is_wh || is_fence || is_id;
+
+  logic [7:0] check_sc;
+  always_comb begin
+    logic nz_addr;
+    nz_addr  = f_addr != 64'd0;
+    check_sc = tpu_pkg::ScSuccess;
+    if (32'(f_op) >= tpu_pkg::OpCount) begin
+      check_sc = tpu_pkg::ScInvalidOpcode;
+    end else if ((f_flags & ~tpu_pkg::SqeFlagsValid) != 0 || f_r14 != 0 || f_r15 != 0) begin
+      check_sc = tpu_pkg::ScInvalidField;
+    end else begin
+      unique case (f_op)
+        tpu_pkg::OpNop: begin
+          if (sqe_q[tpu_pkg::SqeHostAddrLoLsb +: 12*32] != '0) check_sc = tpu_pkg::ScInvalidField;
+        end
+        tpu_pkg::OpReadHost: begin
+          if (f_la2 != 0 || f_op0 != 0 || f_op1 != 0 || f_op2 != 0 || f_op3 != 0 ||
+              f_cols == 0 || f_cols > N || !span_ok_q)
+            check_sc = tpu_pkg::ScInvalidField;
+          else if (!range_ok(f_la, f_rows, UbRows)) check_sc = tpu_pkg::ScLocalRange;
+          else if (!chk_ok_i) check_sc = tpu_pkg::ScDmaAccessViolation;
+        end
+        tpu_pkg::OpLoadWeights: begin
+          if (f_la != 0 || f_la2 != 0 || f_op1 != 0 || f_op2 != 0 || f_op3 != 0 ||
+              f_rows == 0 || f_rows > N || f_cols == 0 || f_cols > N ||
+              (f_op0 & ~tpu_pkg::LoadWeightsTranspose) != 0 || !span_ok_q)
+            check_sc = tpu_pkg::ScInvalidField;
+          else if (32'(fcount_q) == Tiles) check_sc = tpu_pkg::ScSequenceError;
+          else if (!chk_ok_i) check_sc = tpu_pkg::ScDmaAccessViolation;
+        end
+        tpu_pkg::OpLoadParams: begin
+          if (lp_out) begin
+            if (nz_addr || f_len != 0 || f_stride != 0 || f_la != 0 || f_la2 != 0 ||
+                f_rows != 0 || f_cols != 0 || !int8_ok(f_op1) || !int8_ok(f_op2) ||
+                !int8_ok(f_op3) || $signed(f_op2) > $signed(f_op3))
+              check_sc = tpu_pkg::ScInvalidField;
+          end else if (f_op0 > 32'(tpu_pkg::ParamOutput) || f_la2 != 0 || f_op1 != 0 ||
+                       f_op2 != 0 || f_op3 != 0 || f_rows != 1 || f_stride != 0 ||
+                       (lp_lut && (f_cols != tpu_pkg::LutEntries ||
+                                   f_len != tpu_pkg::LutEntries || f_la != 0)) ||
+                       (!lp_lut && (f_cols == 0 || f_cols > N ||
+                                    {32'd0, f_len} != {30'd0, f_cols, 2'b00}))) begin
+            check_sc = tpu_pkg::ScInvalidField;
+          end else if (!lp_lut && !range_ok(f_la, f_cols, N)) begin
+            check_sc = tpu_pkg::ScLocalRange;
+          end else if (!chk_ok_i) begin
+            check_sc = tpu_pkg::ScDmaAccessViolation;
+          end
+        end
+        tpu_pkg::OpMatmul: begin
+          if (nz_addr || f_len != 0 || f_stride != 0 || f_cols != 0 || f_op1 != 0 ||
+              f_op2 != 0 || f_op3 != 0 || f_rows == 0 ||
+              (f_op0 & ~(tpu_pkg::MatmulAccumulate | tpu_pkg::MatmulPop)) != 0)
+            check_sc = tpu_pkg::ScInvalidField;
+          else if (!range_ok(f_la, f_rows, UbRows) || !range_ok(f_la2, f_rows, AccRows))
+            check_sc = tpu_pkg::ScLocalRange;
+          else if (mm_pop ? fcount_q == '0 : !avalid_q)
+            check_sc = tpu_pkg::ScSequenceError;
+        end
+        tpu_pkg::OpActivate: begin
+          if (nz_addr || f_len != 0 || f_stride != 0 || f_cols != 0 || f_op1 != 0 ||
+              f_op2 != 0 || f_op3 != 0 || f_rows == 0 ||
+              (f_op0 & ~(tpu_pkg::ActivateLut | tpu_pkg::ActivateRaw32)) != 0 ||
+              (act_raw && act_lut) ||
+              (act_raw && f_la != f_la2 && {1'b0, f_la} + {1'b0, f_rows} > {1'b0, f_la2} &&
+               {1'b0, f_la2} + {1'b0, f_rows} > {1'b0, f_la}))
+            check_sc = tpu_pkg::ScInvalidField;
+          else if (!range_ok(f_la, f_rows, AccRows) ||
+                   !range_ok(f_la2, f_rows, act_raw ? AccRows : UbRows))
+            check_sc = tpu_pkg::ScLocalRange;
+          else if (!loaded_q[tpu_pkg::ParamBias] ||
+                   (!act_raw && (!loaded_q[tpu_pkg::ParamMult] || !loaded_q[tpu_pkg::ParamShift] ||
+                                 !loaded_q[tpu_pkg::ParamOutput] ||
+                                 (act_lut && !loaded_q[tpu_pkg::ParamLut]))))
+            check_sc = tpu_pkg::ScSequenceError;
+        end
+        tpu_pkg::OpWriteHost: begin
+          if (f_la2 != 0 || f_op1 != 0 || f_op2 != 0 || f_op3 != 0 || f_cols == 0 ||
+              f_cols > N || (f_op0 & ~tpu_pkg::WriteHostFromAcc) != 0 || !span_ok_q)
+            check_sc = tpu_pkg::ScInvalidField;
+          else if (!range_ok(f_la, f_rows, wh_acc ? AccRows : UbRows))
+            check_sc = tpu_pkg::ScLocalRange;
+          else if (!chk_ok_i) check_sc = tpu_pkg::ScDmaAccessViolation;
+        end
+        tpu_pkg::OpFence: begin
+          if (f_stride != 0 || f_la != 0 || f_la2 != 0 || f_rows != 0 || f_cols != 0 ||
+              f_op2 != 0 || f_op3 != 0)
+            check_sc = tpu_pkg::ScInvalidField;
+          else if (!nz_addr) begin
+            if (f_len != 0 || f_op0 != 0 || f_op1 != 0) check_sc = tpu_pkg::ScInvalidField;
+          end else if (f_len != 8 || f_addr[2:0] != 3'd0) check_sc = tpu_pkg::ScInvalidField;
+          else if (!chk_ok_i) check_sc = tpu_pkg::ScDmaAccessViolation;
+        end
+        default: begin  // IDENTIFY
+          if (f_stride != 0 || f_la != 0 || f_la2 != 0 || f_rows != 0 || f_cols != 0 ||
+              f_op0 != 0 || f_op1 != 0 || f_op2 != 0 || f_op3 != 0 ||
+              f_len != tpu_pkg::IdentifyBytes)
+            check_sc = tpu_pkg::ScInvalidField;
+          else if (!chk_ok_i) check_sc = tpu_pkg::ScDmaAccessViolation;
+        end
+      endcase
+    end
+  end
+
+  // ---------------------------------------------------------------- param value checks
+  logic params_ok;
+  always_comb begin
+    params_ok = 1'b1;
+    for (int unsigned i = 0; i < N; i++) begin
+      logic [31:0] v;
+      v = rd_buf_i[32*i +: 32];
+      if (32'(i) < f_cols) begin
+        if (f_op0 == 32'(tpu_pkg::ParamMult) && v[31]) params_ok = 1'b0;
+        if (f_op0 == 32'(tpu_pkg::ParamShift) &&
+            ($signed(v) < tpu_pkg::ShiftMin || $signed(v) > tpu_pkg::ShiftMax)) params_ok = 1'b0;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- outputs
+  logic [N*8-1:0] row_mask;
+  always_comb begin
+    for (int unsigned i = 0; i < N; i++) row_mask[8*i +: 8] = (32'(i) < f_cols) ? 8'hFF : 8'h00;
+  end
+
+  assign cmd_ready_o    = state_q == SIdle;
+  assign rd_req_valid_o = (state_q == SRowRead || state_q == SParRead) && rdy_i;
+  assign rd_req_addr_o  = haddr_q;
+  assign rd_req_len_o   = state_q == SParRead ? LenW'(f_len) : LenW'(f_cols);
+  assign dp_valid_o     = dpv_q;
+  assign dp_cmd_o       = dpc_q;
+  assign wpush_valid_o  = state_q == SPush && cval_q;
+  assign wpush_row_o    = (crow_q < f_rows) ? st_rdata : '0;
+  assign wpush_transpose_o = (f_op0 & tpu_pkg::LoadWeightsTranspose) != 0;
+  assign dp_rd_ready_o  = (state_q == SWhStream && wr_req_ready_i) || state_q == SWhDrain;
+  assign st_wdata       = rd_buf_i[N*8-1:0] & row_mask;
+
+  always_comb begin
+    wr_req_valid_o = 1'b0;
+    wr_req_addr_o  = haddr_q;
+    wr_req_len_o   = LenW'(rb_q);
+    wr_req_data_o  = (WrBytes*8)'(dp_rd_data_i);
+    if (state_q == SWhStream) begin
+      wr_req_valid_o = dp_rd_valid_i;
+    end else if (state_q == SWrJob) begin
+      wr_req_valid_o = 1'b1;
+      if (is_fence) begin
+        wr_req_len_o  = LenW'(8);
+        wr_req_data_o = (WrBytes*8)'({f_op1, f_op0});
+      end else begin
+        wr_req_len_o  = LenW'(IdChunk);
+        wr_req_data_o = (crow_q == 0) ? (WrBytes*8)'(ident_i) : '0;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- next state
+  always_comb begin
+    logic          watchdog, last_row, chunk_full;
+    logic [CmdWidth-1:0] c;
+    logic [31:0]   cnt;
+
+    state_d = state_q;  aborted_d = aborted_q || !rdy_i;
+    sqe_d = sqe_q;  qid_d = qid_q;  sc_d = sc_q;  result_d = result_q;
+    rdb_d = rdb_q;  wrb_d = wrb_q;
+    haddr_d = haddr_q;  row_d = row_q;  cbase_d = cbase_q;  crow_d = crow_q;  cval_d = 1'b0;
+    dpc_d = dpc_q;  dpv_d = dpv_q && !dp_ready_i;
+    fk_d = fk_q;  fc_d = fc_q;  fhead_d = fhead_q;  fcount_d = fcount_q;
+    ak_d = ak_q;  ac_d = ac_q;  avalid_d = avalid_q;  loaded_d = loaded_q;
+    mm_flight_d = mm_flight_q + 16'(dp_valid_o && dp_ready_i && dpc_q[3:0] == DpMatmul)
+                  - 16'(mm_done_i);
+    wd_d = wd_q;  wdf_d = wdf_q + 10'd1;
+    if (wdf_q == 10'h3FF) wd_d = wd_q + 32'd1;
+    watchdog = timeout_units_i != 0 && wd_q >= 32'(timeout_units_i);
+    st_we = 1'b0;  st_waddr = row_q[SAw-1:0] - cbase_q[SAw-1:0];
+    st_re = 1'b0;  st_raddr = crow_q[SAw-1:0];
+    rd_abort_o = 1'b0;
+    cpl_valid_o = 1'b0;  acct_valid_o = 1'b0;
+    mm_valid_o = 1'b0;  mm_rows_o = f_rows;
+    mm_macs_o = 64'(f_rows) * 64'(mm_pop ? 64'(fk_q[KW*fhead_q +: KW]) : 64'(ak_q)) *
+                64'(mm_pop ? 64'(fc_q[KW*fhead_q +: KW]) : 64'(ac_q));
+    c = '0;  cnt = '0;
+    last_row = 1'b0;  chunk_full = 1'b0;
+
+    unique case (state_q)
+      SIdle: begin
+        aborted_d = 1'b0;
+        if (cmd_valid_i) begin
+          sqe_d = cmd_sqe_i;
+          qid_d = cmd_qid_i;
+          sc_d = tpu_pkg::ScSuccess;  result_d = '0;  rdb_d = '0;  wrb_d = '0;
+          wd_d = '0;  wdf_d = '0;
+          state_d = SFence;
+        end
+      end
+      // FENCE flag or FENCE command: every earlier command complete, its writes sent
+      SFence: begin
+        if (!(((sqe_q[tpu_pkg::SqeFlagsLsb +: 8] & tpu_pkg::SqeFlagFence) != 0 ||
+               sqe_q[tpu_pkg::SqeOpcodeLsb +: 8] == tpu_pkg::OpFence) &&
+              !(dp_idle_i && mm_flight_q == 0 && !dpv_q && wr_idle_i)))
+          state_d = SCheck1;
+      end
+      SCheck1: state_d = SCheck2;
+      SCheck2: begin
+        sc_d = check_sc;
+        haddr_d = f_addr;  row_d = '0;  cbase_d = '0;  crow_d = '0;
+        if (check_sc != tpu_pkg::ScSuccess) begin
+          state_d = SDone;
+        end else begin
+          unique case (f_op)
+            tpu_pkg::OpReadHost, tpu_pkg::OpLoadWeights: state_d = SRowRead;
+            tpu_pkg::OpLoadParams: begin
+              if (lp_out) begin
+                c[3:0] = DpParam;  c[6:4] = 3'(tpu_pkg::ParamOutput);
+                c[104 +: 24] = {f_op3[7:0], f_op2[7:0], f_op1[7:0]};
+                dpc_d = c;  dpv_d = 1'b1;
+                loaded_d[tpu_pkg::ParamOutput] = 1'b1;
+                state_d = SDpCmd;
+              end else begin
+                state_d = SParRead;
+              end
+            end
+            tpu_pkg::OpMatmul: begin
+              c[3:0] = DpMatmul;  c[4] = (f_op0 & tpu_pkg::MatmulAccumulate) != 0;  c[5] = mm_pop;
+              c[8 +: 32] = f_la;  c[40 +: 32] = f_la2;  c[72 +: 32] = f_rows;
+              dpc_d = c;  dpv_d = 1'b1;
+              result_d = f_rows;
+              state_d = SDpCmd;
+            end
+            tpu_pkg::OpActivate: begin
+              c[3:0] = DpActivate;  c[4] = act_lut;  c[5] = act_raw;
+              c[8 +: 32] = f_la;  c[40 +: 32] = f_la2;  c[72 +: 32] = f_rows;
+              dpc_d = c;  dpv_d = 1'b1;
+              state_d = SDpCmd;
+            end
+            tpu_pkg::OpWriteHost: begin
+              c[3:0] = wh_acc ? DpAccRead : DpUbRead;
+              c[8 +: 32] = f_la;  c[72 +: 32] = f_rows;
+              dpc_d = c;  dpv_d = 1'b1;
+              result_d = f_rows * rb_q;
+              wrb_d = result_d;
+              state_d = SDpCmd;
+            end
+            tpu_pkg::OpFence: begin
+              if (f_addr != 0) begin
+                wrb_d = 32'd8;
+                state_d = SWrJob;
+              end else begin
+                state_d = SDone;
+              end
+            end
+            tpu_pkg::OpIdentify: begin
+              wrb_d = tpu_pkg::IdentifyBytes;
+              result_d = tpu_pkg::IdentifyBytes;
+              state_d = SWrJob;
+            end
+            default: state_d = SDone;  // NOP
+          endcase
+        end
+      end
+
+      // ---- READ_HOST / LOAD_WEIGHTS: rows into the staging RAM
+      SRowRead: begin
+        if (!rdy_i) state_d = SDone;
+        else if (rd_req_ready_i) state_d = SRowWait;
+      end
+      SRowWait: begin
+        if (!rdy_i) begin
+          state_d = SDone;
+        end else if (rd_done_i) begin
+          if (rd_err_i) begin
+            sc_d = tpu_pkg::ScDmaXferError;
+            state_d = SDone;
+          end else begin
+            st_we = 1'b1;
+            row_d = row_q + 32'd1;
+            haddr_d = haddr_q + stride_q;
+            last_row = row_q + 32'd1 == f_rows;
+            chunk_full = row_q + 32'd1 - cbase_q == StageRows;
+            if (is_lw) begin
+              state_d = last_row ? SPush : SRowRead;
+              crow_d = '0;
+            end else if (last_row || chunk_full) begin
+              state_d = SCommit;
+              crow_d = '0;
+            end else begin
+              state_d = SRowRead;
+            end
+          end
+        end else if (watchdog) begin
+          rd_abort_o = 1'b1;
+          sc_d = tpu_pkg::ScCmdTimeout;
+          state_d = SDone;
+        end
+      end
+      // commit staged rows [cbase, row) to the UB once no MATMUL may still read the UB
+      SCommit: begin
+        cnt = row_q - cbase_q;
+        if (cval_q && !(!dpv_q || dp_ready_i)) begin
+          cval_d = 1'b1;  // hold: the read data stays in the RAM output register
+        end else begin
+          if (cval_q) begin
+            c[3:0] = DpUbWrite;
+            c[8 +: 32] = f_la + cbase_q + crow_q - 32'd1;
+            c[72 +: 32] = 32'd1;
+            c[104 +: N*8] = st_rdata;
+            dpc_d = c;  dpv_d = 1'b1;
+          end
+          if (crow_q < cnt && mm_flight_q == 0 && !(dpv_q && dpc_q[3:0] == DpMatmul)) begin
+            st_re = 1'b1;
+            cval_d = 1'b1;
+            crow_d = crow_q + 32'd1;
+          end else if (crow_q == cnt) begin
+            state_d = SCommitLast;
+          end
+        end
+      end
+      SCommitLast: begin
+        if (!dpv_q || dp_ready_i) begin
+          if (row_q == f_rows) begin
+            result_d = f_rows * f_cols;
+            rdb_d = result_d;
+            state_d = SDone;
+          end else begin
+            cbase_d = row_q;
+            state_d = aborted_q ? SDone : SRowRead;
+          end
+        end
+      end
+      // ---- LOAD_WEIGHTS: N rows onto the FIFO (staging row k, zero beyond ROWS)
+      SPush: begin
+        if (!cval_q) begin
+          st_re = 1'b1;
+          cval_d = 1'b1;
+        end else if (wpush_ready_i) begin
+          crow_d = crow_q + 32'd1;
+          if (crow_q + 32'd1 == N) begin
+            fk_d[KW*ftail +: KW] = KW'(wpush_transpose_o ? f_cols : f_rows);
+            fc_d[KW*ftail +: KW] = KW'(wpush_transpose_o ? f_rows : f_cols);
+            fcount_d = fcount_q + 1'b1;
+            state_d = SDone;
+            result_d = f_rows * f_cols;
+            rdb_d = result_d;
+          end
+        end else begin
+          cval_d = 1'b1;
+        end
+      end
+      // ---- LOAD_PARAMS
+      SParRead: begin
+        if (!rdy_i) state_d = SDone;
+        else if (rd_req_ready_i) state_d = SParWait;
+      end
+      SParWait: begin
+        if (!rdy_i) begin
+          state_d = SDone;
+        end else if (rd_done_i) begin
+          if (rd_err_i) begin
+            sc_d = tpu_pkg::ScDmaXferError;
+            state_d = SDone;
+          end else if (!lp_lut && !params_ok) begin
+            sc_d = tpu_pkg::ScInvalidField;
+            state_d = SDone;
+          end else begin
+            crow_d = '0;
+            state_d = SParWrite;
+          end
+        end else if (watchdog) begin
+          rd_abort_o = 1'b1;
+          sc_d = tpu_pkg::ScCmdTimeout;
+          state_d = SDone;
+        end
+      end
+      SParWrite: begin
+        if (!dpv_q || dp_ready_i) begin
+          if (crow_q == f_cols) begin
+            loaded_d[f_op0[2:0]] = 1'b1;
+            result_d = f_len;
+            rdb_d = f_len;
+            state_d = SDone;
+          end else begin
+            c[3:0] = DpParam;  c[6:4] = f_op0[2:0];
+            c[8 +: 32] = lp_lut ? crow_q : f_la + crow_q;
+            c[104 +: 32] = lp_lut ? {24'd0, rd_buf_i[8*crow_q[7:0] +: 8]}
+                                  : rd_buf_i[32*crow_q[$clog2(N)-1:0] +: 32];
+            dpc_d = c;  dpv_d = 1'b1;
+            crow_d = crow_q + 32'd1;
+          end
+        end
+      end
+      // ---- one datapath command (PARAM OUTPUT, MATMUL, ACTIVATE, UB_READ/ACC_READ)
+      SDpCmd: begin
+        if (dp_ready_i) begin
+          unique case (dpc_q[3:0])
+            DpMatmul: begin
+              mm_valid_o = 1'b1;
+              if (mm_pop) begin
+                ak_d = fk_q[KW*fhead_q +: KW];
+                ac_d = fc_q[KW*fhead_q +: KW];
+                fhead_d = (32'(fhead_q) == Tiles - 1) ? '0 : fhead_q + 1'b1;
+                fcount_d = fcount_q - 1'b1;
+                avalid_d = 1'b1;
+              end
+              state_d = SDone;
+            end
+            DpActivate: state_d = SActWait;
+            DpUbRead, DpAccRead: state_d = SWhStream;
+            default: state_d = SDone;
+          endcase
+        end
+      end
+      SActWait: begin
+        if (act_done_i) begin
+          result_d = act_raw ? 32'd0 : act_result_i;
+          state_d = SDone;
+        end
+      end
+      // ---- WRITE_HOST: each row read out becomes a write job
+      SWhStream: begin
+        if (dp_rd_valid_i && dp_rd_ready_o) begin
+          haddr_d = haddr_q + stride_q;
+          if (dp_rd_last_i) state_d = SDone;
+        end else if (watchdog) begin
+          sc_d = tpu_pkg::ScCmdTimeout;
+          state_d = SWhDrain;
+        end
+      end
+      SWhDrain: if (dp_rd_valid_i && dp_rd_last_i) state_d = SDone;
+      // ---- FENCE semaphore, IDENTIFY page (crow = chunk)
+      SWrJob: begin
+        if (!rdy_i) begin
+          state_d = SDone;
+        end else if (wr_req_ready_i) begin
+          haddr_d = haddr_q + 64'(IdChunk);
+          crow_d = crow_q + 32'd1;
+          if (is_fence || crow_q + 32'd1 == tpu_pkg::IdentifyBytes / IdChunk) state_d = SDone;
+        end else if (watchdog) begin
+          sc_d = tpu_pkg::ScCmdTimeout;
+          state_d = SDone;
+        end
+      end
+      SDone: begin
+        state_d = SIdle;
+        if (!aborted_q && rdy_i) begin
+          cpl_valid_o = 1'b1;
+          acct_valid_o = 1'b1;
+        end
+      end
+      default: state_d = SIdle;
+    endcase
+  end
+
+  assign ftail = TW'((32'(fhead_q) + 32'(fcount_q)) % Tiles);
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      state_q <= SIdle;  aborted_q <= 1'b0;  dpv_q <= 1'b0;  cval_q <= 1'b0;
+      mm_flight_q <= '0;  fhead_q <= '0;  fcount_q <= '0;  avalid_q <= 1'b0;  loaded_q <= '0;
+    end else begin
+      state_q <= state_d;  aborted_q <= aborted_d;  dpv_q <= dpv_d;  cval_q <= cval_d;
+      mm_flight_q <= mm_flight_d;  fhead_q <= fhead_d;  fcount_q <= fcount_d;
+      avalid_q <= avalid_d;  loaded_q <= loaded_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    sqe_q <= sqe_d;  qid_q <= qid_d;  sc_q <= sc_d;  result_q <= result_d;
+    rdb_q <= rdb_d;  wrb_q <= wrb_d;  rb_q <= rb_d[31:0];  stride_q <= stride_d;
+    span_ok_q <= span_ok_d;  haddr_q <= haddr_d;  row_q <= row_d;  cbase_q <= cbase_d;
+    crow_q <= crow_d;  dpc_q <= dpc_d;  wd_q <= wd_d;  wdf_q <= wdf_d;
+    fk_q <= fk_d;  fc_q <= fc_d;  ak_q <= ak_d;  ac_q <= ac_d;
+  end
+
+  assign cpl_sc_o       = sc_q;
+  assign cpl_result_o   = sc_q == tpu_pkg::ScSuccess ? result_q : 32'd0;
+  assign acct_qid_o     = qid_q;
+  assign acct_cid_o     = f_cid;
+  assign acct_opcode_o  = f_op;
+  assign acct_sc_o      = sc_q;
+  assign acct_addr_o    = f_addr;
+  assign acct_rd_bytes_o = sc_q == tpu_pkg::ScSuccess ? rdb_q : 32'd0;
+  assign acct_wr_bytes_o = sc_q == tpu_pkg::ScSuccess ? wrb_q : 32'd0;
+endmodule

@@ -1,0 +1,272 @@
+// tpu_device: the whole device behind the link (docs/link.md, docs/device.md): BAR0 registers
+// (tpu_regs), queue engine (tpu_queue_engine), command processor (tpu_cmd_proc), DMA engines
+// (tpu_dma) with the window checkers (tpu_win_check) and the datapath (tpu_datapath).
+//
+// Ports (exact names, see docs/link.md "Device top ports"):
+//   clk_i, rst_i (synchronous, active high)
+//   dreq  device -> host:  dreq_valid_o, dreq_ready_i, dreq_kind_o[1:0], dreq_tag_o[7:0],
+//                          dreq_len_o[12:0], dreq_addr_o[63:0], dreq_data_o[LinkBytes*8-1:0],
+//                          dreq_last_o
+//   hcpl  host -> device:  hcpl_valid_i, hcpl_ready_o (always 1), hcpl_tag_i[7:0],
+//                          hcpl_status_i[1:0], hcpl_data_i[LinkBytes*8-1:0], hcpl_last_i
+//   mreq  host -> device:  mreq_valid_i, mreq_ready_o, mreq_write_i, mreq_addr_i[15:0],
+//                          mreq_wdata_i[31:0], mreq_tag_i[7:0]
+//   mcpl  device -> host:  mcpl_valid_o, mcpl_ready_i, mcpl_tag_o[7:0], mcpl_rdata_o[31:0]
+// WatchdogUnits is CAP.TIMEOUT (units of 1024 cycles; 64 like the golden model). RESET
+// (RESET_MAGIC) resets every block but the register file's MMIO completion register.
+`default_nettype none
+
+module tpu_device #(
+  parameter int unsigned N                = 16,
+  parameter int unsigned UbRows           = 8192,
+  parameter int unsigned AccRows          = 2048,
+  parameter int unsigned Tiles            = 4,
+  parameter int unsigned NumQueues        = 2,
+  parameter int unsigned NumWindows       = 4,
+  parameter int unsigned MaxQueueEntries  = 4096,
+  parameter int unsigned LinkBytes        = 32,
+  parameter int unsigned MaxPayload       = 256,
+  parameter int unsigned MaxReadReq       = 512,
+  parameter int unsigned Tags             = 32,
+  parameter int unsigned CplTimeoutCycles = 4096,
+  parameter int unsigned WatchdogUnits    = 64,
+  parameter int unsigned StageRows        = 256
+) (
+  input  logic                   clk_i,
+  input  logic                   rst_i,
+  output logic                   dreq_valid_o,
+  input  logic                   dreq_ready_i,
+  output logic [1:0]             dreq_kind_o,
+  output logic [7:0]             dreq_tag_o,
+  output logic [12:0]            dreq_len_o,
+  output logic [63:0]            dreq_addr_o,
+  output logic [LinkBytes*8-1:0] dreq_data_o,
+  output logic                   dreq_last_o,
+  input  logic                   hcpl_valid_i,
+  output logic                   hcpl_ready_o,
+  input  logic [7:0]             hcpl_tag_i,
+  input  logic [1:0]             hcpl_status_i,
+  input  logic [LinkBytes*8-1:0] hcpl_data_i,
+  input  logic                   hcpl_last_i,
+  input  logic                   mreq_valid_i,
+  output logic                   mreq_ready_o,
+  input  logic                   mreq_write_i,
+  input  logic [15:0]            mreq_addr_i,
+  input  logic [31:0]            mreq_wdata_i,
+  input  logic [7:0]             mreq_tag_i,
+  output logic                   mcpl_valid_o,
+  input  logic                   mcpl_ready_i,
+  output logic [7:0]             mcpl_tag_o,
+  output logic [31:0]            mcpl_rdata_o
+);
+  // DMA job sizes: a read job holds an SQE, a parameter vector (4N) or the LUT; a write job a
+  // CQE, an ACC row (4N) or an IDENTIFY chunk (64)
+  localparam int unsigned RdBytes  = (4 * N > tpu_pkg::LutEntries) ? 4 * N : tpu_pkg::LutEntries;
+  localparam int unsigned WrBytes  = (4 * N > 64) ? 4 * N : 64;
+  localparam int unsigned MaxJob   = RdBytes > WrBytes ? RdBytes : WrBytes;
+  localparam int unsigned LenW     = $clog2(MaxJob + 1);
+  localparam int unsigned CmdWidth = 104 + 8 * N;
+  localparam int unsigned TileBits = $clog2(Tiles + 2);
+
+  logic dev_rst, func_rst, en, rdy, unmask, msi_allowed, msi_win_ok, chk_ok;
+  assign dev_rst = rst_i || func_rst;
+
+  // ---------------------------------------------------------------- registers
+  logic [NumQueues*64-1:0]  sq_base, cq_base;
+  logic [NumQueues*32-1:0]  sq_size, cq_size;
+  logic [NumWindows*64-1:0] win_base, win_limit;
+  logic [NumWindows*32-1:0] win_perm;
+  logic [63:0]  msi_addr;
+  logic [31:0]  msi_data;
+  logic [15:0]  timeout_units;
+  logic [255:0] ident;
+  logic         db_valid, db_cq;
+  logic [7:0]   db_qid;
+  logic [31:0]  db_value;
+  logic [NumQueues*16-1:0] q_sq_head, q_cq_tail;
+  logic [NumQueues-1:0]    q_active, q_broken;
+  logic [8:0]   gstat_set;
+  logic         fatal, irq;
+  logic         acct_valid;
+  logic [7:0]   acct_qid, acct_opcode, acct_sc;
+  logic [15:0]  acct_cid;
+  logic [63:0]  acct_addr;
+  logic [31:0]  acct_rd_bytes, acct_wr_bytes;
+  logic         mm_valid;
+  logic [31:0]  mm_rows;
+  logic [63:0]  mm_macs;
+
+  tpu_regs #(
+    .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .NumQueues(NumQueues),
+    .NumWindows(NumWindows), .MaxQueueEntries(MaxQueueEntries), .WatchdogUnits(WatchdogUnits)
+  ) u_regs (
+    .clk_i, .rst_i,
+    .mreq_valid_i, .mreq_ready_o, .mreq_write_i, .mreq_addr_i, .mreq_wdata_i, .mreq_tag_i,
+    .mcpl_valid_o, .mcpl_ready_i, .mcpl_tag_o, .mcpl_rdata_o,
+    .en_o(en), .rdy_o(rdy), .func_rst_o(func_rst), .unmask_o(unmask),
+    .sq_base_o(sq_base), .cq_base_o(cq_base), .sq_size_o(sq_size), .cq_size_o(cq_size),
+    .win_base_o(win_base), .win_limit_o(win_limit), .win_perm_o(win_perm),
+    .msi_addr_o(msi_addr), .msi_data_o(msi_data), .msi_allowed_o(msi_allowed),
+    .timeout_units_o(timeout_units), .ident_o(ident),
+    .db_valid_o(db_valid), .db_cq_o(db_cq), .db_qid_o(db_qid), .db_value_o(db_value),
+    .q_sq_head_i(q_sq_head), .q_cq_tail_i(q_cq_tail), .q_active_i(q_active),
+    .q_broken_i(q_broken),
+    .gstat_set_i(gstat_set), .fatal_i(fatal), .irq_i(irq),
+    .acct_valid_i(acct_valid), .acct_qid_i(acct_qid), .acct_cid_i(acct_cid),
+    .acct_opcode_i(acct_opcode), .acct_sc_i(acct_sc), .acct_addr_i(acct_addr),
+    .acct_rd_bytes_i(acct_rd_bytes), .acct_wr_bytes_i(acct_wr_bytes),
+    .mm_valid_i(mm_valid), .mm_rows_i(mm_rows), .mm_macs_i(mm_macs)
+  );
+
+  // ---------------------------------------------------------------- DMA and its two users
+  logic                 rd_req_valid, rd_req_ready, rd_done, rd_err;
+  logic [63:0]          rd_req_addr;
+  logic [LenW-1:0]      rd_req_len;
+  logic [RdBytes*8-1:0] rd_buf;
+  logic                 wr_req_valid, wr_req_ready, wr_req_msi, wr_idle;
+  logic [63:0]          wr_req_addr;
+  logic [LenW-1:0]      wr_req_len;
+  logic [WrBytes*8-1:0] wr_req_data;
+  // queue engine side
+  logic                 qe_rd_valid, qe_wr_valid, qe_wr_msi;
+  logic [63:0]          qe_rd_addr, qe_wr_addr;
+  logic [LenW-1:0]      qe_rd_len, qe_wr_len;
+  logic [WrBytes*8-1:0] qe_wr_data;
+  // command processor side
+  logic                 cp_rd_valid, cp_wr_valid, cp_rd_abort;
+  logic [63:0]          cp_rd_addr, cp_wr_addr;
+  logic [LenW-1:0]      cp_rd_len, cp_wr_len;
+  logic [WrBytes*8-1:0] cp_wr_data;
+
+  // The queue engine and the command processor never use a port at the same time (the queue
+  // engine fetches and posts only while the command processor is idle or done); the queue
+  // engine wins a tie all the same.
+  always_comb begin
+    rd_req_valid = qe_rd_valid || cp_rd_valid;
+    rd_req_addr  = qe_rd_valid ? qe_rd_addr : cp_rd_addr;
+    rd_req_len   = qe_rd_valid ? qe_rd_len : cp_rd_len;
+    wr_req_valid = qe_wr_valid || cp_wr_valid;
+    wr_req_addr  = qe_wr_valid ? qe_wr_addr : cp_wr_addr;
+    wr_req_len   = qe_wr_valid ? qe_wr_len : cp_wr_len;
+    wr_req_msi   = qe_wr_valid && qe_wr_msi;
+    wr_req_data  = qe_wr_valid ? qe_wr_data : cp_wr_data;
+  end
+
+  tpu_dma #(
+    .LinkBytes(LinkBytes), .MaxPayload(MaxPayload), .MaxReadReq(MaxReadReq), .Tags(Tags),
+    .CplTimeoutCycles(CplTimeoutCycles), .RdBytes(RdBytes), .WrBytes(WrBytes)
+  ) u_dma (
+    .clk_i, .rst_i,
+    .rd_req_valid_i(rd_req_valid), .rd_req_ready_o(rd_req_ready), .rd_req_addr_i(rd_req_addr),
+    .rd_req_len_i(rd_req_len), .rd_abort_i(!rdy || cp_rd_abort || func_rst),
+    .rd_done_o(rd_done), .rd_err_o(rd_err), .rd_buf_o(rd_buf),
+    .wr_req_valid_i(wr_req_valid), .wr_req_ready_o(wr_req_ready), .wr_req_addr_i(wr_req_addr),
+    .wr_req_len_i(wr_req_len), .wr_req_msi_i(wr_req_msi), .wr_req_data_i(wr_req_data),
+    .wr_abort_i(!rdy || func_rst), .wr_idle_o(wr_idle),
+    .dreq_valid_o, .dreq_ready_i, .dreq_kind_o, .dreq_tag_o, .dreq_len_o, .dreq_addr_o,
+    .dreq_data_o, .dreq_last_o,
+    .hcpl_valid_i, .hcpl_ready_o, .hcpl_tag_i, .hcpl_status_i, .hcpl_data_i, .hcpl_last_i
+  );
+
+  tpu_win_check #(.NumWindows(NumWindows)) u_win_cmd (
+    .win_base_i(win_base), .win_limit_i(win_limit), .win_perm_i(win_perm),
+    .addr_i(chk_addr), .len_i(chk_len), .write_i(chk_write), .ok_o(chk_ok)
+  );
+  tpu_win_check #(.NumWindows(NumWindows)) u_win_msi (
+    .win_base_i(win_base), .win_limit_i(win_limit), .win_perm_i(win_perm),
+    .addr_i(msi_addr), .len_i(32'd4), .write_i(1'b1), .ok_o(msi_win_ok)
+  );
+
+  // ---------------------------------------------------------------- queue engine
+  logic         cmd_valid, cmd_ready, cpl_valid;
+  logic [511:0] cmd_sqe;
+  logic [7:0]   cmd_qid, cpl_sc;
+  logic [31:0]  cpl_result;
+
+  tpu_queue_engine #(
+    .NumQueues(NumQueues), .MaxQueueEntries(MaxQueueEntries), .WrBytes(WrBytes), .LenW(LenW)
+  ) u_queue (
+    .clk_i, .rst_i(dev_rst), .en_i(en), .rdy_i(rdy),
+    .sq_base_i(sq_base), .cq_base_i(cq_base), .sq_size_i(sq_size), .cq_size_i(cq_size),
+    .db_valid_i(db_valid), .db_cq_i(db_cq), .db_qid_i(db_qid), .db_value_i(db_value),
+    .msi_addr_i(msi_addr), .msi_data_i(msi_data), .msi_allowed_i(msi_allowed),
+    .msi_win_ok_i(msi_win_ok), .unmask_i(unmask),
+    .q_sq_head_o(q_sq_head), .q_cq_tail_o(q_cq_tail), .q_active_o(q_active),
+    .q_broken_o(q_broken), .gstat_set_o(gstat_set), .fatal_o(fatal), .irq_o(irq),
+    .cmd_valid_o(cmd_valid), .cmd_ready_i(cmd_ready), .cmd_sqe_o(cmd_sqe), .cmd_qid_o(cmd_qid),
+    .cpl_valid_i(cpl_valid), .cpl_sc_i(cpl_sc), .cpl_result_i(cpl_result),
+    .rd_req_valid_o(qe_rd_valid), .rd_req_ready_i(rd_req_ready), .rd_req_addr_o(qe_rd_addr),
+    .rd_req_len_o(qe_rd_len), .rd_done_i(rd_done), .rd_err_i(rd_err),
+    .rd_buf_i(rd_buf[511:0]),
+    .wr_req_valid_o(qe_wr_valid), .wr_req_ready_i(wr_req_ready), .wr_req_addr_o(qe_wr_addr),
+    .wr_req_len_o(qe_wr_len), .wr_req_msi_o(qe_wr_msi), .wr_req_data_o(qe_wr_data)
+  );
+
+  // ---------------------------------------------------------------- command processor
+  logic [63:0]          chk_addr;
+  logic [31:0]          chk_len;
+  logic                 chk_write;
+  logic                 dp_valid, dp_ready, wpush_valid, wpush_ready, wpush_transpose;
+  logic [CmdWidth-1:0]  dp_cmd;
+  logic [N*8-1:0]       wpush_row;
+  logic                 dp_rd_valid, dp_rd_ready, dp_rd_last, mm_done, act_done, dp_idle;
+  logic [N*32-1:0]      dp_rd_data;
+  logic [31:0]          act_result;
+
+  tpu_cmd_proc #(
+    .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .StageRows(StageRows),
+    .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW)
+  ) u_cmd (
+    .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
+    .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),
+    .cpl_valid_o(cpl_valid), .cpl_sc_o(cpl_sc), .cpl_result_o(cpl_result),
+    .acct_valid_o(acct_valid), .acct_qid_o(acct_qid), .acct_cid_o(acct_cid),
+    .acct_opcode_o(acct_opcode), .acct_sc_o(acct_sc), .acct_addr_o(acct_addr),
+    .acct_rd_bytes_o(acct_rd_bytes), .acct_wr_bytes_o(acct_wr_bytes),
+    .mm_valid_o(mm_valid), .mm_rows_o(mm_rows), .mm_macs_o(mm_macs),
+    .chk_addr_o(chk_addr), .chk_len_o(chk_len), .chk_write_o(chk_write), .chk_ok_i(chk_ok),
+    .rd_req_valid_o(cp_rd_valid), .rd_req_ready_i(rd_req_ready), .rd_req_addr_o(cp_rd_addr),
+    .rd_req_len_o(cp_rd_len), .rd_abort_o(cp_rd_abort), .rd_done_i(rd_done), .rd_err_i(rd_err),
+    .rd_buf_i(rd_buf),
+    .wr_req_valid_o(cp_wr_valid), .wr_req_ready_i(wr_req_ready), .wr_req_addr_o(cp_wr_addr),
+    .wr_req_len_o(cp_wr_len), .wr_req_data_o(cp_wr_data), .wr_idle_i(wr_idle),
+    .dp_valid_o(dp_valid), .dp_ready_i(dp_ready), .dp_cmd_o(dp_cmd),
+    .wpush_valid_o(wpush_valid), .wpush_ready_i(wpush_ready), .wpush_row_o(wpush_row),
+    .wpush_transpose_o(wpush_transpose),
+    .dp_rd_valid_i(dp_rd_valid), .dp_rd_ready_o(dp_rd_ready), .dp_rd_data_i(dp_rd_data),
+    .dp_rd_last_i(dp_rd_last), .mm_done_i(mm_done), .act_done_i(act_done),
+    .act_result_i(act_result), .dp_idle_i(dp_idle)
+  );
+
+  // ---------------------------------------------------------------- datapath
+  logic [TileBits-1:0] dp_tiles;
+  logic [4:0]          dp_loaded;
+  logic [63:0]         dp_perf_busy, dp_perf_mxu, dp_perf_macs;
+
+  tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles)) u_dp (
+    .clk_i, .rst_i(dev_rst),
+    .cmd_valid_i(dp_valid), .cmd_ready_o(dp_ready), .cmd_i(dp_cmd),
+    .wpush_valid_i(wpush_valid), .wpush_ready_o(wpush_ready), .wpush_row_i(wpush_row),
+    .wpush_transpose_i(wpush_transpose),
+    .rd_valid_o(dp_rd_valid), .rd_ready_i(dp_rd_ready), .rd_data_o(dp_rd_data),
+    .rd_last_o(dp_rd_last),
+    .mm_done_o(mm_done), .act_done_o(act_done), .act_result_o(act_result), .idle_o(dp_idle),
+    .tiles_o(dp_tiles), .params_loaded_o(dp_loaded),
+    .perf_busy_o(dp_perf_busy), .perf_mxu_busy_o(dp_perf_mxu), .perf_macs_o(dp_perf_macs)
+  );
+
+  // The spec's counters and state are kept by the command processor (exact, as the golden
+  // model defines them); the datapath's own status outputs are not needed here.
+  logic unused_dp;
+  assign unused_dp = ^{dp_tiles, dp_loaded, dp_perf_busy, dp_perf_mxu, dp_perf_macs};
+
+`ifndef SYNTHESIS
+  // dreq and mcpl stability are asserted in tpu_dma and tpu_regs; mreq/hcpl are the host's
+  // (the link model checks them)
+  always_ff @(posedge clk_i) begin
+    if (!rst_i) begin
+      assert (hcpl_ready_o) else $error("tpu_device: hcpl must never be back-pressured");
+    end
+  end
+`endif
+endmodule

@@ -1,0 +1,328 @@
+// tpu_queue_engine: the submission/completion rings (docs/spec.md section 4).
+//
+// Per queue: SQ head/tail, CQ head/tail, phase, configured and broken flags. On en_i (CC.EN
+// 0 -> 1) every queue is reset (pointers 0, phase 1) and each configured one checked (sizes in
+// 2..MaxQueueEntries, bases QUEUE_ALIGN aligned); a bad one is BROKEN with
+// GSTAT.QUEUE_CONFIG_ERR. Doorbells (db_*) are checked exactly as the golden model does; a bad
+// one marks the queue BROKEN and sets GSTAT.BAD_DOORBELL.
+//
+// One command at a time (so the round robin order equals the golden model's): pick the next
+// queue (round robin from the one after the last served) that is ACTIVE, has SQ entries and CQ
+// room for one more completion (room is reserved: fetching is the only way a CQ slot is taken,
+// and the next fetch waits for this command's CQE); fetch its 64-byte SQE by DMA (a failed
+// fetch sets GSTAT.SQ_FETCH_ERR and CSTS.CFS: fatal_o), hand it to the command processor
+// (cmd_*), wait for its (status, result) (cpl_*), post the 16-byte CQE as one MWR (one beat,
+// so the PHASE dword is written with, never before, the rest), then for the IRQ flag set
+// INT_STATUS.CQE (irq_o) and, when MSI is allowed, send the MSI after a window check
+// (msi_win_ok_i; failing sets GSTAT.MSI_ERR). A pending unmask (unmask_i) sends one MSI between
+// commands. rdy_i low: everything stops at once (the DMA engine abandons the jobs), no CQE.
+`default_nettype none
+
+module tpu_queue_engine #(
+  parameter int unsigned NumQueues       = 2,
+  parameter int unsigned MaxQueueEntries = 4096,
+  parameter int unsigned WrBytes         = 64,
+  parameter int unsigned LenW            = 9
+) (
+  input  logic                      clk_i,
+  input  logic                      rst_i,
+  input  logic                      en_i,
+  input  logic                      rdy_i,
+  input  logic [NumQueues*64-1:0]   sq_base_i,
+  input  logic [NumQueues*64-1:0]   cq_base_i,
+  input  logic [NumQueues*32-1:0]   sq_size_i,
+  input  logic [NumQueues*32-1:0]   cq_size_i,
+  input  logic                      db_valid_i,
+  input  logic                      db_cq_i,
+  input  logic [7:0]                db_qid_i,
+  input  logic [31:0]               db_value_i,
+  input  logic [63:0]               msi_addr_i,
+  input  logic [31:0]               msi_data_i,
+  input  logic                      msi_allowed_i,
+  input  logic                      msi_win_ok_i,
+  input  logic                      unmask_i,
+  output logic [NumQueues*16-1:0]   q_sq_head_o,
+  output logic [NumQueues*16-1:0]   q_cq_tail_o,
+  output logic [NumQueues-1:0]      q_active_o,
+  output logic [NumQueues-1:0]      q_broken_o,
+  output logic [8:0]                gstat_set_o,
+  output logic                      fatal_o,
+  output logic                      irq_o,
+  // command processor
+  output logic                      cmd_valid_o,
+  input  logic                      cmd_ready_i,
+  output logic [511:0]              cmd_sqe_o,
+  output logic [7:0]                cmd_qid_o,
+  input  logic                      cpl_valid_i,
+  input  logic [7:0]                cpl_sc_i,
+  input  logic [31:0]               cpl_result_i,
+  // DMA
+  output logic                      rd_req_valid_o,
+  input  logic                      rd_req_ready_i,
+  output logic [63:0]               rd_req_addr_o,
+  output logic [LenW-1:0]           rd_req_len_o,
+  input  logic                      rd_done_i,
+  input  logic                      rd_err_i,
+  input  logic [511:0]              rd_buf_i,  // the SQE bytes of the read job
+  output logic                      wr_req_valid_o,
+  input  logic                      wr_req_ready_i,
+  output logic [63:0]               wr_req_addr_o,
+  output logic [LenW-1:0]           wr_req_len_o,
+  output logic                      wr_req_msi_o,
+  output logic [WrBytes*8-1:0]      wr_req_data_o
+);
+  localparam int unsigned QW = NumQueues > 1 ? $clog2(NumQueues) : 1;
+  if (WrBytes < tpu_pkg::CqeBytes) begin : g_bad_buf
+    $error("tpu_queue_engine: DMA jobs must hold an SQE and a CQE");
+  end
+
+  typedef enum logic [2:0] {
+    StIdle, StFetch, StWaitFetch, StDispatch, StExec, StPost, StMsi
+  } state_e;
+
+  state_e                   state_q, state_d;
+  logic [NumQueues*16-1:0]  sq_head_q, sq_head_d, sq_tail_q, sq_tail_d;
+  logic [NumQueues*16-1:0]  cq_head_q, cq_head_d, cq_tail_q, cq_tail_d;
+  logic [NumQueues-1:0]     phase_q, phase_d, cfg_q, cfg_d, broken_q, broken_d;
+  logic [QW-1:0]            rr_q, rr_d, cur_q, cur_d;
+  logic [511:0]             sqe_q, sqe_d;
+  logic [15:0]              cqe_head_q, cqe_head_d;  // SQ head after the fetch, for the CQE
+  logic [7:0]               sc_q, sc_d;
+  logic [31:0]              result_q, result_d;
+  logic                     unmask_q, unmask_d;
+  logic [8:0]               gstat_d;
+  logic                     fatal_d, irq_d;
+
+  function automatic logic [16:0] incr(input logic [15:0] v, input logic [31:0] size);
+    logic [16:0] n;
+    n = {1'b0, v} + 17'd1;
+    return (32'(n) == size) ? 17'd0 : n;
+  endfunction
+
+  // ---------------------------------------------------------------- per-queue status
+  logic [NumQueues-1:0] can_fetch;
+  always_comb begin
+    for (int unsigned q = 0; q < NumQueues; q++) begin
+      q_active_o[q] = rdy_i && cfg_q[q] && !broken_q[q];
+      can_fetch[q]  = q_active_o[q] && sq_head_q[16*q +: 16] != sq_tail_q[16*q +: 16] &&
+                      incr(cq_tail_q[16*q +: 16], cq_size_i[32*q +: 32]) !=
+                      {1'b0, cq_head_q[16*q +: 16]};
+    end
+  end
+  assign q_sq_head_o = sq_head_q;
+  assign q_cq_tail_o = cq_tail_q;
+  assign q_broken_o  = broken_q;
+
+  // ---------------------------------------------------------------- outputs
+  logic [63:0] cqe_addr;
+  logic [127:0] cqe;
+  always_comb begin
+    cqe_addr = cq_base_i[64*cur_q +: 64] + {44'd0, cq_tail_q[16*cur_q +: 16], 4'd0};
+    cqe = '0;
+    cqe[tpu_pkg::CqeResultLsb +: 32]  = (sc_q == tpu_pkg::ScSuccess) ? result_q : 32'd0;
+    cqe[tpu_pkg::CqeUserTagLsb +: 32] = sqe_q[tpu_pkg::SqeUserTagLsb +: 32];
+    cqe[tpu_pkg::CqeSqHeadLsb +: 16]  = cqe_head_q;
+    cqe[tpu_pkg::CqeSqIdLsb +: 16]    = 16'(cur_q);
+    cqe[tpu_pkg::CqeCidLsb +: 16]     = sqe_q[tpu_pkg::SqeCidLsb +: 16];
+    cqe[tpu_pkg::CqePhaseLsb]         = phase_q[cur_q];
+    cqe[tpu_pkg::CqeScLsb +: 8]       = sc_q;
+    cqe[tpu_pkg::CqeDnrLsb]           = tpu_pkg::ScDnrMap[sc_q];
+  end
+
+  assign rd_req_valid_o = state_q == StFetch && rdy_i;
+  assign rd_req_addr_o  = sq_base_i[64*cur_q +: 64] + {42'd0, sq_head_q[16*cur_q +: 16], 6'd0};
+  assign rd_req_len_o   = LenW'(tpu_pkg::SqeBytes);
+  assign wr_req_valid_o = (state_q == StPost || (state_q == StMsi && msi_win_ok_i)) && rdy_i;
+  assign wr_req_addr_o  = state_q == StMsi ? msi_addr_i : cqe_addr;
+  assign wr_req_len_o   = state_q == StMsi ? LenW'(4) : LenW'(tpu_pkg::CqeBytes);
+  assign wr_req_msi_o   = state_q == StMsi;
+  assign wr_req_data_o  = state_q == StMsi ? (WrBytes*8)'(msi_data_i) : (WrBytes*8)'(cqe);
+  assign cmd_valid_o    = state_q == StDispatch && rdy_i;
+  assign cmd_sqe_o      = sqe_q;
+  assign cmd_qid_o      = 8'(cur_q);
+
+  // ---------------------------------------------------------------- next state
+  always_comb begin
+    logic          found;
+    logic [QW-1:0] pick;
+    logic [31:0]   size, v;
+    logic [16:0]   nh;
+    logic [QW-1:0] dq, qi;
+    logic [31:0]   ss, cs;
+    logic [63:0]   sb, cb;
+
+    state_d = state_q;
+    sq_head_d = sq_head_q;  sq_tail_d = sq_tail_q;
+    cq_head_d = cq_head_q;  cq_tail_d = cq_tail_q;
+    phase_d = phase_q;  cfg_d = cfg_q;  broken_d = broken_q;
+    rr_d = rr_q;  cur_d = cur_q;  sqe_d = sqe_q;  cqe_head_d = cqe_head_q;
+    sc_d = sc_q;  result_d = result_q;
+    unmask_d = unmask_q || unmask_i;
+    gstat_d = '0;  fatal_d = 1'b0;  irq_d = 1'b0;
+    found = 1'b0;  pick = '0;
+    size = '0;  v = '0;  nh = '0;
+    dq = QW'(db_qid_i);
+    qi = '0;  ss = '0;  cs = '0;  sb = '0;  cb = '0;
+
+    // ---- the command loop
+    unique case (state_q)
+      StIdle: begin
+        if (rdy_i) begin
+          if (unmask_q) begin
+            unmask_d = 1'b0;
+            if (msi_allowed_i) state_d = StMsi;
+          end else begin
+            for (int unsigned i = 0; i < NumQueues; i++) begin
+              qi = QW'((32'(rr_q) + i) % NumQueues);
+              if (!found && can_fetch[qi]) begin
+                found = 1'b1;
+                pick  = qi;
+              end
+            end
+            if (found) begin
+              cur_d   = pick;
+              rr_d    = QW'((32'(pick) + 1) % NumQueues);
+              state_d = StFetch;
+            end
+          end
+        end
+      end
+      StFetch:     if (rd_req_ready_i) state_d = StWaitFetch;
+      StWaitFetch: begin
+        if (rd_done_i) begin
+          if (rd_err_i) begin
+            gstat_d[tpu_pkg::GstatSqFetchErrLsb] = 1'b1;
+            fatal_d = 1'b1;
+            state_d = StIdle;
+          end else begin
+            sqe_d = rd_buf_i;
+            nh = incr(sq_head_q[16*cur_q +: 16], sq_size_i[32*cur_q +: 32]);
+            sq_head_d[16*cur_q +: 16] = nh[15:0];
+            cqe_head_d = nh[15:0];
+            state_d = StDispatch;
+          end
+        end
+      end
+      StDispatch:  if (cmd_ready_i) state_d = StExec;
+      StExec: begin
+        if (cpl_valid_i) begin
+          sc_d     = cpl_sc_i;
+          result_d = cpl_result_i;
+          state_d  = StPost;
+        end
+      end
+      StPost: begin
+        if (wr_req_ready_i) begin
+          nh = incr(cq_tail_q[16*cur_q +: 16], cq_size_i[32*cur_q +: 32]);
+          cq_tail_d[16*cur_q +: 16] = nh[15:0];
+          if (nh == 17'd0) phase_d[cur_q] = !phase_q[cur_q];
+          state_d = StIdle;
+          if ((sqe_q[tpu_pkg::SqeFlagsLsb +: 8] & tpu_pkg::SqeFlagIrq) != 8'd0) begin
+            irq_d = 1'b1;
+            if (msi_allowed_i) state_d = StMsi;
+          end
+        end
+      end
+      StMsi: begin
+        if (!msi_win_ok_i || msi_addr_i[1:0] != 2'b00) begin
+          gstat_d[tpu_pkg::GstatMsiErrLsb] = 1'b1;
+          state_d = StIdle;
+        end else if (wr_req_ready_i) begin
+          state_d = StIdle;
+        end
+      end
+      default: state_d = StIdle;
+    endcase
+    if (!rdy_i) state_d = StIdle;
+
+    // ---- doorbells (ignored while not ready)
+    if (db_valid_i && rdy_i && 32'(db_qid_i) < NumQueues) begin
+      if (db_cq_i) begin
+        size = cq_size_i[32*dq +: 32];
+        v    = db_value_i;
+        // the new head may release only posted entries: (new - old) mod size must not exceed
+        // (tail - old) mod size
+        if (!q_active_o[dq] || v >= size ||
+            ((v + size - 32'(cq_head_q[16*dq +: 16])) % size) >
+            ((32'(cq_tail_d[16*dq +: 16]) + size - 32'(cq_head_q[16*dq +: 16])) % size)) begin
+          broken_d[dq] = 1'b1;
+          gstat_d[tpu_pkg::GstatBadDoorbellLsb] = 1'b1;
+        end else begin
+          cq_head_d[16*dq +: 16] = v[15:0];
+        end
+      end else begin
+        if (!q_active_o[dq] || db_value_i >= sq_size_i[32*dq +: 32]) begin
+          broken_d[dq] = 1'b1;
+          gstat_d[tpu_pkg::GstatBadDoorbellLsb] = 1'b1;
+        end else begin
+          sq_tail_d[16*dq +: 16] = db_value_i[15:0];
+        end
+      end
+    end
+
+    // ---- CC.EN 0 -> 1
+    if (en_i) begin
+      sq_head_d = '0;  sq_tail_d = '0;  cq_head_d = '0;  cq_tail_d = '0;
+      phase_d = '1;  broken_d = '0;  cfg_d = '0;  rr_d = '0;
+      state_d = StIdle;
+      unmask_d = 1'b0;
+      for (int unsigned q = 0; q < NumQueues; q++) begin
+        ss = sq_size_i[32*q +: 32];  cs = cq_size_i[32*q +: 32];
+        sb = sq_base_i[64*q +: 64];  cb = cq_base_i[64*q +: 64];
+        if (ss != 32'd0) begin
+          if (ss >= 32'd2 && ss <= MaxQueueEntries && cs >= 32'd2 && cs <= MaxQueueEntries &&
+              sb % 64'(tpu_pkg::QueueAlign) == 64'd0 && cb % 64'(tpu_pkg::QueueAlign) == 64'd0) begin
+            cfg_d[q] = 1'b1;
+          end else begin
+            broken_d[q] = 1'b1;
+            gstat_d[tpu_pkg::GstatQueueConfigErrLsb] = 1'b1;
+          end
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      state_q <= StIdle;
+      sq_head_q <= '0;  sq_tail_q <= '0;  cq_head_q <= '0;  cq_tail_q <= '0;
+      phase_q <= '1;  cfg_q <= '0;  broken_q <= '0;
+      rr_q <= '0;  cur_q <= '0;  unmask_q <= 1'b0;
+      gstat_set_o <= '0;  fatal_o <= 1'b0;  irq_o <= 1'b0;
+    end else begin
+      state_q <= state_d;
+      sq_head_q <= sq_head_d;  sq_tail_q <= sq_tail_d;
+      cq_head_q <= cq_head_d;  cq_tail_q <= cq_tail_d;
+      phase_q <= phase_d;  cfg_q <= cfg_d;  broken_q <= broken_d;
+      rr_q <= rr_d;  cur_q <= cur_d;  unmask_q <= unmask_d;
+      gstat_set_o <= gstat_d;  fatal_o <= fatal_d;  irq_o <= irq_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    sqe_q      <= sqe_d;
+    cqe_head_q <= cqe_head_d;
+    sc_q       <= sc_d;
+    result_q   <= result_d;
+  end
+
+`ifndef SYNTHESIS
+  // ring invariants: the device fetches only owned entries and posts only into free CQ slots
+  always_ff @(posedge clk_i) begin
+    if (!rst_i && state_q == StIdle && state_d == StFetch) begin
+      assert (sq_head_q[16*pick_chk +: 16] != sq_tail_q[16*pick_chk +: 16])
+        else $error("tpu_queue_engine: SQ head would pass the host tail");
+    end
+    if (!rst_i && state_q == StPost && wr_req_ready_i && rdy_i) begin
+      assert (incr(cq_tail_q[16*cur_q +: 16], cq_size_i[32*cur_q +: 32]) !=
+              {1'b0, cq_head_q[16*cur_q +: 16]})
+        else $error("tpu_queue_engine: CQ tail would overrun the host head");
+    end
+    if (!rst_i && cmd_valid_o && !cmd_ready_i) begin
+      assert (state_d == StDispatch || !rdy_i) else $error("tpu_queue_engine: cmd withdrawn");
+    end
+  end
+  logic [QW-1:0] pick_chk;
+  assign pick_chk = cur_d;
+`endif
+endmodule
