@@ -102,3 +102,5 @@ SYNTH_JOBS ?= 2
 synth: $(SPEC_SV)
 	$(Q)$(PYTHON) scripts/synth_report.py --yosys "$(YOSYS)" --pkg $(SPEC_SV) \
 	  --out $(BUILD)/synth --jobs $(SYNTH_JOBS)
+# About 130 s of yosys CPU time (two jobs: about 70 s on two free cores).
+TEST_STEPS += synth

@@ -100,6 +100,7 @@ END_TEST
 START_TEST(ram_assertions_fire)
 {
 	const struct tpu_vram_ops *ops = &tpu_vram_w37d100_ops;
+	printf("ram_assertions_fire: the two RTL assertion failures below are expected\n");
 	struct tpu_vram *h = ops->create(harness_seed());
 	ck_assert_ptr_nonnull(h);
 	ops->poke(h, true, 99, 1, true, 98);

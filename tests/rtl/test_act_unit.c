@@ -674,6 +674,7 @@ START_TEST(act_assertions_fire)
 	const struct tpu_vact_ops *ops = &tpu_vact_n4_ops;
 	struct sim s;
 
+	printf("act_assertions_fire: the three RTL assertion failures below are expected\n");
 	for (int variant = 0; variant < 2; variant++) {
 		sim_open(&s, ops, harness_seed() ^ 0x61737274ull ^ (uint64_t)variant);
 		/* fill the pipeline with the output stalled */

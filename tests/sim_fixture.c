@@ -1,0 +1,63 @@
+/* Helpers of the sim tests (sim_fixture.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "backend.h"
+#include "sim_device.h"
+#include "sim_fixture.h"
+
+bool sim_have(uint32_t n)
+{
+	if (tpu_sim_model_find(n))
+		return true;
+	fprintf(stderr, "note: no Verilated n=%u device model in this build: sim test skipped\n",
+		n);
+	return false;
+}
+
+void sim_counts(tpu_dev *dev, struct sim_counts *out)
+{
+	struct tpu_sim *s = tpu_backend_sim_of(dev);
+	const struct tpu_link_stats *st;
+
+	ck_assert_ptr_nonnull(s);
+	st = tpu_link_stats(tpu_sim_link(s));
+	out->cycles = tpu_sim_cycles(s);
+	out->irqs = st->irqs;
+	out->dma_after_reset = st->dma_after_reset;
+	out->protocol_errors = st->protocol_errors;
+	out->mem_refused = st->mem_refused;
+	out->faults_fired = st->faults_fired;
+	out->assert_failures = tpu_sim_assert_failures(s);
+	out->trace_hash = tpu_link_trace_hash(tpu_sim_link(s));
+}
+
+uint64_t sim_run_in_child(uint64_t (*fn)(void *arg), void *arg)
+{
+	int fd[2], status = 0;
+	uint64_t v = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fd), 0);
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(fd[0]);
+		v = fn(arg);
+		if (write(fd[1], &v, sizeof(v)) != (ssize_t)sizeof(v))
+			_exit(3);
+		_exit(0);
+	}
+	close(fd[1]);
+	ck_assert_int_eq(read(fd[0], &v, sizeof(v)), (ssize_t)sizeof(v));
+	close(fd[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return v;
+}
