@@ -4,12 +4,17 @@
  * taken from submission until its completion is handed to the caller, so a stale or duplicate
  * CQE can never complete the wrong command.
  *
- * Reaping: the host reads the device's CQ tail once and consumes exactly the entries the device
- * has posted, [head, tail). Each is validated (phase, SQ id, a CID in flight). A bogus entry is
- * counted and consumed anyway:
- * the device did post it, and leaving it would wedge the ring. Entries beyond the device tail
- * are never touched, so a fake entry planted in CQ memory can neither complete anything nor make
- * the host ring a head doorbell past the tail (which would break the queue).
+ * Reaping: the host reads the device's CQ tail once (which also tells a vanished device, all-ones,
+ * from a live one) and considers only the entries the device says it has posted, [head, tail),
+ * in order:
+ *  - an entry whose phase is still the old one has not landed yet (CQE writes are posted and
+ *    may still be on the link when the tail register is read): stop there, consume nothing more;
+ *  - an entry with the new phase but a wrong SQ id or a CID not in flight is bogus: counted and
+ *    consumed (the device did post it, and leaving it would wedge the ring);
+ *  - anything else completes its command.
+ * Entries beyond the device tail are never touched, so a fake entry planted in CQ memory can
+ * neither complete anything nor make the host ring a head doorbell past the tail (which would
+ * break the queue).
  *
  * Reaped completions go to a per-queue stash; poll and wait hand them out from there, so a wait
  * that times out loses nothing. */
@@ -213,24 +218,34 @@ int tpu_queue_submit(tpu_dev *dev, unsigned q, struct tpu_cmd *cmds, unsigned n)
 
 static int cqe_valid(const struct tpu_queue *qu, unsigned q, const uint32_t *dw)
 {
-	if (GET(dw, PHASE) != qu->phase || GET(dw, SQ_ID) != q)
+	if (GET(dw, SQ_ID) != q)
 		return 0;
 	return GET(dw, CID) < qu->cid_space && qu->rec[GET(dw, CID)].state == TPU_CID_INFLIGHT;
+}
+
+/* Whether the entry at the head carries the current phase, i.e. the device's write of it (phase
+ * dword last) has reached host memory. */
+static bool cqe_landed(const struct tpu_queue *qu)
+{
+	const volatile uint32_t *dw = (const volatile uint32_t *)(qu->cq +
+		(size_t)qu->cq_head * TPU_CQE_BYTES);
+	return ((dw[TPU_CQE_PHASE_DW] >> TPU_CQE_PHASE_SHIFT) & TPU_CQE_PHASE_MASK) == qu->phase;
 }
 
 int tpu_queue_reap(tpu_dev *dev, unsigned q)
 {
 	struct tpu_queue *qu = &dev->q[q];
-	uint32_t tail = tpu_rd(dev, TPU_REG_Q_CQ_TAIL(q)), avail;
+	uint32_t tail, avail, consumed = 0;
 	int moved = 0;
 
+	tail = tpu_rd(dev, TPU_REG_Q_CQ_TAIL(q));
 	if (tail == 0xFFFFFFFFu)
 		return -ENODEV;
 	tail &= 0xFFFFu;
 	if (tail >= qu->depth)
 		return 0; /* not a tail this ring can have: trust nothing */
 	avail = (tail + qu->depth - qu->cq_head) % qu->depth;
-	for (uint32_t i = 0; i < avail; i++) {
+	for (; consumed < avail && cqe_landed(qu); consumed++) {
 		uint32_t dw[4];
 		memcpy(dw, qu->cq + (size_t)qu->cq_head * TPU_CQE_BYTES, sizeof(dw));
 		if (cqe_valid(qu, q, dw)) {
@@ -249,7 +264,7 @@ int tpu_queue_reap(tpu_dev *dev, unsigned q)
 		if (qu->cq_head == 0)
 			qu->phase ^= 1u;
 	}
-	if (avail)
+	if (consumed)
 		tpu_wr(dev, TPU_REG_CQ_HEAD_DB(q), qu->cq_head);
 	return moved;
 }

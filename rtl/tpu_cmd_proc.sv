@@ -698,13 +698,6 @@ module tpu_cmd_proc #(
     fk_q <= fk_d;  fc_q <= fc_d;  ak_q <= ak_d;  ac_q <= ac_d;
   end
 
-`ifndef SYNTHESIS
-  always_ff @(posedge clk_i) begin
-    if (!rst_i && wdf_q == 10'd0 && wd_q == 32'd8)
-      $display("DBG cmd_proc stuck: state %0d op %0d rows %0d cols %0d crow %0d row %0d cbase %0d mmf %0d dpv %0d dpop %0d dpready %0d dpidle %0d cval %0d",
-               state_q, f_op, f_rows, f_cols, crow_q, row_q, cbase_q, mm_flight_q, dpv_q, dpc_q[3:0], dp_ready_i, dp_idle_i, cval_q);
-  end
-`endif
   assign cpl_sc_o       = sc_q;
   assign cpl_result_o   = sc_q == tpu_pkg::ScSuccess ? result_q : 32'd0;
   assign acct_qid_o     = qid_q;

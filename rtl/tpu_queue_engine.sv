@@ -307,15 +307,6 @@ module tpu_queue_engine #(
   end
 
 `ifndef SYNTHESIS
-  logic [23:0] dbg_q;
-  always_ff @(posedge clk_i) begin
-    dbg_q <= dbg_q + 24'd1;
-    if (!rst_i && state_q == StPost && wr_req_ready_i && rdy_i && cq_tail_q[15:0] >= 16'h4c)
-      $display("DBG post tail %h cid %h sc %h res %h op %h", cq_tail_q[15:0], sqe_q[tpu_pkg::SqeCidLsb +: 16], sc_q, result_q, sqe_q[7:0]);
-    if (dbg_q == 24'd0 && !rst_i)
-      $display("DBG qe: state %0d rdy %0d cur %0d sqh %h sqt %h cqh %h cqt %h act %b brk %b cfg %b cmd_ready %0d",
-               state_q, rdy_i, cur_q, sq_head_q, sq_tail_q, cq_head_q, cq_tail_q, q_active_o, broken_q, cfg_q, cmd_ready_i);
-  end
   // ring invariants: the device fetches only owned entries and posts only into free CQ slots
   always_ff @(posedge clk_i) begin
     if (!rst_i && state_q == StIdle && state_d == StFetch) begin

@@ -166,7 +166,8 @@ static bool rule_fires(struct tpu_link *l, struct tpu_link_fault *f, uint64_t ad
 }
 
 /* First rule of kind k that fires (every rule of that kind counts the event). */
-static struct tpu_link_fault *fires(struct tpu_link *l, int k, uint64_t addr, uint32_t len)
+static struct tpu_link_fault *fires(struct tpu_link *l, int k, uint64_t addr, uint32_t len,
+				    uint32_t tag)
 {
 	struct tpu_link_fault *hit = NULL;
 
@@ -177,7 +178,7 @@ static struct tpu_link_fault *fires(struct tpu_link *l, int k, uint64_t addr, ui
 	}
 	if (hit) {
 		l->st.faults_fired++;
-		log_event(l, k, addr, len, 0, NULL);
+		log_event(l, k, addr, len, tag, NULL);
 	}
 	return hit;
 }
@@ -334,11 +335,11 @@ static void host_mrd(struct tpu_link *l, struct d2h_pkt *p)
 	l->st.mrd++;
 	hash_u64(l, 0x4D5244ull ^ ((p->addr - l->cfg.addr_base) << 8) ^ p->len);
 	/* Every rule sees every eligible event, so "@N" counts MRDs whatever else fired. */
-	drop = fires(l, TPU_FAULT_DROP_CPL, p->addr, p->len) != NULL;
-	ur = fires(l, TPU_FAULT_UR_CPL, p->addr, p->len) != NULL;
-	ca = fires(l, TPU_FAULT_CA_CPL, p->addr, p->len) != NULL;
-	poison = fires(l, TPU_FAULT_POISON_CPL, p->addr, p->len) != NULL;
-	f = fires(l, TPU_FAULT_DELAY_CPL, p->addr, p->len);
+	drop = fires(l, TPU_FAULT_DROP_CPL, p->addr, p->len, p->tag) != NULL;
+	ur = fires(l, TPU_FAULT_UR_CPL, p->addr, p->len, p->tag) != NULL;
+	ca = fires(l, TPU_FAULT_CA_CPL, p->addr, p->len, p->tag) != NULL;
+	poison = fires(l, TPU_FAULT_POISON_CPL, p->addr, p->len, p->tag) != NULL;
+	f = fires(l, TPU_FAULT_DELAY_CPL, p->addr, p->len, p->tag);
 	if (drop) {
 		l->tag_busy[p->tag] = false; /* the device will time the tag out */
 		return;
@@ -386,9 +387,9 @@ static void host_msi(struct tpu_link *l, struct d2h_pkt *p)
 
 	l->st.msi++;
 	hash_u64(l, 0x4D5349ull ^ ((p->addr - l->cfg.addr_base) << 8) ^ p->msi_data);
-	bool drop = fires(l, TPU_FAULT_DROP_MSI, p->addr, 4) != NULL;
+	bool drop = fires(l, TPU_FAULT_DROP_MSI, p->addr, 4, 0) != NULL;
 
-	if (fires(l, TPU_FAULT_DUP_MSI, p->addr, 4))
+	if (fires(l, TPU_FAULT_DUP_MSI, p->addr, 4, 0))
 		times = 2;
 	if (drop)
 		return;
@@ -598,7 +599,7 @@ int tpu_link_mmio_read_start(struct tpu_link *l, uint16_t off)
 	uint64_t depart;
 	unsigned t;
 
-	if (!l->removed && fires(l, TPU_FAULT_ALL_ONES, off, 4)) {
+	if (!l->removed && fires(l, TPU_FAULT_ALL_ONES, off, 4, 0)) {
 		/* Surprise removal: whatever was on the wire is gone. */
 		l->removed = true;
 		free(l->asm_pkt.data);

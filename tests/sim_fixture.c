@@ -37,6 +37,34 @@ void sim_counts(tpu_dev *dev, struct sim_counts *out)
 	out->trace_hash = tpu_link_trace_hash(tpu_sim_link(s));
 }
 
+void sim_dump(tpu_dev *dev, const char *why)
+{
+	struct tpu_sim *s = tpu_backend_sim_of(dev);
+	const struct tpu_link_stats *st;
+	const struct tpu_link_event *ev;
+	size_t n;
+
+	if (!s)
+		return;
+	st = tpu_link_stats(tpu_sim_link(s));
+	n = tpu_link_events(tpu_sim_link(s), &ev);
+	fprintf(stderr,
+		"sim state (%s): cycle %llu, link %s; mrd %llu mwr %llu msi %llu hcpl beats %llu "
+		"dreq beats %llu mmio r/w %llu/%llu timeouts %llu; faults %llu, protocol errors "
+		"%llu, dma after reset %llu, %zu events\n",
+		why, (unsigned long long)tpu_sim_cycles(s),
+		tpu_link_idle(tpu_sim_link(s)) ? "idle" : "busy", (unsigned long long)st->mrd,
+		(unsigned long long)st->mwr, (unsigned long long)st->msi,
+		(unsigned long long)st->hcpl_beats, (unsigned long long)st->dreq_beats,
+		(unsigned long long)st->mmio_reads, (unsigned long long)st->mmio_writes,
+		(unsigned long long)st->mmio_timeouts, (unsigned long long)st->faults_fired,
+		(unsigned long long)st->protocol_errors, (unsigned long long)st->dma_after_reset, n);
+	for (size_t i = n > 8 ? n - 8 : 0; i < n; i++)
+		fprintf(stderr, "  event: cycle %llu %s addr 0x%llx len %u tag %u\n",
+			(unsigned long long)ev[i].cycle, tpu_link_fault_name(ev[i].kind),
+			(unsigned long long)ev[i].addr, ev[i].len, ev[i].tag);
+}
+
 uint64_t sim_run_in_child(uint64_t (*fn)(void *arg), void *arg)
 {
 	int fd[2], status = 0;

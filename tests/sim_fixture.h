@@ -18,6 +18,9 @@ struct sim_counts {
 };
 void sim_counts(tpu_dev *dev, struct sim_counts *out);
 
+/* Print the link's state and statistics of a sim device on stderr (for failure reports). */
+void sim_dump(tpu_dev *dev, const char *why);
+
 /* Run fn(arg) in a forked child and return the 64-bit value it reports (the child's exit
  * status must be 0). Children start from the same process state, so two runs see the same
  * IOVA layout: that is what makes "same seed twice" comparable within one test. */

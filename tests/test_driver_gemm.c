@@ -2,10 +2,12 @@
  * exact requantization), over random shapes that exercise tile edges, M chunks, K streaming,
  * and the parameter checks. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "sim_model.h"
 #include "tpu/tpu.h"
 
 /* ------------------------------------------------------------------ reference */
@@ -187,6 +189,19 @@ END_TEST
 START_TEST(gemm_random_n16)
 {
 	random_cases("golden:n=16,ub_rows=128,acc_rows=64,mem=4M", 20, 150, 70, 70, 16);
+}
+END_TEST
+
+/* The same random GEMMs on the Verilated device (small shapes: it simulates every cycle). */
+START_TEST(gemm_random_sim)
+{
+	static const uint32_t ns[2] = { 8, 16 };
+	char uri[96];
+
+	if (!tpu_sim_model_find(ns[_i]))
+		return;
+	snprintf(uri, sizeof(uri), "sim:n=%u,latency=10,qdepth=64,mem=2M", ns[_i]);
+	random_cases(uri, _i ? 2 : 6, 40, 30, 30, 0x51u + _i);
 }
 END_TEST
 
@@ -422,6 +437,7 @@ static Suite *suite_driver_gemm(void)
 	tcase_add_test(tc, gemm_random_n4);
 	tcase_add_test(tc, gemm_random_n8);
 	tcase_add_test(tc, gemm_random_n16);
+	tcase_add_loop_test(tc, gemm_random_sim, 0, 2);
 	tcase_add_test(tc, gemm_k_streams_through_small_ub);
 	tcase_add_test(tc, gemm_edges_and_defaults);
 	tcase_add_test(tc, gemm_after_stray_weight_tiles);

@@ -1,6 +1,7 @@
 /* Golden device command checks (docs/spec.md §6.1-§6.10): every status the golden model can
  * produce, reached by a crafted command; each command's "must be 0" fields; the range checks;
  * the order of the checks when two fail at once; and "a failing command changes nothing". */
+#include <stdlib.h>
 #include <string.h>
 
 #include "golden_fixture.h"
@@ -449,13 +450,13 @@ START_TEST(dma_violation_each_command)
 }
 END_TEST
 
-START_TEST(dma_xfer_error_each_command)
+START_TEST(dma_xfer_error_each_read_command)
 {
-	static const enum base_id ids[] = { B_READ, B_WEIGHTS, B_BIAS, B_LUT, B_WRITE,
-					    B_WRITE_ACC, B_FENCE, B_IDENTIFY };
+	static const enum base_id ids[] = { B_READ, B_WEIGHTS, B_BIAS, B_LUT };
 	unsigned i;
 
 	prepare_state();
+	gfx_wr(&F, TPU_REG_PERF_CTRL, 1);
 	gfx_fail_range(&F, buf, 8192, HOSTMEM_READ, true);
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		struct gfx_sqe s = base_cmd(ids[i]);
@@ -467,11 +468,77 @@ START_TEST(dma_xfer_error_each_command)
 		ck_assert_uint_eq(gfx_rd(&F, TPU_REG_ERRLOG_ADDR_LO), (uint32_t)s.dw[2]);
 	}
 	/* no byte counted for failed commands */
-	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_DMA_WR_LO), 0);
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_DMA_RD_LO), 0);
 	gfx_fail_off(&F);
 	/* an address inside the window but not in any live buffer: the IOMMU refuses it */
 	struct gfx_sqe s = gfx_read_host(GFX_IOVA_BASE + GFX_ARENA_SIZE - 64, 1, 8, 0, 0);
 	expect(&s, TPU_SC_DMA_XFER_ERROR);
+}
+END_TEST
+
+/* Writes to host memory are posted (spec §5, §6.1 item 7): a write host memory refuses is lost,
+ * the command completes with SUCCESS and its normal RESULT, PERF_DMA_WR counts the bytes sent,
+ * no error is logged, and no byte of host memory changes. */
+START_TEST(refused_writes_are_posted)
+{
+	static const struct {
+		enum base_id id;
+		uint32_t result, bytes;
+	} t[] = {
+		{ B_WRITE, 15, 15 }, { B_WRITE_ACC, 60, 60 }, { B_FENCE, 0, 8 },
+		{ B_IDENTIFY, 4096, 4096 },
+	};
+	uint8_t *copy = malloc(8192);
+	uint64_t wr = 0, sent;
+	unsigned i, j;
+
+	ck_assert_ptr_nonnull(copy);
+	prepare_state();
+	for (j = 0; j < 8192; j++)
+		bufp[j] = (uint8_t)(j * 7 + 3);
+	memcpy(copy, bufp, 8192);
+	gfx_wr(&F, TPU_REG_PERF_CTRL, 1);
+	gfx_fail_range(&F, buf, 8192, HOSTMEM_WRITE, false);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct gfx_sqe s = base_cmd(t[i].id);
+		uint64_t addr = (uint64_t)s.dw[3] << 32 | s.dw[2];
+		struct gfx_cqe c;
+
+		gfx_wr(&F, TPU_REG_GSTAT, 0xFFFFFFFF);
+		gfx_record(&F);
+		ck_assert_uint_eq(gfx_exec(&F, &s, &c), TPU_SC_SUCCESS);
+		ck_assert_uint_eq(c.result, t[i].result);
+		ck_assert_uint_eq(gfx_rd(&F, TPU_REG_GSTAT), 0);
+		ck_assert_uint_eq(gfx_rd(&F, TPU_REG_CSTS), TPU_CSTS_RDY_MASK);
+		/* the device sent the data, every write inside the command's span */
+		sent = 0;
+		for (j = 0; j < F.nlog; j++) {
+			const struct gfx_access *a = &F.log[j];
+
+			if (a->iova >= buf && a->iova < buf + 8192) {
+				ck_assert_int_eq(a->dir, HOSTMEM_WRITE);
+				ck_assert_uint_ge(a->iova, addr);
+				ck_assert_uint_le(a->iova + a->len, addr + s.dw[4]);
+				sent += a->len;
+			}
+		}
+		ck_assert_uint_eq(sent, t[i].bytes);
+		ck_assert_int_eq(memcmp(bufp, copy, 8192), 0);
+		wr += t[i].bytes;
+		ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_DMA_WR_LO), wr);
+	}
+	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_PERF_ERRORS), 0);
+	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_ERRLOG1), 0);
+	/* with the fault gone the same commands land */
+	gfx_fail_off(&F);
+	{
+		struct gfx_sqe s = base_cmd(B_FENCE);
+
+		gfx_ok(&F, &s);
+		ck_assert_uint_eq(bufp[2048], 0x88);
+		ck_assert_uint_eq(bufp[2055], 0x11);
+	}
+	free(copy);
 }
 END_TEST
 
@@ -679,7 +746,8 @@ static Suite *suite_golden_status(void)
 	tcase_add_test(tc, sequence_params);
 	tcase_add_loop_test(tc, sequence_params_each_kind_missing, 0, 4);
 	tcase_add_test(tc, dma_violation_each_command);
-	tcase_add_test(tc, dma_xfer_error_each_command);
+	tcase_add_test(tc, dma_xfer_error_each_read_command);
+	tcase_add_test(tc, refused_writes_are_posted);
 	tcase_add_test(tc, xfer_error_commits_nothing);
 	tcase_add_test(tc, param_value_checks);
 	tcase_add_test(tc, first_load_failing_value_sets_no_flag);

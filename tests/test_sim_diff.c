@@ -325,6 +325,8 @@ static void run_stream(const char *uri, const struct stream *st, struct result *
 		if (pending >= 6 || i + 1 == st->ncmd) {
 			struct tpu_cpl tmp[MAXCMD];
 			int n = tpu_wait(dev, 0, tmp, pending, pending, 60000);
+			if (n != (int)pending)
+				sim_dump(dev, tpu_strerror(n));
 			ck_assert_msg(n == (int)pending, "%s: wait: %s", uri, tpu_strerror(n));
 			for (int k = 0; k < n; k++)
 				r->cpl[tmp[k].user_tag] = tmp[k];

@@ -31,6 +31,7 @@ struct Handle {
 	VerilatedFstC *fst;
 #endif
 	int errors_seen;
+	bool got_error_seen;
 };
 
 // Byte-wise access to data buses of any width (scalar ports up to 64 bits, or VlWide).
@@ -170,8 +171,10 @@ int step(void *vh, int rst, const struct tpu_link_in *in, struct tpu_link_out *o
 		h->fst->dump(h->ctx->time());
 #endif
 	h->ctx->timeInc(1);
-	if (h->ctx->errorCount() != h->errors_seen || h->ctx->gotError()) {
+	// Report each new error once (gotError is sticky).
+	if (h->ctx->errorCount() != h->errors_seen || (h->ctx->gotError() && !h->got_error_seen)) {
 		h->errors_seen = h->ctx->errorCount();
+		h->got_error_seen = h->ctx->gotError();
 		return -EIO;
 	}
 	return 0;

@@ -22,7 +22,9 @@ struct golden_config {
 
 /* The device's view of host memory (a link / IOMMU): both return 0 or a negative errno when any
  * byte of [iova, iova + len) cannot be accessed; on failure nothing is guaranteed about partial
- * effects of a write, and a read's dst contents are unspecified. */
+ * effects of a write, and a read's dst contents are unspecified. The device reports a failed read
+ * (DMA_XFER_ERROR, SQ_FETCH_ERR) but ignores a failed write: writes to host memory are posted on
+ * the link, so the RTL cannot see them fail either (docs/spec.md §5). */
 struct golden_dma_port {
 	void *ctx;
 	int (*read)(void *ctx, uint64_t iova, void *dst, size_t len);

@@ -150,7 +150,11 @@ void golden_unmask_irq(struct golden *g);
 /* golden_dma.c: dir_write = true for a device write to host memory. */
 bool golden_window_ok(const struct golden *g, uint64_t addr, uint64_t len, bool dir_write);
 int golden_dma_read(struct golden *g, uint64_t iova, void *dst, size_t len);
+/* Returns the host memory result (0 or -errno); for internal use only, since every device write
+ * to host memory is posted: command code uses golden_dma_post, which ignores refusals. */
 int golden_dma_write(struct golden *g, uint64_t iova, const void *src, size_t len);
+/* A posted write (data, FENCE semaphore, IDENTIFY page, CQE, MSI): a refusal is lost silently. */
+void golden_dma_post(struct golden *g, uint64_t iova, const void *src, size_t len);
 
 /* golden_cmd.c: execute one command completely (checks, effects); fills *res. */
 void golden_execute(struct golden *g, const struct golden_cmd *c, struct golden_result *res);

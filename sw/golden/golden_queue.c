@@ -113,8 +113,7 @@ static void send_msi(struct golden *g)
 		return;
 	}
 	put_le32(buf, g->msi_data);
-	if (golden_dma_write(g, g->msi_addr, buf, sizeof(buf)))
-		g->gstat |= TPU_GSTAT_MSI_ERR_MASK;
+	golden_dma_post(g, g->msi_addr, buf, sizeof(buf)); /* posted: a refusal is not seen */
 }
 
 static bool msi_allowed(const struct golden *g)
@@ -180,8 +179,10 @@ static void account(struct golden *g, const struct golden_cmd *c, const struct g
 	}
 }
 
-/* Writes the CQE with the PHASE dword last. Returns false when the post failed (fatal). */
-static bool post_cqe(struct golden *g, uint32_t qid, const struct golden_cmd *c,
+/* Writes the CQE with the PHASE dword last. The writes are posted: a CQE that host memory
+ * refuses is lost without the device noticing (no CSTS.CFS); the driver's timeout and reset
+ * recover (spec §3 item 6). */
+static void post_cqe(struct golden *g, uint32_t qid, const struct golden_cmd *c,
 		     const struct golden_result *r)
 {
 	struct golden_queue *q = &g->q[qid];
@@ -199,15 +200,12 @@ static bool post_cqe(struct golden *g, uint32_t qid, const struct golden_cmd *c,
 		status_dnr(r->sc) << TPU_CQE_DNR_SHIFT;
 	for (i = 0; i < 4; i++)
 		put_le32(buf + 4 * i, dw[i]);
-	if (golden_dma_write(g, addr, buf, 12) || golden_dma_write(g, addr + 12, buf + 12, 4)) {
-		go_fatal(g, TPU_GSTAT_CQ_POST_ERR_MASK);
-		return false;
-	}
+	golden_dma_post(g, addr, buf, 12);
+	golden_dma_post(g, addr + 12, buf + 12, 4);
 	if (++q->cq_tail == q->cq_size) {
 		q->cq_tail = 0;
 		q->phase ^= 1;
 	}
-	return true;
 }
 
 /* ------------------------------------------------------------------ fetch and execute */
@@ -241,8 +239,7 @@ static bool step(struct golden *g, uint32_t qid)
 
 	golden_execute(g, &c, &r);
 	account(g, &c, &r);
-	if (!post_cqe(g, qid, &c, &r))
-		return false;
+	post_cqe(g, qid, &c, &r);
 	if (SQE(&c, FLAGS) & TPU_SQE_FLAG_IRQ) {
 		g->int_status |= TPU_INT_STATUS_CQE_MASK;
 		if (msi_allowed(g))
