@@ -2,7 +2,7 @@
 # tpu_datapath, and the RTL benchmark.
 #   make test-rtl-mxu   tests/rtl/test_mxu_*.c against Verilated models (N = 4, 6, 8, 16)
 #   make bench-rtl      Verilated datapath GEMM throughput at N = 16 and 32, 1 and 2 threads,
-#                       vs. a C GEMM; table + $(BUILD)/bench/rtl.json
+#                       vs. the golden device and a C GEMM; table + $(BUILD)/bench/rtl.json
 # One model per module and parameter set (verilator --prefix), all linked into one binary with
 # one Verilator runtime.
 
@@ -89,10 +89,10 @@ $(RTLMXU_BENCH_OBJ): sim/verilated/rtl_bench.c sim/verilated/tpu_vmodels.h $(SPE
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
-$(RTLMXU_BENCH): $(RTLMXU_BENCH_OBJ) $(RTLMXU_BLIBS) $(RTLMXU_RT)
+$(RTLMXU_BENCH): $(RTLMXU_BENCH_OBJ) $(RTLMXU_BLIBS) $(RTLMXU_RT) $(LIB_A)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CXX) -pthread -o $@ $(RTLMXU_BENCH_OBJ) $(RTLMXU_BLIBS) $(RTLMXU_RT) $(LDLIBS_ALL) -latomic
+	$(Q)$(CXX) -pthread -o $@ $(RTLMXU_BENCH_OBJ) $(RTLMXU_BLIBS) $(RTLMXU_RT) $(LIB_A) $(LDLIBS_ALL) -latomic
 bench-rtl: $(RTLMXU_BENCH)
 	$(Q)$(RTLMXU_BENCH) $(BUILD)/bench/rtl.json
 bench: bench-rtl

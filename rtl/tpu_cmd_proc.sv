@@ -8,7 +8,8 @@
 // span = (ROWS-1) x stride + row bytes, 64-bit) -> CHECK2 (status in spec order; the window
 // check is tpu_win_check outside, on chk_*) -> execute -> DONE (cpl_valid_o one cycle).
 // Execution:
-//   READ_HOST     one DMA read job per row into a staging RAM of StageRows rows (bytes COLS..N-1
+//   READ_HOST     one DMA row stream per chunk of up to StageRows rows (many MRDs in flight,
+//                 rows delivered in order) into a staging RAM of StageRows rows (bytes COLS..N-1
 //                 zeroed); when the chunk is complete and no MATMUL is in flight in the datapath,
 //                 UB_WRITE commands commit it. A failed row ends the command before its chunk is
 //                 committed (transfers of ROWS <= StageRows are all-or-nothing; see
@@ -81,6 +82,15 @@ module tpu_cmd_proc #(
   input  logic                  rd_done_i,
   input  logic                  rd_err_i,
   input  logic [RdBytes*8-1:0]  rd_buf_i,
+  output logic                  rs_req_valid_o,
+  input  logic                  rs_req_ready_i,
+  output logic [63:0]           rs_req_addr_o,
+  output logic [$clog2(N+1)-1:0] rs_req_rb_o,
+  output logic [63:0]           rs_req_stride_o,
+  output logic [31:0]           rs_req_rows_o,
+  input  logic                  rs_row_valid_i,
+  input  logic [N*8-1:0]        rs_row_data_i,
+  input  logic                  rs_err_i,
   output logic                  wr_req_valid_o,
   input  logic                  wr_req_ready_i,
   output logic [63:0]           wr_req_addr_o,
@@ -351,16 +361,22 @@ module tpu_cmd_proc #(
   end
 
   assign cmd_ready_o    = state_q == SIdle;
-  assign rd_req_valid_o = (state_q == SRowRead || state_q == SParRead) && rdy_i;
+  assign rd_req_valid_o = state_q == SParRead && rdy_i;
   assign rd_req_addr_o  = haddr_q;
-  assign rd_req_len_o   = state_q == SParRead ? LenW'(f_len) : LenW'(f_cols);
+  assign rd_req_len_o   = LenW'(f_len);
+  // one row stream per staging chunk: the rows left, at most StageRows
+  assign rs_req_valid_o  = state_q == SRowRead && rdy_i;
+  assign rs_req_addr_o   = haddr_q;
+  assign rs_req_rb_o     = KW'(f_cols);
+  assign rs_req_stride_o = stride_q;
+  assign rs_req_rows_o   = (f_rows - row_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - row_q;
   assign dp_valid_o     = dpv_q;
   assign dp_cmd_o       = dpc_q;
   assign wpush_valid_o  = state_q == SPush && cval_q;
   assign wpush_row_o    = (crow_q < f_rows) ? st_rdata : '0;
   assign wpush_transpose_o = (f_op0 & tpu_pkg::LoadWeightsTranspose) != 0;
   assign dp_rd_ready_o  = (state_q == SWhStream && wr_req_ready_i) || state_q == SWhDrain;
-  assign st_wdata       = rd_buf_i[N*8-1:0] & row_mask;
+  assign st_wdata       = rs_row_data_i & row_mask;
 
   always_comb begin
     wr_req_valid_o = 1'b0;
@@ -489,30 +505,27 @@ module tpu_cmd_proc #(
       // ---- READ_HOST / LOAD_WEIGHTS: rows into the staging RAM
       SRowRead: begin
         if (!rdy_i) state_d = SDone;
-        else if (rd_req_ready_i) state_d = SRowWait;
+        else if (rs_req_ready_i) state_d = SRowWait;
       end
       SRowWait: begin
         if (!rdy_i) begin
           state_d = SDone;
-        end else if (rd_done_i) begin
-          if (rd_err_i) begin
-            sc_d = tpu_pkg::ScDmaXferError;
-            state_d = SDone;
-          end else begin
-            st_we = 1'b1;
-            row_d = row_q + 32'd1;
-            haddr_d = haddr_q + stride_q;
-            last_row = row_q + 32'd1 == f_rows;
-            chunk_full = row_q + 32'd1 - cbase_q == StageRows;
-            if (is_lw) begin
-              state_d = last_row ? SPush : SRowRead;
-              crow_d = '0;
-            end else if (last_row || chunk_full) begin
-              state_d = SCommit;
-              crow_d = '0;
-            end else begin
-              state_d = SRowRead;
-            end
+        end else if (rs_err_i) begin
+          sc_d = tpu_pkg::ScDmaXferError;
+          state_d = SDone;
+        end else if (rs_row_valid_i) begin
+          // the stream delivers the chunk's rows in order; its last one ends the chunk
+          st_we = 1'b1;
+          row_d = row_q + 32'd1;
+          haddr_d = haddr_q + stride_q;
+          last_row = row_q + 32'd1 == f_rows;
+          chunk_full = row_q + 32'd1 - cbase_q == StageRows;
+          if (is_lw) begin
+            if (last_row) state_d = SPush;
+            crow_d = '0;
+          end else if (last_row || chunk_full) begin
+            state_d = SCommit;
+            crow_d = '0;
           end
         end else if (watchdog) begin
           rd_abort_o = 1'b1;

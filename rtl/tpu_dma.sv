@@ -1,6 +1,17 @@
-// tpu_dma: the device's DMA engines on the link (docs/link.md): one read job and one write job
-// at a time, both split into link packets; output beats go through one register so a beat is
-// stable while dreq_ready_i is low.
+// tpu_dma: the device's DMA engines on the link (docs/link.md): one read job, one row stream and
+// one write job at a time, all split into link packets; output beats go through one register so
+// a beat is stable while dreq_ready_i is low.
+//
+// Row streams (rs_req_*: ROWS rows of RB (1..RowB) bytes, row r at ADDR + r x STRIDE): the bulk
+// read path of READ_HOST / LOAD_WEIGHTS. Rows are requested back to back, one MRD per row (two
+// where a row crosses a 4 KiB boundary), as long as a tag is free and one of Slots row slots is
+// free, so up to min(Tags, Slots) rows are in flight and the link stays busy. Completion beats
+// land in their row's slot in any order across tags; rows leave on rs_row_valid_o /
+// rs_row_data_o strictly in row order (one per cycle, no back-pressure; bytes RB..RowB-1 are
+// 0), each as soon as it and every earlier row are complete. A completion with a status other
+// than OK, or a tag without completion for CplTimeoutCycles, ends the stream with rs_err_o (one
+// cycle) and no further row; its other tags become stale and are drained as for read jobs.
+// After the last row the stream is over (rs_req_ready_o again). rd_abort_i ends it silently.
 //
 // Read jobs (rd_req_*, len 1..RdBytes): split at MaxReadReq and at 4 KiB boundaries of the host
 // address into MRDs, each with a free tag below Tags (allocated round robin, so a tag freed by a
@@ -31,7 +42,9 @@ module tpu_dma #(
   parameter int unsigned Tags             = 32,
   parameter int unsigned CplTimeoutCycles = 4096,
   parameter int unsigned RdBytes          = 256,  // largest read job
-  parameter int unsigned WrBytes          = 64    // largest write job
+  parameter int unsigned WrBytes          = 64,   // largest write job
+  parameter int unsigned RowB             = 16,   // largest row of a row stream (N)
+  parameter int unsigned Slots            = 32    // rows of a row stream in flight (power of 2)
 ) (
   input  logic                     clk_i,
   input  logic                     rst_i,
@@ -44,6 +57,16 @@ module tpu_dma #(
   output logic                     rd_done_o,
   output logic                     rd_err_o,
   output logic [RdBytes*8-1:0]     rd_buf_o,
+  // row streams
+  input  logic                     rs_req_valid_i,
+  output logic                     rs_req_ready_o,
+  input  logic [63:0]              rs_req_addr_i,
+  input  logic [RbW-1:0]           rs_req_rb_i,
+  input  logic [63:0]              rs_req_stride_i,
+  input  logic [31:0]              rs_req_rows_i,
+  output logic                     rs_row_valid_o,
+  output logic [RowB*8-1:0]        rs_row_data_o,
+  output logic                     rs_err_o,
   // write jobs
   input  logic                     wr_req_valid_i,
   output logic                     wr_req_ready_o,
@@ -78,6 +101,8 @@ module tpu_dma #(
   localparam int unsigned TmrW    = $clog2(CplTimeoutCycles + 1);
   localparam int unsigned BeatW   = $clog2(LinkBytes + 1);
   localparam int unsigned PktW    = 13;
+  localparam int unsigned RbW     = $clog2(RowB + 1);
+  localparam int unsigned SlW     = Slots > 1 ? $clog2(Slots) : 1;
 
   localparam logic [1:0] KindMrd = 2'd0;
   localparam logic [1:0] KindMwr = 2'd1;
@@ -88,6 +113,10 @@ module tpu_dma #(
   end
   if (MaxPayload < 4 || MaxPayload > 4096 || MaxReadReq < 4 || MaxReadReq > 4096) begin : g_bad_pkt
     $error("tpu_dma: MaxPayload and MaxReadReq must be in 4..4096");
+  end
+  if (RowB < 1 || RowB > MaxReadReq || RowB >= BufB || Slots < 2 || (Slots & (Slots - 1)) != 0)
+  begin : g_bad_rows
+    $error("tpu_dma: RowB must be in 1..MaxReadReq, Slots a power of two >= 2");
   end
   if (LinkBytes < 4 || (LinkBytes & (LinkBytes - 1)) != 0) begin : g_bad_lb
     $error("tpu_dma: LinkBytes must be a power of two >= 4");
@@ -137,6 +166,23 @@ module tpu_dma #(
   logic [TagW-1:0]   next_tag_q, next_tag_d;
   logic [BufB*8-1:0] buf_q, buf_d;
   logic              done_q, done_d, err_q, err_d;
+  logic [Tags-1:0]   tag_rs_q, tag_rs_d;       // tag belongs to the row stream
+  logic [Tags*SlW-1:0] tag_slot_q, tag_slot_d; // its row slot
+
+  // ---------------------------------------------------------------- row stream state
+  logic                 rs_active_q, rs_active_d;
+  logic [63:0]          rs_raddr_q, rs_raddr_d;    // host address of the row being requested
+  logic [RbW-1:0]       rs_roff_q, rs_roff_d;      // its bytes already requested
+  logic [RbW-1:0]       rs_rb_q, rs_rb_d;
+  logic [63:0]          rs_stride_q, rs_stride_d;
+  logic [31:0]          rs_rows_q, rs_rows_d;
+  logic [31:0]          rs_issue_q, rs_issue_d;    // rows whose every MRD is sent
+  logic [31:0]          rs_head_q, rs_head_d;      // rows delivered
+  logic [Slots-1:0]     sl_req_q, sl_req_d;        // slot's row fully requested
+  logic [Slots*2-1:0]   sl_pend_q, sl_pend_d;      // its MRDs without final completion
+  logic [Slots*RowB*8-1:0] sl_buf_q, sl_buf_d;
+  logic                 rsv_q, rsv_d, rserr_q, rserr_d;
+  logic [RowB*8-1:0]    rsdata_q, rsdata_d;
 
   // ---------------------------------------------------------------- write engine state
   logic                 wj_active_q, wj_active_d;
@@ -154,6 +200,10 @@ module tpu_dma #(
   assign rd_done_o      = done_q;
   assign rd_err_o       = err_q;
   assign rd_buf_o       = buf_q[RdBytes*8-1:0];
+  assign rs_req_ready_o = !rs_active_q;
+  assign rs_row_valid_o = rsv_q;
+  assign rs_row_data_o  = rsdata_q;
+  assign rs_err_o       = rserr_q;
   assign wr_req_ready_o = !wj_active_q;
   assign wr_idle_o      = !wj_active_q && !ov_valid_q;
   assign hcpl_ready_o   = 1'b1;
@@ -167,6 +217,10 @@ module tpu_dma #(
     logic [OffW-1:0]  o, e;
     logic             beat_taken;
     logic [PktW-1:0]  pleft;
+    logic             rs_fail, rs_can;
+    logic [SlW-1:0]   cs, hs, is;
+    logic [RbW-1:0]   rleft;
+    logic [63:0]      maddr;
 
     ov_valid_d = ov_valid_q && !dreq_ready_i;
     ov_kind_d  = ov_kind_q;
@@ -190,6 +244,29 @@ module tpu_dma #(
     done_d      = 1'b0;
     err_d       = 1'b0;
     job_fail    = 1'b0;
+    tag_rs_d    = tag_rs_q;
+    tag_slot_d  = tag_slot_q;
+    rs_active_d = rs_active_q;
+    rs_raddr_d  = rs_raddr_q;
+    rs_roff_d   = rs_roff_q;
+    rs_rb_d     = rs_rb_q;
+    rs_stride_d = rs_stride_q;
+    rs_rows_d   = rs_rows_q;
+    rs_issue_d  = rs_issue_q;
+    rs_head_d   = rs_head_q;
+    sl_req_d    = sl_req_q;
+    sl_pend_d   = sl_pend_q;
+    sl_buf_d    = sl_buf_q;
+    rsv_d       = 1'b0;
+    rserr_d     = 1'b0;
+    rsdata_d    = rsdata_q;
+    rs_fail     = 1'b0;
+    rs_can      = 1'b0;
+    cs          = '0;
+    hs          = '0;
+    is          = '0;
+    rleft       = '0;
+    maddr       = '0;
 
     wj_active_d = wj_active_q;
     wj_addr_d   = wj_addr_q;
@@ -214,7 +291,10 @@ module tpu_dma #(
         if (tag_tmr_q[t*TmrW +: TmrW] == TmrW'(CplTimeoutCycles)) begin
           tag_busy_d[t] = 1'b0;
           tag_own_d[t]  = 1'b0;
-          if (tag_own_q[t]) job_fail = 1'b1;
+          if (tag_own_q[t]) begin
+            if (tag_rs_q[t]) rs_fail = 1'b1;
+            else job_fail = 1'b1;
+          end
         end else begin
           tag_tmr_d[t*TmrW +: TmrW] = tag_tmr_q[t*TmrW +: TmrW] + 1'b1;
         end
@@ -229,7 +309,23 @@ module tpu_dma #(
         tag_busy_d[ct] = 1'b0;
         tag_own_d[ct]  = 1'b0;
       end
-      if (tag_own_q[ct]) begin
+      if (tag_own_q[ct] && tag_rs_q[ct]) begin
+        // row stream: bytes land in the tag's row slot; the slot's last MRD completes the row
+        cs = tag_slot_q[ct*SlW +: SlW];
+        if (hcpl_status_i != 2'd0) begin
+          rs_fail = 1'b1;
+        end else begin
+          o = tag_off_q[ct*OffW +: OffW];
+          e = tag_end_q[ct*OffW +: OffW];
+          for (int unsigned i = 0; i < LinkBytes; i++) begin
+            if (OffW'(o + OffW'(i)) < e) begin
+              sl_buf_d[8*(32'(cs) * RowB + 32'(o) + i) +: 8] = hcpl_data_i[8*i +: 8];
+            end
+          end
+          tag_off_d[ct*OffW +: OffW] = o + OffW'(LinkBytes);
+          if (hcpl_last_i) sl_pend_d[2*cs +: 2] = sl_pend_q[2*cs +: 2] - 2'd1;
+        end
+      end else if (tag_own_q[ct]) begin
         if (hcpl_status_i != 2'd0) begin
           job_fail = 1'b1;
         end else begin
@@ -249,16 +345,38 @@ module tpu_dma #(
     if (rj_active_q) begin
       if (rd_abort_i || job_fail) begin
         rj_active_d = 1'b0;
-        tag_own_d   = '0;
+        tag_own_d   = tag_own_d & tag_rs_q;  // the job's tags become stale
         done_d      = !rd_abort_i;
         err_d       = 1'b1;
-      end else if (rj_left_q == '0 && (tag_own_d == '0)) begin
+      end else if (rj_left_q == '0 && ((tag_own_d & ~tag_rs_q) == '0)) begin
         rj_active_d = 1'b0;
         done_d      = 1'b1;
       end
     end
 
-    // ---- output beat: packet in progress, else a new write packet, else an MRD
+    // ---- row stream: deliver the head row once complete; a failure or abort ends the stream
+    if (rs_active_q) begin
+      if (rd_abort_i || rs_fail) begin
+        rs_active_d = 1'b0;
+        rserr_d     = !rd_abort_i;
+        for (int unsigned t = 0; t < Tags; t++) if (tag_rs_q[t]) tag_own_d[t] = 1'b0;
+      end else begin
+        hs = SlW'(rs_head_q);
+        if (sl_req_q[hs] && sl_pend_q[2*hs +: 2] == 2'd0) begin
+          rsv_d        = 1'b1;
+          rsdata_d     = sl_buf_q[hs*RowB*8 +: RowB*8];
+          sl_req_d[hs] = 1'b0;
+          rs_head_d    = rs_head_q + 32'd1;
+          if (rs_head_q + 32'd1 == rs_rows_q) rs_active_d = 1'b0;
+        end
+      end
+    end
+    // a new row may be requested when its slot is free (fewer than Slots rows not delivered)
+    rs_can = rs_active_q && !rd_abort_i && !rs_fail && rs_issue_q != rs_rows_q &&
+             (rs_issue_q - rs_head_q) < 32'(Slots);
+
+    // ---- output beat: packet in progress, else a new write packet, else an MRD (row stream
+    // first: a read job only runs alone, for an SQE or a parameter vector)
     if (ov_free) begin
       if (pk_active_q) begin
         beat_taken = 1'b1;
@@ -269,6 +387,39 @@ module tpu_dma #(
         pk_left_d   = plen;
         pk_addr_d   = wj_addr_q;
         beat_taken  = 1'b1;
+      end else if (rs_can) begin
+        if (tag_busy_q[next_tag_q]) begin
+          next_tag_d = (32'(next_tag_q) == Tags - 1) ? '0 : next_tag_q + 1'b1;  // skip it
+        end else begin
+          is    = SlW'(rs_issue_q);
+          rleft = rs_rb_q - rs_roff_q;
+          maddr = rs_raddr_q + 64'(rs_roff_q);
+          plen  = pkt_len(LenW'(rleft), maddr[11:0], PktW'(MaxReadReq));
+          ov_valid_d = 1'b1;
+          ov_kind_d  = KindMrd;
+          ov_tag_d   = 8'(next_tag_q);
+          ov_len_d   = plen;
+          ov_addr_d  = maddr;
+          ov_data_d  = '0;
+          ov_last_d  = 1'b1;
+          tag_busy_d[next_tag_q] = 1'b1;
+          tag_own_d[next_tag_q]  = 1'b1;
+          tag_rs_d[next_tag_q]   = 1'b1;
+          tag_slot_d[next_tag_q*SlW +: SlW] = is;
+          tag_off_d[next_tag_q*OffW +: OffW] = OffW'(rs_roff_q);
+          tag_end_d[next_tag_q*OffW +: OffW] = OffW'(rs_roff_q) + OffW'(plen);
+          tag_tmr_d[next_tag_q*TmrW +: TmrW] = '0;
+          next_tag_d = (32'(next_tag_q) == Tags - 1) ? '0 : next_tag_q + 1'b1;
+          sl_pend_d[2*is +: 2] = sl_pend_d[2*is +: 2] + 2'd1;
+          if (PktW'(rleft) == plen) begin
+            sl_req_d[is] = 1'b1;
+            rs_issue_d   = rs_issue_q + 32'd1;
+            rs_raddr_d   = rs_raddr_q + rs_stride_q;
+            rs_roff_d    = '0;
+          end else begin
+            rs_roff_d    = rs_roff_q + RbW'(plen);
+          end
+        end
       end else if (rj_active_q && !rd_abort_i && !job_fail && rj_left_q != '0) begin
         if (tag_busy_q[next_tag_q]) begin
           next_tag_d = (32'(next_tag_q) == Tags - 1) ? '0 : next_tag_q + 1'b1;  // skip it
@@ -283,6 +434,7 @@ module tpu_dma #(
           ov_last_d  = 1'b1;
           tag_busy_d[next_tag_q] = 1'b1;
           tag_own_d[next_tag_q]  = 1'b1;
+          tag_rs_d[next_tag_q]   = 1'b0;
           tag_off_d[next_tag_q*OffW +: OffW] = rj_off_q;
           tag_end_d[next_tag_q*OffW +: OffW] = rj_off_q + OffW'(plen);
           tag_tmr_d[next_tag_q*TmrW +: TmrW] = '0;
@@ -328,6 +480,19 @@ module tpu_dma #(
       rj_left_d   = rd_req_len_i;
       rj_off_d    = '0;
     end
+    if (rs_req_valid_i && rs_req_ready_o && rs_req_rows_i != 0) begin
+      rs_active_d = 1'b1;
+      rs_raddr_d  = rs_req_addr_i;
+      rs_roff_d   = '0;
+      rs_rb_d     = rs_req_rb_i;
+      rs_stride_d = rs_req_stride_i;
+      rs_rows_d   = rs_req_rows_i;
+      rs_issue_d  = '0;
+      rs_head_d   = '0;
+      sl_req_d    = '0;
+      sl_pend_d   = '0;
+      sl_buf_d    = '0;  // bytes RB..RowB-1 of every row read back as 0
+    end
     if (wr_req_valid_i && wr_req_ready_o) begin
       wj_active_d = 1'b1;
       wj_addr_d   = wr_req_addr_i;
@@ -350,6 +515,9 @@ module tpu_dma #(
       wj_active_q <= 1'b0;
       pk_active_q <= 1'b0;
       wdrop_q     <= 1'b0;
+      rs_active_q <= 1'b0;
+      rsv_q       <= 1'b0;
+      rserr_q     <= 1'b0;
     end else begin
       ov_valid_q  <= ov_valid_d;
       rj_active_q <= rj_active_d;
@@ -361,6 +529,9 @@ module tpu_dma #(
       wj_active_q <= wj_active_d;
       pk_active_q <= pk_active_d;
       wdrop_q     <= wdrop_d;
+      rs_active_q <= rs_active_d;
+      rsv_q       <= rsv_d;
+      rserr_q     <= rserr_d;
     end
   end
 
@@ -386,6 +557,19 @@ module tpu_dma #(
     pk_left_q <= pk_left_d;
     pk_len_q  <= pk_len_d;
     pk_addr_q <= pk_addr_d;
+    tag_rs_q    <= tag_rs_d;
+    tag_slot_q  <= tag_slot_d;
+    rs_raddr_q  <= rs_raddr_d;
+    rs_roff_q   <= rs_roff_d;
+    rs_rb_q     <= rs_rb_d;
+    rs_stride_q <= rs_stride_d;
+    rs_rows_q   <= rs_rows_d;
+    rs_issue_q  <= rs_issue_d;
+    rs_head_q   <= rs_head_d;
+    sl_req_q    <= sl_req_d;
+    sl_pend_q   <= sl_pend_d;
+    sl_buf_q    <= sl_buf_d;
+    rsdata_q    <= rsdata_d;
   end
 
 `ifndef SYNTHESIS

@@ -1,7 +1,9 @@
 /* RTL benchmark (make bench-rtl): a Verilated tpu_datapath streams a GEMM (T tiles of R rows,
  * MATMUL with POP, accumulating) at N = 16 and 32, single-threaded and with verilator
  * --threads 2, and reports simulated cycles/s, simulated MACs/s (array MACs per wall second)
- * and MXU utilization, next to a plain C int8 GEMM of the same shape as the software baseline.
+ * and MXU utilization, next to two software baselines doing the same number of MACs: the golden
+ * device (tpu_gemm on "golden:n=N", M = R, K = T*N, driver overhead included) and a plain C int8
+ * GEMM.
  * Usage: rtl_bench OUT.json. Prints a table; writes the same figures as JSON. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tpu/tpu.h"
 #include "verilated/tpu_vmodels.h"
 
 #define BENCH_ROWS 512
@@ -18,7 +21,7 @@ struct result {
 	const char *model;
 	unsigned n, threads;
 	uint64_t cycles, macs;
-	double wall_s, c_wall_s;
+	double wall_s, c_wall_s, golden_wall_s;
 	int ok;
 };
 
@@ -69,6 +72,37 @@ static double c_gemm(unsigned n, const int8_t *a, const int8_t *w, int32_t *out)
 	return now_s() - t0;
 }
 
+/* The golden device on a GEMM with the same MAC count (R x T*N x N); -1 on failure. */
+static double golden_gemm(unsigned n, const int8_t *a_tile)
+{
+	size_t m = BENCH_ROWS, k = (size_t)n * BENCH_TILES;
+	int8_t *a = malloc(m * k), *b = malloc(k * n);
+	int32_t *c = malloc(sizeof(int32_t) * m * n);
+	char uri[64];
+	tpu_dev *dev = NULL;
+	double t0, t = -1;
+
+	if (!a || !b || !c)
+		goto out;
+	for (size_t r = 0; r < m; r++)
+		for (size_t i = 0; i < k; i++)
+			a[r * k + i] = a_tile[r * n + i % n];
+	for (size_t i = 0; i < k * n; i++)
+		b[i] = (int8_t)(i * 37u + 11u);
+	snprintf(uri, sizeof(uri), "golden:n=%u,mem=16M", n);
+	if (tpu_open(uri, &dev))
+		goto out;
+	t0 = now_s();
+	if (tpu_gemm(dev, m, k, n, a, b, NULL, c) == 0)
+		t = now_s() - t0;
+	tpu_close(dev);
+out:
+	free(a);
+	free(b);
+	free(c);
+	return t;
+}
+
 static int run(const struct tpu_vdp_ops *ops, struct result *res)
 {
 	unsigned n = ops->n;
@@ -93,6 +127,7 @@ static int run(const struct tpu_vdp_ops *ops, struct result *res)
 	res->n = n;
 	res->threads = ops->threads;
 	res->c_wall_s = c_gemm(n, a, w, ref);
+	res->golden_wall_s = golden_gemm(n, a);
 
 	m = ops->create(1);
 	memset(&in, 0, sizeof(in));
@@ -161,8 +196,8 @@ int main(int argc, char **argv)
 
 	printf("RTL datapath GEMM: %u tiles x %u rows (MATMUL+POP, accumulate)\n", BENCH_TILES,
 	       BENCH_ROWS);
-	printf("%-10s %3s %3s %9s %11s %11s %6s %11s %8s %s\n", "model", "N", "thr", "cycles",
-	       "sim cyc/s", "sim MAC/s", "util", "C MAC/s", "C/RTL", "check");
+	printf("%-10s %3s %3s %9s %11s %11s %6s %11s %11s %8s %s\n", "model", "N", "thr", "cycles",
+	       "sim cyc/s", "sim MAC/s", "util", "golden MAC/s", "C MAC/s", "C/RTL", "check");
 	for (int i = 0; i < 4; i++) {
 		struct result *r = &res[i];
 		if (run(models[i], r)) {
@@ -170,9 +205,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		double cmacs = (double)r->n * r->n * BENCH_ROWS * BENCH_TILES / r->c_wall_s;
-		printf("%-10s %3u %3u %9" PRIu64 " %11.3g %11.3g %5.1f%% %11.3g %8.0f %s\n", r->model,
-		       r->n, r->threads, r->cycles, r->cycles / r->wall_s, r->macs / r->wall_s,
-		       100.0 * r->macs / ((double)r->n * r->n * r->cycles), cmacs,
+		double gmacs = (double)r->n * r->n * BENCH_ROWS * BENCH_TILES / r->golden_wall_s;
+		printf("%-10s %3u %3u %9" PRIu64 " %11.3g %11.3g %5.1f%% %11.3g %11.3g %8.0f %s\n",
+		       r->model, r->n, r->threads, r->cycles, r->cycles / r->wall_s, r->macs / r->wall_s,
+		       100.0 * r->macs / ((double)r->n * r->n * r->cycles), gmacs, cmacs,
 		       cmacs / (r->macs / r->wall_s), r->ok ? "ok" : "MISMATCH");
 		fail |= !r->ok;
 	}
@@ -186,14 +222,16 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 4; i++) {
 		struct result *r = &res[i];
 		double cmacs = (double)r->n * r->n * BENCH_ROWS * BENCH_TILES / r->c_wall_s;
+		double gmacs = (double)r->n * r->n * BENCH_ROWS * BENCH_TILES / r->golden_wall_s;
 		fprintf(f,
 			"    {\"model\": \"%s\", \"n\": %u, \"threads\": %u, \"cycles\": %" PRIu64
 			", \"macs\": %" PRIu64 ", \"wall_s\": %.6f, \"sim_cycles_per_s\": %.1f, "
-			"\"sim_macs_per_s\": %.1f, \"utilization\": %.4f, \"c_gemm_macs_per_s\": %.1f, "
+			"\"sim_macs_per_s\": %.1f, \"utilization\": %.4f, \"golden_macs_per_s\": %.1f, "
+			"\"c_gemm_macs_per_s\": %.1f, "
 			"\"c_over_rtl\": %.1f, \"check\": \"%s\"}%s\n",
 			r->model, r->n, r->threads, r->cycles, r->macs, r->wall_s,
 			r->cycles / r->wall_s, r->macs / r->wall_s,
-			(double)r->macs / ((double)r->n * r->n * r->cycles), cmacs,
+			(double)r->macs / ((double)r->n * r->n * r->cycles), gmacs, cmacs,
 			cmacs / (r->macs / r->wall_s), r->ok ? "ok" : "mismatch", i < 3 ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
