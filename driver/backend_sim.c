@@ -104,11 +104,10 @@ static int parse_uint(const char *s, size_t len, uint64_t max, uint64_t *out)
 	if (len == 0)
 		return -EINVAL;
 	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
+		uint64_t d = (uint64_t)(s[i] - '0');
+		if (s[i] < '0' || s[i] > '9' || d > max || v > (max - d) / 10u)
 			return -EINVAL;
-		v = v * 10u + (uint64_t)(s[i] - '0');
-		if (v > max)
-			return -EINVAL;
+		v = v * 10u + d;
 	}
 	*out = v;
 	return 0;
@@ -187,7 +186,7 @@ static int parse_extra(const char *extra, struct sim_opts *so, const char **what
 			if (!err)
 				so->link.clock_ps = (uint32_t)(1000000u / x ? 1000000u / x : 1u);
 		} else if (klen == 4 && !memcmp(p, "seed", 4)) {
-			err = parse_uint(v, vlen, UINT64_MAX / 10, &so->seed);
+			err = parse_uint(v, vlen, UINT64_MAX, &so->seed);
 		} else if (klen == 7 && !memcmp(p, "reorder", 7)) {
 			err = parse_uint(v, vlen, 1, &x);
 			so->link.reorder = x != 0;

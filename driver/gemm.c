@@ -5,10 +5,12 @@
  *                             too long for that, one slot at row 0 reloaded before each MATMUL;
  *   UB rows after the A slots the int8 output of ACTIVATE;
  *   ACC rows [0, R)           the output column tile being accumulated.
- * For each column tile nt the K-tiles are multiplied in order (POP, ACCUMULATE for kt > 0), then
- * the tile's bias (and multiplier/shift) are loaded, ACTIVATE and WRITE_HOST put the valid columns
- * into the output. Weight tiles are loaded ahead of their MATMUL, never more than FIFO_TILES of
- * them waiting in queue order. The input zero point is folded into the bias on the host. */
+ * For each column tile nt the K-tiles are multiplied in order (POP, ACCUMULATE for kt > 0); the
+ * tile's bias (and multiplier/shift) are loaded after its first MATMUL (overlapping the MXU; the
+ * previous tile's ACTIVATE is complete by then), then ACTIVATE and WRITE_HOST put the valid
+ * columns into the output. Weight tiles are loaded ahead of their MATMUL, never more than
+ * FIFO_TILES of them waiting in queue order. Chunks are of even size (R = ceil(m / chunks)).
+ * The input zero point is folded into the bias on the host. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -179,7 +181,10 @@ static void read_a(struct gemm *g, size_t r0, uint32_t rows, uint32_t kt)
 	     slot * g->R, rows, span_of(g->k, g->N, kt));
 }
 
-static void column_tile_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
+/* The column tile's bias (and multiplier/shift). Emitted after the tile's first MATMUL: the
+ * previous tile's ACTIVATE has completed by then, and the loads overlap the MXU instead of
+ * waiting in the tail. */
+static void column_tile_params(struct gemm *g, uint32_t nt)
 {
 	uint32_t nc = span_of(g->n, g->N, nt);
 	size_t poff = (size_t)nt * g->N * 4u;
@@ -188,6 +193,14 @@ static void column_tile_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t 
 	if (g->q8) {
 		EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, poff, 0, nc);
 		EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, poff, 0, nc);
+	}
+}
+
+static void column_tile_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
+{
+	uint32_t nc = span_of(g->n, g->N, nt);
+
+	if (g->q8) {
 		EMIT(g, tpu_cmd_activate, 0, g->out_row, rows, g->lut ? TPU_ACTIVATE_LUT : 0);
 		EMIT(g, tpu_cmd_write_host, g->out, r0 * g->n + (size_t)nt * g->N,
 		     (uint32_t)g->n, g->out_row, rows, nc, 0);
@@ -214,6 +227,8 @@ static void chunk(struct gemm *g, size_t r0, uint32_t rows)
 			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
 			g->w_popped++;
 			refill(g);
+			if (kt == 0)
+				column_tile_params(g, nt);
 		}
 		column_tile_tail(g, r0, rows, nt);
 	}
@@ -259,6 +274,9 @@ static void plan(struct gemm *g)
 		r = (UINT32_MAX - g->N) / g->k + 1;
 	if (r > (UINT32_MAX - g->N * esz) / (g->n * esz) + 1)
 		r = (UINT32_MAX - g->N * esz) / (g->n * esz) + 1;
+	/* Even chunks: a short last chunk would pay a weight load per MATMUL of a few rows. */
+	if (r > 0)
+		r = (g->m + (g->m + r - 1) / r - 1) / ((g->m + r - 1) / r);
 	g->R = (uint32_t)r;
 	g->out_row = g->slots * g->R;
 }

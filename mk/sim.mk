@@ -89,4 +89,4 @@ sim-models: $(if $(filter 1,$(SIM_ON)),$(SIM_LIB))
 # Long differential runs: SEEDS seeds, each a fresh random stream on golden and sim.
 SEEDS ?= 20
 soak: tests-bin
-	$(Q)TPU_SOAK_SEEDS=$(SEEDS) $(TEST_BIN) sim_soak
+	$(Q)TPU_SIM_VERBOSE=1 TPU_SOAK_SEEDS=$(SEEDS) $(TEST_BIN) sim_soak

@@ -91,6 +91,7 @@ module tpu_cmd_proc #(
   input  logic                  rs_row_valid_i,
   input  logic [N*8-1:0]        rs_row_data_i,
   input  logic                  rs_err_i,
+  output logic                  rs_abort_o,
   output logic                  wr_req_valid_o,
   input  logic                  wr_req_ready_i,
   output logic [63:0]           wr_req_addr_o,
@@ -418,6 +419,7 @@ module tpu_cmd_proc #(
     st_we = 1'b0;  st_waddr = row_q[SAw-1:0] - cbase_q[SAw-1:0];
     st_re = 1'b0;  st_raddr = crow_q[SAw-1:0];
     rd_abort_o = 1'b0;
+    rs_abort_o = 1'b0;
     cpl_valid_o = 1'b0;  acct_valid_o = 1'b0;
     mm_valid_o = 1'b0;  mm_rows_o = f_rows;
     mm_macs_o = 64'(f_rows) * 64'(mm_pop ? 64'(fk_q[KW*fhead_q +: KW]) : 64'(ak_q)) *
@@ -528,7 +530,7 @@ module tpu_cmd_proc #(
             crow_d = '0;
           end
         end else if (watchdog) begin
-          rd_abort_o = 1'b1;
+          rs_abort_o = 1'b1;
           sc_d = tpu_pkg::ScCmdTimeout;
           state_d = SDone;
         end

@@ -123,6 +123,15 @@ module tpu_device #(
   logic [63:0]          rd_req_addr;
   logic [LenW-1:0]      rd_req_len;
   logic [RdBytes*8-1:0] rd_buf;
+  // row streams (READ_HOST / LOAD_WEIGHTS rows, command processor only); RowSlots rows in
+  // flight: as many as tags, so the tags and not the slots limit the link
+  localparam int unsigned RowSlots = 1 << $clog2(Tags < 2 ? 2 : Tags);
+  logic                 rs_req_valid, rs_req_ready, rs_row_valid, rs_err;
+  logic [63:0]          rs_req_addr, rs_req_stride;
+  logic [$clog2(N+1)-1:0] rs_req_rb;
+  logic [31:0]          rs_req_rows;
+  logic [N*8-1:0]       rs_row_data;
+  logic                 cp_rs_abort, qe_rd_ready;
   logic                 wr_req_valid, wr_req_ready, wr_req_msi, wr_idle;
   logic [63:0]          wr_req_addr;
   logic [LenW-1:0]      wr_req_len;
@@ -138,13 +147,16 @@ module tpu_device #(
   logic [LenW-1:0]      cp_rd_len, cp_wr_len;
   logic [WrBytes*8-1:0] cp_wr_data;
 
-  // The queue engine and the command processor never use a port at the same time (the queue
-  // engine fetches and posts only while the command processor is idle or done); the queue
-  // engine wins a tie all the same.
+  // Read jobs: the queue engine fetches SQEs (and prefetches the next ones while a command runs);
+  // the command processor reads parameter vectors. Only one job runs at a time; the command
+  // processor wins a tie (a prefetch is only a head start), and each side takes rd_done only
+  // while its own job is outstanding. Writes: the queue engine posts only while the command
+  // processor is idle or done; it wins a tie all the same.
   always_comb begin
     rd_req_valid = qe_rd_valid || cp_rd_valid;
-    rd_req_addr  = qe_rd_valid ? qe_rd_addr : cp_rd_addr;
-    rd_req_len   = qe_rd_valid ? qe_rd_len : cp_rd_len;
+    rd_req_addr  = cp_rd_valid ? cp_rd_addr : qe_rd_addr;
+    rd_req_len   = cp_rd_valid ? cp_rd_len : qe_rd_len;
+    qe_rd_ready  = rd_req_ready && !cp_rd_valid;
     wr_req_valid = qe_wr_valid || cp_wr_valid;
     wr_req_addr  = qe_wr_valid ? qe_wr_addr : cp_wr_addr;
     wr_req_len   = qe_wr_valid ? qe_wr_len : cp_wr_len;
@@ -154,12 +166,17 @@ module tpu_device #(
 
   tpu_dma #(
     .LinkBytes(LinkBytes), .MaxPayload(MaxPayload), .MaxReadReq(MaxReadReq), .Tags(Tags),
-    .CplTimeoutCycles(CplTimeoutCycles), .RdBytes(RdBytes), .WrBytes(WrBytes)
+    .CplTimeoutCycles(CplTimeoutCycles), .RdBytes(RdBytes), .WrBytes(WrBytes), .RowB(N),
+    .Slots(RowSlots)
   ) u_dma (
     .clk_i, .rst_i,
     .rd_req_valid_i(rd_req_valid), .rd_req_ready_o(rd_req_ready), .rd_req_addr_i(rd_req_addr),
     .rd_req_len_i(rd_req_len), .rd_abort_i(!rdy || cp_rd_abort || func_rst),
+    .rs_abort_i(!rdy || cp_rs_abort || func_rst),
     .rd_done_o(rd_done), .rd_err_o(rd_err), .rd_buf_o(rd_buf),
+    .rs_req_valid_i(rs_req_valid), .rs_req_ready_o(rs_req_ready), .rs_req_addr_i(rs_req_addr),
+    .rs_req_rb_i(rs_req_rb), .rs_req_stride_i(rs_req_stride), .rs_req_rows_i(rs_req_rows),
+    .rs_row_valid_o(rs_row_valid), .rs_row_data_o(rs_row_data), .rs_err_o(rs_err),
     .wr_req_valid_i(wr_req_valid), .wr_req_ready_o(wr_req_ready), .wr_req_addr_i(wr_req_addr),
     .wr_req_len_i(wr_req_len), .wr_req_msi_i(wr_req_msi), .wr_req_data_i(wr_req_data),
     .wr_abort_i(!rdy || func_rst), .wr_idle_o(wr_idle),
@@ -184,7 +201,8 @@ module tpu_device #(
   logic [31:0]  cpl_result;
 
   tpu_queue_engine #(
-    .NumQueues(NumQueues), .MaxQueueEntries(MaxQueueEntries), .WrBytes(WrBytes), .LenW(LenW)
+    .NumQueues(NumQueues), .MaxQueueEntries(MaxQueueEntries), .WrBytes(WrBytes), .LenW(LenW),
+    .RdBytes(RdBytes)
   ) u_queue (
     .clk_i, .rst_i(dev_rst), .en_i(en), .rdy_i(rdy),
     .sq_base_i(sq_base), .cq_base_i(cq_base), .sq_size_i(sq_size), .cq_size_i(cq_size),
@@ -195,9 +213,9 @@ module tpu_device #(
     .q_broken_o(q_broken), .gstat_set_o(gstat_set), .fatal_o(fatal), .irq_o(irq),
     .cmd_valid_o(cmd_valid), .cmd_ready_i(cmd_ready), .cmd_sqe_o(cmd_sqe), .cmd_qid_o(cmd_qid),
     .cpl_valid_i(cpl_valid), .cpl_sc_i(cpl_sc), .cpl_result_i(cpl_result),
-    .rd_req_valid_o(qe_rd_valid), .rd_req_ready_i(rd_req_ready), .rd_req_addr_o(qe_rd_addr),
+    .rd_req_valid_o(qe_rd_valid), .rd_req_ready_i(qe_rd_ready), .rd_req_addr_o(qe_rd_addr),
     .rd_req_len_o(qe_rd_len), .rd_done_i(rd_done), .rd_err_i(rd_err),
-    .rd_buf_i(rd_buf[511:0]),
+    .rd_buf_i(rd_buf),
     .wr_req_valid_o(qe_wr_valid), .wr_req_ready_i(wr_req_ready), .wr_req_addr_o(qe_wr_addr),
     .wr_req_len_o(qe_wr_len), .wr_req_msi_o(qe_wr_msi), .wr_req_data_o(qe_wr_data)
   );
@@ -228,6 +246,10 @@ module tpu_device #(
     .rd_req_valid_o(cp_rd_valid), .rd_req_ready_i(rd_req_ready), .rd_req_addr_o(cp_rd_addr),
     .rd_req_len_o(cp_rd_len), .rd_abort_o(cp_rd_abort), .rd_done_i(rd_done), .rd_err_i(rd_err),
     .rd_buf_i(rd_buf),
+    .rs_req_valid_o(rs_req_valid), .rs_req_ready_i(rs_req_ready), .rs_req_addr_o(rs_req_addr),
+    .rs_req_rb_o(rs_req_rb), .rs_req_stride_o(rs_req_stride), .rs_req_rows_o(rs_req_rows),
+    .rs_row_valid_i(rs_row_valid), .rs_row_data_i(rs_row_data), .rs_err_i(rs_err),
+    .rs_abort_o(cp_rs_abort),
     .wr_req_valid_o(cp_wr_valid), .wr_req_ready_i(wr_req_ready), .wr_req_addr_o(cp_wr_addr),
     .wr_req_len_o(cp_wr_len), .wr_req_data_o(cp_wr_data), .wr_idle_i(wr_idle),
     .dp_valid_o(dp_valid), .dp_ready_i(dp_ready), .dp_cmd_o(dp_cmd),

@@ -11,7 +11,7 @@
 // 0), each as soon as it and every earlier row are complete. A completion with a status other
 // than OK, or a tag without completion for CplTimeoutCycles, ends the stream with rs_err_o (one
 // cycle) and no further row; its other tags become stale and are drained as for read jobs.
-// After the last row the stream is over (rs_req_ready_o again). rd_abort_i ends it silently.
+// After the last row the stream is over (rs_req_ready_o again). rs_abort_i ends it silently.
 //
 // Read jobs (rd_req_*, len 1..RdBytes): split at MaxReadReq and at 4 KiB boundaries of the host
 // address into MRDs, each with a free tag below Tags (allocated round robin, so a tag freed by a
@@ -67,6 +67,7 @@ module tpu_dma #(
   output logic                     rs_row_valid_o,
   output logic [RowB*8-1:0]        rs_row_data_o,
   output logic                     rs_err_o,
+  input  logic                     rs_abort_i,
   // write jobs
   input  logic                     wr_req_valid_i,
   output logic                     wr_req_ready_o,
@@ -356,9 +357,9 @@ module tpu_dma #(
 
     // ---- row stream: deliver the head row once complete; a failure or abort ends the stream
     if (rs_active_q) begin
-      if (rd_abort_i || rs_fail) begin
+      if (rs_abort_i || rs_fail) begin
         rs_active_d = 1'b0;
-        rserr_d     = !rd_abort_i;
+        rserr_d     = !rs_abort_i;
         for (int unsigned t = 0; t < Tags; t++) if (tag_rs_q[t]) tag_own_d[t] = 1'b0;
       end else begin
         hs = SlW'(rs_head_q);
@@ -372,7 +373,7 @@ module tpu_dma #(
       end
     end
     // a new row may be requested when its slot is free (fewer than Slots rows not delivered)
-    rs_can = rs_active_q && !rd_abort_i && !rs_fail && rs_issue_q != rs_rows_q &&
+    rs_can = rs_active_q && !rs_abort_i && !rs_fail && rs_issue_q != rs_rows_q &&
              (rs_issue_q - rs_head_q) < 32'(Slots);
 
     // ---- output beat: packet in progress, else a new write packet, else an MRD (row stream

@@ -16,13 +16,25 @@
 // INT_STATUS.CQE (irq_o) and, when MSI is allowed, send the MSI after a window check
 // (msi_win_ok_i; failing sets GSTAT.MSI_ERR). A pending unmask (unmask_i) sends one MSI between
 // commands. rdy_i low: everything stops at once (the DMA engine abandons the jobs), no CQE.
+//
+// SQE prefetch: while a command runs (from dispatch to its CQE), the engine reads ahead up to
+// PfEntries = RdBytes / 64 SQEs of the queue the round robin would serve next (entries the
+// device already owns: between the SQ head and the host's tail, not across the ring's end) in
+// one read job, when the read job engine is free (the command processor has priority). The
+// buffer is only a head start: the next command is still picked in IDLE exactly as above, and
+// the buffered entry is used when it is that queue's entry at its current head; otherwise (or
+// on a prefetch error, which is dropped: the entry is fetched again and a failure reported
+// then) the buffer is discarded and the SQE fetched as before. Host memory between head and
+// tail does not change (the host owns only entries it has not yet handed over), so a buffered
+// SQE equals what a fetch would read.
 `default_nettype none
 
 module tpu_queue_engine #(
   parameter int unsigned NumQueues       = 2,
   parameter int unsigned MaxQueueEntries = 4096,
   parameter int unsigned WrBytes         = 64,
-  parameter int unsigned LenW            = 9
+  parameter int unsigned LenW            = 9,
+  parameter int unsigned RdBytes         = 256   // largest read job (prefetch block)
 ) (
   input  logic                      clk_i,
   input  logic                      rst_i,
@@ -63,7 +75,7 @@ module tpu_queue_engine #(
   output logic [LenW-1:0]           rd_req_len_o,
   input  logic                      rd_done_i,
   input  logic                      rd_err_i,
-  input  logic [511:0]              rd_buf_i,  // the SQE bytes of the read job
+  input  logic [RdBytes*8-1:0]      rd_buf_i,  // the SQE bytes of the read job
   output logic                      wr_req_valid_o,
   input  logic                      wr_req_ready_i,
   output logic [63:0]               wr_req_addr_o,
@@ -72,6 +84,12 @@ module tpu_queue_engine #(
   output logic [WrBytes*8-1:0]      wr_req_data_o
 );
   localparam int unsigned QW = NumQueues > 1 ? $clog2(NumQueues) : 1;
+  localparam int unsigned PfEntries = RdBytes / tpu_pkg::SqeBytes;
+  localparam int unsigned PfCap = 2 * PfEntries;  // buffer: two blocks
+  localparam int unsigned PfW = $clog2(PfCap + 1);
+  if (PfEntries < 1) begin : g_bad_pf
+    $error("tpu_queue_engine: read jobs must hold an SQE");
+  end
   if (WrBytes < tpu_pkg::CqeBytes) begin : g_bad_buf
     $error("tpu_queue_engine: DMA jobs must hold an SQE and a CQE");
   end
@@ -92,6 +110,17 @@ module tpu_queue_engine #(
   logic                     unmask_q, unmask_d;
   logic [8:0]               gstat_d;
   logic                     fatal_d, irq_d;
+  // prefetch buffer: pf_n_q SQEs of queue pf_qid_q from SQ index pf_head_q on (entry 0 first)
+  logic                     pf_busy_q, pf_busy_d;   // prefetch job outstanding
+  logic [QW-1:0]            pf_qid_q, pf_qid_d;
+  logic [15:0]              pf_head_q, pf_head_d;
+  logic [PfW-1:0]           pf_n_q, pf_n_d, pf_req_n;   // buffered entries; requested ones
+  logic [PfW-1:0]           pf_len_q, pf_len_d;     // entries of the outstanding job
+  logic [PfCap*512-1:0]     pf_buf_q, pf_buf_d;
+  logic [15:0]              pf_req_s;               // SQ index of the block asked for
+  logic                     pf_req;                 // ask for a prefetch job this cycle
+  logic [QW-1:0]            pf_req_q;
+  logic                     pf_found;
 
   function automatic logic [16:0] incr(input logic [15:0] v, input logic [31:0] size);
     logic [16:0] n;
@@ -113,6 +142,46 @@ module tpu_queue_engine #(
   assign q_cq_tail_o = cq_tail_q;
   assign q_broken_o  = broken_q;
 
+  // ---------------------------------------------------------------- prefetch target
+  // the queue the round robin would serve after the running command (CQ room is checked when
+  // it is picked), and how many of its owned entries to read: up to PfEntries, to the tail, not
+  // across the ring's end
+  always_comb begin
+    logic [QW-1:0] qi;
+    logic [31:0]   avail, to_end, hd, tl, sz;
+    pf_found = 1'b0;
+    pf_req_q = '0;
+    pf_req_n = '0;
+    qi = '0;  avail = '0;  to_end = '0;  hd = '0;  tl = '0;  sz = '0;
+    if (pf_n_q != '0) begin
+      // the buffer holds entries: the block after them, same queue
+      pf_req_q = pf_qid_q;
+      pf_found = q_active_o[pf_qid_q];
+      sz = sq_size_i[32*pf_qid_q +: 32];
+      hd = 32'(pf_head_q) + 32'(pf_n_q);
+      if (hd >= sz) hd = hd - sz;
+    end else begin
+      for (int unsigned i = 0; i < NumQueues; i++) begin
+        qi = QW'((32'(rr_q) + i) % NumQueues);
+        if (!pf_found && q_active_o[qi] && sq_head_q[16*qi +: 16] != sq_tail_q[16*qi +: 16]) begin
+          pf_found = 1'b1;
+          pf_req_q = qi;
+        end
+      end
+      sz = sq_size_i[32*pf_req_q +: 32];
+      hd = 32'(sq_head_q[16*pf_req_q +: 16]);
+    end
+    tl = 32'(sq_tail_q[16*pf_req_q +: 16]);
+    pf_req_s = hd[15:0];
+    avail  = (tl >= hd) ? tl - hd : tl + sz - hd;
+    to_end = sz - hd;
+    if (to_end < avail) avail = to_end;
+    pf_req_n = (avail > 32'(PfEntries)) ? PfW'(PfEntries) : PfW'(avail);
+    // room for a block; issued only while a command runs (never with a fetch of IDLE)
+    pf_req = rdy_i && (state_q == StDispatch || state_q == StExec) && !pf_busy_q &&
+             32'(pf_n_q) <= PfEntries && pf_found && pf_req_n != '0 && !en_i;
+  end
+
   // ---------------------------------------------------------------- outputs
   logic [63:0] cqe_addr;
   logic [127:0] cqe;
@@ -129,9 +198,11 @@ module tpu_queue_engine #(
     cqe[tpu_pkg::CqeDnrLsb]           = tpu_pkg::ScDnrMap[sc_q];
   end
 
-  assign rd_req_valid_o = state_q == StFetch && rdy_i;
-  assign rd_req_addr_o  = sq_base_i[64*cur_q +: 64] + {42'd0, sq_head_q[16*cur_q +: 16], 6'd0};
-  assign rd_req_len_o   = LenW'(tpu_pkg::SqeBytes);
+  assign rd_req_valid_o = (state_q == StFetch && rdy_i) || pf_req;
+  assign rd_req_addr_o  = pf_req ? sq_base_i[64*pf_req_q +: 64] + {42'd0, pf_req_s, 6'd0}
+                                 : sq_base_i[64*cur_q +: 64] + {42'd0, sq_head_q[16*cur_q +: 16], 6'd0};
+  assign rd_req_len_o   = pf_req ? LenW'(32'(pf_req_n) * tpu_pkg::SqeBytes)
+                                 : LenW'(tpu_pkg::SqeBytes);
   assign wr_req_valid_o = (state_q == StPost || (state_q == StMsi && msi_win_ok_i)) && rdy_i;
   assign wr_req_addr_o  = state_q == StMsi ? msi_addr_i : cqe_addr;
   assign wr_req_len_o   = state_q == StMsi ? LenW'(4) : LenW'(tpu_pkg::CqeBytes);
@@ -150,6 +221,7 @@ module tpu_queue_engine #(
     logic [QW-1:0] dq, qi;
     logic [31:0]   ss, cs;
     logic [63:0]   sb, cb;
+    logic [PfCap*512-1:0] pf_blk;
 
     state_d = state_q;
     sq_head_d = sq_head_q;  sq_tail_d = sq_tail_q;
@@ -160,6 +232,18 @@ module tpu_queue_engine #(
     unmask_d = unmask_q || unmask_i;
     gstat_d = '0;  fatal_d = 1'b0;  irq_d = 1'b0;
     found = 1'b0;  pick = '0;
+    pf_busy_d = pf_busy_q;  pf_qid_d = pf_qid_q;  pf_head_d = pf_head_q;  pf_n_d = pf_n_q;
+    pf_buf_d = pf_buf_q;  pf_len_d = pf_len_q;  pf_blk = '0;
+
+    // ---- prefetch job: issued, landed (an error just drops it)
+    if (pf_req && rd_req_ready_i) begin
+      pf_busy_d = 1'b1;
+      pf_len_d  = pf_req_n;
+      if (pf_n_q == '0) begin
+        pf_qid_d  = pf_req_q;
+        pf_head_d = pf_req_s;
+      end
+    end
     size = '0;  v = '0;  nh = '0;
     dq = QW'(db_qid_i);
     qi = '0;  ss = '0;  cs = '0;  sb = '0;  cb = '0;
@@ -182,7 +266,24 @@ module tpu_queue_engine #(
             if (found) begin
               cur_d   = pick;
               rr_d    = QW'((32'(pick) + 1) % NumQueues);
-              state_d = StFetch;
+              if (pf_n_q != '0 && pf_qid_q == pick && pf_head_q == sq_head_q[16*pick +: 16]) begin
+                // the prefetched entry: take it as a fetch would have
+                sqe_d = pf_buf_q[511:0];
+                pf_buf_d = pf_buf_q >> 512;
+                pf_n_d = pf_n_q - 1'b1;
+                nh = incr(sq_head_q[16*pick +: 16], sq_size_i[32*pick +: 32]);
+                pf_head_d = nh[15:0];
+                sq_head_d[16*pick +: 16] = nh[15:0];
+                cqe_head_d = nh[15:0];
+                state_d = StDispatch;
+              end else if (pf_busy_q) begin
+                // a prefetch is landing: decide again once it is in
+                cur_d   = cur_q;
+                rr_d    = rr_q;
+              end else begin
+                pf_n_d  = '0;
+                state_d = StFetch;
+              end
             end
           end
         end
@@ -195,7 +296,7 @@ module tpu_queue_engine #(
             fatal_d = 1'b1;
             state_d = StIdle;
           end else begin
-            sqe_d = rd_buf_i;
+            sqe_d = rd_buf_i[511:0];
             nh = incr(sq_head_q[16*cur_q +: 16], sq_size_i[32*cur_q +: 32]);
             sq_head_d[16*cur_q +: 16] = nh[15:0];
             cqe_head_d = nh[15:0];
@@ -233,7 +334,27 @@ module tpu_queue_engine #(
       end
       default: state_d = StIdle;
     endcase
-    if (!rdy_i) state_d = StIdle;
+    // ---- a prefetch block lands after the entries still buffered (one may leave this cycle);
+    // a failed one is dropped (those entries are fetched again, or prefetched again, later)
+    if (pf_busy_q && rd_done_i) begin
+      pf_busy_d = 1'b0;
+      if (!rd_err_i) begin
+        pf_blk = (PfCap*512)'(rd_buf_i) << (512 * 32'(pf_n_d));
+        for (int unsigned e = 0; e < PfCap; e++) begin
+          if (e >= 32'(pf_n_d)) begin
+            pf_buf_d[512*e +: 512] = (e < 32'(pf_n_d) + 32'(pf_len_q)) ? pf_blk[512*e +: 512]
+                                                                      : 512'd0;
+          end
+        end
+        pf_n_d = pf_n_d + pf_len_q;
+      end
+    end
+
+    if (!rdy_i) begin
+      state_d = StIdle;
+      pf_busy_d = 1'b0;  // the DMA engine abandons the job
+      pf_n_d = '0;
+    end
 
     // ---- doorbells (ignored while not ready)
     if (db_valid_i && rdy_i && 32'(db_qid_i) < NumQueues) begin
@@ -266,6 +387,8 @@ module tpu_queue_engine #(
       phase_d = '1;  broken_d = '0;  cfg_d = '0;  rr_d = '0;
       state_d = StIdle;
       unmask_d = 1'b0;
+      pf_busy_d = 1'b0;
+      pf_n_d = '0;
       for (int unsigned q = 0; q < NumQueues; q++) begin
         ss = sq_size_i[32*q +: 32];  cs = cq_size_i[32*q +: 32];
         sb = sq_base_i[64*q +: 64];  cb = cq_base_i[64*q +: 64];
@@ -289,6 +412,7 @@ module tpu_queue_engine #(
       phase_q <= '1;  cfg_q <= '0;  broken_q <= '0;
       rr_q <= '0;  cur_q <= '0;  unmask_q <= 1'b0;
       gstat_set_o <= '0;  fatal_o <= 1'b0;  irq_o <= 1'b0;
+      pf_busy_q <= 1'b0;  pf_n_q <= '0;
     end else begin
       state_q <= state_d;
       sq_head_q <= sq_head_d;  sq_tail_q <= sq_tail_d;
@@ -296,6 +420,7 @@ module tpu_queue_engine #(
       phase_q <= phase_d;  cfg_q <= cfg_d;  broken_q <= broken_d;
       rr_q <= rr_d;  cur_q <= cur_d;  unmask_q <= unmask_d;
       gstat_set_o <= gstat_d;  fatal_o <= fatal_d;  irq_o <= irq_d;
+      pf_busy_q <= pf_busy_d;  pf_n_q <= pf_n_d;
     end
   end
 
@@ -304,6 +429,10 @@ module tpu_queue_engine #(
     cqe_head_q <= cqe_head_d;
     sc_q       <= sc_d;
     result_q   <= result_d;
+    pf_qid_q   <= pf_qid_d;
+    pf_head_q  <= pf_head_d;
+    pf_len_q   <= pf_len_d;
+    pf_buf_q   <= pf_buf_d;
   end
 
 `ifndef SYNTHESIS

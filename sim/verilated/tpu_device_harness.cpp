@@ -5,12 +5,13 @@
 // -DSIM_TRACE=1 when the model was verilated with --trace-fst.
 //
 // Each instance owns its VerilatedContext, started with +verilator+rand+reset+2 and
-// +verilator+seed+<seed> (printed on stderr), so registers and RAMs begin random and a run is
+// +verilator+seed+<seed> (printed on stderr with TPU_SIM_VERBOSE=1), so registers and RAMs begin random and a run is
 // reproducible from its seed. step() is the cycle contract of sim_model.h: inputs applied with
 // the clock low, outputs sampled after settling, then the rising edge.
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
@@ -77,8 +78,12 @@ int create(const struct tpu_sim_model *m, uint64_t seed, const char *trace, void
 	unsigned vseed = (unsigned)((seed ^ (seed >> 31)) & 0x7fffffffu) | 1u;
 	std::string seed_arg = "+verilator+seed+" + std::to_string(vseed);
 	const char *argv[] = {"tpu_sim", "+verilator+rand+reset+2", seed_arg.c_str()};
-	std::fprintf(stderr, "sim: %s (%s): %s %s\n", VL_STRINGIFY(VMODEL), SIM_NAME, argv[1],
-		     argv[2]);
+	// The seed follows from the URI's seed (default 1), so a run is reproducible from its URI;
+	// TPU_SIM_VERBOSE=1 prints it (not by default: the CLI keeps stderr for errors).
+	const char *verbose = std::getenv("TPU_SIM_VERBOSE");
+	if (verbose && *verbose && std::strcmp(verbose, "0") != 0)
+		std::fprintf(stderr, "sim: %s (%s): %s %s\n", VL_STRINGIFY(VMODEL), SIM_NAME,
+			     argv[1], argv[2]);
 	h->ctx = new VerilatedContext;
 	h->ctx->fatalOnError(false); // an assertion failure is reported by step(), not abort()
 	h->ctx->commandArgs(3, argv);

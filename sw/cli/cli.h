@@ -7,7 +7,6 @@
 #include <stddef.h>
 
 #define CLI_VERSION "0.1.0"
-#define CLI_DEFAULT_DEVICE "golden"
 
 /* Exit codes: 0 success, 1 the work failed (device error, selftest mismatch), 2 bad usage or
  * bad input. */
@@ -18,10 +17,13 @@ enum {
 };
 
 struct cli_ctx {
-	const char *device; /* device URI: --device, else $TPU_DEVICE, else CLI_DEFAULT_DEVICE */
+	const char *device; /* device URI: --device, else $TPU_DEVICE, else cli_default_device() */
 	const char *name;   /* "tpu matmul": the prefix of every message */
 	const char *trace;  /* --trace FILE.fst: added to a sim URI as trace=FILE, or NULL */
 };
+
+/* The default device: "sim" (the Verilated RTL) when a model is built in, else "golden". */
+const char *cli_default_device(void);
 
 /* Print "<ctx->name>: <message>\n" on stderr: every error is exactly one line. */
 __attribute__((format(printf, 2, 3))) void cli_error(const struct cli_ctx *ctx, const char *fmt,

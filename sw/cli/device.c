@@ -3,7 +3,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sim_model.h"
 #include "tpu/tpu.h"
+
+const char *cli_default_device(void)
+{
+	/* The RTL is the product; the golden model stands in when no Verilated model is built. */
+	return tpu_sim_models(NULL, 0) ? "sim" : "golden";
+}
 
 /* uri with trace=FILE appended, for --trace; only sim devices can trace. 0 or CLI_EXIT_USAGE. */
 static int add_trace(const struct cli_ctx *ctx, const char *uri, char *buf, size_t len)

@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		"  --trace FILE   write an FST waveform of the device (sim devices only)\n"
 		"  -h, --help     this help; `tpu COMMAND --help` for a command's\n"
 		"  --version      print the version\n",
-		"help", "help on a command", CLI_DEFAULT_DEVICE);
+		"help", "help on a command", cli_default_device());
 }
 
 static const struct command *find_command(const char *name)
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 {
 	const char *env = getenv("TPU_DEVICE");
 	struct cli_ctx ctx = {
-	    .device = env && *env ? env : CLI_DEFAULT_DEVICE,
+	    .device = env && *env ? env : cli_default_device(),
 	    .name = "tpu",
 	};
 	struct cli_scan sc;

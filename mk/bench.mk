@@ -1,0 +1,23 @@
+# End-to-end GEMM benchmark of the Verilated device through the driver (docs/performance.md).
+#   make bench-sim      sw/bench/bench_sim on sim:n=16 with the default link; table on stdout,
+#                       JSON in $(BUILD)/bench/sim_gemm.json. BENCH_SIM_ARGS adds options or
+#                       replaces the shape sweep (e.g. BENCH_SIM_ARGS="-r 128x128x128").
+# Needs the sim models (mk/sim.mk); without Verilator it says so and does nothing.
+
+BENCH_SIM      := $(BUILD)/bench/bench_sim
+BENCH_SIM_OBJ  := $(OBJDIR)/sw/bench/bench_sim.o
+BENCH_SIM_JSON := $(BUILD)/bench/sim_gemm.json
+BENCH_SIM_ARGS ?=
+# mk/sim.mk is read after this file: name its archive the way it does
+BENCH_SIM_LIBS := $(wildcard $(patsubst %/san,%,$(BUILD))/lib/libtpu_sim.a)
+
+$(BENCH_SIM): $(BENCH_SIM_OBJ) $(LIB_A) $(BENCH_SIM_LIBS) | sim-models
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CXX) $(SANFLAGS) -o $@ $(BENCH_SIM_OBJ) $(LIB_A) $(SIM_LINK) $(LDLIBS_ALL)
+
+.PHONY: bench-sim
+bench-sim: $(BENCH_SIM)
+	$(Q)if [ -z "$(SIM_LINK)" ]; then echo "bench-sim: no sim models built (SIM=0 or no verilator): skipped"; \
+	else $(BENCH_SIM) -o $(BENCH_SIM_JSON) $(BENCH_SIM_ARGS); fi
+bench: bench-sim
