@@ -79,6 +79,7 @@ module tpu_cmd_proc #(
   output logic [63:0]           rd_req_addr_o,
   output logic [LenW-1:0]       rd_req_len_o,
   output logic                  rd_abort_o,
+  output logic                  rd_hold_o,     // rd_buf_i in use: no other read job may start
   input  logic                  rd_done_i,
   input  logic                  rd_err_i,
   input  logic [RdBytes*8-1:0]  rd_buf_i,
@@ -363,6 +364,8 @@ module tpu_cmd_proc #(
 
   assign cmd_ready_o    = state_q == SIdle;
   assign rd_req_valid_o = state_q == SParRead && rdy_i;
+  // LOAD_PARAMS reads the job buffer until its last PARAM write
+  assign rd_hold_o      = state_q == SParRead || state_q == SParWait || state_q == SParWrite;
   assign rd_req_addr_o  = haddr_q;
   assign rd_req_len_o   = LenW'(f_len);
   // one row stream per staging chunk: the rows left, at most StageRows

@@ -131,7 +131,7 @@ module tpu_device #(
   logic [$clog2(N+1)-1:0] rs_req_rb;
   logic [31:0]          rs_req_rows;
   logic [N*8-1:0]       rs_row_data;
-  logic                 cp_rs_abort, qe_rd_ready;
+  logic                 cp_rs_abort, qe_rd_ready, cp_rd_hold;
   logic                 wr_req_valid, wr_req_ready, wr_req_msi, wr_idle;
   logic [63:0]          wr_req_addr;
   logic [LenW-1:0]      wr_req_len;
@@ -149,14 +149,15 @@ module tpu_device #(
 
   // Read jobs: the queue engine fetches SQEs (and prefetches the next ones while a command runs);
   // the command processor reads parameter vectors. Only one job runs at a time; the command
-  // processor wins a tie (a prefetch is only a head start), and each side takes rd_done only
-  // while its own job is outstanding. Writes: the queue engine posts only while the command
+  // processor wins a tie (a prefetch is only a head start) and holds the engine off while it
+  // reads its job's buffer (LOAD_PARAMS); each side takes rd_done only while its own job is
+  // outstanding. Writes: the queue engine posts only while the command
   // processor is idle or done; it wins a tie all the same.
   always_comb begin
-    rd_req_valid = qe_rd_valid || cp_rd_valid;
+    rd_req_valid = (qe_rd_valid && !cp_rd_hold) || cp_rd_valid;
     rd_req_addr  = cp_rd_valid ? cp_rd_addr : qe_rd_addr;
     rd_req_len   = cp_rd_valid ? cp_rd_len : qe_rd_len;
-    qe_rd_ready  = rd_req_ready && !cp_rd_valid;
+    qe_rd_ready  = rd_req_ready && !cp_rd_valid && !cp_rd_hold;
     wr_req_valid = qe_wr_valid || cp_wr_valid;
     wr_req_addr  = qe_wr_valid ? qe_wr_addr : cp_wr_addr;
     wr_req_len   = qe_wr_valid ? qe_wr_len : cp_wr_len;
@@ -244,7 +245,8 @@ module tpu_device #(
     .mm_valid_o(mm_valid), .mm_rows_o(mm_rows), .mm_macs_o(mm_macs),
     .chk_addr_o(chk_addr), .chk_len_o(chk_len), .chk_write_o(chk_write), .chk_ok_i(chk_ok),
     .rd_req_valid_o(cp_rd_valid), .rd_req_ready_i(rd_req_ready), .rd_req_addr_o(cp_rd_addr),
-    .rd_req_len_o(cp_rd_len), .rd_abort_o(cp_rd_abort), .rd_done_i(rd_done), .rd_err_i(rd_err),
+    .rd_req_len_o(cp_rd_len), .rd_abort_o(cp_rd_abort), .rd_hold_o(cp_rd_hold),
+    .rd_done_i(rd_done), .rd_err_i(rd_err),
     .rd_buf_i(rd_buf),
     .rs_req_valid_o(rs_req_valid), .rs_req_ready_i(rs_req_ready), .rs_req_addr_o(rs_req_addr),
     .rs_req_rb_o(rs_req_rb), .rs_req_stride_o(rs_req_stride), .rs_req_rows_o(rs_req_rows),

@@ -5,7 +5,8 @@
  * exact PERF counters (not cycles). Golden is the reference (it is tested against independent
  * references in test_golden_*.c).
  * CI runs a few fixed seeds (suite sim_diff); `make soak SEEDS=N` runs N more (suite sim_soak,
- * TPU_SOAK_SEEDS). A failure prints the seed and the first differing command. */
+ * TPU_SOAK_SEEDS). A failure prints the seed and the first differing command (with
+ * TPU_SIM_DIFF_TRACE=1 also every command before it and both results). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +19,8 @@
 #define DN 8u          /* array size of both devices */
 #define NBUF 4u
 #define BUFB 4096u
-#define LROWS 64u      /* local rows the stream uses (all initialised first) */
-#define MAXCMD 96u
+#define LROWS 64u      /* local rows the random commands address (before corruption) */
+#define MAXCMD 112u    /* the preamble (23 commands) and the random ones */
 
 struct acmd {
 	uint32_t dw[16];
@@ -97,10 +98,16 @@ static void preamble(struct stream *st, uint64_t *s)
 		memcpy(&st->init[1][64 + 4 * j], &mult, 4);
 		memcpy(&st->init[1][128 + 4 * j], &shift, 4);
 	}
-	c = add(st, TPU_OP_READ_HOST);
-	c->dw[TPU_SQE_ROWS_DW] = LROWS;
-	c->dw[TPU_SQE_COLS_DW] = DN;
-	set_dma(c, 0, 0, LROWS * DN, 0);
+	/* UB and ACC contents are unspecified until written (spec §3) and corrupted fields reach
+	 * rows beyond LROWS, so every UB row is written first (buf0 over and over; rows
+	 * 0..LROWS-1 get its first bytes) and the MATMUL below covers every ACC row. */
+	for (unsigned r = 0; r < TPU_UB_ROWS_DEFAULT; r += BUFB / DN) {
+		c = add(st, TPU_OP_READ_HOST);
+		c->dw[TPU_SQE_ROWS_DW] = BUFB / DN;
+		c->dw[TPU_SQE_COLS_DW] = DN;
+		c->dw[TPU_SQE_LOCAL_ADDR_DW] = r;
+		set_dma(c, 0, 0, BUFB, 0);
+	}
 	for (unsigned k = 0; k < 3; k++) {
 		c = add(st, TPU_OP_LOAD_PARAMS);
 		c->dw[TPU_SQE_ROWS_DW] = 1;
@@ -123,7 +130,7 @@ static void preamble(struct stream *st, uint64_t *s)
 	c->dw[TPU_SQE_COLS_DW] = DN;
 	set_dma(c, 2, 0, DN * DN, 0);
 	c = add(st, TPU_OP_MATMUL);
-	c->dw[TPU_SQE_ROWS_DW] = LROWS;
+	c->dw[TPU_SQE_ROWS_DW] = TPU_ACC_ROWS_DEFAULT;
 	c->dw[TPU_SQE_OP0_DW] = TPU_MATMUL_POP;
 	st->npre = st->ncmd;
 }
@@ -355,6 +362,16 @@ static void compare(uint64_t seed, const struct stream *st, const struct result 
 	for (unsigned i = 0; i < st->ncmd; i++) {
 		const struct tpu_cpl *a = &g->cpl[i], *b = &v->cpl[i];
 		if (a->status != b->status || a->result != b->result) {
+			/* TPU_SIM_DIFF_TRACE=1: the whole stream up to here, for reproducers */
+			for (unsigned p = 0; getenv("TPU_SIM_DIFF_TRACE") && p < i; p++) {
+				fprintf(stderr, "  cmd %u sc 0x%x/0x%x res %u/%u:", p,
+					g->cpl[p].status, v->cpl[p].status, g->cpl[p].result,
+					v->cpl[p].result);
+				for (unsigned k = 0; k < 16; k++)
+					fprintf(stderr, " %08x", st->cmd[p].dw[k]);
+				fprintf(stderr, " (buf %d off %u)\n", st->cmd[p].buf,
+					st->cmd[p].off);
+			}
 			fprintf(stderr, "seed %llu cmd %u differs; its dwords:",
 				(unsigned long long)seed, i);
 			for (unsigned k = 0; k < 16; k++)

@@ -10,28 +10,16 @@
 
 namespace {
 
-struct inst {
-	std::unique_ptr<VerilatedContext> ctx;
-	VMODEL *top;
-};
+using inst = tpu_vh::inst<VMODEL>;
 
 void *create(uint64_t seed)
 {
-	inst *m = new inst;
-	m->ctx = tpu_vh::make_context(seed);
-	m->top = new VMODEL(m->ctx.get(), "top");
-	m->top->clk_i = 0;
-	m->top->rst_i = 1;
-	m->top->eval();
-	return m;
+	return tpu_vh::create<VMODEL>(seed);
 }
 
 void destroy(void *p)
 {
-	inst *m = (inst *)p;
-	m->top->final();
-	delete m->top;
-	delete m;
+	tpu_vh::destroy<VMODEL>(p);
 }
 
 void step(void *p, const struct tpu_vdp_in *in, struct tpu_vdp_out *out)

@@ -6,28 +6,16 @@
 
 namespace {
 
-struct inst {
-	std::unique_ptr<VerilatedContext> ctx;
-	Vtpu_pe_m *top;
-};
+using inst = tpu_vh::inst<Vtpu_pe_m>;
 
 void *create(uint64_t seed)
 {
-	inst *m = new inst;
-	m->ctx = tpu_vh::make_context(seed);
-	m->top = new Vtpu_pe_m(m->ctx.get(), "top");
-	m->top->clk_i = 0;
-	m->top->rst_i = 1;
-	m->top->eval();
-	return m;
+	return tpu_vh::create<Vtpu_pe_m>(seed);
 }
 
 void destroy(void *p)
 {
-	inst *m = (inst *)p;
-	m->top->final();
-	delete m->top;
-	delete m;
+	tpu_vh::destroy<Vtpu_pe_m>(p);
 }
 
 void step(void *p, const struct tpu_vpe_in *in, struct tpu_vpe_out *out)

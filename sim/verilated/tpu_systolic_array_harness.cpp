@@ -8,28 +8,16 @@
 
 namespace {
 
-struct inst {
-	std::unique_ptr<VerilatedContext> ctx;
-	Vtpu_array_n6 *top;
-};
+using inst = tpu_vh::inst<Vtpu_array_n6>;
 
 void *create(uint64_t seed)
 {
-	inst *m = new inst;
-	m->ctx = tpu_vh::make_context(seed);
-	m->top = new Vtpu_array_n6(m->ctx.get(), "top");
-	m->top->clk_i = 0;
-	m->top->rst_i = 1;
-	m->top->eval();
-	return m;
+	return tpu_vh::create<Vtpu_array_n6>(seed);
 }
 
 void destroy(void *p)
 {
-	inst *m = (inst *)p;
-	m->top->final();
-	delete m->top;
-	delete m;
+	tpu_vh::destroy<Vtpu_array_n6>(p);
 }
 
 void step(void *p, const struct tpu_varr_in *in, struct tpu_varr_out *out)

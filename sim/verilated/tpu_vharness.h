@@ -76,6 +76,32 @@ static inline std::unique_ptr<VerilatedContext> make_context(uint64_t seed)
 	return ctx;
 }
 
+// One Verilated model with its own seeded context; create() leaves it in reset with the clock
+// low, ready for the first step.
+template <class V> struct inst {
+	std::unique_ptr<VerilatedContext> ctx;
+	V *top;
+};
+
+template <class V> static inline void *create(uint64_t seed)
+{
+	inst<V> *m = new inst<V>;
+	m->ctx = make_context(seed);
+	m->top = new V(m->ctx.get(), "top");
+	m->top->clk_i = 0;
+	m->top->rst_i = 1;
+	m->top->eval();
+	return m;
+}
+
+template <class V> static inline void destroy(void *p)
+{
+	inst<V> *m = (inst<V> *)p;
+	m->top->final();
+	delete m->top;
+	delete m;
+}
+
 } // namespace tpu_vh
 
 #endif
