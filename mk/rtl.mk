@@ -102,5 +102,14 @@ SYNTH_JOBS ?= 2
 synth: $(SPEC_SV)
 	$(Q)$(PYTHON) scripts/synth_report.py --yosys "$(YOSYS)" --pkg $(SPEC_SV) \
 	  --out $(BUILD)/synth --jobs $(SYNTH_JOBS)
+
+# The whole device (host interface included) through Yosys' front end and proc: slow (Yosys'
+# proc takes many minutes on the DMA staging buffers), so not part of `make test`.
+.PHONY: synth-device
+synth-device: $(SPEC_SV)
+	@mkdir -p $(BUILD)/synth
+	@echo "  YOSYS   tpu_device elaboration check (fpga/synth/device_check.ys)"
+	$(Q)$(YOSYS) -q -l $(BUILD)/synth/device_check.log \
+	  -p "read_verilog -sv $(RTL_SRCS); script fpga/synth/device_check.ys" >/dev/null
 # About 130 s of yosys CPU time (two jobs: about 70 s on two free cores).
 TEST_STEPS += synth

@@ -22,7 +22,15 @@ SIM_VBUILD := $(patsubst %/san,%,$(BUILD))
 SIM_VDIR   := $(SIM_VBUILD)/verilated-sim
 SIM_LIB    := $(SIM_VBUILD)/lib/libtpu_sim.a
 SIM_MODELS ?= n8 n16
-SIM_RTL     = $(SPEC_SV) $(sort $(wildcard rtl/*.sv))
+# The package of the build that owns the models: the ASan build ($(BUILD)/san) generates its own
+# copy, which must not make the (uninstrumented, shared) models look out of date.
+SIM_PKG    := $(SIM_VBUILD)/rtl/tpu_pkg.sv
+SIM_RTL     = $(SIM_PKG) $(sort $(wildcard rtl/*.sv))
+ifneq ($(SIM_PKG),$(SPEC_SV))
+$(SIM_PKG): $(SPEC) scripts/gen_spec.py
+	@mkdir -p $(@D)
+	$(Q)$(PYTHON) scripts/gen_spec.py $(SPEC) --sv $@
+endif
 SIM_WAIVE  := $(wildcard rtl/*.vlt)
 SIM_VFLAGS := --cc --assert -x-assign unique -x-initial unique -O3 --trace-fst -Wno-fatal \
               -Wno-lint -Wno-style

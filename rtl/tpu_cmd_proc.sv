@@ -166,10 +166,10 @@ module tpu_cmd_proc #(
 
   function automatic logic range_ok(input logic [31:0] first, input logic [31:0] count,
                                     input logic [31:0] size);
-    return first <= size && count <= size - first;
+    range_ok = first <= size && count <= size - first;
   endfunction
   function automatic logic int8_ok(input logic [31:0] v);
-    return $signed(v) >= -32'sd128 && $signed(v) <= 32'sd127;
+    int8_ok = $signed(v) >= -32'sd128 && $signed(v) <= 32'sd127;
   endfunction
 
   // ---------------------------------------------------------------- state

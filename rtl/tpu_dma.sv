@@ -132,7 +132,7 @@ module tpu_dma #(
     l = PktW'(left);
     if (lim < l) l = lim;
     if (to_4k < l) l = to_4k;
-    return l;
+    pkt_len = l;
   endfunction
 
   // ---------------------------------------------------------------- output beat register

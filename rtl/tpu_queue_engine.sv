@@ -125,7 +125,7 @@ module tpu_queue_engine #(
   function automatic logic [16:0] incr(input logic [15:0] v, input logic [31:0] size);
     logic [16:0] n;
     n = {1'b0, v} + 17'd1;
-    return (32'(n) == size) ? 17'd0 : n;
+    incr = (32'(n) == size) ? 17'd0 : n;
   endfunction
 
   // ---------------------------------------------------------------- per-queue status
