@@ -154,35 +154,46 @@ START_TEST(g1_cq_backpressure)
 }
 END_TEST
 
-/* both: a bad SQ doorbell breaks the queue (GSTAT, Q_STATUS.BROKEN, -EIO); reset recovers. */
+/* both: a bad doorbell (SQ tail >= size, CQ head >= size, CQ head beyond the device's tail)
+ * breaks the queue (GSTAT, Q_STATUS.BROKEN, -EIO); reset recovers. */
+static const struct {
+	uint32_t reg, val;
+} bad_doorbells[] = {
+	{ TPU_REG_SQ_TAIL_DB(0), 16 }, /* the rings have 16 entries */
+	{ TPU_REG_CQ_HEAD_DB(0), 16 },
+	{ TPU_REG_CQ_HEAD_DB(0), 5 },  /* one CQE posted and consumed: tail = head = 1 */
+};
+
 START_TEST(g4_bad_doorbell_then_reset)
 {
-	tpu_dev *dev;
-	struct tpu_cmd c;
-	struct tpu_cpl cpl;
-	uint32_t v;
+	for (unsigned b = 0; b < sizeof(bad_doorbells) / sizeof(bad_doorbells[0]); b++) {
+		tpu_dev *dev;
+		struct tpu_cmd c;
+		struct tpu_cpl cpl;
+		uint32_t v;
 
-	if (skip(_i))
-		return;
-	dev = open_dev(both[_i]);
-	nop(&c, 1, 0);
-	run1(dev, &c, &cpl);
-	ck_assert_int_eq(tpu_reg_write(dev, TPU_REG_SQ_TAIL_DB(0), 16), 0); /* >= size */
-	/* the driver sees the broken queue: nothing more is accepted */
-	for (int k = 0; k < 20; k++)
-		(void)dev->ops->advance(dev->impl);
-	ck_assert_int_eq(tpu_submit(dev, 0, &c, 1), -EIO);
-	ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_GSTAT, &v), 0);
-	ck_assert(v & TPU_GSTAT_BAD_DOORBELL_MASK);
-	ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_Q_STATUS(0), &v), 0);
-	ck_assert(v & TPU_Q_STATUS_BROKEN_MASK);
-	ck_assert_int_eq(tpu_reset(dev), 0);
-	ck_assert_int_eq(tpu_poll(dev, 0, &cpl, 1), 0);
-	nop(&c, 2, 0);
-	run1(dev, &c, &cpl);
-	ck_assert_uint_eq(cpl.status, 0);
-	check_link_clean(dev);
-	ck_assert_int_eq(tpu_close(dev), 0);
+		if (skip(_i))
+			return;
+		dev = open_dev(both[_i]);
+		nop(&c, 1, 0);
+		run1(dev, &c, &cpl);
+		ck_assert_int_eq(tpu_reg_write(dev, bad_doorbells[b].reg, bad_doorbells[b].val), 0);
+		/* the driver sees the broken queue: nothing more is accepted */
+		for (int k = 0; k < 20; k++)
+			(void)dev->ops->advance(dev->impl);
+		ck_assert_int_eq(tpu_submit(dev, 0, &c, 1), -EIO);
+		ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_GSTAT, &v), 0);
+		ck_assert(v & TPU_GSTAT_BAD_DOORBELL_MASK);
+		ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_Q_STATUS(0), &v), 0);
+		ck_assert(v & TPU_Q_STATUS_BROKEN_MASK);
+		ck_assert_int_eq(tpu_reset(dev), 0);
+		ck_assert_int_eq(tpu_poll(dev, 0, &cpl, 1), 0);
+		nop(&c, 2, 0);
+		run1(dev, &c, &cpl);
+		ck_assert_uint_eq(cpl.status, 0);
+		check_link_clean(dev);
+		ck_assert_int_eq(tpu_close(dev), 0);
+	}
 }
 END_TEST
 
