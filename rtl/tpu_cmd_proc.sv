@@ -41,7 +41,7 @@ module tpu_cmd_proc #(
   parameter int unsigned RdBytes   = 256,
   parameter int unsigned WrBytes   = 64,
   parameter int unsigned LenW      = 11,
-  localparam int unsigned CmdWidth = 104 + 8 * N
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
 ) (
   input  logic                  clk_i,
   input  logic                  rst_i,
@@ -117,8 +117,13 @@ module tpu_cmd_proc #(
   input  logic                  dp_idle_i
 );
   // datapath command format (rtl/tpu_datapath.sv header)
-  localparam logic [3:0] DpUbWrite = 4'd0, DpParam = 4'd1, DpMatmul = 4'd2, DpActivate = 4'd3,
-                         DpUbRead = 4'd4, DpAccRead = 4'd5;
+  // datapath command bus (tpu_pkg, spec/tpu.toml [dp_cmd] / [dp_op])
+  localparam logic [3:0] DpUbWrite = tpu_pkg::DpOpUbWrite, DpParam = tpu_pkg::DpOpParam,
+                         DpMatmul = tpu_pkg::DpOpMatmul, DpActivate = tpu_pkg::DpOpActivate,
+                         DpUbRead = tpu_pkg::DpOpUbRead, DpAccRead = tpu_pkg::DpOpAccRead;
+  localparam int unsigned COp = tpu_pkg::DpCmdOpLsb, CFl = tpu_pkg::DpCmdFlagsLsb,
+                          CA = tpu_pkg::DpCmdALsb, CB = tpu_pkg::DpCmdBLsb,
+                          CRows = tpu_pkg::DpCmdRowsLsb, CData = tpu_pkg::DpCmdDataLsb;
   localparam int unsigned IdChunk = 64;  // IDENTIFY write job size (divides 4096, <= WrBytes)
   localparam int unsigned SAw = $clog2(StageRows);
   localparam int unsigned TW  = Tiles > 1 ? $clog2(Tiles) : 1;
@@ -414,7 +419,7 @@ module tpu_cmd_proc #(
     dpc_d = dpc_q;  dpv_d = dpv_q && !dp_ready_i;
     fk_d = fk_q;  fc_d = fc_q;  fhead_d = fhead_q;  fcount_d = fcount_q;
     ak_d = ak_q;  ac_d = ac_q;  avalid_d = avalid_q;  loaded_d = loaded_q;
-    mm_flight_d = mm_flight_q + 16'(dp_valid_o && dp_ready_i && dpc_q[3:0] == DpMatmul)
+    mm_flight_d = mm_flight_q + 16'(dp_valid_o && dp_ready_i && dpc_q[COp +: 4] == DpMatmul)
                   - 16'(mm_done_i);
     wd_d = wd_q;  wdf_d = wdf_q + 10'd1;
     if (wdf_q == 10'h3FF) wd_d = wd_q + 32'd1;
@@ -459,8 +464,8 @@ module tpu_cmd_proc #(
             tpu_pkg::OpReadHost, tpu_pkg::OpLoadWeights: state_d = SRowRead;
             tpu_pkg::OpLoadParams: begin
               if (lp_out) begin
-                c[3:0] = DpParam;  c[6:4] = 3'(tpu_pkg::ParamOutput);
-                c[104 +: 24] = {f_op3[7:0], f_op2[7:0], f_op1[7:0]};
+                c[COp +: 4] = DpParam;  c[CFl +: 3] = 3'(tpu_pkg::ParamOutput);
+                c[CData +: 24] = {f_op3[7:0], f_op2[7:0], f_op1[7:0]};
                 dpc_d = c;  dpv_d = 1'b1;
                 loaded_d[tpu_pkg::ParamOutput] = 1'b1;
                 state_d = SDpCmd;
@@ -469,21 +474,21 @@ module tpu_cmd_proc #(
               end
             end
             tpu_pkg::OpMatmul: begin
-              c[3:0] = DpMatmul;  c[4] = (f_op0 & tpu_pkg::MatmulAccumulate) != 0;  c[5] = mm_pop;
-              c[8 +: 32] = f_la;  c[40 +: 32] = f_la2;  c[72 +: 32] = f_rows;
+              c[COp +: 4] = DpMatmul;  c[CFl] = (f_op0 & tpu_pkg::MatmulAccumulate) != 0;  c[CFl + 1] = mm_pop;
+              c[CA +: 32] = f_la;  c[CB +: 32] = f_la2;  c[CRows +: 32] = f_rows;
               dpc_d = c;  dpv_d = 1'b1;
               result_d = f_rows;
               state_d = SDpCmd;
             end
             tpu_pkg::OpActivate: begin
-              c[3:0] = DpActivate;  c[4] = act_lut;  c[5] = act_raw;
-              c[8 +: 32] = f_la;  c[40 +: 32] = f_la2;  c[72 +: 32] = f_rows;
+              c[COp +: 4] = DpActivate;  c[CFl] = act_lut;  c[CFl + 1] = act_raw;
+              c[CA +: 32] = f_la;  c[CB +: 32] = f_la2;  c[CRows +: 32] = f_rows;
               dpc_d = c;  dpv_d = 1'b1;
               state_d = SDpCmd;
             end
             tpu_pkg::OpWriteHost: begin
-              c[3:0] = wh_acc ? DpAccRead : DpUbRead;
-              c[8 +: 32] = f_la;  c[72 +: 32] = f_rows;
+              c[COp +: 4] = wh_acc ? DpAccRead : DpUbRead;
+              c[CA +: 32] = f_la;  c[CRows +: 32] = f_rows;
               dpc_d = c;  dpv_d = 1'b1;
               result_d = f_rows * rb_q;
               wrb_d = result_d;
@@ -545,13 +550,13 @@ module tpu_cmd_proc #(
           cval_d = 1'b1;  // hold: the read data stays in the RAM output register
         end else begin
           if (cval_q) begin
-            c[3:0] = DpUbWrite;
-            c[8 +: 32] = f_la + cbase_q + crow_q - 32'd1;
-            c[72 +: 32] = 32'd1;
-            c[104 +: N*8] = st_rdata;
+            c[COp +: 4] = DpUbWrite;
+            c[CA +: 32] = f_la + cbase_q + crow_q - 32'd1;
+            c[CRows +: 32] = 32'd1;
+            c[CData +: N*8] = st_rdata;
             dpc_d = c;  dpv_d = 1'b1;
           end
-          if (crow_q < cnt && mm_flight_q == 0 && !(dpv_q && dpc_q[3:0] == DpMatmul)) begin
+          if (crow_q < cnt && mm_flight_q == 0 && !(dpv_q && dpc_q[COp +: 4] == DpMatmul)) begin
             st_re = 1'b1;
             cval_d = 1'b1;
             crow_d = crow_q + 32'd1;
@@ -624,9 +629,9 @@ module tpu_cmd_proc #(
             rdb_d = f_len;
             state_d = SDone;
           end else begin
-            c[3:0] = DpParam;  c[6:4] = f_op0[2:0];
-            c[8 +: 32] = lp_lut ? crow_q : f_la + crow_q;
-            c[104 +: 32] = lp_lut ? {24'd0, rd_buf_i[8*crow_q[7:0] +: 8]}
+            c[COp +: 4] = DpParam;  c[CFl +: 3] = f_op0[2:0];
+            c[CA +: 32] = lp_lut ? crow_q : f_la + crow_q;
+            c[CData +: 32] = lp_lut ? {24'd0, rd_buf_i[8*crow_q[7:0] +: 8]}
                                   : rd_buf_i[32*crow_q[$clog2(N)-1:0] +: 32];
             dpc_d = c;  dpv_d = 1'b1;
             crow_d = crow_q + 32'd1;
@@ -636,7 +641,7 @@ module tpu_cmd_proc #(
       // ---- one datapath command (PARAM OUTPUT, MATMUL, ACTIVATE, UB_READ/ACC_READ)
       SDpCmd: begin
         if (dp_ready_i) begin
-          unique case (dpc_q[3:0])
+          unique case (dpc_q[COp +: 4])
             DpMatmul: begin
               mm_valid_o = 1'b1;
               if (mm_pop) begin

@@ -67,20 +67,21 @@ module tpu_datapath #(
   output logic [63:0]         perf_macs_o      // N*N per row through the MXU
 );
   // ---------------------------------------------------------------- command format
-  localparam int unsigned OpLsb    = 0;
-  localparam int unsigned FlagsLsb = 4;
-  localparam int unsigned ALsb     = 8;
-  localparam int unsigned BLsb     = 40;
-  localparam int unsigned RowsLsb  = 72;
-  localparam int unsigned DataLsb  = 104;
+  // (shared with the command processor through the generated tpu_pkg, spec/tpu.toml [dp_cmd])
+  localparam int unsigned OpLsb    = tpu_pkg::DpCmdOpLsb;
+  localparam int unsigned FlagsLsb = tpu_pkg::DpCmdFlagsLsb;
+  localparam int unsigned ALsb     = tpu_pkg::DpCmdALsb;
+  localparam int unsigned BLsb     = tpu_pkg::DpCmdBLsb;
+  localparam int unsigned RowsLsb  = tpu_pkg::DpCmdRowsLsb;
+  localparam int unsigned DataLsb  = tpu_pkg::DpCmdDataLsb;
   localparam int unsigned CmdWidth = DataLsb + N * 8;
 
-  localparam logic [3:0] OpUbWrite  = 4'd0;
-  localparam logic [3:0] OpParam    = 4'd1;
-  localparam logic [3:0] OpMatmul   = 4'd2;
-  localparam logic [3:0] OpActivate = 4'd3;
-  localparam logic [3:0] OpUbRead   = 4'd4;
-  localparam logic [3:0] OpAccRead  = 4'd5;
+  localparam logic [3:0] OpUbWrite  = tpu_pkg::DpOpUbWrite;
+  localparam logic [3:0] OpParam    = tpu_pkg::DpOpParam;
+  localparam logic [3:0] OpMatmul   = tpu_pkg::DpOpMatmul;
+  localparam logic [3:0] OpActivate = tpu_pkg::DpOpActivate;
+  localparam logic [3:0] OpUbRead   = tpu_pkg::DpOpUbRead;
+  localparam logic [3:0] OpAccRead  = tpu_pkg::DpOpAccRead;
 
   localparam int unsigned TileBits = $clog2(Tiles + 2);
   localparam int unsigned UbAw     = $clog2(UbRows);

@@ -65,7 +65,7 @@ module tpu_device #(
   localparam int unsigned WrBytes  = (4 * N > 64) ? 4 * N : 64;
   localparam int unsigned MaxJob   = RdBytes > WrBytes ? RdBytes : WrBytes;
   localparam int unsigned LenW     = $clog2(MaxJob + 1);
-  localparam int unsigned CmdWidth = 104 + 8 * N;
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N;
   localparam int unsigned TileBits = $clog2(Tiles + 2);
 
   logic dev_rst, func_rst, en, rdy, unmask, msi_allowed, msi_win_ok, chk_ok;

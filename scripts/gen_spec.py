@@ -176,6 +176,10 @@ def gen_sv(spec):
         w(f"  localparam logic [7:0] SqeFlag{sv_name(k)} = 8'h{v:02X};")
     for k, v in spec["op_bits"].items():
         w(f"  localparam logic [31:0] {sv_name(k)} = 32'h{v:X};")
+    for k, v in spec["dp_cmd"].items():
+        w(f"  localparam int unsigned DpCmd{sv_name(k)}Lsb = {v};")
+    for k, v in spec["dp_op"].items():
+        w(f"  localparam logic [3:0] DpOp{sv_name(k)} = 4'd{v};")
     w("  typedef enum logic [7:0] {")
     w(",\n".join(f"    Op{sv_name(e['name'])} = 8'h{e['value']:02X}" for e in spec["opcode"]))
     w("  } opcode_e;")

@@ -22,14 +22,7 @@ struct tpu_vact *create(uint64_t seed)
 	Handle *h = new (std::nothrow) Handle{};
 	if (!h)
 		return nullptr;
-	// Verilator seeds are 31-bit and must be non-zero to mean "this seed".
-	unsigned vseed = (unsigned)((seed ^ (seed >> 31)) & 0x7fffffffu) | 1u;
-	std::string seed_arg = "+verilator+seed+" + std::to_string(vseed);
-	const char *argv[] = {"tpu_vact", "+verilator+rand+reset+2", seed_arg.c_str()};
-	std::printf("%s: %s %s\n", VL_STRINGIFY(VMODEL), argv[1], argv[2]);
-	h->ctx = new VerilatedContext;
-	h->ctx->fatalOnError(false); // a failed assertion is reported by tick(), not abort()
-	h->ctx->commandArgs(3, argv);
+	h->ctx = vbits_seeded_context(VL_STRINGIFY(VMODEL), "tpu_vact", seed);
 	h->top = new VMODEL{h->ctx, "top"};
 	h->top->clk_i = 0;
 	h->top->eval();

@@ -130,6 +130,17 @@ void destroy(void *vh)
 	delete h;
 }
 
+// Evaluate the model after a clock edge and dump the trace, one time unit per half cycle.
+void half_cycle(Handle *h)
+{
+	h->top->eval();
+#if SIM_TRACE
+	if (h->fst)
+		h->fst->dump(h->ctx->time());
+#endif
+	h->ctx->timeInc(1);
+}
+
 int step(void *vh, int rst, const struct tpu_link_in *in, struct tpu_link_out *out)
 {
 	Handle *h = static_cast<Handle *>(vh);
@@ -149,12 +160,7 @@ int step(void *vh, int rst, const struct tpu_link_in *in, struct tpu_link_out *o
 	t->mreq_tag_i = in->mreq_tag;
 	t->mcpl_ready_i = in->mcpl_ready;
 	t->clk_i = 0;
-	t->eval();
-#if SIM_TRACE
-	if (h->fst)
-		h->fst->dump(h->ctx->time());
-#endif
-	h->ctx->timeInc(1);
+	half_cycle(h);
 
 	out->dreq_valid = t->dreq_valid_o;
 	out->dreq_kind = t->dreq_kind_o;
@@ -170,12 +176,7 @@ int step(void *vh, int rst, const struct tpu_link_in *in, struct tpu_link_out *o
 	out->mcpl_rdata = t->mcpl_rdata_o;
 
 	t->clk_i = 1;
-	t->eval();
-#if SIM_TRACE
-	if (h->fst)
-		h->fst->dump(h->ctx->time());
-#endif
-	h->ctx->timeInc(1);
+	half_cycle(h);
 	// Report each new error once (gotError is sticky).
 	if (h->ctx->errorCount() != h->errors_seen || (h->ctx->gotError() && !h->got_error_seen)) {
 		h->errors_seen = h->ctx->errorCount();

@@ -3,8 +3,27 @@
 #define TPU_SIM_VBITS_H
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 #include "verilated.h"
+
+// A context whose random initial state comes from seed (+verilator+rand+reset+2
+// +verilator+seed+S, printed with the model's name so that a failing run can be reproduced).
+// Failed assertions do not abort: the harness reports them from its step function.
+static inline VerilatedContext *vbits_seeded_context(const char *model, const char *prog,
+						     uint64_t seed)
+{
+	// Verilator seeds are 31-bit and must be non-zero to mean "this seed".
+	unsigned vseed = (unsigned)((seed ^ (seed >> 31)) & 0x7fffffffu) | 1u;
+	std::string seed_arg = "+verilator+seed+" + std::to_string(vseed);
+	const char *argv[] = {prog, "+verilator+rand+reset+2", seed_arg.c_str()};
+	std::printf("%s: %s %s\n", model, argv[1], argv[2]);
+	VerilatedContext *ctx = new VerilatedContext;
+	ctx->fatalOnError(false);
+	ctx->commandArgs(3, argv);
+	return ctx;
+}
 
 // Scalar ports (up to 64 bits).
 template <typename T> static inline void vbits_set(T &port, unsigned lsb, unsigned width, uint64_t v)
