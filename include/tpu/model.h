@@ -1,0 +1,136 @@
+/* Quantized models: the in-memory form, the versioned file format (docs/model-format.md), and
+ * inference on a tpu device through the ops library (include/tpu/ops.h).
+ *
+ * A model is a chain of layers over one NHWC int8 tensor: CONV2D, MAXPOOL2D, DENSE (a DENSE
+ * layer flattens its input in H, W, C order). Quantization per design.md §3: weights int8
+ * symmetric with one scale per output channel, activations int8 with (scale, zero point), bias
+ * int32 with scale in_scale x w_scale[j] and NOT folded (the input zero point is folded when the
+ * layer runs). multiplier/shift are QuantizeMultiplier(in_scale x w_scale[j] / out_scale) and
+ * are checked against the scales on load.
+ *
+ * Loading validates everything (magic, version, sizes, checksums, shapes chaining from layer to
+ * layer, value ranges, multiplier/shift consistency): a truncated, corrupt or inconsistent file
+ * gives -EINVAL (or -EIO/-ENOMEM) and a message naming the layer and field, never a crash.
+ */
+#ifndef TPU_MODEL_H
+#define TPU_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpu/ops.h"
+#include "tpu/tpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TPU_MODEL_MAX_LAYERS 32
+#define TPU_MODEL_NAME_MAX 32
+
+enum tpu_layer_type {
+	TPU_LAYER_CONV2D = 1,
+	TPU_LAYER_MAXPOOL2D = 2,
+	TPU_LAYER_DENSE = 3,
+};
+
+/* Quantization of an activation tensor: real = scale x (q - zero_point). */
+struct tpu_quant {
+	float scale;        /* > 0, finite */
+	int32_t zero_point; /* -128..127 */
+};
+
+struct tpu_layer {
+	uint32_t type;            /* enum tpu_layer_type */
+	/* CONV2D: kernel, stride, padding (filled with the input zero point).
+	 * MAXPOOL2D: kernel = pool window, stride; pad must be 0. DENSE: all 0. */
+	uint32_t kernel_h, kernel_w;
+	uint32_t stride_h, stride_w;
+	uint32_t pad_top, pad_bottom, pad_left, pad_right;
+	uint32_t out_c;           /* CONV2D output channels, DENSE output features; MAXPOOL2D 0 */
+	uint32_t act;             /* enum tpu_activation (CONV2D, DENSE); MAXPOOL2D 0 */
+	/* CONV2D / DENSE only (NULL for MAXPOOL2D); owned by the model. */
+	int8_t *weights;          /* K x out_c row-major; K = kernel_h*kernel_w*in_c (HWIO) or
+				   * in_h*in_w*in_c for DENSE */
+	int32_t *bias;            /* out_c */
+	float *w_scale;           /* out_c, > 0 */
+	int32_t *multiplier;      /* out_c, QuantizeMultiplier(in.scale*w_scale[j]/out.scale) */
+	int32_t *shift;           /* out_c */
+	struct tpu_quant out;     /* output quantization (MAXPOOL2D: equal to its input's) */
+	int8_t lut[256];          /* act SIGMOID/TANH: tpu_act_lut(); otherwise all 0 */
+};
+
+struct tpu_model {
+	char name[TPU_MODEL_NAME_MAX];  /* NUL-terminated, e.g. "digits-mlp" */
+	uint32_t in_h, in_w, in_c;      /* input tensor per example */
+	struct tpu_quant in;            /* input quantization */
+	float in_range;                 /* raw input values are divided by this before quantizing
+					 * (digits: 16, pixel counts 0..16); > 0 */
+	uint32_t num_classes;           /* = elements of the last layer's output */
+	/* Figures recorded when the model was built (metadata, not used for inference):
+	 * accuracy on the documented test split in float and int8 (golden device), in [0, 1]. */
+	float float_accuracy;
+	float int8_accuracy;
+	uint32_t n_layers;              /* 1..TPU_MODEL_MAX_LAYERS */
+	struct tpu_layer layers[TPU_MODEL_MAX_LAYERS];
+};
+
+/* Load and validate a model file. On failure *out is NULL and err (if non-NULL, errlen > 0)
+ * holds a one-line reason ("layer 2 (DENSE): weights: need 640 bytes, file has 12").
+ * Returns 0, -EINVAL (bad or inconsistent content), -EIO (read error), -ENOENT, -ENOMEM. */
+TPU_MUST_CHECK int tpu_model_load(const char *path, struct tpu_model **out, char *err,
+				  size_t errlen);
+/* The same from memory (the buffer is not kept). */
+TPU_MUST_CHECK int tpu_model_load_mem(const void *data, size_t len, struct tpu_model **out,
+				      char *err, size_t errlen);
+
+/* Validate m (everything tpu_model_load checks, except the file framing). */
+TPU_MUST_CHECK int tpu_model_validate(const struct tpu_model *m, char *err, size_t errlen);
+
+/* Write m (validated first) to path, atomically (temporary file + rename). Byte-for-byte
+ * reproducible for the same model. Returns 0, -EINVAL, -EIO. */
+TPU_MUST_CHECK int tpu_model_save(const struct tpu_model *m, const char *path, char *err,
+				  size_t errlen);
+
+/* Free a model and every array it owns (NULL is fine). Models built by hand must allocate their
+ * arrays with malloc for this to apply. */
+void tpu_model_free(struct tpu_model *m);
+
+/* Shape of layer i's output (i < n_layers) or, with i = n_layers - 1, of the model's output. */
+void tpu_model_layer_out_shape(const struct tpu_model *m, uint32_t i, uint32_t *h, uint32_t *w,
+			       uint32_t *c);
+
+/* Quantize count raw input values (divided by in_range, then by in.scale, rounded half away
+ * from zero, + zero point, saturated). */
+void tpu_model_quantize_input(const struct tpu_model *m, const float *raw, size_t count,
+			      int8_t *q);
+
+/* Per-layer figures of a run, from the device's performance counters (tpu_perf). */
+struct tpu_layer_stats {
+	uint64_t cycles;
+	uint64_t mxu_busy_cycles;
+	uint64_t macs;            /* useful MACs of the layer (unpadded) */
+	uint64_t dma_read_bytes;
+	uint64_t dma_write_bytes;
+	double wall_seconds;
+};
+struct tpu_model_stats {
+	uint32_t n_layers;
+	struct tpu_layer_stats layer[TPU_MODEL_MAX_LAYERS];
+	struct tpu_layer_stats total;
+};
+
+/* Run m on batch examples: in is batch x (in_h*in_w*in_c) int8 (already quantized), out is
+ * batch x num_classes int8 (the last layer's output). Large batches are split as the device's
+ * buffers require. stats may be NULL. Returns 0, -EINVAL (NULL, batch 0), -ENOMEM, or what
+ * tpu_gemm returns. */
+TPU_MUST_CHECK int tpu_model_run(tpu_dev *dev, const struct tpu_model *m, size_t batch,
+				 const int8_t *in, int8_t *out, struct tpu_model_stats *stats);
+
+/* Index of the largest of n values (the first on ties). */
+size_t tpu_argmax_i8(const int8_t *v, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TPU_MODEL_H */

@@ -1,0 +1,95 @@
+/* Neural-network operators on the tpu, built on tpu_gemm() (include/tpu/tpu.h).
+ *
+ * Tensors are int8, NHWC (batch, height, width, channels), densely packed, with TFLite int8
+ * semantics (design.md §3): weights symmetric (zero point 0, per-channel or per-tensor scales),
+ * activations with a zero point. Every device op runs on any backend (golden, sim) and gives the
+ * same bytes on each; host-side ops (max-pool, im2col, LUT construction) are plain C.
+ *
+ * Conventions as in tpu.h: 0 / -errno / positive device status; on -EINVAL,
+ * tpu_ops_last_error(dev) (or the op's err buffer for host-only ops) names the field and limit.
+ */
+#ifndef TPU_OPS_H
+#define TPU_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpu/tpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Shape of a 2-D convolution over an NHWC input. Padding is filled with the input zero point
+ * (params->in_zero_point), so that padded taps contribute nothing after zero-point folding. */
+struct tpu_conv2d_shape {
+	size_t batch;                  /* >= 1 */
+	size_t in_h, in_w, in_c;       /* >= 1 */
+	size_t out_c;                  /* >= 1 */
+	size_t kernel_h, kernel_w;     /* >= 1 */
+	size_t stride_h, stride_w;     /* >= 1 */
+	size_t pad_top, pad_bottom;    /* < kernel_h */
+	size_t pad_left, pad_right;    /* < kernel_w */
+};
+
+/* Output height/width of s (0 when the shape is invalid or the kernel does not fit). */
+size_t tpu_conv2d_out_h(const struct tpu_conv2d_shape *s);
+size_t tpu_conv2d_out_w(const struct tpu_conv2d_shape *s);
+
+/* im2col on the host: in (NHWC) -> cols, a (batch*out_h*out_w) x (kernel_h*kernel_w*in_c)
+ * row-major matrix, taps ordered (kh, kw, c), padding taps = pad_value.
+ * Returns 0 or -EINVAL (NULL, bad shape). */
+TPU_MUST_CHECK int tpu_im2col(const struct tpu_conv2d_shape *s, const int8_t *in, int8_t pad_value,
+			      int8_t *cols);
+
+/* conv2d on the device: out (NHWC, batch x out_h x out_w x out_c) =
+ * tpu_gemm(im2col(in), w, p), w being (kernel_h*kernel_w*in_c) x out_c row-major (taps ordered
+ * (kh, kw, c), HWIO). p as for tpu_gemm (bias / multiplier / shift per output channel or per
+ * tensor, quant_channels 0 gives int32 output). Returns as tpu_gemm. */
+TPU_MUST_CHECK int tpu_conv2d(tpu_dev *dev, const struct tpu_conv2d_shape *s, const int8_t *in,
+			      const int8_t *w, const struct tpu_gemm_params *p, void *out);
+
+/* Dense (fully connected) layer: out[b][j] = f(sum_i (in[b][i] - z_in) * w[i][j] + bias[j]),
+ * w in_features x out_features row-major. Same as tpu_gemm(dev, batch, in_f, out_f, ...). */
+TPU_MUST_CHECK int tpu_dense(tpu_dev *dev, size_t batch, size_t in_features, size_t out_features,
+			     const int8_t *in, const int8_t *w, const struct tpu_gemm_params *p,
+			     void *out);
+
+/* Max-pool over NHWC int8 (host side: the device has no pooling unit yet). No padding; out_h =
+ * (in_h - pool_h) / stride_h + 1, likewise w. Returns 0 or -EINVAL. */
+struct tpu_pool2d_shape {
+	size_t batch, in_h, in_w, channels;
+	size_t pool_h, pool_w;         /* 1..in_h / 1..in_w */
+	size_t stride_h, stride_w;     /* >= 1 */
+};
+TPU_MUST_CHECK int tpu_maxpool2d(const struct tpu_pool2d_shape *s, const int8_t *in, int8_t *out);
+
+/* Activation functions applied through the activation pipeline's clamp and LUT. */
+enum tpu_activation {
+	TPU_ACT_NONE = 0,
+	TPU_ACT_RELU = 1,    /* clamp at the output zero point */
+	TPU_ACT_RELU6 = 2,   /* clamp to [z, z + round(6 / scale)] within int8 */
+	TPU_ACT_SIGMOID = 3, /* LUT */
+	TPU_ACT_TANH = 4,    /* LUT */
+};
+
+/* Clamp bounds of act for an output quantized with (scale, zero_point): NONE/SIGMOID/TANH give
+ * -128..127, RELU zero_point..127, RELU6 zero_point..min(127, zero_point + round(6/scale)).
+ * Returns 0 or -EINVAL. */
+TPU_MUST_CHECK int tpu_act_clamp(enum tpu_activation act, float scale, int32_t zero_point,
+				 int32_t *qmin, int32_t *qmax);
+
+/* The 256-entry LUT of a sigmoid or tanh: entry v + 128 (v = the int8 pre-activation, quantized
+ * with (in_scale, in_zero_point)) = the function's value quantized with (out_scale,
+ * out_zero_point), rounded half away from zero and saturated to int8. Deterministic (double
+ * arithmetic). Returns 0 or -EINVAL (act not SIGMOID/TANH, a scale <= 0 or not finite). */
+TPU_MUST_CHECK int tpu_act_lut(enum tpu_activation act, float in_scale, int32_t in_zero_point,
+			       float out_scale, int32_t out_zero_point, int8_t lut[256]);
+
+/* Why the last op on dev rejected its arguments (empty string if it did not). */
+const char *tpu_ops_last_error(tpu_dev *dev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TPU_OPS_H */
