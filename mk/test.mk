@@ -5,12 +5,14 @@ TEST_BIN  := $(BUILD)/tests/tpu_tests
 TEST_OBJS := $(patsubst %,$(OBJDIR)/%.o,$(basename $(TEST_SRCS)))
 # The CLI's units (npy, reference, ...) are tested directly: link every CLI object but main.
 TEST_CLI_OBJS := $(filter-out $(OBJDIR)/sw/cli/main.o,$(CLI_OBJS))
+# Fragments may link more into the tests: `TEST_EXTRA_LIBS += lib.a` plus `$(TEST_BIN): lib.a`.
+TEST_EXTRA_LIBS ?=
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread)
 
 $(TEST_BIN): $(TEST_OBJS) $(TEST_CLI_OBJS) $(LIB_A) $(SETUP_STAMP)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CXX) $(SANFLAGS) -o $@ $(TEST_OBJS) $(TEST_CLI_OBJS) $(LIB_A) $(SIM_LINK) $(CHECK_LIBS) $(LDLIBS_ALL)
+	$(Q)$(CXX) $(SANFLAGS) -o $@ $(TEST_OBJS) $(TEST_CLI_OBJS) $(TEST_EXTRA_LIBS) $(LIB_A) $(SIM_LINK) $(CHECK_LIBS) $(LDLIBS_ALL)
 $(TEST_OBJS): $(SETUP_STAMP)
 
 # The sanitizer flavour is the same tree built again into $(BUILD)/san.
