@@ -36,6 +36,10 @@ struct tpu_backend_ops {
 
 extern const struct tpu_backend_ops tpu_backend_golden;
 extern const struct tpu_backend_ops tpu_backend_sim;
+/* backend_uart.c: a board on a serial line (uart:PATH[@BAUD]) and the Verilated board behind an
+ * in-process byte stream (uart-sim), one implementation of the framing and DMA service. */
+extern const struct tpu_backend_ops tpu_backend_uart;
+extern const struct tpu_backend_ops tpu_backend_uart_sim;
 
 struct tpu_dev;
 struct tpu_sim;

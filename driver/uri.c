@@ -10,11 +10,14 @@
 struct backend_name {
 	const char *name;
 	const struct tpu_backend_ops *ops; /* NULL: known but not built into this library */
+	bool path; /* the first item after ':' is a path ("uart:/dev/ttyUSB1@115200") */
 };
 
 static const struct backend_name backends[] = {
-	{ "golden", &tpu_backend_golden },
-	{ "sim", &tpu_backend_sim },
+	{ "golden", &tpu_backend_golden, false },
+	{ "sim", &tpu_backend_sim, false },
+	{ "uart", &tpu_backend_uart, true },
+	{ "uart-sim", &tpu_backend_uart_sim, false },
 };
 
 struct uri_opt {
@@ -157,6 +160,7 @@ int tpu_uri_parse(const char *uri, struct tpu_uri *out, char *msg, size_t msglen
 	const char *colon, *p;
 	size_t nlen;
 	unsigned seen = 0;
+	bool path = false;
 
 	memset(out, 0, sizeof(*out));
 	out->qdepth = TPU_QDEPTH_DEFAULT;
@@ -179,15 +183,43 @@ int tpu_uri_parse(const char *uri, struct tpu_uri *out, char *msg, size_t msglen
 		    !backends[i].ops->available(msg, msglen))
 			return -ENOENT;
 		out->ops = backends[i].ops;
+		path = backends[i].path;
 	}
 	if (!out->ops) {
-		snprintf(msg, msglen, "unknown backend '%.*s' (known: golden, sim)", (int)nlen,
+		snprintf(msg, msglen, "unknown backend '%.*s' (known: golden, sim, uart, uart-sim)", (int)nlen,
 			 uri);
 		return -ENOENT;
+	}
+	if (path && (!colon || colon[1] == '\0' || colon[1] == ',')) {
+		snprintf(msg, msglen, "backend '%s' needs a device path: %s:PATH[@BAUD][,key=value...]",
+			 out->ops->name, out->ops->name);
+		return -EINVAL;
 	}
 	if (!colon || colon[1] == '\0')
 		return 0;
 	p = colon + 1;
+	if (path) {
+		/* The path (no commas in it) travels to the backend as "path=PATH[@BAUD]". */
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char item[300];
+		int n = snprintf(item, sizeof(item), "path=%.*s", (int)len, p);
+		int err;
+
+		if (n < 0 || (size_t)n >= sizeof(item)) {
+			snprintf(msg, msglen, "device path too long (at most %zu bytes)",
+				 sizeof(item) - 6);
+			return -EINVAL;
+		}
+		err = add_extra(out, item, (size_t)n, msg, msglen);
+		if (err)
+			return err;
+		if (!comma) {
+			out->bopts.extra = out->extra;
+			return 0;
+		}
+		p = comma + 1;
+	}
 	for (;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
