@@ -86,10 +86,12 @@ $(LIB_A): $(LIB_OBJS)
 lib: $(LIB_A)
 
 CLI_OBJS := $(CLI_SRCS:%.c=$(OBJDIR)/%.o)
+# Fragments may link more into the CLI: `CLI_EXTRA_LIBS += lib.a` plus `$(CLI): lib.a`.
+CLI_EXTRA_LIBS ?=
 $(CLI): $(CLI_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(SIM_LINK) $(LDLIBS_ALL)
+	$(Q)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_LIBS) $(LIB_A) $(SIM_LINK) $(LDLIBS_ALL)
 cli: $(CLI)
 
 PC := $(BUILD)/lib/pkgconfig/tpu.pc

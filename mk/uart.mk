@@ -52,6 +52,9 @@ $(UART_LIB): $(UART_OBJS)
 ifeq ($(SIM_ON),1)
 TEST_EXTRA_LIBS += $(foreach b,$(UART_BOARDS),-Wl,-u,tpu_uart_board_$(b)) $(UART_LIB)
 $(TEST_BIN): $(UART_LIB)
+# the CLI too, so that `tpu --device uart-sim ...` works
+CLI_EXTRA_LIBS += $(foreach b,$(UART_BOARDS),-Wl,-u,tpu_uart_board_$(b)) $(UART_LIB)
+$(CLI): $(UART_LIB)
 endif
 
 .PHONY: uart-boards
