@@ -86,6 +86,7 @@ struct tpu_dev {
 	uint64_t bogus;
 	uint32_t fifo_occ; /* weight tiles in the FIFO, from the completions seen */
 	char gemm_err[192];
+	char ops_err[192]; /* tpu_ops_last_error(): why the last ops call was rejected */
 };
 
 /* Parsed device URI (uri.c). */

@@ -18,126 +18,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "tpu/numerics.h"
+#include "bench/gemm_bench.h"
 #include "tpu/tpu.h"
 
-struct shape {
-	size_t m, k, n;
-};
+/* The measurement itself lives in gemm_bench.h, shared with `tpu bench gemm`. */
 
-struct result {
-	struct shape s;
-	uint32_t array;
-	struct tpu_perf perf;
-	double wall;
-	bool ok;
-};
-
-static const struct shape default_shapes[] = {
+static const struct gemm_bench_shape default_shapes[] = {
 	{ 64, 64, 64 },   { 128, 128, 128 }, { 256, 256, 256 }, { 512, 512, 512 },
 	{ 512, 64, 512 }, { 64, 512, 64 },   { 1024, 256, 32 }, { 200, 300, 100 },
 };
 
-static double now(void)
+static int run_one(tpu_dev *dev, const struct gemm_bench_shape *s, bool raw, uint64_t *seed,
+		   struct gemm_bench_result *r)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+	char why[256];
+	int err = gemm_bench_run(dev, s, raw, seed, r, why, sizeof(why));
 
-/* xorshift64*: the benchmark's own data, independent of the library */
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545F4914F6CDD1DULL;
-}
-
-/* The reference: int32 dot products, then the activation of the int8 path. */
-static bool check(const struct shape *s, const int8_t *a, const int8_t *b, const void *out,
-		  bool raw, int32_t mult, int32_t shift)
-{
-	struct tpu_act_channel ch = { .bias = 0, .multiplier = mult, .shift = shift };
-	struct tpu_act_output o = { .zero_point = 0, .qmin = -128, .qmax = 127, .lut = NULL };
-
-	for (size_t i = 0; i < s->m; i++) {
-		for (size_t j = 0; j < s->n; j++) {
-			int32_t acc = 0;
-			for (size_t kk = 0; kk < s->k; kk++)
-				acc = tpu_wrap_add(acc, (int32_t)a[i * s->k + kk] * b[kk * s->n + j]);
-			if (raw) {
-				if (((const int32_t *)out)[i * s->n + j] != acc)
-					return false;
-			} else if (((const int8_t *)out)[i * s->n + j] !=
-				   tpu_activate(acc, &ch, &o, NULL)) {
-				return false;
-			}
-		}
-	}
-	return true;
-}
-
-static int run_one(tpu_dev *dev, const struct shape *s, bool raw, uint64_t *seed,
-		   struct result *r)
-{
-	struct tpu_gemm_params p;
-	int32_t mult = 0, shift = 0;
-	int8_t *a = malloc(s->m * s->k), *b = malloc(s->k * s->n);
-	void *out = malloc(s->m * s->n * 4);
-	double t0;
-	int err = -ENOMEM, sh = 0;
-
-	memset(r, 0, sizeof(*r));
-	r->s = *s;
-	if (!a || !b || !out)
-		goto out;
-	for (size_t i = 0; i < s->m * s->k; i++)
-		a[i] = (int8_t)rng_next(seed);
-	for (size_t i = 0; i < s->k * s->n; i++)
-		b[i] = (int8_t)rng_next(seed);
-	tpu_gemm_params_init(&p);
-	if (!raw) {
-		/* scale a K-term dot product of random int8 values into the int8 range */
-		if ((err = tpu_quantize_multiplier(1.0 / (8.0 * (double)s->k), &mult, &sh)))
-			goto out;
-		shift = sh;
-		p.quant_channels = 1;
-		p.multiplier = &mult;
-		p.shift = &shift;
-	}
-	if ((err = tpu_perf_clear(dev)))
-		goto out;
-	t0 = now();
-	err = tpu_gemm(dev, s->m, s->k, s->n, a, b, &p, out);
-	r->wall = now() - t0;
-	if (err) {
-		fprintf(stderr, "bench_sim: %zux%zux%zu: %s %s\n", s->m, s->k, s->n,
-			tpu_strerror(err), tpu_gemm_last_error(dev));
-		goto out;
-	}
-	if ((err = tpu_perf_read(dev, &r->perf)))
-		goto out;
-	r->ok = check(s, a, b, out, raw, mult, shift);
-	if (!r->ok)
+	if (err)
+		fprintf(stderr, "bench_sim: %s\n", why);
+	else if (!r->ok)
 		fprintf(stderr, "bench_sim: %zux%zux%zu: output differs from the reference\n",
 			s->m, s->k, s->n);
-out:
-	free(a);
-	free(b);
-	free(out);
 	return err;
 }
 
-static double util(const struct result *r)
+static double util(const struct gemm_bench_result *r)
 {
-	double slots = (double)r->array * r->array * (double)r->perf.cycles;
-	return slots > 0 ? (double)r->perf.macs / slots : 0.0;
+	return gemm_bench_util(r);
 }
 
-static int write_json(const char *path, const char *uri, bool raw, const struct result *rs,
+static int write_json(const char *path, const char *uri, bool raw, const struct gemm_bench_result *rs,
 		      size_t n)
 {
 	FILE *f = fopen(path, "w");
@@ -148,7 +59,7 @@ static int write_json(const char *path, const char *uri, bool raw, const struct 
 	fprintf(f, "{\n  \"device\": \"%s\",\n  \"output\": \"%s\",\n  \"results\": [\n", uri,
 		raw ? "int32" : "int8");
 	for (size_t i = 0; i < n; i++) {
-		const struct result *r = &rs[i];
+		const struct gemm_bench_result *r = &rs[i];
 		fprintf(f,
 			"    {\"m\": %zu, \"k\": %zu, \"n\": %zu, \"array\": %u, \"cycles\": %llu, "
 			"\"mxu_busy_cycles\": %llu, \"macs\": %llu, \"utilization\": %.4f, "
@@ -159,14 +70,14 @@ static int write_json(const char *path, const char *uri, bool raw, const struct 
 			(unsigned long long)r->perf.macs, util(r),
 			(unsigned long long)r->perf.dma_read_bytes,
 			(unsigned long long)r->perf.dma_write_bytes, r->wall,
-			r->wall > 0 ? (double)r->perf.cycles / r->wall : 0.0,
+			gemm_bench_cycles_per_second(r),
 			r->ok ? "true" : "false", i + 1 < n ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
 	return fclose(f) ? -EIO : 0;
 }
 
-static int parse_shape(const char *arg, struct shape *s)
+static int parse_shape(const char *arg, struct gemm_bench_shape *s)
 {
 	char *end;
 	s->m = strtoul(arg, &end, 10);
@@ -182,8 +93,8 @@ static int parse_shape(const char *arg, struct shape *s)
 int main(int argc, char **argv)
 {
 	const char *uri = "sim:n=16", *json = NULL;
-	struct shape *shapes = NULL;
-	struct result *rs = NULL;
+	struct gemm_bench_shape *shapes = NULL;
+	struct gemm_bench_result *rs = NULL;
 	size_t ns = 0;
 	bool raw = false, all_ok = true;
 	uint64_t seed = 0x9E3779B97F4A7C15ULL;
@@ -229,7 +140,7 @@ int main(int argc, char **argv)
 	printf("%6s %6s %6s %11s %11s %12s %6s %10s %10s %8s %10s\n", "m", "k", "n", "cycles",
 	       "mxu_busy", "macs", "util", "rd_bytes", "wr_bytes", "wall_s", "cyc/s");
 	for (size_t j = 0; j < ns; j++) {
-		struct result *r = &rs[j];
+		struct gemm_bench_result *r = &rs[j];
 		err = run_one(dev, &shapes[j], raw, &seed, r);
 		r->array = info.array_n;
 		if (err || !r->ok)
@@ -240,7 +151,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)r->perf.macs, 100.0 * util(r),
 		       (unsigned long long)r->perf.dma_read_bytes,
 		       (unsigned long long)r->perf.dma_write_bytes, r->wall,
-		       r->wall > 0 ? (double)r->perf.cycles / r->wall : 0.0,
+		       gemm_bench_cycles_per_second(r),
 		       err ? "  FAILED" : r->ok ? "" : "  WRONG");
 		fflush(stdout);
 	}

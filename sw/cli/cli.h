@@ -81,8 +81,10 @@ int cli_open(const struct cli_ctx *ctx, const char *uri, struct tpu_dev **dev,
 
 /* ------------------------------------------------------------ subcommands */
 
+int cmd_bench(const struct cli_ctx *ctx, int argc, char **argv);
 int cmd_info(const struct cli_ctx *ctx, int argc, char **argv);
 int cmd_matmul(const struct cli_ctx *ctx, int argc, char **argv);
+int cmd_run(const struct cli_ctx *ctx, int argc, char **argv);
 int cmd_selftest(const struct cli_ctx *ctx, int argc, char **argv);
 
 #endif /* TPU_CLI_CLI_H */

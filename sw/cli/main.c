@@ -14,8 +14,10 @@ struct command {
 };
 
 static const struct command commands[] = {
+    {"bench", cmd_bench, "measure a GEMM or a model on the device (cycles, utilization, DMA)"},
     {"info", cmd_info, "show the device's identity and configuration"},
     {"matmul", cmd_matmul, "multiply two int8 .npy matrices on the device"},
+    {"run", cmd_run, "run a quantized model file on a .npy data set"},
     {"selftest", cmd_selftest, "run GEMMs on the device and check them against a reference"},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

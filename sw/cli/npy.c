@@ -100,8 +100,11 @@ static void dims_str(const unsigned long long *dims, unsigned ndim, char *buf, s
 
 char *npy_shape_str(const struct npy_array *a, char *buf, size_t len)
 {
-	unsigned long long dims[2] = {a->shape[0], a->shape[1]};
-	dims_str(dims, a->rank <= 2 ? a->rank : 2, buf, len);
+	unsigned long long dims[NPY_MAX_RANK];
+	unsigned rank = a->rank <= NPY_MAX_RANK ? a->rank : NPY_MAX_RANK;
+	for (unsigned i = 0; i < rank; i++)
+		dims[i] = a->shape[i];
+	dims_str(dims, rank, buf, len);
 	return buf;
 }
 
@@ -327,11 +330,26 @@ static int check_descr(const char *descr, enum npy_dtype *out, char *err, size_t
 		    descr);
 }
 
-static const char *rank_names(unsigned ranks)
+/* "2-D", "1-D or 2-D", "2-D, 3-D or 4-D": the ranks in the mask, for messages. */
+static const char *rank_names(unsigned ranks, char *buf, size_t len)
 {
-	if ((ranks & (NPY_RANK1 | NPY_RANK2)) == (NPY_RANK1 | NPY_RANK2))
-		return "1-D or 2-D";
-	return ranks & NPY_RANK2 ? "2-D" : "1-D";
+	unsigned n = 0, total = 0;
+	size_t used = 0;
+	for (unsigned r = 1; r <= NPY_MAX_RANK; r++)
+		total += !!(ranks & (1u << r));
+	buf[0] = '\0';
+	for (unsigned r = 1; r <= NPY_MAX_RANK && used < len; r++) {
+		if (!(ranks & (1u << r)))
+			continue;
+		n++;
+		int k = snprintf(buf + used, len - used, "%s%u-D",
+				 n == 1	      ? ""
+				 : n == total ? " or "
+					      : ", ",
+				 r);
+		used += k > 0 ? (size_t)k : 0;
+	}
+	return buf;
 }
 
 /* Turn a parsed header into the array description; checks everything but the data. */
@@ -355,12 +373,13 @@ static int check_header(const struct npy_header *h, unsigned ranks, struct npy_a
 	if (overflow || count > NPY_MAX_ELEMS || count > SIZE_MAX / 4)
 		return fail(err, errlen, -EOVERFLOW, "shape: %s has more than %zu (2^31) elements",
 			    shape, NPY_MAX_ELEMS);
-	if (h->ndim < 1 || h->ndim > 2 || !(ranks & (1u << h->ndim)))
+	char names[48];
+	if (h->ndim < 1 || h->ndim > NPY_MAX_RANK || !(ranks & (1u << h->ndim)))
 		return fail(err, errlen, -ENOTSUP, "shape: %s is %u-D; expected %s", shape, h->ndim,
-			    rank_names(ranks));
+			    rank_names(ranks, names, sizeof(names)));
 	a->rank = h->ndim;
-	a->shape[0] = (size_t)h->dims[0];
-	a->shape[1] = h->ndim == 2 ? (size_t)h->dims[1] : 1;
+	for (unsigned i = 0; i < NPY_MAX_RANK; i++)
+		a->shape[i] = i < h->ndim ? (size_t)h->dims[i] : 1;
 	a->count = (size_t)count;
 	return 0;
 }
@@ -462,7 +481,7 @@ static int load_file(FILE *f, unsigned ranks, struct npy_array *a, char *err, si
 	if (rc)
 		return rc;
 
-	char shape[64];
+	char shape[128];
 	size_t bytes = a->count * npy_dtype_size(a->dtype);
 	unsigned long long have = sized ? (unsigned long long)st.st_size - pre - hlen : 0;
 	if (sized && have < bytes)
@@ -536,8 +555,8 @@ void npy_free(struct npy_array *a)
 /* Build preamble + header (padded to NPY_ALIGN) into buf; returns its length or 0. */
 static size_t build_header(const struct npy_array *a, int version, char *buf, size_t len)
 {
-	char dict[160];
-	char shape[96];
+	char dict[200];
+	char shape[128];
 	int n =
 	    snprintf(dict, sizeof(dict), "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
 		     dtype_descr(a->dtype), npy_shape_str(a, shape, sizeof(shape)));
@@ -596,12 +615,13 @@ int npy_save(const char *path, const struct npy_array *a, int version, char *err
 		version = 1;
 	if (version < 1 || version > 3)
 		return fail(err, errlen, -EINVAL, "format version %d (1, 2 or 3)", version);
-	if (a->rank < 1 || a->rank > 2 || !dtype_descr(a->dtype))
+	if (a->rank < 1 || a->rank > NPY_MAX_RANK || !dtype_descr(a->dtype))
 		return fail(err, errlen, -EINVAL, "array: rank %u or dtype %d not supported",
 			    a->rank, (int)a->dtype);
-	unsigned long long count = a->shape[0];
-	if (a->rank == 2 && __builtin_mul_overflow(count, (unsigned long long)a->shape[1], &count))
-		return fail(err, errlen, -EOVERFLOW, "array: shape overflows");
+	unsigned long long count = 1;
+	for (unsigned i = 0; i < a->rank; i++)
+		if (__builtin_mul_overflow(count, (unsigned long long)a->shape[i], &count))
+			return fail(err, errlen, -EOVERFLOW, "array: shape overflows");
 	if (count != a->count || count > NPY_MAX_ELEMS)
 		return fail(err, errlen, -EOVERFLOW,
 			    "array: count %zu does not match the shape or exceeds 2^31", a->count);

@@ -1,5 +1,5 @@
 /* NumPy .npy files for the CLI: read and write format versions 1.0, 2.0 and 3.0, C order,
- * rank 1 or 2, dtypes int8 ('|i1'), uint8 ('|u1'), int32 ('<i4') and float32 ('<f4').
+ * rank 1 to 4, dtypes int8 ('|i1'), uint8 ('|u1'), int32 ('<i4') and float32 ('<f4').
  *
  * The reader is strict: anything else (Fortran order, big-endian data, other dtypes, other
  * ranks, a shape above NPY_MAX_ELEMS elements, a truncated file, bytes after the array, a
@@ -23,6 +23,9 @@ enum npy_dtype {
 /* Rank masks for npy_load's `ranks` argument. */
 #define NPY_RANK1 (1u << 1)
 #define NPY_RANK2 (1u << 2)
+#define NPY_RANK3 (1u << 3)
+#define NPY_RANK4 (1u << 4)
+#define NPY_MAX_RANK 4
 
 /* Largest element count accepted (2^31): keeps every index and byte count well inside size_t
  * and int64 and matches the device's 32-bit dimensions. */
@@ -33,15 +36,15 @@ enum npy_dtype {
 
 struct npy_array {
 	enum npy_dtype dtype;
-	unsigned rank;	 /* 1 or 2 */
-	size_t shape[2]; /* shape[0 .. rank-1]; the rest are 1 */
+	unsigned rank;	 /* 1 .. NPY_MAX_RANK */
+	size_t shape[NPY_MAX_RANK]; /* shape[0 .. rank-1]; the rest are 1 */
 	size_t count;	 /* number of elements: the product of the shape */
 	void *data;	 /* count elements in host byte order (int8_t, uint8_t, int32_t or float),
 			  * owned by the array: release with npy_free(); never NULL after a
 			  * successful load, even when count is 0 */
 };
 
-/* Read path into *out. ranks is a mask of NPY_RANK1 / NPY_RANK2 the caller accepts.
+/* Read path into *out. ranks is a mask of NPY_RANK1 .. NPY_RANK4 the caller accepts.
  * Returns 0, or -errno with a message in err (errlen bytes, always NUL-terminated when
  * errlen > 0; err may be NULL when errlen is 0):
  *   -ENOENT, -EACCES, -EISDIR, ...  the file cannot be opened or read (strerror text)
@@ -70,7 +73,7 @@ size_t npy_dtype_size(enum npy_dtype dtype);
 /* "int8 ('|i1')" and so on: for messages. */
 const char *npy_dtype_name(enum npy_dtype dtype);
 
-/* Format the shape as numpy prints it, "(3,)" or "(3, 4)", into buf. Returns buf. */
+/* Format the shape as numpy prints it, "(3,)", "(3, 4)" or "(2, 3, 4)", into buf. Returns buf. */
 char *npy_shape_str(const struct npy_array *a, char *buf, size_t len);
 
 #endif /* TPU_CLI_NPY_H */

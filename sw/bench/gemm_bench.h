@@ -1,0 +1,156 @@
+/* One measured GEMM: random int8 operands, tpu_gemm() between a PERF clear and a PERF read, the
+ * output checked against a plain C reference. Shared by sw/bench/bench_sim.c and `tpu bench`
+ * (sw/cli/cmd_bench.c); header-only (static inline) because the two are linked separately and
+ * neither build should need a list of extra sources.
+ *
+ * Figures: utilization = PERF_MACS / (N^2 x PERF_CYCLES), the fraction of the array's MAC slots
+ * used over the whole GEMM, DMA and command overhead included; simulated cycles per second =
+ * PERF_CYCLES / wall seconds of the tpu_gemm() call. */
+#ifndef TPU_BENCH_GEMM_BENCH_H
+#define TPU_BENCH_GEMM_BENCH_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tpu/numerics.h"
+#include "tpu/tpu.h"
+
+struct gemm_bench_shape {
+	size_t m, k, n;
+};
+
+struct gemm_bench_result {
+	struct gemm_bench_shape s;
+	uint32_t array;	      /* N of the device */
+	struct tpu_perf perf; /* counters over the tpu_gemm() call */
+	double wall;	      /* seconds of the tpu_gemm() call */
+	bool ok;	      /* the output matched the reference */
+};
+
+static inline double gemm_bench_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* xorshift64*: the benchmark's own data, independent of the library (seed must not be 0) */
+static inline uint64_t gemm_bench_rng(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+/* The reference: int32 dot products, then the activation of the int8 path. */
+static inline bool gemm_bench_check(const struct gemm_bench_shape *s, const int8_t *a,
+				    const int8_t *b, const void *out, bool raw, int32_t mult,
+				    int32_t shift)
+{
+	struct tpu_act_channel ch = {.bias = 0, .multiplier = mult, .shift = shift};
+	struct tpu_act_output o = {.zero_point = 0, .qmin = -128, .qmax = 127, .lut = NULL};
+
+	for (size_t i = 0; i < s->m; i++) {
+		for (size_t j = 0; j < s->n; j++) {
+			int32_t acc = 0;
+			for (size_t kk = 0; kk < s->k; kk++)
+				acc =
+				    tpu_wrap_add(acc, (int32_t)a[i * s->k + kk] * b[kk * s->n + j]);
+			if (raw) {
+				if (((const int32_t *)out)[i * s->n + j] != acc)
+					return false;
+			} else if (((const int8_t *)out)[i * s->n + j] !=
+				   tpu_activate(acc, &ch, &o, NULL)) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* Run one GEMM of shape s on dev with data from *seed (advanced). raw: int32 output, else int8
+ * with one per-tensor multiplier that scales a K-term dot product into the int8 range. The
+ * caller bounds m*k, k*n and m*n*4. Returns 0 (r->ok says whether it matched), or the error of
+ * the failing call with a one-line reason in err. */
+static inline int gemm_bench_run(tpu_dev *dev, const struct gemm_bench_shape *s, bool raw,
+				 uint64_t *seed, struct gemm_bench_result *r, char *err,
+				 size_t errlen)
+{
+	struct tpu_gemm_params p;
+	struct tpu_info info;
+	int32_t mult = 0, shift = 0;
+	int8_t *a = malloc(s->m * s->k), *b = malloc(s->k * s->n);
+	void *out = malloc(s->m * s->n * 4);
+	double t0;
+	int rc = -ENOMEM, sh = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->s = *s;
+	snprintf(err, errlen, "out of host memory");
+	if (!a || !b || !out)
+		goto out;
+	if ((rc = tpu_get_info(dev, &info))) {
+		snprintf(err, errlen, "cannot read the device's identity: %s", tpu_strerror(rc));
+		goto out;
+	}
+	r->array = info.array_n;
+	for (size_t i = 0; i < s->m * s->k; i++)
+		a[i] = (int8_t)gemm_bench_rng(seed);
+	for (size_t i = 0; i < s->k * s->n; i++)
+		b[i] = (int8_t)gemm_bench_rng(seed);
+	tpu_gemm_params_init(&p);
+	if (!raw) {
+		if ((rc = tpu_quantize_multiplier(1.0 / (8.0 * (double)s->k), &mult, &sh))) {
+			snprintf(err, errlen, "k: %zu gives no representable multiplier", s->k);
+			goto out;
+		}
+		shift = sh;
+		p.quant_channels = 1;
+		p.multiplier = &mult;
+		p.shift = &shift;
+	}
+	if ((rc = tpu_perf_clear(dev))) {
+		snprintf(err, errlen, "cannot clear the performance counters: %s",
+			 tpu_strerror(rc));
+		goto out;
+	}
+	t0 = gemm_bench_now();
+	rc = tpu_gemm(dev, s->m, s->k, s->n, a, b, &p, out);
+	r->wall = gemm_bench_now() - t0;
+	if (rc) {
+		const char *why = tpu_gemm_last_error(dev);
+		snprintf(err, errlen, "%zux%zux%zu: %s%s%s", s->m, s->k, s->n, tpu_strerror(rc),
+			 *why ? ": " : "", why);
+		goto out;
+	}
+	if ((rc = tpu_perf_read(dev, &r->perf))) {
+		snprintf(err, errlen, "cannot read the performance counters: %s", tpu_strerror(rc));
+		goto out;
+	}
+	r->ok = gemm_bench_check(s, a, b, out, raw, mult, shift);
+	err[0] = '\0';
+out:
+	free(a);
+	free(b);
+	free(out);
+	return rc;
+}
+
+static inline double gemm_bench_util(const struct gemm_bench_result *r)
+{
+	double slots = (double)r->array * r->array * (double)r->perf.cycles;
+	return slots > 0 ? (double)r->perf.macs / slots : 0.0;
+}
+
+static inline double gemm_bench_cycles_per_second(const struct gemm_bench_result *r)
+{
+	return r->wall > 0 ? (double)r->perf.cycles / r->wall : 0.0;
+}
+
+#endif /* TPU_BENCH_GEMM_BENCH_H */

@@ -1,0 +1,441 @@
+/* `tpu run` end to end (the binary from $TPU_CLI): bad paths, corrupt models, every kind of bad
+ * .npy shape or dtype, each giving one line on stderr that names the file and a usage exit
+ * code; successful runs whose predictions (-o) and accuracy are checked against tpu_model_run
+ * on the golden device in this process (itself checked against a naive reference in
+ * test_model_run.c), the JSON keys, --quantized, and --compare on golden and sim. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/npy.h"
+#include "harness.h"
+#include "model_fixture.h"
+#include "sim_fixture.h"
+#include "tpu/model.h"
+
+extern char **environ;
+
+struct fix {
+	char dir[64];
+	char slot[24][192];
+	int used;
+	struct tpu_model *m;
+	const char *model; /* the saved mfx_small model */
+};
+
+struct run {
+	int code;
+	char out[32768];
+	char err[4096];
+};
+
+static const char *path(struct fix *f, const char *name)
+{
+	ck_assert_int_lt(f->used, 24);
+	char dir[sizeof(f->dir)];
+	memcpy(dir, f->dir, sizeof(dir)); /* a separate source keeps -Wrestrict quiet */
+	char *p = f->slot[f->used++];
+	snprintf(p, sizeof(f->slot[0]), "%s/%s", dir, name);
+	return p;
+}
+
+static void fix_init(struct fix *f, uint64_t salt)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/tpu-run-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(f->dir));
+	unsetenv("TPU_DEVICE");
+	uint64_t seed = harness_seed() ^ salt;
+	f->m = mfx_small(&seed);
+	f->model = path(f, "small.tpum");
+	char err[256];
+	ck_assert_msg(tpu_model_save(f->m, f->model, err, sizeof(err)) == 0, "%s", err);
+}
+
+static void fix_fini(struct fix *f)
+{
+	DIR *d = opendir(f->dir);
+	if (d) {
+		struct dirent *e;
+		char p[512];
+		while ((e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", f->dir, e->d_name);
+			unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(f->dir);
+	tpu_model_free(f->m);
+}
+
+/* Save an array of up to rank 4 (shape dims, the rest 1). */
+static const char *save(struct fix *f, const char *name, enum npy_dtype dt, unsigned rank,
+			const size_t *dims, const void *data)
+{
+	const char *p = path(f, name);
+	struct npy_array a = {.dtype = dt, .rank = rank, .shape = {1, 1, 1, 1}, .count = 1};
+	for (unsigned i = 0; i < rank; i++) {
+		a.shape[i] = dims[i];
+		a.count *= dims[i];
+	}
+	a.data = (void *)(uintptr_t)data;
+	char err[256];
+	ck_assert_msg(npy_save(p, &a, 0, err, sizeof(err)) == 0, "%s", err);
+	return p;
+}
+
+static void slurp(const char *p, char *buf, size_t len)
+{
+	FILE *fp = fopen(p, "rb");
+	ck_assert_ptr_nonnull(fp);
+	size_t n = fread(buf, 1, len - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+}
+
+static void run_cli(struct fix *f, struct run *r, const char *const *args)
+{
+	const char *cli = getenv("TPU_CLI");
+	ck_assert_msg(cli != NULL, "TPU_CLI is not set (run through make test-c)");
+	char *argv[40];
+	int n = 0;
+	argv[n++] = (char *)(uintptr_t)cli;
+	for (; *args; args++) {
+		ck_assert_int_lt(n, 39);
+		argv[n++] = (char *)(uintptr_t)*args;
+	}
+	argv[n] = NULL;
+	char out[128], err[128];
+	snprintf(out, sizeof(out), "%s/.stdout", f->dir);
+	snprintf(err, sizeof(err), "%s/.stderr", f->dir);
+	posix_spawn_file_actions_t fa;
+	ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	pid_t pid;
+	int rc = posix_spawn(&pid, cli, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	ck_assert_msg(rc == 0, "cannot run %s: %s", cli, strerror(rc));
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status), "%s died with signal %d", cli,
+		      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	r->code = WEXITSTATUS(status);
+	slurp(out, r->out, sizeof(r->out));
+	slurp(err, r->err, sizeof(r->err));
+}
+
+#define RUN(f, r, ...)                                                                             \
+	do {                                                                                       \
+		const char *const args_[] = {__VA_ARGS__, NULL};                                   \
+		run_cli((f), (r), args_);                                                          \
+	} while (0)
+
+/* Exit code code, nothing on stdout, one line on stderr containing want1 and want2. */
+static void expect_fail(const struct run *r, int code, const char *want1, const char *want2)
+{
+	ck_assert_msg(r->code == code, "exit %d (want %d); stderr '%s'", r->code, code, r->err);
+	ck_assert_msg(r->out[0] == '\0', "stdout not empty: '%s'", r->out);
+	size_t len = strlen(r->err);
+	ck_assert_msg(len > 0 && r->err[len - 1] == '\n' && !memchr(r->err, '\n', len - 1),
+		      "stderr is not one line: '%s'", r->err);
+	ck_assert_msg(!strncmp(r->err, "tpu run: ", 9), "stderr: '%s'", r->err);
+	ck_assert_msg(strstr(r->err, want1), "stderr '%s' lacks '%s'", r->err, want1);
+	if (want2)
+		ck_assert_msg(strstr(r->err, want2), "stderr '%s' lacks '%s'", r->err, want2);
+}
+
+static void expect_ok(const struct run *r)
+{
+	ck_assert_msg(r->code == 0, "exit %d; stderr '%s'", r->code, r->err);
+	ck_assert_msg(r->err[0] == '\0', "stderr not empty: '%s'", r->err);
+}
+
+/* B raw examples for the 6x6x2 model: float values 0..16 (the model's in_range). */
+static float *raw_data(uint64_t *seed, size_t batch)
+{
+	float *x = malloc(batch * 72 * sizeof(float));
+	ck_assert_ptr_nonnull(x);
+	for (size_t i = 0; i < batch * 72; i++)
+		x[i] = (float)harness_range(seed, 0, 16);
+	return x;
+}
+
+/* Predictions of f->m on quantized inputs q, by tpu_model_run on golden. */
+static void expected_predictions(struct fix *f, const int8_t *q, size_t batch, int32_t *pred)
+{
+	tpu_dev *dev;
+	ck_assert_int_eq(tpu_open("golden", &dev), 0);
+	int8_t *out = malloc(batch * f->m->num_classes);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(tpu_model_run(dev, f->m, batch, q, out, NULL), 0);
+	for (size_t b = 0; b < batch; b++)
+		pred[b] = (int32_t)tpu_argmax_i8(out + b * f->m->num_classes, f->m->num_classes);
+	free(out);
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+
+static void expect_pred_file(const char *p, const int32_t *want, size_t batch)
+{
+	struct npy_array a;
+	char err[256];
+	ck_assert_msg(npy_load(p, NPY_RANK1, &a, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(a.dtype, NPY_INT32);
+	ck_assert_uint_eq(a.count, batch);
+	for (size_t b = 0; b < batch; b++)
+		ck_assert_msg(((int32_t *)a.data)[b] == want[b], "prediction %zu: %d, expected %d",
+			      b, ((int32_t *)a.data)[b], want[b]);
+	npy_free(&a);
+}
+
+/* ------------------------------------------------------------------ tests */
+
+START_TEST(help_and_usage)
+{
+	struct fix f;
+	struct run r;
+	fix_init(&f, 1);
+	RUN(&f, &r, "run", "--help");
+	expect_ok(&r);
+	ck_assert_ptr_nonnull(strstr(r.out, "usage: tpu run"));
+	RUN(&f, &r, "--help");
+	expect_ok(&r);
+	ck_assert_ptr_nonnull(strstr(r.out, "  run "));
+	RUN(&f, &r, "run");
+	expect_fail(&r, 2, "missing MODEL and DATA.npy", NULL);
+	RUN(&f, &r, "run", f.model);
+	expect_fail(&r, 2, "missing DATA.npy", NULL);
+	RUN(&f, &r, "run", f.model, "a.npy", "b.npy");
+	expect_fail(&r, 2, "unexpected argument 'b.npy'", NULL);
+	RUN(&f, &r, "run", "--bogus", f.model, "a.npy");
+	expect_fail(&r, 2, "--bogus", NULL);
+	fix_fini(&f);
+}
+END_TEST
+
+START_TEST(bad_paths_and_models)
+{
+	struct fix f;
+	struct run r;
+	fix_init(&f, 2);
+	uint64_t seed = 2;
+	float *x = raw_data(&seed, 3);
+	const size_t d4[] = {3, 6, 6, 2};
+	const char *data = save(&f, "x.npy", NPY_FLOAT32, 4, d4, x);
+	const char *nofile = path(&f, "nope.tpum");
+	RUN(&f, &r, "run", "--device", "golden", nofile, data);
+	expect_fail(&r, 2, nofile, "cannot open");
+	RUN(&f, &r, "run", "--device", "golden", f.model, path(&f, "nope.npy"));
+	expect_fail(&r, 2, "nope.npy", "cannot open");
+	RUN(&f, &r, "run", "--device", "golden", f.model, data, "--labels", path(&f, "nol.npy"));
+	expect_fail(&r, 2, "nol.npy", "cannot open");
+	/* a model file cut short, and a .npy given as the model */
+	FILE *in = fopen(f.model, "rb");
+	ck_assert_ptr_nonnull(in);
+	char buf[400];
+	size_t n = fread(buf, 1, sizeof(buf), in);
+	fclose(in);
+	const char *cut = path(&f, "cut.tpum");
+	FILE *o = fopen(cut, "wb");
+	ck_assert_ptr_nonnull(o);
+	ck_assert_uint_eq(fwrite(buf, 1, n / 2, o), n / 2);
+	fclose(o);
+	RUN(&f, &r, "run", "--device", "golden", cut, data);
+	expect_fail(&r, 2, cut, "truncated");
+	RUN(&f, &r, "run", "--device", "golden", data, data);
+	expect_fail(&r, 2, "x.npy", "bad magic");
+	/* a bad device URI is a device failure */
+	RUN(&f, &r, "run", "--device", "nosuch", f.model, data);
+	expect_fail(&r, 1, "device 'nosuch'", NULL);
+	free(x);
+	fix_fini(&f);
+}
+END_TEST
+
+START_TEST(bad_npy_shapes_and_dtypes)
+{
+	struct fix f;
+	struct run r;
+	fix_init(&f, 3);
+	static int8_t zeros[4 * 72];
+	const size_t d_bad2[] = {4, 71}, d_bad3[] = {4, 6, 6}, d_bad4[] = {4, 6, 6, 1}, d1[] = {72},
+		     d_empty[] = {0, 72}, d_ok[] = {4, 72};
+	const char *bad2 = save(&f, "bad2.npy", NPY_INT8, 2, d_bad2, zeros);
+	const char *bad3 = save(&f, "bad3.npy", NPY_INT8, 3, d_bad3, zeros);
+	const char *bad4 = save(&f, "bad4.npy", NPY_INT8, 4, d_bad4, zeros);
+	const char *r1 = save(&f, "r1.npy", NPY_INT8, 1, d1, zeros);
+	const char *empty = save(&f, "empty.npy", NPY_INT8, 2, d_empty, zeros);
+	const char *ok_u8 = save(&f, "ok.npy", NPY_UINT8, 2, d_ok, zeros);
+	const char *g = "golden";
+	RUN(&f, &r, "run", "--device", g, f.model, bad2);
+	expect_fail(&r, 2, "bad2.npy: shape (4, 71) does not fit model 'small'",
+		    "expected (B, 6, 6, 2) or (B, 72)");
+	RUN(&f, &r, "run", "--device", g, f.model, bad3);
+	expect_fail(&r, 2, "bad3.npy: shape (4, 6, 6)", "(B, 6, 6, 2)");
+	RUN(&f, &r, "run", "--device", g, f.model, bad4);
+	expect_fail(&r, 2, "bad4.npy: shape (4, 6, 6, 1)", NULL);
+	RUN(&f, &r, "run", "--device", g, f.model, r1);
+	expect_fail(&r, 2, "r1.npy", "is 1-D; expected 2-D, 3-D or 4-D");
+	RUN(&f, &r, "run", "--device", g, f.model, empty);
+	expect_fail(&r, 2, "empty.npy: shape (0, 72) holds no examples", NULL);
+	RUN(&f, &r, "run", "--device", g, f.model, ok_u8, "--quantized");
+	expect_fail(&r, 2, "ok.npy: dtype uint8", "--quantized data must be int8");
+	/* labels: length, dtype, range, rank */
+	const size_t l3[] = {3}, l4[] = {4}, l22[] = {2, 2};
+	static const int32_t lab_bad[4] = {0, 9, 1, 2};
+	static const float lab_f[4] = {0, 1, 2, 3};
+	const char *short_l = save(&f, "short.npy", NPY_INT32, 1, l3, lab_bad);
+	const char *range_l = save(&f, "range.npy", NPY_INT32, 1, l4, lab_bad);
+	const char *float_l = save(&f, "float.npy", NPY_FLOAT32, 1, l4, lab_f);
+	const char *rank2_l = save(&f, "rank2.npy", NPY_INT32, 2, l22, lab_bad);
+	RUN(&f, &r, "run", "--device", g, f.model, ok_u8, "--labels", short_l);
+	expect_fail(&r, 2, "short.npy: shape (3,), but the data has 4 examples", NULL);
+	RUN(&f, &r, "run", "--device", g, f.model, ok_u8, "--labels", range_l);
+	expect_fail(&r, 2, "range.npy: label[1] = 9 outside 0..3", NULL);
+	RUN(&f, &r, "run", "--device", g, f.model, ok_u8, "--labels", float_l);
+	expect_fail(&r, 2, "float.npy: dtype float32", "must be integers");
+	RUN(&f, &r, "run", "--device", g, f.model, ok_u8, "--labels", rank2_l);
+	expect_fail(&r, 2, "rank2.npy", "expected 1-D");
+	/* an output file that cannot be written: the run happens, the save fails */
+	RUN(&f, &r, "run", "--device", g, f.model, ok_u8, "-o", "/nonexistent/dir/p.npy");
+	expect_fail(&r, 1, "/nonexistent/dir/p.npy", NULL);
+	fix_fini(&f);
+}
+END_TEST
+
+START_TEST(predictions_accuracy_and_json)
+{
+	struct fix f;
+	struct run r;
+	fix_init(&f, 4);
+	uint64_t seed = harness_seed() ^ 4;
+	size_t batch = 150; /* more than one chunk of 128 */
+	float *x = raw_data(&seed, batch);
+	int8_t *q = malloc(batch * 72);
+	int32_t *want = malloc(batch * sizeof(int32_t)), *labels = malloc(batch * sizeof(int32_t));
+	ck_assert(q && want && labels);
+	tpu_model_quantize_input(f.m, x, batch * 72, q);
+	expected_predictions(&f, q, batch, want);
+	/* labels right for every third example only */
+	size_t right = 0;
+	for (size_t b = 0; b < batch; b++) {
+		labels[b] = b % 3 == 0 ? want[b] : (want[b] + 1) % 4;
+		right += b % 3 == 0;
+	}
+	const size_t d4[] = {batch, 6, 6, 2}, d2[] = {batch, 72}, dl[] = {batch};
+	const char *data = save(&f, "x.npy", NPY_FLOAT32, 4, d4, x);
+	const char *lab = save(&f, "y.npy", NPY_INT32, 1, dl, labels);
+	const char *pred = path(&f, "pred.npy");
+
+	RUN(&f, &r, "run", "--device", "golden", f.model, data, "--labels", lab, "-o", pred);
+	expect_ok(&r);
+	expect_pred_file(pred, want, batch);
+	char line[128];
+	snprintf(line, sizeof(line), "(%zu of %zu)", right, batch);
+	ck_assert_msg(strstr(r.out, line), "no '%s' in '%s'", line, r.out);
+	static const char *const text_keys[] = {
+	    "examples",	   "accuracy", "recorded",    "cycles",	   "mxu util",
+	    "device time", "images/s", "CONV2D+relu", "MAXPOOL2D", "DENSE+sigmoid"};
+	for (size_t i = 0; i < sizeof(text_keys) / sizeof(text_keys[0]); i++)
+		ck_assert_msg(strstr(r.out, text_keys[i]), "text lacks '%s'", text_keys[i]);
+
+	/* the same data as (B, 72) already quantized, with JSON */
+	const char *qd = save(&f, "q.npy", NPY_INT8, 2, d2, q);
+	unlink(pred);
+	RUN(&f, &r, "run", "--device", "golden", f.model, qd, "--quantized", "--json", "-o", pred,
+	    "--labels", lab, "--compare", "golden:n=4");
+	expect_ok(&r);
+	expect_pred_file(pred, want, batch);
+	size_t len = strlen(r.out);
+	ck_assert_msg(r.out[0] == '{' && len > 2 && !strcmp(r.out + len - 2, "}\n") &&
+			  !memchr(r.out, '\n', len - 1),
+		      "not one JSON line: '%s'", r.out);
+	static const char *const json_keys[] = {
+	    "\"model\": \"small\"",
+	    "\"examples\": 150",
+	    "\"accuracy\": ",
+	    "\"correct\": ",
+	    "\"cycles\": ",
+	    "\"mxu_utilization\": ",
+	    "\"macs\": ",
+	    "\"device_seconds\": ",
+	    "\"images_per_second\": ",
+	    "\"clock_hz\": 1000000000",
+	    "\"recorded_float_accuracy\": ",
+	    "\"recorded_int8_accuracy\": ",
+	    "\"dma_read_bytes\": ",
+	    "\"layers\": [",
+	    "\"compare\": {\"device\": \"golden:n=4\", \"predictions_agree\": 150, "
+	    "\"prediction_agreement\": 1.000000, \"outputs_identical\": 150, "
+	    "\"output_agreement\": 1.000000}",
+	    "\"type\": \"MAXPOOL2D\""};
+	for (size_t i = 0; i < sizeof(json_keys) / sizeof(json_keys[0]); i++)
+		ck_assert_msg(strstr(r.out, json_keys[i]), "JSON lacks '%s': %s", json_keys[i],
+			      r.out);
+	snprintf(line, sizeof(line), "\"correct\": %zu,", right);
+	ck_assert_msg(strstr(r.out, line), "JSON lacks '%s'", line);
+	/* no labels: accuracy is null; no compare: null */
+	RUN(&f, &r, "run", "--device", "golden", f.model, qd, "--quantized", "--json");
+	expect_ok(&r);
+	ck_assert_ptr_nonnull(strstr(r.out, "\"accuracy\": null"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\"compare\": null"));
+	free(x);
+	free(q);
+	free(want);
+	free(labels);
+	fix_fini(&f);
+}
+END_TEST
+
+START_TEST(compare_with_sim)
+{
+	if (!sim_have(8))
+		return;
+	struct fix f;
+	struct run r;
+	fix_init(&f, 5);
+	uint64_t seed = harness_seed() ^ 5;
+	size_t batch = 6;
+	float *x = raw_data(&seed, batch);
+	const size_t d4[] = {batch, 6, 6, 2};
+	const char *data = save(&f, "x.npy", NPY_FLOAT32, 4, d4, x);
+	RUN(&f, &r, "run", "--device", "sim:n=8,latency=10", f.model, data, "--compare", "golden",
+	    "--json");
+	expect_ok(&r);
+	ck_assert_msg(strstr(r.out, "\"prediction_agreement\": 1.000000") &&
+			  strstr(r.out, "\"output_agreement\": 1.000000") &&
+			  strstr(r.out, "\"backend\": \"sim\""),
+		      "%s", r.out);
+	/* a compare device that fails is a failure of the run (exit 1) */
+	RUN(&f, &r, "run", "--device", "golden", f.model, data, "--compare",
+	    "sim:n=8,latency=10,faults=ur@1");
+	ck_assert_int_eq(r.code, 1);
+	ck_assert_msg(strstr(r.err, "device 'sim:n=8,latency=10,faults=ur@1'"), "%s", r.err);
+	free(x);
+	fix_fini(&f);
+}
+END_TEST
+
+static Suite *cli_run_suite(void)
+{
+	Suite *s = suite_create("cli_run");
+	TCase *tc = tcase_create("cli_run");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, help_and_usage);
+	tcase_add_test(tc, bad_paths_and_models);
+	tcase_add_test(tc, bad_npy_shapes_and_dtypes);
+	tcase_add_test(tc, predictions_accuracy_and_json);
+	tcase_add_test(tc, compare_with_sim);
+	suite_add_tcase(s, tc);
+	return s;
+}
+TPU_TEST_SUITE(cli_run_suite)

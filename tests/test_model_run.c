@@ -1,0 +1,369 @@
+/* Model inference (driver/model_run.c): random small models (CONV2D + RELU, MAXPOOL2D,
+ * DENSE + SIGMOID, and others) on the golden device and on the Verilated one against a naive
+ * reference written here (direct convolution loops, max over windows, then tpu_activate), sim
+ * byte-identical to golden; batches split for a small DMA arena; the per-layer figures; input
+ * quantization and argmax; bad arguments. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "model_fixture.h"
+#include "sim_fixture.h"
+#include "tpu/model.h"
+#include "tpu/numerics.h"
+
+/* ------------------------------------------------------------------ reference */
+
+struct ten {
+	uint32_t h, w, c;
+	int8_t *v;
+};
+
+static int32_t wrap32(int64_t v)
+{
+	return (int32_t)(uint32_t)((uint64_t)v & 0xFFFFFFFFu);
+}
+
+/* Clamp bounds per ops.h's rule, written out here. */
+static void ref_clamp(const struct tpu_layer *l, int32_t *qmin, int32_t *qmax)
+{
+	*qmin = -128;
+	*qmax = 127;
+	if (l->act == TPU_ACT_RELU || l->act == TPU_ACT_RELU6)
+		*qmin = l->out.zero_point;
+	if (l->act == TPU_ACT_RELU6) {
+		double top = l->out.zero_point + round(6.0 / l->out.scale);
+		*qmax = top > 127 ? 127 : (int32_t)top;
+	}
+}
+
+static int8_t ref_act(const struct tpu_layer *l, uint32_t j, int64_t acc)
+{
+	int32_t qmin, qmax;
+	ref_clamp(l, &qmin, &qmax);
+	struct tpu_act_channel ch = {l->bias[j], l->multiplier[j], l->shift[j]};
+	bool lut = l->act == TPU_ACT_SIGMOID || l->act == TPU_ACT_TANH;
+	struct tpu_act_output o = {l->out.zero_point, qmin, qmax, lut ? l->lut : NULL};
+	return tpu_activate(wrap32(acc), &ch, &o, NULL);
+}
+
+static struct ten ref_layer(const struct tpu_layer *l, int32_t z_in, const struct ten *x)
+{
+	struct ten y;
+	if (l->type == TPU_LAYER_DENSE) {
+		y.h = y.w = 1;
+		y.c = l->out_c;
+	} else {
+		y.h = (x->h + l->pad_top + l->pad_bottom - l->kernel_h) / l->stride_h + 1;
+		y.w = (x->w + l->pad_left + l->pad_right - l->kernel_w) / l->stride_w + 1;
+		y.c = l->type == TPU_LAYER_CONV2D ? l->out_c : x->c;
+	}
+	y.v = malloc((size_t)y.h * y.w * y.c);
+	ck_assert_ptr_nonnull(y.v);
+	size_t k_in = (size_t)x->h * x->w * x->c;
+	for (uint32_t oy = 0; oy < y.h; oy++)
+		for (uint32_t ox = 0; ox < y.w; ox++)
+			for (uint32_t j = 0; j < y.c; j++) {
+				int8_t *dst = &y.v[((size_t)oy * y.w + ox) * y.c + j];
+				if (l->type == TPU_LAYER_DENSE) {
+					int64_t acc = 0;
+					for (size_t i = 0; i < k_in; i++)
+						acc += (int64_t)(x->v[i] - z_in) *
+						       l->weights[i * l->out_c + j];
+					*dst = ref_act(l, j, acc);
+					continue;
+				}
+				int64_t acc = 0;
+				int best = -129;
+				for (uint32_t ky = 0; ky < l->kernel_h; ky++)
+					for (uint32_t kx = 0; kx < l->kernel_w; kx++) {
+						long iy =
+						    (long)(oy * l->stride_h + ky) - l->pad_top;
+						long ix =
+						    (long)(ox * l->stride_w + kx) - l->pad_left;
+						if (iy < 0 || ix < 0 || iy >= x->h || ix >= x->w)
+							continue; /* padding: z_in - z_in = 0 */
+						const int8_t *px =
+						    &x->v[((size_t)iy * x->w + (size_t)ix) * x->c];
+						if (l->type == TPU_LAYER_MAXPOOL2D) {
+							best = px[j] > best ? px[j] : best;
+							continue;
+						}
+						for (uint32_t ci = 0; ci < x->c; ci++) {
+							size_t t =
+							    ((size_t)ky * l->kernel_w + kx) * x->c +
+							    ci;
+							acc += (int64_t)(px[ci] - z_in) *
+							       l->weights[t * l->out_c + j];
+						}
+					}
+				*dst = l->type == TPU_LAYER_MAXPOOL2D ? (int8_t)best
+								      : ref_act(l, j, acc);
+			}
+	return y;
+}
+
+static void ref_run(const struct tpu_model *m, size_t batch, const int8_t *in, int8_t *out)
+{
+	size_t in_elems = (size_t)m->in_h * m->in_w * m->in_c;
+	for (size_t b = 0; b < batch; b++) {
+		struct ten x = {m->in_h, m->in_w, m->in_c, malloc(in_elems)};
+		ck_assert_ptr_nonnull(x.v);
+		memcpy(x.v, in + b * in_elems, in_elems);
+		int32_t z = m->in.zero_point;
+		for (uint32_t i = 0; i < m->n_layers; i++) {
+			struct ten y = ref_layer(&m->layers[i], z, &x);
+			free(x.v);
+			x = y;
+			z = m->layers[i].out.zero_point;
+		}
+		ck_assert_uint_eq((size_t)x.h * x.w * x.c, m->num_classes);
+		memcpy(out + b * m->num_classes, x.v, m->num_classes);
+		free(x.v);
+	}
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static int8_t *random_input(uint64_t *seed, const struct tpu_model *m, size_t batch)
+{
+	size_t n = batch * m->in_h * m->in_w * m->in_c;
+	int8_t *in = malloc(n);
+	ck_assert_ptr_nonnull(in);
+	for (size_t i = 0; i < n; i++)
+		in[i] = (int8_t)harness_range(seed, -128, 127);
+	return in;
+}
+
+/* Run m on uri; returns the malloc'ed output and fills *st. */
+static int8_t *run_on(const char *uri, const struct tpu_model *m, size_t batch, const int8_t *in,
+		      struct tpu_model_stats *st)
+{
+	tpu_dev *dev;
+	ck_assert_msg(tpu_open(uri, &dev) == 0, "%s: %s", uri, tpu_last_open_error());
+	int8_t *out = malloc(batch * m->num_classes);
+	ck_assert_ptr_nonnull(out);
+	int rc = tpu_model_run(dev, m, batch, in, out, st);
+	ck_assert_msg(rc == 0, "%s: tpu_model_run: %s (%s)", uri, tpu_strerror(rc),
+		      tpu_ops_last_error(dev));
+	ck_assert_int_eq(tpu_close(dev), 0);
+	return out;
+}
+
+static void assert_same(const int8_t *got, const int8_t *want, size_t n, const char *what)
+{
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(got[i] == want[i], "%s: output %zu is %d, expected %d", what, i,
+			      got[i], want[i]);
+}
+
+/* The output must not be constant: a model that saturates everything proves little. */
+static void assert_varied(const int8_t *v, size_t n)
+{
+	size_t distinct = 0;
+	bool seen[256] = {false};
+	for (size_t i = 0; i < n; i++)
+		if (!seen[v[i] + 128]) {
+			seen[v[i] + 128] = true;
+			distinct++;
+		}
+	ck_assert_msg(distinct >= 3, "only %zu distinct output values", distinct);
+}
+
+/* Layer figures: MACs by formula, counters only for device layers, totals the sums. */
+static void check_stats(const struct tpu_model *m, size_t batch, const struct tpu_model_stats *st)
+{
+	ck_assert_uint_eq(st->n_layers, m->n_layers);
+	struct tpu_layer_stats sum = {0};
+	uint32_t h = m->in_h, w = m->in_w, c = m->in_c;
+	for (uint32_t i = 0; i < m->n_layers; i++) {
+		const struct tpu_layer *l = &m->layers[i];
+		const struct tpu_layer_stats *s = &st->layer[i];
+		uint64_t macs = 0;
+		uint32_t oh, ow, oc;
+		tpu_model_layer_out_shape(m, i, &oh, &ow, &oc);
+		if (l->type == TPU_LAYER_CONV2D)
+			macs = (uint64_t)batch * oh * ow * oc * l->kernel_h * l->kernel_w * c;
+		else if (l->type == TPU_LAYER_DENSE)
+			macs = (uint64_t)batch * h * w * c * oc;
+		ck_assert_uint_eq(s->macs, macs);
+		if (l->type == TPU_LAYER_MAXPOOL2D) {
+			ck_assert_uint_eq(s->cycles | s->mxu_busy_cycles | s->dma_read_bytes, 0);
+		} else {
+			ck_assert_uint_gt(s->cycles, 0);
+			ck_assert_uint_gt(s->mxu_busy_cycles, 0);
+			ck_assert_uint_le(s->mxu_busy_cycles, s->cycles);
+			ck_assert_uint_gt(s->dma_read_bytes, 0);
+			ck_assert_uint_gt(s->dma_write_bytes, 0);
+		}
+		ck_assert(s->wall_seconds >= 0);
+		sum.cycles += s->cycles;
+		sum.macs += s->macs;
+		sum.dma_read_bytes += s->dma_read_bytes;
+		h = oh;
+		w = ow;
+		c = oc;
+	}
+	ck_assert_uint_eq(st->total.cycles, sum.cycles);
+	ck_assert_uint_eq(st->total.macs, sum.macs);
+	ck_assert_uint_eq(st->total.dma_read_bytes, sum.dma_read_bytes);
+}
+
+static const struct mfx_spec spec_big[] = {
+    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 8, TPU_ACT_RELU},
+    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0},
+    {TPU_LAYER_CONV2D, 2, 2, 1, 1, 0, 1, 0, 1, 6, TPU_ACT_RELU6},
+    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_TANH},
+    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 10, TPU_ACT_NONE},
+};
+
+/* ------------------------------------------------------------------ tests */
+
+START_TEST(golden_matches_reference)
+{
+	uint64_t seed = harness_seed() ^ 0x3001;
+	for (int k = 0; k < 4; k++) {
+		struct tpu_model *m =
+		    k < 2 ? mfx_small(&seed) : mfx_build(&seed, "big", 8, 8, 3, spec_big, 5);
+		size_t batch = (size_t)harness_range(&seed, 1, 9);
+		int8_t *in = random_input(&seed, m, batch);
+		int8_t *want = malloc(batch * m->num_classes);
+		ck_assert_ptr_nonnull(want);
+		ref_run(m, batch, in, want);
+		struct tpu_model_stats st;
+		int8_t *got = run_on(k & 1 ? "golden:n=4" : "golden", m, batch, in, &st);
+		assert_same(got, want, batch * m->num_classes, "golden");
+		check_stats(m, batch, &st);
+		free(got);
+		free(want);
+		free(in);
+		tpu_model_free(m);
+	}
+}
+END_TEST
+
+START_TEST(sim_matches_golden_and_reference)
+{
+	if (!sim_have(8))
+		return;
+	uint64_t seed = harness_seed() ^ 0x3002;
+	for (int k = 0; k < 2; k++) {
+		struct tpu_model *m =
+		    k == 0 ? mfx_small(&seed) : mfx_build(&seed, "big", 8, 8, 3, spec_big, 5);
+		size_t batch = k == 0 ? 5 : 2;
+		int8_t *in = random_input(&seed, m, batch);
+		int8_t *want = malloc(batch * m->num_classes);
+		ck_assert_ptr_nonnull(want);
+		ref_run(m, batch, in, want);
+		struct tpu_model_stats sg, ss;
+		int8_t *gold = run_on("golden:n=8", m, batch, in, &sg);
+		int8_t *sim = run_on("sim:n=8,latency=10", m, batch, in, &ss);
+		assert_same(sim, gold, batch * m->num_classes, "sim vs golden");
+		assert_same(sim, want, batch * m->num_classes, "sim vs reference");
+		check_stats(m, batch, &ss);
+		/* the same work: the same useful MACs on both devices */
+		ck_assert_uint_eq(ss.total.macs, sg.total.macs);
+		free(gold);
+		free(sim);
+		free(want);
+		free(in);
+		tpu_model_free(m);
+	}
+}
+END_TEST
+
+START_TEST(big_batch_small_arena)
+{
+	/* 300 examples through a 64 KiB DMA arena: the first conv's im2col alone is
+	 * 300 x 64 x 27 bytes */
+	uint64_t seed = harness_seed() ^ 0x3003;
+	struct tpu_model *m = mfx_build(&seed, "big", 8, 8, 3, spec_big, 5);
+	size_t batch = 300;
+	int8_t *in = random_input(&seed, m, batch);
+	int8_t *want = malloc(batch * m->num_classes);
+	ck_assert_ptr_nonnull(want);
+	ref_run(m, batch, in, want);
+	struct tpu_model_stats st;
+	int8_t *got = run_on("golden:n=8,mem=64k", m, batch, in, &st);
+	assert_same(got, want, batch * m->num_classes, "golden mem=64k");
+	assert_varied(got, batch * m->num_classes);
+	check_stats(m, batch, &st);
+	free(got);
+	free(want);
+	free(in);
+	tpu_model_free(m);
+}
+END_TEST
+
+START_TEST(run_rejects_bad_arguments)
+{
+	uint64_t seed = harness_seed() ^ 0x3004;
+	struct tpu_model *m = mfx_small(&seed);
+	tpu_dev *dev;
+	ck_assert_int_eq(tpu_open("golden", &dev), 0);
+	int8_t in[72] = {0}, out[8];
+	ck_assert_int_eq(tpu_model_run(NULL, m, 1, in, out, NULL), -EINVAL);
+	ck_assert_int_eq(tpu_model_run(dev, NULL, 1, in, out, NULL), -EINVAL);
+	ck_assert_int_eq(tpu_model_run(dev, m, 0, in, out, NULL), -EINVAL);
+	ck_assert_int_eq(tpu_model_run(dev, m, 1, NULL, out, NULL), -EINVAL);
+	ck_assert_int_eq(tpu_model_run(dev, m, 1, in, NULL, NULL), -EINVAL);
+	m->layers[2].multiplier[0] ^= 1; /* no longer matches its scales */
+	ck_assert_int_eq(tpu_model_run(dev, m, 1, in, out, NULL), -EINVAL);
+	m->layers[2].multiplier[0] ^= 1;
+	ck_assert_int_eq(tpu_model_run(dev, m, 1, in, out, NULL), 0); /* stats may be NULL */
+	ck_assert_int_eq(tpu_close(dev), 0);
+	tpu_model_free(m);
+}
+END_TEST
+
+START_TEST(quantize_input_and_argmax)
+{
+	struct tpu_model m;
+	memset(&m, 0, sizeof(m));
+	m.in_range = 16.0f;
+	m.in.scale = 1.0f / 127.0f;
+	m.in.zero_point = -5;
+	/* raw / 16 / (1/127) rounded half away from zero, + zero point, saturated */
+	const float raw[] = {0.0f, 16.0f, 4.0f, 1.0f, -16.0f, 100.0f, -100.0f, NAN, 0.07f};
+	const int8_t want[] = {-5, 122, 27, 3, -128, 127, -128, -5, -4};
+	int8_t q[9];
+	tpu_model_quantize_input(&m, raw, 9, q);
+	for (int i = 0; i < 9; i++)
+		ck_assert_msg(q[i] == want[i], "raw %g: %d, expected %d", (double)raw[i], q[i],
+			      want[i]);
+	/* exact halves round away from zero: 0.5 and -0.5 steps */
+	m.in.scale = 1.0f;
+	m.in_range = 1.0f;
+	m.in.zero_point = 0;
+	const float halves[] = {0.5f, -0.5f, 1.5f, -2.5f};
+	const int8_t hw[] = {1, -1, 2, -3};
+	tpu_model_quantize_input(&m, halves, 4, q);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(q[i], hw[i]);
+
+	const int8_t v[] = {-3, 7, 2, 7, -128};
+	ck_assert_uint_eq(tpu_argmax_i8(v, 5), 1);
+	ck_assert_uint_eq(tpu_argmax_i8(v, 1), 0);
+	ck_assert_uint_eq(tpu_argmax_i8(v + 4, 1), 0);
+	const int8_t lo[] = {-128, -128, -127};
+	ck_assert_uint_eq(tpu_argmax_i8(lo, 3), 2);
+}
+END_TEST
+
+static Suite *model_run_suite(void)
+{
+	Suite *s = suite_create("model_run");
+	TCase *tc = tcase_create("model_run");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, golden_matches_reference);
+	tcase_add_test(tc, sim_matches_golden_and_reference);
+	tcase_add_test(tc, big_batch_small_arena);
+	tcase_add_test(tc, run_rejects_bad_arguments);
+	tcase_add_test(tc, quantize_input_and_argmax);
+	suite_add_tcase(s, tc);
+	return s;
+}
+TPU_TEST_SUITE(model_run_suite)
