@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_opts.h"
 #include "internal.h"
 #include "sim_device.h"
 
@@ -97,22 +98,6 @@ static const struct tpu_sim_model *pick_model(const struct tpu_backend_opts *o, 
 	return m;
 }
 
-static int parse_uint(const char *s, size_t len, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (len == 0)
-		return -EINVAL;
-	for (size_t i = 0; i < len; i++) {
-		uint64_t d = (uint64_t)(s[i] - '0');
-		if (s[i] < '0' || s[i] > '9' || d > max || v > (max - d) / 10u)
-			return -EINVAL;
-		v = v * 10u + d;
-	}
-	*out = v;
-	return 0;
-}
-
 /* "16", "0.5", "12.125" GB/s -> bytes per microsecond. */
 static int parse_gbps(const char *s, size_t len, uint64_t *out)
 {
@@ -120,7 +105,7 @@ static int parse_gbps(const char *s, size_t len, uint64_t *out)
 	size_t ilen = dot ? (size_t)(dot - s) : len;
 	uint64_t ip = 0, frac = 0, scale = 1000;
 
-	if (ilen && parse_uint(s, ilen, 1000000, &ip))
+	if (ilen && tpu_opt_parse_dec(s, ilen, 1000000, &ip))
 		return -EINVAL;
 	if (dot) {
 		size_t flen = len - ilen - 1;
@@ -159,54 +144,50 @@ static int copy_str(char *dst, size_t cap, const char *s, size_t len)
 static int parse_extra(const char *extra, struct sim_opts *so, const char **what)
 {
 	const char *p = extra;
+	struct tpu_opt_item it;
 
-	while (p && *p) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		const char *eq = memchr(p, '=', len);
-		size_t klen = eq ? (size_t)(eq - p) : len;
-		const char *v = eq ? eq + 1 : p + len;
-		size_t vlen = eq ? len - klen - 1 : 0;
+	while (tpu_opt_next(&p, &it)) {
+		const char *v = it.value;
+		size_t vlen = it.vlen;
 		uint64_t x = 0;
 		int err = -EINVAL;
 
-		*what = p;
-		if (!eq) {
+		*what = it.item;
+		if (!it.has_value) {
 			/* fall through to the error */
-		} else if (klen == 7 && !memcmp(p, "latency", 7)) {
-			err = parse_uint(v, vlen, 1000000, &x);
+		} else if (tpu_opt_key_is(&it, "latency")) {
+			err = tpu_opt_parse_dec(v, vlen, 1000000, &x);
 			so->link.latency_ns = (uint32_t)x;
-		} else if (klen == 2 && !memcmp(p, "bw", 2)) {
+		} else if (tpu_opt_key_is(&it, "bw")) {
 			err = parse_gbps(v, vlen, &x);
 			so->link.bw_d2h = so->link.bw_h2d = x;
-		} else if (klen == 5 && !memcmp(p, "clock", 5)) {
-			err = parse_uint(v, vlen, 1000000, &x);
+		} else if (tpu_opt_key_is(&it, "clock")) {
+			err = tpu_opt_parse_dec(v, vlen, 1000000, &x);
 			if (!err && x == 0)
 				err = -EINVAL;
 			if (!err)
 				so->link.clock_ps = (uint32_t)(1000000u / x ? 1000000u / x : 1u);
-		} else if (klen == 4 && !memcmp(p, "seed", 4)) {
-			err = parse_uint(v, vlen, UINT64_MAX, &so->seed);
-		} else if (klen == 7 && !memcmp(p, "reorder", 7)) {
-			err = parse_uint(v, vlen, 1, &x);
+		} else if (tpu_opt_key_is(&it, "seed")) {
+			err = tpu_opt_parse_dec(v, vlen, UINT64_MAX, &so->seed);
+		} else if (tpu_opt_key_is(&it, "reorder")) {
+			err = tpu_opt_parse_dec(v, vlen, 1, &x);
 			so->link.reorder = x != 0;
-		} else if (klen == 6 && !memcmp(p, "jitter", 6)) {
-			err = parse_uint(v, vlen, 1000000, &x);
+		} else if (tpu_opt_key_is(&it, "jitter")) {
+			err = tpu_opt_parse_dec(v, vlen, 1000000, &x);
 			so->link.jitter_ns = (uint32_t)x;
-		} else if (klen == 6 && !memcmp(p, "faults", 6)) {
+		} else if (tpu_opt_key_is(&it, "faults")) {
 			char spec[256];
 			const char *bad;
 			err = copy_str(spec, sizeof(spec), v, vlen);
 			if (!err)
 				err = tpu_link_parse_faults(&so->link, spec, &bad);
-		} else if (klen == 5 && !memcmp(p, "trace", 5)) {
+		} else if (tpu_opt_key_is(&it, "trace")) {
 			err = copy_str(so->trace, sizeof(so->trace), v, vlen);
-		} else if (klen == 3 && !memcmp(p, "log", 3)) {
+		} else if (tpu_opt_key_is(&it, "log")) {
 			err = copy_str(so->log, sizeof(so->log), v, vlen);
 		}
 		if (err)
 			return -EINVAL;
-		p = comma ? comma + 1 : NULL;
 	}
 	return 0;
 }

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "backend_uart.h"
+#include "backend_opts.h"
 #include "link.h"
 #include "internal.h"
 #include "uart_frame.h"
@@ -452,23 +453,6 @@ static void baud_list(char *buf, size_t len)
 					 bauds[i].rate);
 }
 
-static int parse_dec(const char *s, size_t len, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (len == 0)
-		return -EINVAL;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -EINVAL;
-		if (v > (max - (uint64_t)(s[i] - '0')) / 10u)
-			return -EINVAL;
-		v = v * 10u + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
 /* "PATH[@BAUD]" */
 static int parse_path(const char *v, size_t vlen, struct uart_opts *o, const char **what)
 {
@@ -481,7 +465,7 @@ static int parse_path(const char *v, size_t vlen, struct uart_opts *o, const cha
 			at = v + i;
 	if (at) {
 		size_t blen = vlen - (size_t)(at - v) - 1;
-		if (parse_dec(at + 1, blen, UINT32_MAX, &rate) || baud_code((uint32_t)rate, &code)) {
+		if (tpu_opt_parse_dec(at + 1, blen, UINT32_MAX, &rate) || baud_code((uint32_t)rate, &code)) {
 			char list[160];
 			baud_list(list, sizeof(list));
 			snprintf(uart_what, sizeof(uart_what), "baud '%.*s' (supported: %s)",
@@ -504,37 +488,34 @@ static int parse_path(const char *v, size_t vlen, struct uart_opts *o, const cha
 static int parse_extra(const char *extra, bool sim, struct uart_opts *o, const char **what)
 {
 	const char *p = extra;
+	struct tpu_opt_item it;
 
-	while (p && *p) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		const char *eq = memchr(p, '=', len);
-		size_t klen = eq ? (size_t)(eq - p) : len;
-		const char *v = eq ? eq + 1 : p + len;
-		size_t vlen = eq ? len - klen - 1 : 0;
+	while (tpu_opt_next(&p, &it)) {
+		const char *v = it.value;
+		size_t vlen = it.vlen;
 		int err = -EINVAL;
 
-		snprintf(uart_what, sizeof(uart_what), "'%.*s'", (int)len, p);
+		snprintf(uart_what, sizeof(uart_what), "'%.*s'", (int)it.len, it.item);
 		*what = uart_what;
-		if (!eq) {
+		if (!it.has_value) {
 			/* fall through to the error */
-		} else if (!sim && klen == 4 && !memcmp(p, "path", 4)) {
+		} else if (!sim && tpu_opt_key_is(&it, "path")) {
 			if (parse_path(v, vlen, o, what))
 				return -EINVAL;
 			err = 0;
-		} else if (klen == 7 && !memcmp(p, "timeout", 7)) {
-			err = parse_dec(v, vlen, 60000, &o->timeout_ms);
+		} else if (tpu_opt_key_is(&it, "timeout")) {
+			err = tpu_opt_parse_dec(v, vlen, 60000, &o->timeout_ms);
 			if (!err && o->timeout_ms == 0)
 				err = -EINVAL;
 			if (err)
 				*what = "timeout (milliseconds, 1..60000)";
-		} else if (klen == 7 && !memcmp(p, "retries", 7)) {
-			err = parse_dec(v, vlen, 100, &o->retries);
+		} else if (tpu_opt_key_is(&it, "retries")) {
+			err = tpu_opt_parse_dec(v, vlen, 100, &o->retries);
 			if (err)
 				*what = "retries (0..100)";
-		} else if (sim && klen == 4 && !memcmp(p, "seed", 4)) {
-			err = parse_dec(v, vlen, UINT64_MAX, &o->sim.seed);
-		} else if (sim && klen == 6 && !memcmp(p, "faults", 6)) {
+		} else if (sim && tpu_opt_key_is(&it, "seed")) {
+			err = tpu_opt_parse_dec(v, vlen, UINT64_MAX, &o->sim.seed);
+		} else if (sim && tpu_opt_key_is(&it, "faults")) {
 			char spec[128];
 			if (vlen && vlen < sizeof(spec)) {
 				memcpy(spec, v, vlen);
@@ -547,7 +528,6 @@ static int parse_extra(const char *extra, bool sim, struct uart_opts *o, const c
 		}
 		if (err)
 			return -EINVAL;
-		p = comma ? comma + 1 : NULL;
 	}
 	return 0;
 }

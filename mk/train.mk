@@ -19,10 +19,14 @@ $(TRAIN_LIB_A): $(TRAIN_OBJS)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(TRAIN_BIN): $(TRAIN_MAIN) $(TRAIN_LIB_A) $(LIB_A)
+# the test split is written with the CLI's .npy writer (sw/cli/npy.c)
+TRAIN_NPY_O   := $(OBJDIR)/sw/cli/npy.o
+
+$(TRAIN_BIN): $(TRAIN_MAIN) $(TRAIN_NPY_O) $(TRAIN_LIB_A) $(LIB_A)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(SANFLAGS) -o $@ $(TRAIN_MAIN) $(TRAIN_LIB_A) $(LIB_A) $(TRAIN_LIBS) $(LDLIBS_ALL)
+	$(Q)$(CC) $(SANFLAGS) -o $@ $(TRAIN_MAIN) $(TRAIN_NPY_O) $(TRAIN_LIB_A) $(LIB_A) $(TRAIN_LIBS) \
+	  $(LDLIBS_ALL)
 
 TEST_EXTRA_LIBS += $(TRAIN_LIB_A) $(TRAIN_LIBS)
 $(TEST_BIN): $(TRAIN_LIB_A)

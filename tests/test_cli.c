@@ -2,75 +2,21 @@
  * level, every kind of bad input giving a non-zero exit and exactly one line on stderr that
  * names the file or option, and successful matmuls whose OUT.npy is compared with the naive
  * reference (sw/cli/reference.c, independent of the driver and the golden model). */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_fixture.h"
 #include "harness.h"
 #include "cli/npy.h"
 #include "cli/reference.h"
 
-extern char **environ;
-
-struct fix {
-	char dir[64];
-	char slot[24][192];
-	int used;
-};
-
-/* Output of one CLI run. */
-struct run {
-	int code;
-	char out[16384];
-	char err[4096];
-};
-
-static void fix_init(struct fix *f)
-{
-	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "/tmp/tpu-cli-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(f->dir));
-	unsetenv("TPU_DEVICE"); /* the default device must be what the test expects */
-}
-
-static void fix_fini(struct fix *f)
-{
-	DIR *d = opendir(f->dir);
-	if (d) {
-		struct dirent *e;
-		char p[512];
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			snprintf(p, sizeof(p), "%s/%s", f->dir, e->d_name);
-			unlink(p);
-		}
-		closedir(d);
-	}
-	rmdir(f->dir);
-}
-
-/* A path inside the fixture's directory (valid until fix_fini). */
-static const char *path(struct fix *f, const char *name)
-{
-	ck_assert_int_lt(f->used, 24);
-	char dir[sizeof(f->dir)];
-	memcpy(dir, f->dir, sizeof(dir)); /* a separate source keeps -Wrestrict quiet */
-	char *p = f->slot[f->used++];
-	snprintf(p, sizeof(f->slot[0]), "%s/%s", dir, name);
-	return p;
-}
-
-static const char *save(struct fix *f, const char *name, enum npy_dtype dt, unsigned rank,
+static const char *save(struct cli_dir *f, const char *name, enum npy_dtype dt, unsigned rank,
 			size_t rows, size_t cols, const void *data)
 {
-	const char *p = path(f, name);
+	const char *p = cli_dir_path(f, name);
 	struct npy_array a = {.dtype = dt, .rank = rank, .shape = {rows, rank == 2 ? cols : 1}};
 	a.count = a.shape[0] * a.shape[1];
 	a.data = (void *)(uintptr_t)data;
@@ -79,72 +25,11 @@ static const char *save(struct fix *f, const char *name, enum npy_dtype dt, unsi
 	return p;
 }
 
-static void slurp(const char *p, char *buf, size_t len)
+/* Exit code != 0, nothing on stdout, one line on stderr starting "tpu" and containing want1 and
+ * want2. */
+static void expect_fail(const struct cli_run *r, const char *want1, const char *want2)
 {
-	FILE *fp = fopen(p, "rb");
-	ck_assert_ptr_nonnull(fp);
-	size_t n = fread(buf, 1, len - 1, fp);
-	buf[n] = '\0';
-	fclose(fp);
-}
-
-/* Run the CLI with args (NULL-terminated, without argv[0]). */
-static void run_cli(struct fix *f, struct run *r, const char *const *args)
-{
-	const char *cli = getenv("TPU_CLI");
-	char *argv[40];
-	int n = 0;
-	argv[n++] = (char *)(uintptr_t)cli;
-	for (; *args; args++) {
-		ck_assert_int_lt(n, 39);
-		argv[n++] = (char *)(uintptr_t)*args;
-	}
-	argv[n] = NULL;
-	char out[128], err[128];
-	snprintf(out, sizeof(out), "%s/.stdout", f->dir);
-	snprintf(err, sizeof(err), "%s/.stderr", f->dir);
-	posix_spawn_file_actions_t fa;
-	ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	pid_t pid;
-	int rc = posix_spawn(&pid, cli, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	ck_assert_msg(rc == 0, "cannot run %s: %s", cli, strerror(rc));
-	int status;
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert_msg(WIFEXITED(status), "%s died with signal %d", cli,
-		      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	r->code = WEXITSTATUS(status);
-	slurp(out, r->out, sizeof(r->out));
-	slurp(err, r->err, sizeof(r->err));
-}
-
-#define RUN(f, r, ...)                                                                             \
-	do {                                                                                       \
-		const char *const args_[] = {__VA_ARGS__, NULL};                                   \
-		run_cli((f), (r), args_);                                                          \
-	} while (0)
-
-/* Exit code != 0, nothing on stdout, one line on stderr containing want1 and want2. */
-static void expect_fail(const struct run *r, const char *want1, const char *want2)
-{
-	ck_assert_msg(r->code != 0, "exit 0; stderr '%s'", r->err);
-	ck_assert_msg(r->out[0] == '\0', "stdout not empty: '%s'", r->out);
-	size_t len = strlen(r->err);
-	ck_assert_msg(len > 0 && r->err[len - 1] == '\n' && !memchr(r->err, '\n', len - 1),
-		      "stderr is not one line: '%s'", r->err);
-	ck_assert_msg(!strncmp(r->err, "tpu", 3), "stderr does not start with 'tpu': '%s'", r->err);
-	ck_assert_msg(strstr(r->err, want1), "stderr '%s' lacks '%s'", r->err, want1);
-	if (want2)
-		ck_assert_msg(strstr(r->err, want2), "stderr '%s' lacks '%s'", r->err, want2);
-}
-
-static void expect_ok(const struct run *r)
-{
-	ck_assert_msg(r->code == 0, "exit %d; stderr '%s'", r->code, r->err);
-	ck_assert_msg(r->err[0] == '\0', "stderr not empty: '%s'", r->err);
+	cli_expect_fail(r, -1, "tpu", want1, want2);
 }
 
 /* Standard inputs: A 2 x 5, B 5 x 4, bias 4, multiplier/shift 4, LUT 256. */
@@ -152,7 +37,7 @@ struct inputs {
 	const char *a, *b, *bias, *mult, *shift, *lut, *out;
 };
 
-static void std_inputs(struct fix *f, struct inputs *in)
+static void std_inputs(struct cli_dir *f, struct inputs *in)
 {
 	static const int8_t a[10] = {1, -2, 3, -4, 5, 6, -7, 8, -9, 10};
 	static const int8_t b[20] = {1,	 2,  3,	 4,  5,	 6,  7,	 8,  9,	 10,
@@ -169,71 +54,71 @@ static void std_inputs(struct fix *f, struct inputs *in)
 	in->mult = save(f, "M.npy", NPY_INT32, 1, 4, 1, mult);
 	in->shift = save(f, "S.npy", NPY_INT32, 1, 4, 1, shift);
 	in->lut = save(f, "L.npy", NPY_INT8, 1, 256, 1, lut);
-	in->out = path(f, "OUT.npy");
+	in->out = cli_dir_path(f, "OUT.npy");
 }
 
 /* ---------------------------------------------------------------- help and usage */
 
 START_TEST(help_everywhere)
 {
-	struct fix f;
-	struct run r;
-	fix_init(&f);
+	struct cli_dir f;
+	struct cli_run r;
+	cli_dir_init(&f, "cli");
 	static const char *const sub[] = {"info", "matmul", "selftest"};
-	RUN(&f, &r, "--help");
-	expect_ok(&r);
+	CLI_RUN(&r, "--help");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "usage: tpu"));
-	RUN(&f, &r, "-h");
-	expect_ok(&r);
+	CLI_RUN(&r, "-h");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "matmul"));
 	for (int i = 0; i < 3; i++) {
 		char want[64];
 		snprintf(want, sizeof(want), "usage: tpu %s", sub[i]);
-		RUN(&f, &r, sub[i], "--help");
-		expect_ok(&r);
+		CLI_RUN(&r, sub[i], "--help");
+		cli_expect_ok(&r);
 		ck_assert_msg(strstr(r.out, want), "%s --help: '%s'", sub[i], r.out);
-		RUN(&f, &r, sub[i], "-h");
-		expect_ok(&r);
+		CLI_RUN(&r, sub[i], "-h");
+		cli_expect_ok(&r);
 		ck_assert_msg(strstr(r.out, want), "%s -h: '%s'", sub[i], r.out);
-		RUN(&f, &r, "help", sub[i]);
-		expect_ok(&r);
+		CLI_RUN(&r, "help", sub[i]);
+		cli_expect_ok(&r);
 		ck_assert_msg(strstr(r.out, want), "help %s: '%s'", sub[i], r.out);
 	}
-	RUN(&f, &r, "--version");
-	expect_ok(&r);
+	CLI_RUN(&r, "--version");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "tpu "));
-	fix_fini(&f);
+	cli_dir_fini(&f);
 }
 END_TEST
 
 START_TEST(usage_errors)
 {
-	struct fix f;
-	struct run r;
-	fix_init(&f);
-	RUN(&f, &r, "--device", "golden");
+	struct cli_dir f;
+	struct cli_run r;
+	cli_dir_init(&f, "cli");
+	CLI_RUN(&r, "--device", "golden");
 	expect_fail(&r, "no command", NULL);
-	RUN(&f, &r, "frobnicate");
+	CLI_RUN(&r, "frobnicate");
 	expect_fail(&r, "unknown command 'frobnicate'", NULL);
-	RUN(&f, &r, "--frob", "info");
+	CLI_RUN(&r, "--frob", "info");
 	expect_fail(&r, "unknown option '--frob'", NULL);
-	RUN(&f, &r, "matmul", "--frob");
+	CLI_RUN(&r, "matmul", "--frob");
 	expect_fail(&r, "tpu matmul:", "unknown option '--frob'");
-	RUN(&f, &r, "info", "-x");
+	CLI_RUN(&r, "info", "-x");
 	expect_fail(&r, "tpu info:", "unknown option '-x'");
-	RUN(&f, &r, "info", "extra");
+	CLI_RUN(&r, "info", "extra");
 	expect_fail(&r, "unexpected argument 'extra'", NULL);
-	RUN(&f, &r, "info", "--device");
+	CLI_RUN(&r, "info", "--device");
 	expect_fail(&r, "'--device' needs a value", NULL);
-	RUN(&f, &r, "selftest", "--seed", "many");
+	CLI_RUN(&r, "selftest", "--seed", "many");
 	expect_fail(&r, "--seed 'many'", NULL);
-	RUN(&f, &r, "selftest", "--quick=yes");
+	CLI_RUN(&r, "selftest", "--quick=yes");
 	expect_fail(&r, "'--quick' takes no value", NULL);
-	RUN(&f, &r, "--device", "nosuchbackend", "info");
+	CLI_RUN(&r, "--device", "nosuchbackend", "info");
 	expect_fail(&r, "tpu info:", "nosuchbackend");
-	RUN(&f, &r, "info", "--device", "golden:n=3");
+	CLI_RUN(&r, "info", "--device", "golden:n=3");
 	expect_fail(&r, "tpu info:", "golden:n=3");
-	fix_fini(&f);
+	cli_dir_fini(&f);
 }
 END_TEST
 
@@ -241,50 +126,50 @@ END_TEST
 
 START_TEST(matmul_file_errors)
 {
-	struct fix f;
-	struct run r;
+	struct cli_dir f;
+	struct cli_run r;
 	struct inputs in;
-	fix_init(&f);
+	cli_dir_init(&f, "cli");
 	std_inputs(&f, &in);
-	const char *missing = path(&f, "missing.npy");
-	RUN(&f, &r, "matmul", missing, in.b, "-o", in.out);
+	const char *missing = cli_dir_path(&f, "missing.npy");
+	CLI_RUN(&r, "matmul", missing, in.b, "-o", in.out);
 	expect_fail(&r, missing, "cannot open");
-	RUN(&f, &r, "matmul", in.a, missing, "-o", in.out);
+	CLI_RUN(&r, "matmul", in.a, missing, "-o", in.out);
 	expect_fail(&r, missing, "cannot open");
-	RUN(&f, &r, "matmul", in.a, "-o", in.out);
+	CLI_RUN(&r, "matmul", in.a, "-o", in.out);
 	expect_fail(&r, "missing B.npy", NULL);
-	RUN(&f, &r, "matmul", in.a, in.b);
+	CLI_RUN(&r, "matmul", in.a, in.b);
 	expect_fail(&r, "-o OUT.npy", NULL);
-	RUN(&f, &r, "matmul", in.a, in.b, in.b, "-o", in.out);
+	CLI_RUN(&r, "matmul", in.a, in.b, in.b, "-o", in.out);
 	expect_fail(&r, "unexpected argument", NULL);
 
-	const char *junk = path(&f, "junk.npy");
+	const char *junk = cli_dir_path(&f, "junk.npy");
 	FILE *fp = fopen(junk, "wb");
 	ck_assert_ptr_nonnull(fp);
 	fputs("this is not numpy\n", fp);
 	fclose(fp);
-	RUN(&f, &r, "matmul", junk, in.b, "-o", in.out);
+	CLI_RUN(&r, "matmul", junk, in.b, "-o", in.out);
 	expect_fail(&r, junk, "bad magic");
 
-	const char *outdir = path(&f, "nodir/OUT.npy");
-	RUN(&f, &r, "matmul", in.a, in.b, "-o", outdir);
+	const char *outdir = cli_dir_path(&f, "nodir/OUT.npy");
+	CLI_RUN(&r, "matmul", in.a, in.b, "-o", outdir);
 	expect_fail(&r, outdir, "cannot create");
 	ck_assert_int_ne(access(in.out, F_OK), 0); /* nothing written on failure */
-	fix_fini(&f);
+	cli_dir_fini(&f);
 }
 END_TEST
 
 START_TEST(matmul_shape_and_dtype_errors)
 {
-	struct fix f;
-	struct run r;
+	struct cli_dir f;
+	struct cli_run r;
 	struct inputs in;
-	fix_init(&f);
+	cli_dir_init(&f, "cli");
 	std_inputs(&f, &in);
 	static const int8_t b34[12] = {0};
 	static const int32_t a_i32[10] = {0};
 	const char *b_bad = save(&f, "B34.npy", NPY_INT8, 2, 3, 4, b34);
-	RUN(&f, &r, "matmul", in.a, b_bad, "-o", in.out);
+	CLI_RUN(&r, "matmul", in.a, b_bad, "-o", in.out);
 	char want[600];
 	snprintf(want, sizeof(want),
 		 "tpu matmul: %s: shape (3, 4) does not fit %s (2, 5): rows of B must equal "
@@ -293,34 +178,34 @@ START_TEST(matmul_shape_and_dtype_errors)
 	expect_fail(&r, want, NULL);
 
 	const char *a32 = save(&f, "A32.npy", NPY_INT32, 2, 2, 5, a_i32);
-	RUN(&f, &r, "matmul", a32, in.b, "-o", in.out);
+	CLI_RUN(&r, "matmul", a32, in.b, "-o", in.out);
 	expect_fail(&r, a32, "dtype int32 ('<i4'), but A must be int8 ('|i1')");
 
 	const char *a1 = save(&f, "A1.npy", NPY_INT8, 1, 10, 1, b34);
-	RUN(&f, &r, "matmul", a1, in.b, "-o", in.out);
+	CLI_RUN(&r, "matmul", a1, in.b, "-o", in.out);
 	expect_fail(&r, a1, "(10,) is 1-D; expected 2-D");
 
 	const char *a0 = save(&f, "A0.npy", NPY_INT8, 2, 0, 5, b34);
-	RUN(&f, &r, "matmul", a0, in.b, "-o", in.out);
+	CLI_RUN(&r, "matmul", a0, in.b, "-o", in.out);
 	expect_fail(&r, a0, "empty");
 
 	static const int32_t bias3[3] = {0};
 	const char *bias3p = save(&f, "bias3.npy", NPY_INT32, 1, 3, 1, bias3);
-	RUN(&f, &r, "matmul", in.a, in.b, "-o", in.out, "--bias", bias3p);
+	CLI_RUN(&r, "matmul", in.a, in.b, "-o", in.out, "--bias", bias3p);
 	expect_fail(&r, bias3p, "bias length 3, expected N = 4");
 
-	RUN(&f, &r, "matmul", in.a, in.b, "-o", in.out, "--bias", in.lut);
+	CLI_RUN(&r, "matmul", in.a, in.b, "-o", in.out, "--bias", in.lut);
 	expect_fail(&r, in.lut, "dtype int8 ('|i1'), but --bias must be int32");
-	fix_fini(&f);
+	cli_dir_fini(&f);
 }
 END_TEST
 
 START_TEST(matmul_quant_errors)
 {
-	struct fix f;
-	struct run r;
+	struct cli_dir f;
+	struct cli_run r;
 	struct inputs in;
-	fix_init(&f);
+	cli_dir_init(&f, "cli");
 	std_inputs(&f, &in);
 	static const int32_t neg[4] = {5, -1, 0, 0};
 	static const int32_t sh31[4] = {0, 31, 0, 0};
@@ -334,7 +219,7 @@ START_TEST(matmul_quant_errors)
 	const char *m2 = save(&f, "m2.npy", NPY_INT32, 1, 2, 1, two);
 	const char *l255 = save(&f, "l255.npy", NPY_INT8, 1, 255, 1, lut255);
 	const char *l32 = save(&f, "l32.npy", NPY_INT32, 1, 256, 1, lut_i32);
-#define MM(...) RUN(&f, &r, "matmul", in.a, in.b, "-o", in.out, __VA_ARGS__)
+#define MM(...) CLI_RUN(&r, "matmul", in.a, in.b, "-o", in.out, __VA_ARGS__)
 	MM("--multiplier", mneg, "--shift", in.shift);
 	expect_fail(&r, mneg, "multiplier[1] = -1 outside 0..2147483647");
 	MM("--multiplier", in.mult, "--shift", s31);
@@ -375,7 +260,7 @@ START_TEST(matmul_quant_errors)
 	expect_fail(&r, l32, "but --lut must be int8");
 #undef MM
 	ck_assert_int_ne(access(in.out, F_OK), 0);
-	fix_fini(&f);
+	cli_dir_fini(&f);
 }
 END_TEST
 
@@ -393,9 +278,9 @@ static void *load_out(const char *p, enum npy_dtype dt, size_t m, size_t n, stru
 
 START_TEST(matmul_raw_matches_reference)
 {
-	struct fix f;
-	struct run r;
-	fix_init(&f);
+	struct cli_dir f;
+	struct cli_run r;
+	cli_dir_init(&f, "cli");
 	uint64_t st = harness_seed() ^ 0x524157;
 	enum { M = 5, K = 37, N = 19 };
 	int8_t a[M * K], b[K * N];
@@ -409,14 +294,14 @@ START_TEST(matmul_raw_matches_reference)
 	const char *pa = save(&f, "A.npy", NPY_INT8, 2, M, K, a);
 	const char *pb = save(&f, "B.npy", NPY_INT8, 2, K, N, b);
 	const char *pbias = save(&f, "bias.npy", NPY_INT32, 1, N, 1, bias);
-	const char *out = path(&f, "OUT.npy");
+	const char *out = cli_dir_path(&f, "OUT.npy");
 
 	struct tpu_gemm_params p = {
 	    .in_zero_point = -17, .bias = bias, .clamp_min = -128, .clamp_max = 127};
 	ck_assert_int_eq(ref_gemm(M, K, N, a, b, &p, want), 0);
-	RUN(&f, &r, "--device", "golden:n=8", "matmul", pa, pb, "-o", out, "--bias", pbias,
-	    "--in-zero-point", "-17");
-	expect_ok(&r);
+	CLI_RUN(&r, "--device", "golden:n=8", "matmul", pa, pb, "-o", out, "--bias", pbias,
+		"--in-zero-point", "-17");
+	cli_expect_ok(&r);
 	struct npy_array o;
 	ck_assert_mem_eq(load_out(out, NPY_INT32, M, N, &o), want, sizeof(want));
 	npy_free(&o);
@@ -425,19 +310,19 @@ START_TEST(matmul_raw_matches_reference)
 	p.in_zero_point = 0;
 	p.bias = NULL;
 	ck_assert_int_eq(ref_gemm(M, K, N, a, b, &p, want), 0);
-	RUN(&f, &r, "matmul", pa, pb, "--output", out);
-	expect_ok(&r);
+	CLI_RUN(&r, "matmul", pa, pb, "--output", out);
+	cli_expect_ok(&r);
 	ck_assert_mem_eq(load_out(out, NPY_INT32, M, N, &o), want, sizeof(want));
 	npy_free(&o);
-	fix_fini(&f);
+	cli_dir_fini(&f);
 }
 END_TEST
 
 START_TEST(matmul_requant_lut_matches_reference)
 {
-	struct fix f;
-	struct run r;
-	fix_init(&f);
+	struct cli_dir f;
+	struct cli_run r;
+	cli_dir_init(&f, "cli");
 	uint64_t st = harness_seed() ^ 0x515541;
 	enum { M = 9, K = 21, N = 11 };
 	int8_t a[M * K], b[K * N], lut[256], want[M * N];
@@ -462,7 +347,7 @@ START_TEST(matmul_requant_lut_matches_reference)
 	const char *pm = save(&f, "M.npy", NPY_INT32, 1, N, 1, mult);
 	const char *ps = save(&f, "S.npy", NPY_INT32, 1, N, 1, shift);
 	const char *pl = save(&f, "L.npy", NPY_INT8, 1, 256, 1, lut);
-	const char *out = path(&f, "OUT.npy");
+	const char *out = cli_dir_path(&f, "OUT.npy");
 
 	struct tpu_gemm_params p = {.in_zero_point = 5,
 				    .bias = bias,
@@ -474,10 +359,10 @@ START_TEST(matmul_requant_lut_matches_reference)
 				    .clamp_max = 90,
 				    .lut = lut};
 	ck_assert_int_eq(ref_gemm(M, K, N, a, b, &p, want), 0);
-	RUN(&f, &r, "matmul", pa, pb, "-o", out, "--bias", pbias, "--multiplier", pm, "--shift", ps,
-	    "--in-zero-point", "5", "--out-zero-point", "-3", "--clamp", "-100,90", "--lut", pl,
-	    "--device", "golden:n=4");
-	expect_ok(&r);
+	CLI_RUN(&r, "matmul", pa, pb, "-o", out, "--bias", pbias, "--multiplier", pm, "--shift", ps,
+		"--in-zero-point", "5", "--out-zero-point", "-3", "--clamp", "-100,90", "--lut", pl,
+		"--device", "golden:n=4");
+	cli_expect_ok(&r);
 	struct npy_array o;
 	ck_assert_mem_eq(load_out(out, NPY_INT8, M, N, &o), want, sizeof(want));
 	npy_free(&o);
@@ -492,12 +377,12 @@ START_TEST(matmul_requant_lut_matches_reference)
 	p.clamp_min = -128;
 	p.clamp_max = 127;
 	ck_assert_int_eq(ref_gemm(M, K, N, a, b, &p, want), 0);
-	RUN(&f, &r, "matmul", pa, pb, "-o", out, "--bias", pbias, "--multiplier", pm1, "--shift",
-	    ps, "--in-zero-point", "5", "--out-zero-point", "-3");
-	expect_ok(&r);
+	CLI_RUN(&r, "matmul", pa, pb, "-o", out, "--bias", pbias, "--multiplier", pm1, "--shift",
+		ps, "--in-zero-point", "5", "--out-zero-point", "-3");
+	cli_expect_ok(&r);
 	ck_assert_mem_eq(load_out(out, NPY_INT8, M, N, &o), want, sizeof(want));
 	npy_free(&o);
-	fix_fini(&f);
+	cli_dir_fini(&f);
 }
 END_TEST
 
@@ -511,38 +396,38 @@ static long info_n(const char *out)
 
 START_TEST(info_reports_configuration)
 {
-	struct fix f;
-	struct run r;
-	fix_init(&f);
-	RUN(&f, &r, "--device", "golden:n=8", "info");
-	expect_ok(&r);
+	struct cli_dir f;
+	struct cli_run r;
+	cli_dir_init(&f, "cli");
+	CLI_RUN(&r, "--device", "golden:n=8", "info");
+	cli_expect_ok(&r);
 	ck_assert_int_eq(info_n(r.out), 8);
 	ck_assert_ptr_nonnull(strstr(r.out, "0x31555054"));
 	ck_assert_ptr_nonnull(strstr(r.out, "golden"));
 	ck_assert_ptr_nonnull(strstr(r.out, "131071"));
-	RUN(&f, &r, "info", "--device", "golden:n=32,ub_rows=512");
-	expect_ok(&r);
+	CLI_RUN(&r, "info", "--device", "golden:n=32,ub_rows=512");
+	cli_expect_ok(&r);
 	ck_assert_int_eq(info_n(r.out), 32);
 	ck_assert_ptr_nonnull(strstr(r.out, "512"));
 	setenv("TPU_DEVICE", "golden:n=4", 1);
-	RUN(&f, &r, "info");
+	CLI_RUN(&r, "info");
 	unsetenv("TPU_DEVICE");
-	expect_ok(&r);
+	cli_expect_ok(&r);
 	ck_assert_int_eq(info_n(r.out), 4);
-	fix_fini(&f);
+	cli_dir_fini(&f);
 }
 END_TEST
 
 START_TEST(selftest_quick_passes)
 {
-	struct fix f;
-	struct run r;
-	fix_init(&f);
-	RUN(&f, &r, "selftest", "--quick", "--device", "golden:n=4", "--seed", "7");
-	expect_ok(&r);
+	struct cli_dir f;
+	struct cli_run r;
+	cli_dir_init(&f, "cli");
+	CLI_RUN(&r, "selftest", "--quick", "--device", "golden:n=4", "--seed", "7");
+	cli_expect_ok(&r);
 	ck_assert_msg(strstr(r.out, "selftest: PASS"), "%s", r.out);
 	ck_assert_ptr_null(strstr(r.out, "FAIL"));
-	fix_fini(&f);
+	cli_dir_fini(&f);
 }
 END_TEST
 

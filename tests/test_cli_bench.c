@@ -1,99 +1,24 @@
 /* `tpu bench` end to end (the binary from $TPU_CLI, which `make test-c` sets): the JSON object's
  * fields against what the shape implies (MACs, output bytes, per-layer MXU rows of a small
- * model built here), the table, help, and every bad argument giving exit 2 (or 1 for a device
- * failure) and one line on stderr naming the field. */
-#include <fcntl.h>
+ * model built here), --quantized, the table, help, and every bad argument giving exit 2 (or 1 for a
+ * device failure) and one line on stderr naming the field. */
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/npy.h"
+#include "cli_fixture.h"
 #include "harness.h"
 #include "sim_model.h"
 #include "tpu/model.h"
 #include "tpu/numerics.h"
 
-extern char **environ;
-
-struct brun {
-	int code;
-	char out[8192];
-	char err[2048];
-};
-
-static void slurp_fd(int fd, char *buf, size_t len)
-{
-	size_t n = 0;
-	ssize_t got;
-
-	lseek(fd, 0, SEEK_SET);
-	while (n + 1 < len && (got = read(fd, buf + n, len - 1 - n)) > 0)
-		n += (size_t)got;
-	buf[n] = '\0';
-}
-
-/* Run the CLI with args (NULL-terminated, without argv[0]); stdout and stderr captured. */
-static void run_cli(struct brun *r, const char *const *args)
-{
-	const char *cli = getenv("TPU_CLI");
-	char *argv[32], out_tmpl[] = "/tmp/tpu-bench-out-XXXXXX",
-			err_tmpl[] = "/tmp/tpu-bench-err-XXXXXX";
-	int n = 0, fo = mkstemp(out_tmpl), fe = mkstemp(err_tmpl), status;
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-
-	ck_assert(fo >= 0 && fe >= 0);
-	unlink(out_tmpl);
-	unlink(err_tmpl);
-	argv[n++] = (char *)(uintptr_t)cli;
-	for (; *args; args++) {
-		ck_assert_int_lt(n, 31);
-		argv[n++] = (char *)(uintptr_t)*args;
-	}
-	argv[n] = NULL;
-	ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fo, 1);
-	posix_spawn_file_actions_adddup2(&fa, fe, 2);
-	ck_assert_int_eq(posix_spawn(&pid, cli, &fa, NULL, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert_msg(WIFEXITED(status), "%s died with signal %d", cli,
-		      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	r->code = WEXITSTATUS(status);
-	slurp_fd(fo, r->out, sizeof(r->out));
-	slurp_fd(fe, r->err, sizeof(r->err));
-	close(fo);
-	close(fe);
-}
-
-#define RUN(r, ...)                                                                                \
-	do {                                                                                       \
-		const char *const args_[] = {__VA_ARGS__, NULL};                                   \
-		run_cli((r), args_);                                                               \
-	} while (0)
-
 /* Exit code want, nothing on stdout, one line on stderr naming field. */
-static void expect_fail(const struct brun *r, int want, const char *field)
+static void expect_fail(const struct cli_run *r, int want, const char *field)
 {
-	size_t len = strlen(r->err);
-
-	ck_assert_msg(r->code == want, "exit %d (want %d); stderr '%s'", r->code, want, r->err);
-	ck_assert_msg(r->out[0] == '\0', "stdout not empty: '%s'", r->out);
-	ck_assert_msg(len > 0 && r->err[len - 1] == '\n' && !memchr(r->err, '\n', len - 1),
-		      "stderr is not one line: '%s'", r->err);
-	ck_assert_msg(!strncmp(r->err, "tpu bench: ", 11), "stderr '%s'", r->err);
-	ck_assert_msg(strstr(r->err, field), "stderr '%s' lacks '%s'", r->err, field);
-}
-
-static void expect_ok(const struct brun *r)
-{
-	ck_assert_msg(r->code == 0, "exit %d; stderr '%s'", r->code, r->err);
-	ck_assert_msg(r->err[0] == '\0', "stderr not empty: '%s'", r->err);
+	cli_expect_fail(r, want, "tpu bench: ", field, NULL);
 }
 
 /* The number after "\"key\": " in a one-object JSON line. */
@@ -110,7 +35,7 @@ static double json_num(const char *json, const char *key)
 
 START_TEST(bench_gemm_json_fields)
 {
-	struct brun r;
+	struct cli_run r;
 	static const char *const keys[] = {"m",
 					   "k",
 					   "n",
@@ -124,9 +49,9 @@ START_TEST(bench_gemm_json_fields)
 					   "wall_seconds",
 					   "sim_cycles_per_second"};
 
-	RUN(&r, "bench", "gemm", "--m", "37", "--k", "21", "--n", "13", "--json", "--device",
-	    "golden:n=8", "--seed", "5");
-	expect_ok(&r);
+	CLI_RUN(&r, "bench", "gemm", "--m", "37", "--k", "21", "--n", "13", "--json", "--device",
+		"golden:n=8", "--seed", "5");
+	cli_expect_ok(&r);
 	ck_assert_msg(r.out[0] == '{' && strchr(r.out, '\n') == r.out + strlen(r.out) - 1 &&
 			  r.out[strlen(r.out) - 2] == '}',
 		      "not one JSON object on one line: '%s'", r.out);
@@ -150,9 +75,9 @@ START_TEST(bench_gemm_json_fields)
 	ck_assert_ptr_nonnull(strstr(r.out, "\"output\": \"int8\""));
 
 	/* raw output: four bytes a value */
-	RUN(&r, "bench", "gemm", "--m=5", "--k=300", "--n=3", "--raw", "--json", "--device",
-	    "golden:n=4");
-	expect_ok(&r);
+	CLI_RUN(&r, "bench", "gemm", "--m=5", "--k=300", "--n=3", "--raw", "--json", "--device",
+		"golden:n=4");
+	cli_expect_ok(&r);
 	ck_assert_int_eq((long)json_num(r.out, "dma_write_bytes"), 5 * 3 * 4);
 	ck_assert_int_eq((long)json_num(r.out, "macs"), 5 * 300 * 3);
 	ck_assert_ptr_nonnull(strstr(r.out, "\"output\": \"int32\""));
@@ -161,23 +86,23 @@ END_TEST
 
 START_TEST(bench_gemm_table_and_seed)
 {
-	struct brun r;
+	struct cli_run r;
 	char first[8192];
 
-	RUN(&r, "bench", "gemm", "--m", "1", "--k", "1", "--n", "1", "--device", "golden:n=4",
-	    "--seed", "0x1234");
-	expect_ok(&r);
+	CLI_RUN(&r, "bench", "gemm", "--m", "1", "--k", "1", "--n", "1", "--device", "golden:n=4",
+		"--seed", "0x1234");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "utilization"));
 	ck_assert_ptr_nonnull(strstr(r.out, "matches the reference"));
 	ck_assert_ptr_nonnull(strstr(r.out, "seed 4660"));
 	/* the same seed gives the same counters (the golden device is deterministic) */
-	RUN(&r, "bench", "gemm", "--m", "20", "--k", "9", "--n", "30", "--json", "--device",
-	    "golden:n=4", "--seed", "99");
-	expect_ok(&r);
+	CLI_RUN(&r, "bench", "gemm", "--m", "20", "--k", "9", "--n", "30", "--json", "--device",
+		"golden:n=4", "--seed", "99");
+	cli_expect_ok(&r);
 	memcpy(first, r.out, sizeof(first));
-	RUN(&r, "bench", "gemm", "--m", "20", "--k", "9", "--n", "30", "--json", "--device",
-	    "golden:n=4", "--seed", "99");
-	expect_ok(&r);
+	CLI_RUN(&r, "bench", "gemm", "--m", "20", "--k", "9", "--n", "30", "--json", "--device",
+		"golden:n=4", "--seed", "99");
+	cli_expect_ok(&r);
 	ck_assert(json_num(first, "cycles") == json_num(r.out, "cycles"));
 	ck_assert(json_num(first, "dma_read_bytes") == json_num(r.out, "dma_read_bytes"));
 }
@@ -185,64 +110,64 @@ END_TEST
 
 START_TEST(bench_help)
 {
-	struct brun r;
+	struct cli_run r;
 
-	RUN(&r, "bench", "--help");
-	expect_ok(&r);
+	CLI_RUN(&r, "bench", "--help");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "usage: tpu bench"));
-	RUN(&r, "help", "bench");
-	expect_ok(&r);
+	CLI_RUN(&r, "help", "bench");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "gemm"));
-	RUN(&r, "bench", "gemm", "--help");
-	expect_ok(&r);
+	CLI_RUN(&r, "bench", "gemm", "--help");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "usage: tpu bench gemm"));
-	RUN(&r, "--help");
-	expect_ok(&r);
+	CLI_RUN(&r, "--help");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "bench"));
 }
 END_TEST
 
 START_TEST(bench_bad_arguments)
 {
-	struct brun r;
+	struct cli_run r;
 
-	RUN(&r, "bench");
+	CLI_RUN(&r, "bench");
 	expect_fail(&r, 2, "no benchmark");
-	RUN(&r, "bench", "nosuch");
+	CLI_RUN(&r, "bench", "nosuch");
 	expect_fail(&r, 2, "nosuch");
-	RUN(&r, "bench", "gemm", "--k", "2", "--n", "2");
+	CLI_RUN(&r, "bench", "gemm", "--k", "2", "--n", "2");
 	expect_fail(&r, 2, "--m");
-	RUN(&r, "bench", "gemm", "--m", "2", "--n", "2");
+	CLI_RUN(&r, "bench", "gemm", "--m", "2", "--n", "2");
 	expect_fail(&r, 2, "--k");
-	RUN(&r, "bench", "gemm", "--m", "2", "--k", "2");
+	CLI_RUN(&r, "bench", "gemm", "--m", "2", "--k", "2");
 	expect_fail(&r, 2, "--n");
-	RUN(&r, "bench", "gemm", "--m", "0", "--k", "2", "--n", "2");
+	CLI_RUN(&r, "bench", "gemm", "--m", "0", "--k", "2", "--n", "2");
 	expect_fail(&r, 2, "--m");
-	RUN(&r, "bench", "gemm", "--m", "2", "--k", "65537", "--n", "2");
+	CLI_RUN(&r, "bench", "gemm", "--m", "2", "--k", "65537", "--n", "2");
 	expect_fail(&r, 2, "--k");
-	RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "x1");
+	CLI_RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "x1");
 	expect_fail(&r, 2, "--n");
-	RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "-3");
+	CLI_RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "-3");
 	expect_fail(&r, 2, "--n");
-	RUN(&r, "bench", "gemm", "--m", "65536", "--k", "65536", "--n", "2");
+	CLI_RUN(&r, "bench", "gemm", "--m", "65536", "--k", "65536", "--n", "2");
 	expect_fail(&r, 2, "bytes");
-	RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "2", "--seed", "0");
+	CLI_RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "2", "--seed", "0");
 	expect_fail(&r, 2, "--seed");
-	RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "2", "--seed", "abc");
+	CLI_RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "2", "--seed", "abc");
 	expect_fail(&r, 2, "--seed");
-	RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "2", "--bogus");
+	CLI_RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "2", "--bogus");
 	expect_fail(&r, 2, "--bogus");
-	RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "2", "extra");
+	CLI_RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "2", "extra");
 	expect_fail(&r, 2, "extra");
-	RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "2", "--json=1");
+	CLI_RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "2", "--json=1");
 	expect_fail(&r, 2, "--json");
-	RUN(&r, "bench", "gemm", "--m");
+	CLI_RUN(&r, "bench", "gemm", "--m");
 	expect_fail(&r, 2, "--m");
 	/* the device: a bad URI, and a GEMM too large for its DMA arena */
-	RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "2", "--device", "golden:n=3");
+	CLI_RUN(&r, "bench", "gemm", "--m", "2", "--k", "2", "--n", "2", "--device", "golden:n=3");
 	expect_fail(&r, 1, "golden:n=3");
-	RUN(&r, "bench", "gemm", "--m", "2000", "--k", "2000", "--n", "2", "--device",
-	    "golden:n=4,mem=1M");
+	CLI_RUN(&r, "bench", "gemm", "--m", "2000", "--k", "2000", "--n", "2", "--device",
+		"golden:n=4,mem=1M");
 	expect_fail(&r, 1, "2000x2000x2");
 }
 END_TEST
@@ -250,7 +175,7 @@ END_TEST
 /* ------------------------------------------------------------------ bench model */
 
 struct mfix {
-	char dir[64], model[96], data[96], data8[96], bad[96], junk[96];
+	char dir[64], model[96], data[96], data8[96], one[96], bad[96], junk[96];
 };
 
 static void set_quant(struct tpu_layer *l, float in_scale, uint32_t n, float w_scale)
@@ -286,6 +211,7 @@ static void make_model_files(struct mfix *f)
 	snprintf(f->model, sizeof(f->model), "%s/m.tpum", f->dir);
 	snprintf(f->data, sizeof(f->data), "%s/x.npy", f->dir);
 	snprintf(f->data8, sizeof(f->data8), "%s/x8.npy", f->dir);
+	snprintf(f->one, sizeof(f->one), "%s/one.npy", f->dir);
 	snprintf(f->bad, sizeof(f->bad), "%s/bad.npy", f->dir);
 	snprintf(f->junk, sizeof(f->junk), "%s/junk.tpum", f->dir);
 	snprintf(m->name, sizeof(m->name), "bench-test");
@@ -350,6 +276,9 @@ static void make_model_files(struct mfix *f)
 				       .data = q};
 		ck_assert_msg(npy_save(f->data8, &a, 0, err, sizeof(err)) == 0, "%s", err);
 		a = (struct npy_array){
+		    .dtype = NPY_FLOAT32, .rank = 1, .shape = {36}, .count = 36, .data = x};
+		ck_assert_msg(npy_save(f->one, &a, 0, err, sizeof(err)) == 0, "%s", err);
+		a = (struct npy_array){
 		    .dtype = NPY_FLOAT32, .rank = 2, .shape = {6, 42}, .count = 6 * 42, .data = x};
 		ck_assert_msg(npy_save(f->bad, &a, 0, err, sizeof(err)) == 0, "%s", err);
 	}
@@ -366,6 +295,7 @@ static void rm_model_files(struct mfix *f)
 	unlink(f->model);
 	unlink(f->data);
 	unlink(f->data8);
+	unlink(f->one);
 	unlink(f->bad);
 	unlink(f->junk);
 	rmdir(f->dir);
@@ -386,12 +316,12 @@ static double layer_num(const char *json, int i, const char *key)
 START_TEST(bench_model_json)
 {
 	struct mfix f;
-	struct brun r;
+	struct cli_run r;
 	const char *bound;
 
 	make_model_files(&f);
-	RUN(&r, "bench", "model", f.model, f.data, "--json", "--device", "golden:n=4");
-	expect_ok(&r);
+	CLI_RUN(&r, "bench", "model", f.model, f.data, "--json", "--device", "golden:n=4");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "\"model\": \"bench-test\""));
 	ck_assert_int_eq((int)json_num(r.out, "batch"), 7);
 	ck_assert(json_num(r.out, "link_bytes_per_cycle") == 16.0);
@@ -424,27 +354,36 @@ START_TEST(bench_model_json)
 	ck_assert_int_eq((long)json_num(strstr(r.out, "\"total\""), "macs"),
 			 7 * 36 * 9 * 4 + 7 * 36 * 5);
 
-	/* int8 NHWC data, first 3 examples, a slower link */
-	RUN(&r, "bench", "model", f.model, f.data8, "--json", "--batch", "3", "--link-bpc", "0.5",
-	    "--device", "golden:n=4");
-	expect_ok(&r);
+	/* int8 NHWC data already quantized, first 3 examples, a slower link */
+	CLI_RUN(&r, "bench", "model", f.model, f.data8, "--quantized", "--json", "--batch", "3",
+		"--link-bpc", "0.5", "--device", "golden:n=4");
+	cli_expect_ok(&r);
 	ck_assert_int_eq((int)json_num(r.out, "batch"), 3);
 	ck_assert_int_eq((long)layer_num(r.out, 2, "macs"), 3 * 36 * 5);
 	ck_assert_ptr_nonnull(strstr(strstr(r.out, "{\"index\": 0,"), "\"bound\": \"link\""));
+	/* the same int8 values as raw data (quantized as tpu run does), and one example (36,) */
+	CLI_RUN(&r, "bench", "model", f.model, f.data8, "--json", "--batch", "2", "--device",
+		"golden:n=4");
+	cli_expect_ok(&r);
+	ck_assert_int_eq((int)json_num(r.out, "batch"), 2);
+	CLI_RUN(&r, "bench", "model", f.model, f.one, "--json", "--device", "golden:n=4");
+	cli_expect_ok(&r);
+	ck_assert_int_eq((int)json_num(r.out, "batch"), 1);
+	ck_assert_int_eq((long)layer_num(r.out, 2, "macs"), 36 * 5);
 
 	/* the Verilated device: the same MACs; the link from the URI (8 GB/s at 500 MHz) */
 	if (tpu_sim_model_find(8)) {
-		RUN(&r, "bench", "model", f.model, f.data, "--json", "--device",
-		    "sim:n=8,bw=8,clock=500");
-		expect_ok(&r);
+		CLI_RUN(&r, "bench", "model", f.model, f.data, "--json", "--device",
+			"sim:n=8,bw=8,clock=500");
+		cli_expect_ok(&r);
 		ck_assert(json_num(r.out, "link_bytes_per_cycle") == 16.0);
 		ck_assert_int_eq((long)layer_num(r.out, 0, "macs"), 7 * 36 * 9 * 4);
 		ck_assert_int_eq((long)layer_num(r.out, 2, "compute_bound_cycles"), 7 * 5 * 1);
 	}
 
 	/* the table */
-	RUN(&r, "bench", "model", f.model, f.data, "--device", "golden:n=8");
-	expect_ok(&r);
+	CLI_RUN(&r, "bench", "model", f.model, f.data, "--device", "golden:n=8");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "CONV2D"));
 	ck_assert_ptr_nonnull(strstr(r.out, "MAXPOOL2D"));
 	ck_assert_ptr_nonnull(strstr(r.out, "total"));
@@ -455,35 +394,37 @@ END_TEST
 START_TEST(bench_model_bad_arguments)
 {
 	struct mfix f;
-	struct brun r;
+	struct cli_run r;
 
 	make_model_files(&f);
-	RUN(&r, "bench", "model");
+	CLI_RUN(&r, "bench", "model");
 	expect_fail(&r, 2, "MODEL");
-	RUN(&r, "bench", "model", f.model);
+	CLI_RUN(&r, "bench", "model", f.model);
 	expect_fail(&r, 2, "DATA.npy");
-	RUN(&r, "bench", "model", f.model, f.data, "third");
+	CLI_RUN(&r, "bench", "model", f.model, f.data, "third");
 	expect_fail(&r, 2, "third");
-	RUN(&r, "bench", "model", "/nonexistent/m.tpum", f.data);
+	CLI_RUN(&r, "bench", "model", "/nonexistent/m.tpum", f.data);
 	expect_fail(&r, 2, "/nonexistent/m.tpum");
-	RUN(&r, "bench", "model", f.junk, f.data);
+	CLI_RUN(&r, "bench", "model", f.junk, f.data);
 	expect_fail(&r, 2, f.junk);
-	RUN(&r, "bench", "model", f.model, "/nonexistent/x.npy");
+	CLI_RUN(&r, "bench", "model", f.model, "/nonexistent/x.npy");
 	expect_fail(&r, 2, "/nonexistent/x.npy");
-	RUN(&r, "bench", "model", f.model, f.bad);
-	expect_fail(&r, 2, "36 values");
-	RUN(&r, "bench", "model", f.model, f.data, "--batch", "8");
+	CLI_RUN(&r, "bench", "model", f.model, f.bad);
+	expect_fail(&r, 2, "does not fit model 'bench-test'");
+	CLI_RUN(&r, "bench", "model", f.model, f.data, "--quantized");
+	expect_fail(&r, 2, "--quantized data must be int8");
+	CLI_RUN(&r, "bench", "model", f.model, f.data, "--batch", "8");
 	expect_fail(&r, 2, "--batch");
-	RUN(&r, "bench", "model", f.model, f.data, "--batch", "0");
+	CLI_RUN(&r, "bench", "model", f.model, f.data, "--batch", "0");
 	expect_fail(&r, 2, "--batch");
-	RUN(&r, "bench", "model", f.model, f.data, "--link-bpc", "-1");
+	CLI_RUN(&r, "bench", "model", f.model, f.data, "--link-bpc", "-1");
 	expect_fail(&r, 2, "--link-bpc");
-	RUN(&r, "bench", "model", f.model, f.data, "--link-bpc", "fast");
+	CLI_RUN(&r, "bench", "model", f.model, f.data, "--link-bpc", "fast");
 	expect_fail(&r, 2, "--link-bpc");
-	RUN(&r, "bench", "model", f.model, f.data, "--device", "nosuch");
+	CLI_RUN(&r, "bench", "model", f.model, f.data, "--device", "nosuch");
 	expect_fail(&r, 1, "nosuch");
-	RUN(&r, "bench", "model", "--help");
-	expect_ok(&r);
+	CLI_RUN(&r, "bench", "model", "--help");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "usage: tpu bench model"));
 	rm_model_files(&f);
 }

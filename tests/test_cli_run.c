@@ -3,54 +3,33 @@
  * code; successful runs whose predictions (-o) and accuracy are checked against tpu_model_run
  * on the golden device in this process (itself checked against a naive reference in
  * test_model_run.c), the JSON keys, --quantized, and --compare on golden and sim. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/npy.h"
+#include "cli_fixture.h"
 #include "harness.h"
 #include "model_fixture.h"
 #include "sim_fixture.h"
 #include "tpu/model.h"
 
-extern char **environ;
-
 struct fix {
-	char dir[64];
-	char slot[24][192];
-	int used;
+	struct cli_dir d;
 	struct tpu_model *m;
 	const char *model; /* the saved mfx_small model */
 };
 
-struct run {
-	int code;
-	char out[32768];
-	char err[4096];
-};
-
 static const char *path(struct fix *f, const char *name)
 {
-	ck_assert_int_lt(f->used, 24);
-	char dir[sizeof(f->dir)];
-	memcpy(dir, f->dir, sizeof(dir)); /* a separate source keeps -Wrestrict quiet */
-	char *p = f->slot[f->used++];
-	snprintf(p, sizeof(f->slot[0]), "%s/%s", dir, name);
-	return p;
+	return cli_dir_path(&f->d, name);
 }
 
 static void fix_init(struct fix *f, uint64_t salt)
 {
-	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "/tmp/tpu-run-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(f->dir));
-	unsetenv("TPU_DEVICE");
+	cli_dir_init(&f->d, "run");
 	uint64_t seed = harness_seed() ^ salt;
 	f->m = mfx_small(&seed);
 	f->model = path(f, "small.tpum");
@@ -60,19 +39,7 @@ static void fix_init(struct fix *f, uint64_t salt)
 
 static void fix_fini(struct fix *f)
 {
-	DIR *d = opendir(f->dir);
-	if (d) {
-		struct dirent *e;
-		char p[512];
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			snprintf(p, sizeof(p), "%s/%s", f->dir, e->d_name);
-			unlink(p);
-		}
-		closedir(d);
-	}
-	rmdir(f->dir);
+	cli_dir_fini(&f->d);
 	tpu_model_free(f->m);
 }
 
@@ -92,72 +59,10 @@ static const char *save(struct fix *f, const char *name, enum npy_dtype dt, unsi
 	return p;
 }
 
-static void slurp(const char *p, char *buf, size_t len)
-{
-	FILE *fp = fopen(p, "rb");
-	ck_assert_ptr_nonnull(fp);
-	size_t n = fread(buf, 1, len - 1, fp);
-	buf[n] = '\0';
-	fclose(fp);
-}
-
-static void run_cli(struct fix *f, struct run *r, const char *const *args)
-{
-	const char *cli = getenv("TPU_CLI");
-	ck_assert_msg(cli != NULL, "TPU_CLI is not set (run through make test-c)");
-	char *argv[40];
-	int n = 0;
-	argv[n++] = (char *)(uintptr_t)cli;
-	for (; *args; args++) {
-		ck_assert_int_lt(n, 39);
-		argv[n++] = (char *)(uintptr_t)*args;
-	}
-	argv[n] = NULL;
-	char out[128], err[128];
-	snprintf(out, sizeof(out), "%s/.stdout", f->dir);
-	snprintf(err, sizeof(err), "%s/.stderr", f->dir);
-	posix_spawn_file_actions_t fa;
-	ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	pid_t pid;
-	int rc = posix_spawn(&pid, cli, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	ck_assert_msg(rc == 0, "cannot run %s: %s", cli, strerror(rc));
-	int status;
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert_msg(WIFEXITED(status), "%s died with signal %d", cli,
-		      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	r->code = WEXITSTATUS(status);
-	slurp(out, r->out, sizeof(r->out));
-	slurp(err, r->err, sizeof(r->err));
-}
-
-#define RUN(f, r, ...)                                                                             \
-	do {                                                                                       \
-		const char *const args_[] = {__VA_ARGS__, NULL};                                   \
-		run_cli((f), (r), args_);                                                          \
-	} while (0)
-
 /* Exit code code, nothing on stdout, one line on stderr containing want1 and want2. */
-static void expect_fail(const struct run *r, int code, const char *want1, const char *want2)
+static void expect_fail(const struct cli_run *r, int code, const char *want1, const char *want2)
 {
-	ck_assert_msg(r->code == code, "exit %d (want %d); stderr '%s'", r->code, code, r->err);
-	ck_assert_msg(r->out[0] == '\0', "stdout not empty: '%s'", r->out);
-	size_t len = strlen(r->err);
-	ck_assert_msg(len > 0 && r->err[len - 1] == '\n' && !memchr(r->err, '\n', len - 1),
-		      "stderr is not one line: '%s'", r->err);
-	ck_assert_msg(!strncmp(r->err, "tpu run: ", 9), "stderr: '%s'", r->err);
-	ck_assert_msg(strstr(r->err, want1), "stderr '%s' lacks '%s'", r->err, want1);
-	if (want2)
-		ck_assert_msg(strstr(r->err, want2), "stderr '%s' lacks '%s'", r->err, want2);
-}
-
-static void expect_ok(const struct run *r)
-{
-	ck_assert_msg(r->code == 0, "exit %d; stderr '%s'", r->code, r->err);
-	ck_assert_msg(r->err[0] == '\0', "stderr not empty: '%s'", r->err);
+	cli_expect_fail(r, code, "tpu run: ", want1, want2);
 }
 
 /* B raw examples for the 6x6x2 model: float values 0..16 (the model's in_range). */
@@ -202,21 +107,21 @@ static void expect_pred_file(const char *p, const int32_t *want, size_t batch)
 START_TEST(help_and_usage)
 {
 	struct fix f;
-	struct run r;
+	struct cli_run r;
 	fix_init(&f, 1);
-	RUN(&f, &r, "run", "--help");
-	expect_ok(&r);
+	CLI_RUN(&r, "run", "--help");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "usage: tpu run"));
-	RUN(&f, &r, "--help");
-	expect_ok(&r);
+	CLI_RUN(&r, "--help");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "  run "));
-	RUN(&f, &r, "run");
+	CLI_RUN(&r, "run");
 	expect_fail(&r, 2, "missing MODEL and DATA.npy", NULL);
-	RUN(&f, &r, "run", f.model);
+	CLI_RUN(&r, "run", f.model);
 	expect_fail(&r, 2, "missing DATA.npy", NULL);
-	RUN(&f, &r, "run", f.model, "a.npy", "b.npy");
+	CLI_RUN(&r, "run", f.model, "a.npy", "b.npy");
 	expect_fail(&r, 2, "unexpected argument 'b.npy'", NULL);
-	RUN(&f, &r, "run", "--bogus", f.model, "a.npy");
+	CLI_RUN(&r, "run", "--bogus", f.model, "a.npy");
 	expect_fail(&r, 2, "--bogus", NULL);
 	fix_fini(&f);
 }
@@ -225,18 +130,18 @@ END_TEST
 START_TEST(bad_paths_and_models)
 {
 	struct fix f;
-	struct run r;
+	struct cli_run r;
 	fix_init(&f, 2);
 	uint64_t seed = 2;
 	float *x = raw_data(&seed, 3);
 	const size_t d4[] = {3, 6, 6, 2};
 	const char *data = save(&f, "x.npy", NPY_FLOAT32, 4, d4, x);
 	const char *nofile = path(&f, "nope.tpum");
-	RUN(&f, &r, "run", "--device", "golden", nofile, data);
+	CLI_RUN(&r, "run", "--device", "golden", nofile, data);
 	expect_fail(&r, 2, nofile, "cannot open");
-	RUN(&f, &r, "run", "--device", "golden", f.model, path(&f, "nope.npy"));
+	CLI_RUN(&r, "run", "--device", "golden", f.model, path(&f, "nope.npy"));
 	expect_fail(&r, 2, "nope.npy", "cannot open");
-	RUN(&f, &r, "run", "--device", "golden", f.model, data, "--labels", path(&f, "nol.npy"));
+	CLI_RUN(&r, "run", "--device", "golden", f.model, data, "--labels", path(&f, "nol.npy"));
 	expect_fail(&r, 2, "nol.npy", "cannot open");
 	/* a model file cut short, and a .npy given as the model */
 	FILE *in = fopen(f.model, "rb");
@@ -249,12 +154,12 @@ START_TEST(bad_paths_and_models)
 	ck_assert_ptr_nonnull(o);
 	ck_assert_uint_eq(fwrite(buf, 1, n / 2, o), n / 2);
 	fclose(o);
-	RUN(&f, &r, "run", "--device", "golden", cut, data);
+	CLI_RUN(&r, "run", "--device", "golden", cut, data);
 	expect_fail(&r, 2, cut, "truncated");
-	RUN(&f, &r, "run", "--device", "golden", data, data);
+	CLI_RUN(&r, "run", "--device", "golden", data, data);
 	expect_fail(&r, 2, "x.npy", "bad magic");
 	/* a bad device URI is a device failure */
-	RUN(&f, &r, "run", "--device", "nosuch", f.model, data);
+	CLI_RUN(&r, "run", "--device", "nosuch", f.model, data);
 	expect_fail(&r, 1, "device 'nosuch'", NULL);
 	free(x);
 	fix_fini(&f);
@@ -264,10 +169,10 @@ END_TEST
 START_TEST(bad_npy_shapes_and_dtypes)
 {
 	struct fix f;
-	struct run r;
+	struct cli_run r;
 	fix_init(&f, 3);
 	static int8_t zeros[4 * 72];
-	const size_t d_bad2[] = {4, 71}, d_bad3[] = {4, 6, 6}, d_bad4[] = {4, 6, 6, 1}, d1[] = {72},
+	const size_t d_bad2[] = {4, 71}, d_bad3[] = {4, 6, 6}, d_bad4[] = {4, 6, 6, 1}, d1[] = {71},
 		     d_empty[] = {0, 72}, d_ok[] = {4, 72};
 	const char *bad2 = save(&f, "bad2.npy", NPY_INT8, 2, d_bad2, zeros);
 	const char *bad3 = save(&f, "bad3.npy", NPY_INT8, 3, d_bad3, zeros);
@@ -276,18 +181,19 @@ START_TEST(bad_npy_shapes_and_dtypes)
 	const char *empty = save(&f, "empty.npy", NPY_INT8, 2, d_empty, zeros);
 	const char *ok_u8 = save(&f, "ok.npy", NPY_UINT8, 2, d_ok, zeros);
 	const char *g = "golden";
-	RUN(&f, &r, "run", "--device", g, f.model, bad2);
+	CLI_RUN(&r, "run", "--device", g, f.model, bad2);
 	expect_fail(&r, 2, "bad2.npy: shape (4, 71) does not fit model 'small'",
 		    "expected (B, 6, 6, 2) or (B, 72)");
-	RUN(&f, &r, "run", "--device", g, f.model, bad3);
+	CLI_RUN(&r, "run", "--device", g, f.model, bad3);
 	expect_fail(&r, 2, "bad3.npy: shape (4, 6, 6)", "(B, 6, 6, 2)");
-	RUN(&f, &r, "run", "--device", g, f.model, bad4);
+	CLI_RUN(&r, "run", "--device", g, f.model, bad4);
 	expect_fail(&r, 2, "bad4.npy: shape (4, 6, 6, 1)", NULL);
-	RUN(&f, &r, "run", "--device", g, f.model, r1);
-	expect_fail(&r, 2, "r1.npy", "is 1-D; expected 2-D, 3-D or 4-D");
-	RUN(&f, &r, "run", "--device", g, f.model, empty);
+	CLI_RUN(&r, "run", "--device", g, f.model, r1);
+	expect_fail(&r, 2, "r1.npy: shape (71,) does not fit model 'small'",
+		    "(72,) for one example");
+	CLI_RUN(&r, "run", "--device", g, f.model, empty);
 	expect_fail(&r, 2, "empty.npy: shape (0, 72) holds no examples", NULL);
-	RUN(&f, &r, "run", "--device", g, f.model, ok_u8, "--quantized");
+	CLI_RUN(&r, "run", "--device", g, f.model, ok_u8, "--quantized");
 	expect_fail(&r, 2, "ok.npy: dtype uint8", "--quantized data must be int8");
 	/* labels: length, dtype, range, rank */
 	const size_t l3[] = {3}, l4[] = {4}, l22[] = {2, 2};
@@ -297,16 +203,16 @@ START_TEST(bad_npy_shapes_and_dtypes)
 	const char *range_l = save(&f, "range.npy", NPY_INT32, 1, l4, lab_bad);
 	const char *float_l = save(&f, "float.npy", NPY_FLOAT32, 1, l4, lab_f);
 	const char *rank2_l = save(&f, "rank2.npy", NPY_INT32, 2, l22, lab_bad);
-	RUN(&f, &r, "run", "--device", g, f.model, ok_u8, "--labels", short_l);
+	CLI_RUN(&r, "run", "--device", g, f.model, ok_u8, "--labels", short_l);
 	expect_fail(&r, 2, "short.npy: shape (3,), but the data has 4 examples", NULL);
-	RUN(&f, &r, "run", "--device", g, f.model, ok_u8, "--labels", range_l);
+	CLI_RUN(&r, "run", "--device", g, f.model, ok_u8, "--labels", range_l);
 	expect_fail(&r, 2, "range.npy: label[1] = 9 outside 0..3", NULL);
-	RUN(&f, &r, "run", "--device", g, f.model, ok_u8, "--labels", float_l);
+	CLI_RUN(&r, "run", "--device", g, f.model, ok_u8, "--labels", float_l);
 	expect_fail(&r, 2, "float.npy: dtype float32", "must be integers");
-	RUN(&f, &r, "run", "--device", g, f.model, ok_u8, "--labels", rank2_l);
+	CLI_RUN(&r, "run", "--device", g, f.model, ok_u8, "--labels", rank2_l);
 	expect_fail(&r, 2, "rank2.npy", "expected 1-D");
 	/* an output file that cannot be written: the run happens, the save fails */
-	RUN(&f, &r, "run", "--device", g, f.model, ok_u8, "-o", "/nonexistent/dir/p.npy");
+	CLI_RUN(&r, "run", "--device", g, f.model, ok_u8, "-o", "/nonexistent/dir/p.npy");
 	expect_fail(&r, 1, "/nonexistent/dir/p.npy", NULL);
 	fix_fini(&f);
 }
@@ -315,7 +221,7 @@ END_TEST
 START_TEST(predictions_accuracy_and_json)
 {
 	struct fix f;
-	struct run r;
+	struct cli_run r;
 	fix_init(&f, 4);
 	uint64_t seed = harness_seed() ^ 4;
 	size_t batch = 150; /* more than one chunk of 128 */
@@ -336,8 +242,8 @@ START_TEST(predictions_accuracy_and_json)
 	const char *lab = save(&f, "y.npy", NPY_INT32, 1, dl, labels);
 	const char *pred = path(&f, "pred.npy");
 
-	RUN(&f, &r, "run", "--device", "golden", f.model, data, "--labels", lab, "-o", pred);
-	expect_ok(&r);
+	CLI_RUN(&r, "run", "--device", "golden", f.model, data, "--labels", lab, "-o", pred);
+	cli_expect_ok(&r);
 	expect_pred_file(pred, want, batch);
 	char line[128];
 	snprintf(line, sizeof(line), "(%zu of %zu)", right, batch);
@@ -351,9 +257,9 @@ START_TEST(predictions_accuracy_and_json)
 	/* the same data as (B, 72) already quantized, with JSON */
 	const char *qd = save(&f, "q.npy", NPY_INT8, 2, d2, q);
 	unlink(pred);
-	RUN(&f, &r, "run", "--device", "golden", f.model, qd, "--quantized", "--json", "-o", pred,
-	    "--labels", lab, "--compare", "golden:n=4");
-	expect_ok(&r);
+	CLI_RUN(&r, "run", "--device", "golden", f.model, qd, "--quantized", "--json", "-o", pred,
+		"--labels", lab, "--compare", "golden:n=4");
+	cli_expect_ok(&r);
 	expect_pred_file(pred, want, batch);
 	size_t len = strlen(r.out);
 	ck_assert_msg(r.out[0] == '{' && len > 2 && !strcmp(r.out + len - 2, "}\n") &&
@@ -383,9 +289,16 @@ START_TEST(predictions_accuracy_and_json)
 			      r.out);
 	snprintf(line, sizeof(line), "\"correct\": %zu,", right);
 	ck_assert_msg(strstr(r.out, line), "JSON lacks '%s'", line);
+	/* one example of shape (72,) */
+	const size_t d1[] = {72};
+	const char *one = save(&f, "one.npy", NPY_FLOAT32, 1, d1, x);
+	unlink(pred);
+	CLI_RUN(&r, "run", "--device", "golden", f.model, one, "-o", pred);
+	cli_expect_ok(&r);
+	expect_pred_file(pred, want, 1);
 	/* no labels: accuracy is null; no compare: null */
-	RUN(&f, &r, "run", "--device", "golden", f.model, qd, "--quantized", "--json");
-	expect_ok(&r);
+	CLI_RUN(&r, "run", "--device", "golden", f.model, qd, "--quantized", "--json");
+	cli_expect_ok(&r);
 	ck_assert_ptr_nonnull(strstr(r.out, "\"accuracy\": null"));
 	ck_assert_ptr_nonnull(strstr(r.out, "\"compare\": null"));
 	free(x);
@@ -401,23 +314,23 @@ START_TEST(compare_with_sim)
 	if (!sim_have(8))
 		return;
 	struct fix f;
-	struct run r;
+	struct cli_run r;
 	fix_init(&f, 5);
 	uint64_t seed = harness_seed() ^ 5;
 	size_t batch = 6;
 	float *x = raw_data(&seed, batch);
 	const size_t d4[] = {batch, 6, 6, 2};
 	const char *data = save(&f, "x.npy", NPY_FLOAT32, 4, d4, x);
-	RUN(&f, &r, "run", "--device", "sim:n=8,latency=10", f.model, data, "--compare", "golden",
-	    "--json");
-	expect_ok(&r);
+	CLI_RUN(&r, "run", "--device", "sim:n=8,latency=10", f.model, data, "--compare", "golden",
+		"--json");
+	cli_expect_ok(&r);
 	ck_assert_msg(strstr(r.out, "\"prediction_agreement\": 1.000000") &&
 			  strstr(r.out, "\"output_agreement\": 1.000000") &&
 			  strstr(r.out, "\"backend\": \"sim\""),
 		      "%s", r.out);
 	/* a compare device that fails is a failure of the run (exit 1) */
-	RUN(&f, &r, "run", "--device", "golden", f.model, data, "--compare",
-	    "sim:n=8,latency=10,faults=ur@1");
+	CLI_RUN(&r, "run", "--device", "golden", f.model, data, "--compare",
+		"sim:n=8,latency=10,faults=ur@1");
 	ck_assert_int_eq(r.code, 1);
 	ck_assert_msg(strstr(r.err, "device 'sim:n=8,latency=10,faults=ur@1'"), "%s", r.err);
 	free(x);

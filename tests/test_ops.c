@@ -282,6 +282,16 @@ static void expect_ref(const struct ocase *c, const void *got, const char *uri)
 	free(want);
 }
 
+/* Run c on dev and compare the output with the naive reference. */
+static void check_case(tpu_dev *dev, const struct ocase *c, const char *uri)
+{
+	void *got = malloc(out_len(c));
+	ck_assert_ptr_nonnull(got);
+	run_case(dev, c, got, uri);
+	expect_ref(c, got, uri);
+	free(got);
+}
+
 static tpu_dev *open_dev(const char *uri)
 {
 	tpu_dev *dev = NULL;
@@ -298,17 +308,12 @@ static void random_golden(const char *uri, unsigned cases, size_t max_hw, size_t
 
 	for (unsigned i = 0; i < cases; i++) {
 		struct ocase c;
-		void *got;
 		if (i % 3 == 2)
 			make_dense(&seed, &c, rsz(&seed, 1, 9), rsz(&seed, 1, 3 * max_c),
 				   rsz(&seed, 1, max_oc), (int)(i & 1));
 		else
 			make_conv(&seed, &c, max_hw, max_c, max_oc, (int)(i & 1) || i % 4 == 2);
-		got = malloc(out_len(&c));
-		ck_assert_ptr_nonnull(got);
-		run_case(dev, &c, got, uri);
-		expect_ref(&c, got, uri);
-		free(got);
+		check_case(dev, &c, uri);
 		free_case(&c);
 	}
 	ck_assert_int_eq(tpu_close(dev), 0);
@@ -373,7 +378,6 @@ START_TEST(ops_big_batch_is_split)
 	const char *uri = "golden:n=8,qdepth=16,mem=128k";
 	tpu_dev *dev = open_dev(uri);
 	struct ocase c;
-	void *got;
 
 	memset(&c, 0, sizeof(c));
 	c.s = (struct tpu_conv2d_shape){.batch = 9,
@@ -400,11 +404,7 @@ START_TEST(ops_big_batch_is_split)
 	for (int q8 = 0; q8 < 2; q8++) {
 		random_params(&seed, &c, q8);
 		ck_assert_uint_gt(c.m * (c.k + c.n * 4), 128u << 10); /* raw: more than the arena */
-		got = malloc(out_len(&c));
-		ck_assert_ptr_nonnull(got);
-		run_case(dev, &c, got, uri);
-		expect_ref(&c, got, uri);
-		free(got);
+		check_case(dev, &c, uri);
 		free(c.bias);
 		free(c.mult);
 		free(c.shift);
@@ -415,11 +415,7 @@ START_TEST(ops_big_batch_is_split)
 		tpu_buf *hog;
 		ck_assert_int_eq(tpu_buf_alloc(dev, 44u << 10, &hog), 0);
 		random_params(&seed, &c, 1);
-		got = malloc(out_len(&c));
-		ck_assert_ptr_nonnull(got);
-		run_case(dev, &c, got, uri);
-		expect_ref(&c, got, uri);
-		free(got);
+		check_case(dev, &c, uri);
 		free(c.bias);
 		free(c.mult);
 		free(c.shift);
@@ -430,11 +426,7 @@ START_TEST(ops_big_batch_is_split)
 
 	/* dense with a big batch: the same */
 	make_dense(&seed, &c, 3000, 40, 9, 0);
-	got = malloc(out_len(&c));
-	ck_assert_ptr_nonnull(got);
-	run_case(dev, &c, got, uri);
-	expect_ref(&c, got, uri);
-	free(got);
+	check_case(dev, &c, uri);
 	free_case(&c);
 
 	/* weights alone larger than the arena: -ENOMEM, said so */

@@ -12,7 +12,8 @@
 
 #include "bench.h"
 #include "cli.h"
-#include "npy.h"
+#include "json.h"
+#include "model_input.h"
 #include "tpu/model.h"
 #include "tpu/tpu.h"
 
@@ -20,43 +21,48 @@
 
 static void help(void)
 {
-	printf(
-	    "usage: tpu bench model MODEL DATA.npy [options]\n"
-	    "\n"
-	    "Run a model file on the examples of DATA.npy and report, per layer, the device's\n"
-	    "cycles, MXU busy cycles, MACs, utilization = MACs / (N^2 x cycles), DMA bytes and\n"
-	    "the layer's roofline bound: compute (MXU rows over the padded weight tiles) or\n"
-	    "link (DMA bytes / link bytes per cycle), whichever is larger.\n"
-	    "\n"
-	    "DATA.npy holds one example per row (shape (count, H*W*C) or (count, H, W, C), or one\n"
-	    "example of H*W*C values): float32, uint8 or int32 raw values are quantized as the\n"
-	    "model says (divided by its input range); int8 values are taken as already\n"
-	    "quantized.\n"
-	    "\n"
-	    "Options:\n"
-	    "  --batch B        run the first B examples in one call (default: all)\n"
-	    "  --link-bpc X     link bytes per cycle for the link bound (default: from the sim\n"
-	    "                   URI's bw= and clock=, else %.0f)\n"
-	    "  --json           print one JSON object instead of the table\n"
-	    "  --device URI     device to use (default: the global --device)\n"
-	    "  -h, --help       this help\n"
-	    "\n"
-	    "Exit status: 0 success, 1 device failure, 2 bad arguments or files.\n",
-	    LINK_BPC_DEFAULT);
+	printf("usage: tpu bench model MODEL DATA.npy [options]\n"
+	       "\n"
+	       "Run a model file on the examples of DATA.npy and report, per layer, the device's\n"
+	       "cycles, MXU busy cycles, MACs, utilization = MACs / (N^2 x cycles), DMA bytes and\n"
+	       "the layer's roofline bound: compute (MXU rows over the padded weight tiles) or\n"
+	       "link (DMA bytes / link bytes per cycle), whichever is larger.\n"
+	       "\n"
+	       "DATA.npy holds raw values, shape (B, H, W), (B, H, W, C) or (B, H*W*C) for the\n"
+	       "model's H x W x C input, or one example (H*W*C,), any of int8, uint8, int32,\n"
+	       "float32; they are divided by the model's input range and quantized with its input\n"
+	       "scale and zero point, as `tpu run` does.\n"
+	       "\n"
+	       "Options:\n"
+	       "  --batch B        run the first B examples in one call (default: all)\n"
+	       "  --quantized      DATA.npy is int8 and already quantized\n"
+	       "  --link-bpc X     link bytes per cycle for the link bound (default: from the sim\n"
+	       "                   URI's bw= and clock=, else %.0f)\n"
+	       "  --json           print one JSON object instead of the table\n"
+	       "  --device URI     device to use (default: the global --device)\n"
+	       "  -h, --help       this help\n"
+	       "\n"
+	       "Exit status: 0 success, 1 device failure, 2 bad arguments or files.\n",
+	       LINK_BPC_DEFAULT);
 }
 
-enum { OPT_BATCH = 1, OPT_BPC, OPT_JSON, OPT_DEVICE, OPT_HELP };
+enum { OPT_BATCH = 1, OPT_BPC, OPT_JSON, OPT_QUANTIZED, OPT_DEVICE, OPT_HELP };
 
 static const struct cli_opt model_opts[] = {
-    {"batch", 0, true, OPT_BATCH},   {"link-bpc", 0, true, OPT_BPC}, {"json", 0, false, OPT_JSON},
-    {"device", 0, true, OPT_DEVICE}, {"help", 'h', false, OPT_HELP}, {NULL, 0, false, 0},
+    {"batch", 0, true, OPT_BATCH},
+    {"link-bpc", 0, true, OPT_BPC},
+    {"json", 0, false, OPT_JSON},
+    {"quantized", 0, false, OPT_QUANTIZED},
+    {"device", 0, true, OPT_DEVICE},
+    {"help", 'h', false, OPT_HELP},
+    {NULL, 0, false, 0},
 };
 
 struct model_args {
 	const char *device, *model, *data;
 	long batch; /* 0: all */
 	double bpc; /* 0: from the URI */
-	bool json;
+	bool json, quantized;
 };
 
 /* Per-layer GEMM view and bounds. */
@@ -72,7 +78,8 @@ static int parse_model_args(const struct cli_ctx *ctx, int argc, char **argv, st
 {
 	struct cli_scan sc;
 	const char *val;
-	int id, npos = 0;
+	struct cli_pair pos = {.names = {"MODEL", "DATA.npy"}};
+	int id;
 
 	cli_scan_init(&sc, argc, argv, 1);
 	while ((id = cli_next(&sc, ctx, model_opts, &val)) != CLI_OPT_END) {
@@ -80,12 +87,8 @@ static int parse_model_args(const struct cli_ctx *ctx, int argc, char **argv, st
 		case CLI_OPT_ERROR:
 			return CLI_EXIT_USAGE;
 		case CLI_OPT_POSITIONAL:
-			if (npos == 2) {
-				cli_error(ctx, "unexpected argument '%s': give MODEL and DATA.npy",
-					  val);
+			if (cli_pair_add(ctx, &pos, val))
 				return CLI_EXIT_USAGE;
-			}
-			*(npos++ ? &a->data : &a->model) = val;
 			break;
 		case OPT_BATCH:
 			if (cli_parse_long(val, 1, 1L << 30, &a->batch)) {
@@ -106,6 +109,9 @@ static int parse_model_args(const struct cli_ctx *ctx, int argc, char **argv, st
 		case OPT_JSON:
 			a->json = true;
 			break;
+		case OPT_QUANTIZED:
+			a->quantized = true;
+			break;
 		case OPT_DEVICE:
 			a->device = val;
 			break;
@@ -114,11 +120,10 @@ static int parse_model_args(const struct cli_ctx *ctx, int argc, char **argv, st
 			return -1;
 		}
 	}
-	if (npos < 2) {
-		cli_error(ctx, "missing %s: usage tpu bench model MODEL DATA.npy",
-			  npos ? "DATA.npy" : "MODEL and DATA.npy");
+	if (cli_pair_done(ctx, &pos, "tpu bench model MODEL DATA.npy"))
 		return CLI_EXIT_USAGE;
-	}
+	a->model = pos.val[0];
+	a->data = pos.val[1];
 	return CLI_EXIT_OK;
 }
 
@@ -147,70 +152,6 @@ static double link_bpc(const char *uri)
 	if (strncmp(uri, "sim", 3) != 0 || (uri[3] != ':' && uri[3] != '\0'))
 		return LINK_BPC_DEFAULT;
 	return uri_option(uri, "bw", 16.0) * 1000.0 / uri_option(uri, "clock", 1000.0);
-}
-
-/* The examples of d as int8 inputs of m: *q (malloc'ed) holds *count examples. */
-static int load_inputs(const struct cli_ctx *ctx, const struct model_args *a,
-		       const struct tpu_model *m, int8_t **q, size_t *count)
-{
-	size_t per = (size_t)m->in_h * m->in_w * m->in_c, n, want;
-	struct npy_array d;
-	char err[512], shape[96];
-	float *f = NULL;
-	int rc;
-
-	rc = npy_load(a->data, NPY_RANK1 | NPY_RANK2 | NPY_RANK3 | NPY_RANK4, &d, err, sizeof(err));
-	if (rc) {
-		cli_error(ctx, "%s: %s", a->data, err);
-		return CLI_EXIT_USAGE;
-	}
-	n = d.rank == 1 ? 1 : d.shape[0];
-	if (d.count == 0 || d.count != n * per) {
-		cli_error(ctx, "%s: shape %s: each example must have %u x %u x %u = %zu values",
-			  a->data, npy_shape_str(&d, shape, sizeof(shape)), m->in_h, m->in_w,
-			  m->in_c, per);
-		rc = CLI_EXIT_USAGE;
-		goto out;
-	}
-	want = a->batch ? (size_t)a->batch : n;
-	if (want > n) {
-		cli_error(ctx, "--batch %zu: %s holds only %zu examples", want, a->data, n);
-		rc = CLI_EXIT_USAGE;
-		goto out;
-	}
-	*q = malloc(want * per);
-	f = d.dtype == NPY_INT8 ? NULL : malloc(want * per * sizeof(float));
-	if (!*q || (d.dtype != NPY_INT8 && !f)) {
-		cli_error(ctx, "%s: out of memory", a->data);
-		free(*q);
-		*q = NULL;
-		rc = CLI_EXIT_FAIL;
-		goto out;
-	}
-	for (size_t i = 0; i < want * per; i++) {
-		switch (d.dtype) {
-		case NPY_INT8:
-			(*q)[i] = ((const int8_t *)d.data)[i];
-			break;
-		case NPY_UINT8:
-			f[i] = (float)((const uint8_t *)d.data)[i];
-			break;
-		case NPY_INT32:
-			f[i] = (float)((const int32_t *)d.data)[i];
-			break;
-		case NPY_FLOAT32:
-			f[i] = ((const float *)d.data)[i];
-			break;
-		}
-	}
-	if (f)
-		tpu_model_quantize_input(m, f, want * per, *q);
-	*count = want;
-	rc = 0;
-out:
-	free(f);
-	npy_free(&d);
-	return rc;
 }
 
 /* GEMM view, bounds and output shape of every layer for batch examples. */
@@ -259,46 +200,15 @@ static void layer_rows(const struct tpu_model *m, size_t batch, uint32_t array,
 	}
 }
 
-static double util(const struct tpu_layer_stats *s, uint32_t array)
-{
-	double slots = (double)array * array * (double)s->cycles;
-	return slots > 0 ? (double)s->macs / slots : 0.0;
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
-static void json_stats(const struct tpu_layer_stats *s, uint32_t array)
-{
-	printf("\"cycles\": %llu, \"mxu_busy_cycles\": %llu, \"macs\": %llu, "
-	       "\"utilization\": %.6f, \"dma_read_bytes\": %llu, \"dma_write_bytes\": %llu, "
-	       "\"wall_seconds\": %.6f",
-	       (unsigned long long)s->cycles, (unsigned long long)s->mxu_busy_cycles,
-	       (unsigned long long)s->macs, util(s, array), (unsigned long long)s->dma_read_bytes,
-	       (unsigned long long)s->dma_write_bytes, s->wall_seconds);
-}
-
 static void print_json(const char *device, const struct tpu_model *m, size_t batch, uint32_t array,
 		       double bpc, const struct tpu_model_stats *st, const struct layer_row *rows)
 {
 	uint64_t compute = 0, link = 0;
 
 	printf("{\"device\": ");
-	json_str(device);
+	cli_json_str(device);
 	printf(", \"model\": ");
-	json_str(m->name);
+	cli_json_str(m->name);
 	printf(", \"batch\": %zu, \"array\": %u, \"link_bytes_per_cycle\": %.3f, \"layers\": [",
 	       batch, array, bpc);
 	for (uint32_t i = 0; i < m->n_layers; i++) {
@@ -307,7 +217,7 @@ static void print_json(const char *device, const struct tpu_model *m, size_t bat
 		       "\"m\": %llu, \"k\": %llu, \"n\": %llu, ",
 		       i ? ", " : "", i, r->type, r->oh, r->ow, r->oc, (unsigned long long)r->m,
 		       (unsigned long long)r->k, (unsigned long long)r->n);
-		json_stats(&st->layer[i], array);
+		cli_json_layer_stats(&st->layer[i], array, "utilization");
 		printf(", \"compute_bound_cycles\": %llu, \"link_bound_cycles\": %llu, "
 		       "\"bound\": \"%s\"}",
 		       (unsigned long long)r->compute, (unsigned long long)r->link, r->bound);
@@ -315,7 +225,7 @@ static void print_json(const char *device, const struct tpu_model *m, size_t bat
 		link += r->link;
 	}
 	printf("], \"total\": {");
-	json_stats(&st->total, array);
+	cli_json_layer_stats(&st->total, array, "utilization");
 	printf(", \"compute_bound_cycles\": %llu, \"link_bound_cycles\": %llu}}\n",
 	       (unsigned long long)compute, (unsigned long long)link);
 }
@@ -337,13 +247,14 @@ static void print_table(const char *device, const struct tpu_model *m, size_t ba
 		       "%-7s\n",
 		       i, r->type, shape, (unsigned long long)s->macs,
 		       (unsigned long long)s->cycles, (unsigned long long)s->mxu_busy_cycles,
-		       100.0 * util(s, array), (unsigned long long)s->dma_read_bytes,
+		       100.0 * cli_mxu_util(s, array), (unsigned long long)s->dma_read_bytes,
 		       (unsigned long long)s->dma_write_bytes, (unsigned long long)r->compute,
 		       (unsigned long long)r->link, r->bound);
 	}
 	printf("%2s %-9s %-12s %12llu %10llu %10llu %5.1f%% %10llu %10llu\n", "", "total", "",
 	       (unsigned long long)st->total.macs, (unsigned long long)st->total.cycles,
-	       (unsigned long long)st->total.mxu_busy_cycles, 100.0 * util(&st->total, array),
+	       (unsigned long long)st->total.mxu_busy_cycles,
+	       100.0 * cli_mxu_util(&st->total, array),
 	       (unsigned long long)st->total.dma_read_bytes,
 	       (unsigned long long)st->total.dma_write_bytes);
 	printf("wall %.3f s, %.0f examples/s\n", st->total.wall_seconds,
@@ -360,18 +271,24 @@ int cli_bench_model(const struct cli_ctx *ctx, int argc, char **argv)
 	tpu_dev *dev = NULL;
 	int8_t *in = NULL, *out = NULL;
 	size_t batch = 0;
-	char err[512];
 	int rc = parse_model_args(ctx, argc, argv, &a);
 
 	if (rc)
 		return rc < 0 ? CLI_EXIT_OK : rc;
-	rc = tpu_model_load(a.model, &m, err, sizeof(err));
+	rc = cli_model_load(ctx, a.model, &m);
+	if (!rc)
+		rc = cli_model_input_load(ctx, a.data, m, a.quantized, &in, &batch);
 	if (rc) {
-		cli_error(ctx, "%s: %s", a.model, err[0] ? err : tpu_strerror(rc));
-		return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
-	}
-	if ((rc = load_inputs(ctx, &a, m, &in, &batch)))
+		rc = rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 		goto out;
+	}
+	if (a.batch && (size_t)a.batch > batch) {
+		cli_error(ctx, "--batch %ld: %s holds only %zu examples", a.batch, a.data, batch);
+		rc = CLI_EXIT_USAGE;
+		goto out;
+	}
+	if (a.batch)
+		batch = (size_t)a.batch;
 	st = calloc(1, sizeof(*st));
 	rows = calloc(TPU_MODEL_MAX_LAYERS, sizeof(*rows));
 	out = malloc(batch * m->num_classes);

@@ -60,6 +60,22 @@ void cli_scan_init(struct cli_scan *sc, int argc, char **argv, int first);
 int cli_next(struct cli_scan *sc, const struct cli_ctx *ctx, const struct cli_opt *opts,
 	     const char **val);
 
+/* Exactly two positional arguments, e.g. MODEL and DATA.npy: names[] for messages, val[] the
+ * values given so far (n of them). Start with {.names = {"MODEL", "DATA.npy"}}. */
+struct cli_pair {
+	const char *names[2];
+	const char *val[2];
+	int n;
+};
+
+/* Take positional argument val. Returns 0, or CLI_EXIT_USAGE after printing "unexpected
+ * argument 'val': give exactly A and B" when both are already given. */
+int cli_pair_add(const struct cli_ctx *ctx, struct cli_pair *p, const char *val);
+
+/* After the scan: 0 when both were given, else CLI_EXIT_USAGE after printing "missing ...:
+ * usage <usage>". */
+int cli_pair_done(const struct cli_ctx *ctx, const struct cli_pair *p, const char *usage);
+
 /* ------------------------------------------------------------ numbers */
 
 /* Parse a whole decimal (or 0x hex) integer in [lo, hi]. Returns 0, -EINVAL (not a number),

@@ -1,6 +1,7 @@
 /* `tpu bench`: measured workloads on the device, from its performance counters.
  *   tpu bench gemm --m M --k K --n N [--seed S] [--raw] [--json] [--device URI]
- *   tpu bench model MODEL DATA.npy [--batch B] [--json] [--device URI]   (bench_model.c)
+ *   tpu bench model MODEL DATA.npy [--batch B] [--quantized] [--json] [--device URI]
+ *                                                                          (bench_model.c)
  * The GEMM runs on random int8 data and is checked against a plain C reference (exit 1 on a
  * mismatch); the measurement is sw/bench/gemm_bench.h, shared with sw/bench/bench_sim. */
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include "bench.h"
 #include "bench/gemm_bench.h"
 #include "cli.h"
+#include "json.h"
 #include "tpu/tpu.h"
 
 /* Each dimension, and the host and DMA bytes of one run (A + B + int32 output), are bounded so
@@ -137,29 +139,13 @@ static int parse_gemm(const struct cli_ctx *ctx, int argc, char **argv, struct g
 	return CLI_EXIT_OK;
 }
 
-/* s as a JSON string (quotes, backslashes and control characters escaped). */
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static void print_gemm_json(const char *device, const char *backend, const struct gemm_args *g,
 			    const struct gemm_bench_result *r)
 {
 	printf("{\"device\": ");
-	json_string(device);
+	cli_json_str(device);
 	printf(", \"backend\": ");
-	json_string(backend);
+	cli_json_str(backend);
 	printf(", \"output\": \"%s\", \"seed\": %llu, \"m\": %zu, \"k\": %zu, \"n\": %zu, "
 	       "\"array\": %u, \"cycles\": %llu, \"mxu_busy_cycles\": %llu, \"macs\": %llu, "
 	       "\"utilization\": %.6f, \"dma_read_bytes\": %llu, \"dma_write_bytes\": %llu, "

@@ -131,20 +131,16 @@ static int parse_args(const struct cli_ctx *ctx, int argc, char **argv, struct m
 {
 	struct cli_scan sc;
 	const char *val;
-	int id, npos = 0;
+	struct cli_pair pos = {.names = {"A.npy", "B.npy"}};
+	int id;
 	cli_scan_init(&sc, argc, argv, 1);
 	while ((id = cli_next(&sc, ctx, opts, &val)) != CLI_OPT_END) {
 		switch (id) {
 		case CLI_OPT_ERROR:
 			return CLI_EXIT_USAGE;
 		case CLI_OPT_POSITIONAL:
-			if (npos == 2) {
-				cli_error(ctx,
-					  "unexpected argument '%s': give exactly A.npy and B.npy",
-					  val);
+			if (cli_pair_add(ctx, &pos, val))
 				return CLI_EXIT_USAGE;
-			}
-			*(npos++ ? &m->b : &m->a) = val;
 			break;
 		case OPT_OUT:
 			m->out = val;
@@ -184,11 +180,10 @@ static int parse_args(const struct cli_ctx *ctx, int argc, char **argv, struct m
 			return -1;
 		}
 	}
-	if (npos < 2) {
-		cli_error(ctx, "missing %s: usage tpu matmul A.npy B.npy -o OUT.npy [options]",
-			  npos ? "B.npy" : "A.npy and B.npy");
+	if (cli_pair_done(ctx, &pos, "tpu matmul A.npy B.npy -o OUT.npy [options]"))
 		return CLI_EXIT_USAGE;
-	}
+	m->a = pos.val[0];
+	m->b = pos.val[1];
 	if (!m->out) {
 		cli_error(ctx, "no output file: give -o OUT.npy");
 		return CLI_EXIT_USAGE;

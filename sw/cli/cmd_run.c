@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "model_input.h"
 #include "npy.h"
 #include "run.h"
 #include "tpu/model.h"
@@ -26,8 +27,9 @@ static void help(void)
 	    "int8 accuracy recorded in the model.\n"
 	    "\n"
 	    "DATA.npy holds raw values, shape (B, H, W), (B, H, W, C) or (B, H*W*C) for the\n"
-	    "model's H x W x C input, any of int8, uint8, int32, float32; they are divided by the\n"
-	    "model's input range and quantized with its input scale and zero point.\n"
+	    "model's H x W x C input, or one example (H*W*C,), any of int8, uint8, int32,\n"
+	    "float32; they are divided by the model's input range and quantized with its input\n"
+	    "scale and zero point (with --quantized, int8 values are taken as they are).\n"
 	    "\n"
 	    "Options:\n"
 	    "  --labels LABELS.npy  the classes, int8/uint8/int32 of shape (B,): report accuracy\n"
@@ -72,23 +74,18 @@ struct run_args {
 /* Returns CLI_EXIT_OK to go on, -1 after --help, or CLI_EXIT_USAGE. */
 static int parse_args(const struct cli_ctx *ctx, int argc, char **argv, struct run_args *a)
 {
+	struct cli_pair pos = {.names = {"MODEL", "DATA.npy"}};
 	struct cli_scan sc;
 	const char *val;
-	int id, npos = 0;
+	int id;
 	cli_scan_init(&sc, argc, argv, 1);
 	while ((id = cli_next(&sc, ctx, opts, &val)) != CLI_OPT_END) {
 		switch (id) {
 		case CLI_OPT_ERROR:
 			return CLI_EXIT_USAGE;
 		case CLI_OPT_POSITIONAL:
-			if (npos == 2) {
-				cli_error(
-				    ctx,
-				    "unexpected argument '%s': give exactly MODEL and DATA.npy",
-				    val);
+			if (cli_pair_add(ctx, &pos, val))
 				return CLI_EXIT_USAGE;
-			}
-			*(npos++ ? &a->data : &a->model) = val;
 			break;
 		case OPT_LABELS:
 			a->labels = val;
@@ -113,11 +110,10 @@ static int parse_args(const struct cli_ctx *ctx, int argc, char **argv, struct r
 			return -1;
 		}
 	}
-	if (npos < 2) {
-		cli_error(ctx, "missing %s: usage tpu run MODEL DATA.npy [options]",
-			  npos ? "DATA.npy" : "MODEL and DATA.npy");
+	if (cli_pair_done(ctx, &pos, "tpu run MODEL DATA.npy [options]"))
 		return CLI_EXIT_USAGE;
-	}
+	a->model = pos.val[0];
+	a->data = pos.val[1];
 	return CLI_EXIT_OK;
 }
 
@@ -129,103 +125,6 @@ struct run_inputs {
 	int8_t *q;	 /* batch x in_h*in_w*in_c, quantized */
 	int32_t *labels; /* batch, or NULL */
 };
-
-/* Check the shape of DATA.npy against the model's input; *batch gets B. */
-static int check_data_shape(const struct cli_ctx *ctx, const char *path, const struct npy_array *d,
-			    const struct tpu_model *m, size_t *batch)
-{
-	char shape[128];
-	size_t per = (size_t)m->in_h * m->in_w * m->in_c;
-	bool ok;
-	switch (d->rank) {
-	case 2:
-		ok = d->shape[1] == per;
-		break;
-	case 3:
-		ok = m->in_c == 1 && d->shape[1] == m->in_h && d->shape[2] == m->in_w;
-		break;
-	default:
-		ok = d->shape[1] == m->in_h && d->shape[2] == m->in_w && d->shape[3] == m->in_c;
-		break;
-	}
-	npy_shape_str(d, shape, sizeof(shape));
-	if (!ok) {
-		if (m->in_c == 1)
-			cli_error(ctx,
-				  "%s: shape %s does not fit model '%s': expected (B, %u, %u), "
-				  "(B, %u, %u, 1) or (B, %zu)",
-				  path, shape, m->name, m->in_h, m->in_w, m->in_h, m->in_w, per);
-		else
-			cli_error(ctx,
-				  "%s: shape %s does not fit model '%s': expected (B, %u, %u, %u) "
-				  "or (B, %zu)",
-				  path, shape, m->name, m->in_h, m->in_w, m->in_c, per);
-		return -1;
-	}
-	if (d->shape[0] == 0) {
-		cli_error(ctx, "%s: shape %s holds no examples", path, shape);
-		return -1;
-	}
-	*batch = d->shape[0];
-	return 0;
-}
-
-static int load_data(const struct cli_ctx *ctx, const struct run_args *a, struct run_inputs *in)
-{
-	struct npy_array d;
-	char err[512];
-	if (npy_load(a->data, NPY_RANK2 | NPY_RANK3 | NPY_RANK4, &d, err, sizeof(err))) {
-		cli_error(ctx, "%s: %s", a->data, err);
-		return -1;
-	}
-	int rc = -1;
-	const struct tpu_model *m = in->model;
-	float *raw = NULL;
-	if (check_data_shape(ctx, a->data, &d, m, &in->batch))
-		goto out;
-	if (a->quantized && d.dtype != NPY_INT8) {
-		cli_error(ctx, "%s: dtype %s, but --quantized data must be int8 ('|i1')", a->data,
-			  npy_dtype_name(d.dtype));
-		goto out;
-	}
-	in->q = malloc(d.count);
-	if (!in->q) {
-		cli_error(ctx, "%s: out of memory for %zu values", a->data, d.count);
-		goto out;
-	}
-	if (a->quantized) {
-		memcpy(in->q, d.data, d.count);
-		rc = 0;
-		goto out;
-	}
-	raw = malloc(d.count * sizeof(*raw));
-	if (!raw) {
-		cli_error(ctx, "%s: out of memory for %zu values", a->data, d.count);
-		goto out;
-	}
-	for (size_t i = 0; i < d.count; i++) {
-		switch (d.dtype) {
-		case NPY_INT8:
-			raw[i] = (float)((const int8_t *)d.data)[i];
-			break;
-		case NPY_UINT8:
-			raw[i] = (float)((const uint8_t *)d.data)[i];
-			break;
-		case NPY_INT32:
-			raw[i] = (float)((const int32_t *)d.data)[i];
-			break;
-		case NPY_FLOAT32:
-			raw[i] = ((const float *)d.data)[i];
-			break;
-		}
-	}
-	tpu_model_quantize_input(m, raw, d.count, in->q);
-	rc = 0;
-out:
-	free(raw);
-	npy_free(&d);
-	return rc;
-}
 
 static int load_labels(const struct cli_ctx *ctx, const char *path, struct run_inputs *in)
 {
@@ -270,13 +169,8 @@ out:
 
 static int load_inputs(const struct cli_ctx *ctx, const struct run_args *a, struct run_inputs *in)
 {
-	char err[512];
-	int rc = tpu_model_load(a->model, &in->model, err, sizeof(err));
-	if (rc) {
-		cli_error(ctx, "%s: %s", a->model, err);
-		return -1;
-	}
-	if (load_data(ctx, a, in))
+	if (cli_model_load(ctx, a->model, &in->model) ||
+	    cli_model_input_load(ctx, a->data, in->model, a->quantized, &in->q, &in->batch))
 		return -1;
 	if (a->labels && load_labels(ctx, a->labels, in))
 		return -1;

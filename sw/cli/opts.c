@@ -115,6 +115,28 @@ int cli_next(struct cli_scan *sc, const struct cli_ctx *ctx, const struct cli_op
 	return take_value(sc, ctx, arg, val) ? CLI_OPT_ERROR : o->id;
 }
 
+int cli_pair_add(const struct cli_ctx *ctx, struct cli_pair *p, const char *val)
+{
+	if (p->n == 2) {
+		cli_error(ctx, "unexpected argument '%s': give exactly %s and %s", val, p->names[0],
+			  p->names[1]);
+		return CLI_EXIT_USAGE;
+	}
+	p->val[p->n++] = val;
+	return 0;
+}
+
+int cli_pair_done(const struct cli_ctx *ctx, const struct cli_pair *p, const char *usage)
+{
+	if (p->n == 2)
+		return 0;
+	if (p->n == 1)
+		cli_error(ctx, "missing %s: usage %s", p->names[1], usage);
+	else
+		cli_error(ctx, "missing %s and %s: usage %s", p->names[0], p->names[1], usage);
+	return CLI_EXIT_USAGE;
+}
+
 int cli_parse_long(const char *s, long lo, long hi, long *out)
 {
 	if (!s || !*s)

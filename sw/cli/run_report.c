@@ -3,6 +3,7 @@
  * nominal 1 GHz clock; images/s = examples / simulated time. */
 #include <stdio.h>
 
+#include "json.h"
 #include "run.h"
 
 static const char *type_name(uint32_t type)
@@ -22,12 +23,6 @@ static const char *act_name(uint32_t act)
 {
 	static const char *const names[] = {"", "relu", "relu6", "sigmoid", "tanh"};
 	return act < sizeof(names) / sizeof(names[0]) ? names[act] : "?";
-}
-
-static double util(const struct tpu_layer_stats *s, uint32_t n)
-{
-	double slots = (double)n * n * (double)s->cycles;
-	return slots > 0 ? (double)s->macs / slots : 0.0;
 }
 
 static double sim_seconds(const struct run_result *r)
@@ -62,7 +57,8 @@ void run_print_text(const struct run_result *r)
 	printf("%-12s %llu (%.0f per example)\n", "cycles", (unsigned long long)t->cycles,
 	       (double)t->cycles / (double)r->examples);
 	printf("%-12s %.2f%% (%llu useful MACs / (%u x %u x cycles))\n", "mxu util",
-	       100.0 * util(t, r->array_n), (unsigned long long)t->macs, r->array_n, r->array_n);
+	       100.0 * cli_mxu_util(t, r->array_n), (unsigned long long)t->macs, r->array_n,
+	       r->array_n);
 	printf("%-12s %.3f ms at the nominal 1 GHz clock\n", "device time", 1e3 * sim_seconds(r));
 	printf("%-12s %.0f images/s at 1 GHz\n", "throughput", images_per_second(r));
 	printf("%-12s %llu read, %llu written\n", "dma bytes",
@@ -88,56 +84,23 @@ void run_print_text(const struct run_result *r)
 			 l->type == TPU_LAYER_MAXPOOL2D ? "" : act_name(l->act));
 		snprintf(shape, sizeof(shape), "%ux%ux%u", h, w, c);
 		printf("%-5u %-16s %-10s %12llu %7.2f%% %14llu %12llu %12llu\n", i, type, shape,
-		       (unsigned long long)s->cycles, 100.0 * util(s, r->array_n),
+		       (unsigned long long)s->cycles, 100.0 * cli_mxu_util(s, r->array_n),
 		       (unsigned long long)s->macs, (unsigned long long)s->dma_read_bytes,
 		       (unsigned long long)s->dma_write_bytes);
 	}
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
-static void json_str_or_null(const char *s)
-{
-	if (s)
-		json_str(s);
-	else
-		fputs("null", stdout);
-}
-
-static void json_stats(const struct tpu_layer_stats *s, uint32_t n)
-{
-	printf("\"cycles\": %llu, \"mxu_busy_cycles\": %llu, \"macs\": %llu, "
-	       "\"mxu_utilization\": %.6f, \"dma_read_bytes\": %llu, \"dma_write_bytes\": %llu, "
-	       "\"wall_seconds\": %.6f",
-	       (unsigned long long)s->cycles, (unsigned long long)s->mxu_busy_cycles,
-	       (unsigned long long)s->macs, util(s, n), (unsigned long long)s->dma_read_bytes,
-	       (unsigned long long)s->dma_write_bytes, s->wall_seconds);
 }
 
 void run_print_json(const struct run_result *r)
 {
 	const struct tpu_model *m = r->model;
 	fputs("{\"model\": ", stdout);
-	json_str(m->name);
+	cli_json_str(m->name);
 	fputs(", \"model_file\": ", stdout);
-	json_str(r->model_path);
+	cli_json_str(r->model_path);
 	fputs(", \"device\": ", stdout);
-	json_str(r->device);
+	cli_json_str(r->device);
 	fputs(", \"backend\": ", stdout);
-	json_str(r->backend);
+	cli_json_str(r->backend);
 	printf(", \"array_n\": %u, \"examples\": %zu", r->array_n, r->examples);
 	if (r->have_labels)
 		printf(", \"correct\": %zu, \"accuracy\": %.6f", r->correct,
@@ -147,16 +110,16 @@ void run_print_json(const struct run_result *r)
 	printf(", \"recorded_float_accuracy\": %.6f, \"recorded_int8_accuracy\": %.6f",
 	       (double)m->float_accuracy, (double)m->int8_accuracy);
 	fputs(", ", stdout);
-	json_stats(&r->stats.total, r->array_n);
+	cli_json_layer_stats(&r->stats.total, r->array_n, "mxu_utilization");
 	printf(", \"clock_hz\": %.0f, \"device_seconds\": %.9f, \"images_per_second\": %.3f",
 	       RUN_CLOCK_HZ, sim_seconds(r), images_per_second(r));
 	printf(", \"host_seconds\": %.6f", r->wall_seconds);
 	fputs(", \"predictions_file\": ", stdout);
-	json_str_or_null(r->pred_path);
+	cli_json_str_or_null(r->pred_path);
 	fputs(", \"compare\": ", stdout);
 	if (r->compare) {
 		fputs("{\"device\": ", stdout);
-		json_str(r->compare);
+		cli_json_str(r->compare);
 		printf(", \"predictions_agree\": %zu, \"prediction_agreement\": %.6f, "
 		       "\"outputs_identical\": %zu, \"output_agreement\": %.6f}",
 		       r->pred_agree, frac(r->pred_agree, r->examples), r->raw_agree,
@@ -174,7 +137,7 @@ void run_print_json(const struct run_result *r)
 		    "%u], ",
 		    i ? ", " : "", i, type_name(l->type),
 		    l->type == TPU_LAYER_MAXPOOL2D || !l->act ? "none" : act_name(l->act), h, w, c);
-		json_stats(&r->stats.layer[i], r->array_n);
+		cli_json_layer_stats(&r->stats.layer[i], r->array_n, "mxu_utilization");
 		putchar('}');
 	}
 	fputs("]}\n", stdout);

@@ -1,7 +1,6 @@
 /* The digits data set (data/digits.csv.gz, data/README.md): loading and the fixed train/test
  * split documented in docs/models.md. zlib reads gzip and plain files alike. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -9,19 +8,6 @@
 #include "train.h"
 
 #define LINE_MAX_LEN 1024
-
-__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen, int code,
-						      const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 void tr_digits_free(struct tr_digits *d)
 {
@@ -44,13 +30,14 @@ static int parse_row(const char *line, size_t lineno, uint8_t *x, uint8_t *y, ch
 		long v;
 
 		if (*p < '0' || *p > '9')
-			return fail(err, errlen, -EINVAL, "line %zu, field %u: not a number", lineno,
-				    f + 1);
+			return tr_fail(err, errlen, -EINVAL, "line %zu, field %u: not a number",
+				       lineno, f + 1);
 		errno = 0;
 		v = strtol(p, &end, 10);
 		if (errno || v < 0 || v > (long)max)
-			return fail(err, errlen, -EINVAL, "line %zu, field %u: %s out of 0..%u",
-				    lineno, f + 1, f < TR_DIGITS_PIXELS ? "pixel" : "label", max);
+			return tr_fail(err, errlen, -EINVAL, "line %zu, field %u: %s out of 0..%u",
+				       lineno, f + 1, f < TR_DIGITS_PIXELS ? "pixel" : "label",
+				       max);
 		if (f < TR_DIGITS_PIXELS)
 			x[f] = (uint8_t)v;
 		else
@@ -58,17 +45,17 @@ static int parse_row(const char *line, size_t lineno, uint8_t *x, uint8_t *y, ch
 		p = end;
 		if (f < TR_DIGITS_PIXELS) {
 			if (*p != ',')
-				return fail(err, errlen, -EINVAL,
-					    "line %zu: %u fields, need %u", lineno, f + 1,
-					    TR_DIGITS_PIXELS + 1);
+				return tr_fail(err, errlen, -EINVAL,
+					       "line %zu: %u fields, need %u", lineno, f + 1,
+					       TR_DIGITS_PIXELS + 1);
 			p++;
 		}
 	}
 	while (*p == '\r' || *p == '\n')
 		p++;
 	if (*p)
-		return fail(err, errlen, -EINVAL, "line %zu: more than %u fields", lineno,
-			    TR_DIGITS_PIXELS + 1);
+		return tr_fail(err, errlen, -EINVAL, "line %zu: more than %u fields", lineno,
+			       TR_DIGITS_PIXELS + 1);
 	return 0;
 }
 
@@ -105,25 +92,25 @@ int tr_digits_load(const char *path, struct tr_digits *out, char *err, size_t er
 	errno = 0;
 	f = gzopen(path, "rb");
 	if (!f)
-		return fail(err, errlen, errno ? -errno : -ENOMEM, "%s: %s", path,
-			    errno ? strerror(errno) : "out of memory");
+		return tr_fail(err, errlen, errno ? -errno : -ENOMEM, "%s: %s", path,
+			       errno ? strerror(errno) : "out of memory");
 	while (gzgets(f, line, sizeof(line))) {
 		lineno++;
 		if (!strchr(line, '\n') && !gzeof(f)) {
-			ret = fail(err, errlen, -EINVAL, "%s: line %zu: longer than %d bytes", path,
-				   lineno, LINE_MAX_LEN - 2);
+			ret = tr_fail(err, errlen, -EINVAL, "%s: line %zu: longer than %d bytes",
+				      path, lineno, LINE_MAX_LEN - 2);
 			goto out_free;
 		}
 		if (line[0] == '\n' || line[0] == '\0')
 			continue;
 		if (d.n == TR_DIGITS_MAX_ROWS) {
-			ret = fail(err, errlen, -EINVAL, "%s: more than %u rows", path,
-				   TR_DIGITS_MAX_ROWS);
+			ret = tr_fail(err, errlen, -EINVAL, "%s: more than %u rows", path,
+				      TR_DIGITS_MAX_ROWS);
 			goto out_free;
 		}
 		ret = reserve(&d, &cap, d.n + 1);
 		if (ret) {
-			fail(err, errlen, ret, "%s: out of memory", path);
+			tr_fail(err, errlen, ret, "%s: out of memory", path);
 			goto out_free;
 		}
 		ret = parse_row(line, lineno, d.x + d.n * TR_DIGITS_PIXELS, &d.y[d.n], err, errlen);
@@ -136,12 +123,12 @@ int tr_digits_load(const char *path, struct tr_digits *out, char *err, size_t er
 		const char *msg = gzerror(f, &zerr);
 
 		if (zerr != Z_OK && zerr != Z_STREAM_END) {
-			ret = fail(err, errlen, -EIO, "%s: %s", path, msg);
+			ret = tr_fail(err, errlen, -EIO, "%s: %s", path, msg);
 			goto out_free;
 		}
 	}
 	if (!d.n) {
-		ret = fail(err, errlen, -EINVAL, "%s: no rows", path);
+		ret = tr_fail(err, errlen, -EINVAL, "%s: no rows", path);
 		goto out_free;
 	}
 	gzclose(f);

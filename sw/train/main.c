@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/npy.h"
 #include "train.h"
 
 struct model_spec {
@@ -71,21 +72,42 @@ static void usage(FILE *f)
 		   "  TEST_DIR/digits_test_{x,y}.npy (defaults: data/digits.csv.gz, models, data)\n");
 }
 
+/* Write a uint8 array to dir/name as a .npy (the CLI's writer, sw/cli/npy.c), atomically: a
+ * temporary file renamed over the committed one, so an interrupted `make models` leaves the
+ * old file intact. */
+static int save_u8(const char *dir, const char *name, const uint8_t *data, const size_t *shape,
+		   unsigned rank)
+{
+	struct npy_array a = { .dtype = NPY_UINT8, .rank = rank, .count = 1, .data = (void *)data };
+	char path[4096], tmp[4200], err[256];
+	int ret;
+
+	for (unsigned i = 0; i < NPY_MAX_RANK; i++) {
+		a.shape[i] = i < rank ? shape[i] : 1;
+		a.count *= a.shape[i];
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	ret = npy_save(tmp, &a, 1, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "tpu-train: %s: %s\n", tmp, err);
+		return ret;
+	}
+	if (rename(tmp, path)) {
+		ret = -errno;
+		fprintf(stderr, "tpu-train: %s: %s\n", path, strerror(errno));
+		remove(tmp);
+	}
+	return ret;
+}
+
 static int write_test_set(const struct tr_digits *test, const char *dir)
 {
 	size_t xs[3] = { test->n, TR_DIGITS_H, TR_DIGITS_W }, ys[1] = { test->n };
-	char path[4096], err[256];
-	int ret;
 
-	snprintf(path, sizeof(path), "%s/digits_test_x.npy", dir);
-	ret = tr_npy_save_u8(path, test->x, xs, 3, err, sizeof(err));
-	if (!ret) {
-		snprintf(path, sizeof(path), "%s/digits_test_y.npy", dir);
-		ret = tr_npy_save_u8(path, test->y, ys, 1, err, sizeof(err));
-	}
-	if (ret)
-		fprintf(stderr, "tpu-train: %s\n", err);
-	return ret;
+	int ret = save_u8(dir, "digits_test_x.npy", test->x, xs, 3);
+
+	return ret ? ret : save_u8(dir, "digits_test_y.npy", test->y, ys, 1);
 }
 
 /* Train, quantize, evaluate and save one model. */

@@ -3,25 +3,11 @@
  * (multiplier, shift) from tpu_quantize_multiplier. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tpu/numerics.h"
 #include "train.h"
-
-__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen, int code,
-						      const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 int tr_quant_range(double lo, double hi, struct tpu_quant *q)
 {
@@ -110,7 +96,7 @@ static int quantize_weighted(const struct tr_net *net, const struct tr_layer *fl
 	ql->multiplier = malloc(oc * sizeof(int32_t));
 	ql->shift = malloc(oc * sizeof(int32_t));
 	if (!ql->weights || !ql->bias || !ql->w_scale || !ql->multiplier || !ql->shift)
-		return fail(err, errlen, -ENOMEM, "layer %zu: out of memory", idx);
+		return tr_fail(err, errlen, -ENOMEM, "layer %zu: out of memory", idx);
 	tr_quant_weights(net->param + fl->w_off, k, oc, ql->weights, ql->w_scale);
 	tr_quant_bias(net->param + fl->b_off, oc, in->scale, ql->w_scale, ql->bias);
 	for (size_t j = 0; j < oc; j++) {
@@ -119,8 +105,9 @@ static int quantize_weighted(const struct tr_net *net, const struct tr_layer *fl
 		int shift;
 
 		if (tpu_quantize_multiplier(r, &ql->multiplier[j], &shift))
-			return fail(err, errlen, -EINVAL,
-				    "layer %zu: channel %zu: multiplier %g out of range", idx, j, r);
+			return tr_fail(err, errlen, -EINVAL,
+				       "layer %zu: channel %zu: multiplier %g out of range", idx, j,
+				       r);
 		ql->shift[j] = shift;
 	}
 	return 0;
@@ -136,10 +123,10 @@ int tr_quantize(const struct tr_net *net, const double *lo, const double *hi, co
 	*out = NULL;
 	if (!net->n_layers || net->n_layers > TPU_MODEL_MAX_LAYERS || !net->param ||
 	    strlen(name) >= TPU_MODEL_NAME_MAX)
-		return fail(err, errlen, -EINVAL, "%s: bad network or name", name);
+		return tr_fail(err, errlen, -EINVAL, "%s: bad network or name", name);
 	m = calloc(1, sizeof(*m));
 	if (!m)
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return tr_fail(err, errlen, -ENOMEM, "out of memory");
 	strcpy(m->name, name);
 	m->in_h = (uint32_t)net->in_h;
 	m->in_w = (uint32_t)net->in_w;
@@ -172,8 +159,8 @@ int tr_quantize(const struct tr_net *net, const double *lo, const double *hi, co
 		ql->act = fl->relu ? TPU_ACT_RELU : TPU_ACT_NONE;
 		ret = tr_quant_range(lo[i], hi[i], &ql->out);
 		if (ret) {
-			fail(err, errlen, ret, "layer %zu: bad calibrated range [%g, %g]", i, lo[i],
-			     hi[i]);
+			tr_fail(err, errlen, ret, "layer %zu: bad calibrated range [%g, %g]", i,
+				lo[i], hi[i]);
 			goto out_free;
 		}
 		ret = quantize_weighted(net, fl, ql, &in, i, err, errlen);

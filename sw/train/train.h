@@ -19,6 +19,13 @@
 
 #include "tpu/model.h"
 
+/* ------------------------------------------------------------------ errors (err.c) */
+
+/* Format a message into err (errlen bytes; nothing when err is NULL or errlen 0) and return
+ * code: `return tr_fail(err, errlen, -EINVAL, "...", ...);`. */
+__attribute__((format(printf, 4, 5))) int tr_fail(char *err, size_t errlen, int code,
+						  const char *fmt, ...);
+
 /* ------------------------------------------------------------------ PRNG (rng.c) */
 
 /* splitmix64: the next 64 random bits of *state. */
@@ -245,12 +252,5 @@ int tr_qref_out_shape(const struct tpu_model *m, uint32_t i, size_t *h, size_t *
  * in_h*in_w*in_c values, out gets num_classes. Returns 0, -EINVAL (a layer it cannot run) or
  * -ENOMEM. */
 int tr_qref_run(const struct tpu_model *m, const int8_t *in, int8_t *out);
-
-/* ------------------------------------------------------------------ .npy output (npy_u8.c) */
-
-/* Write a uint8 array of any rank 1..4 as a .npy (version 1.0, C order), atomically
- * (temporary file + rename). Returns 0 or -errno with a message in err. */
-int tr_npy_save_u8(const char *path, const uint8_t *data, const size_t *shape, unsigned rank,
-		   char *err, size_t errlen);
 
 #endif /* TPU_TRAIN_TRAIN_H */

@@ -1,0 +1,123 @@
+/* MODEL and DATA.npy for the model subcommands; see model_input.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_input.h"
+#include "npy.h"
+#include "tpu/tpu.h"
+
+int cli_model_load(const struct cli_ctx *ctx, const char *path, struct tpu_model **m)
+{
+	char err[512] = "";
+	int rc = tpu_model_load(path, m, err, sizeof(err));
+	if (rc) {
+		*m = NULL;
+		cli_error(ctx, "%s: %s", path, err[0] ? err : tpu_strerror(rc));
+	}
+	return rc;
+}
+
+/* Check the shape of d against the model's input; *batch gets B. */
+static int check_shape(const struct cli_ctx *ctx, const char *path, const struct npy_array *d,
+		       const struct tpu_model *m, size_t *batch)
+{
+	char shape[128];
+	size_t per = (size_t)m->in_h * m->in_w * m->in_c;
+	bool ok;
+	switch (d->rank) {
+	case 1:
+		ok = d->shape[0] == per;
+		break;
+	case 2:
+		ok = d->shape[1] == per;
+		break;
+	case 3:
+		ok = m->in_c == 1 && d->shape[1] == m->in_h && d->shape[2] == m->in_w;
+		break;
+	default:
+		ok = d->shape[1] == m->in_h && d->shape[2] == m->in_w && d->shape[3] == m->in_c;
+		break;
+	}
+	npy_shape_str(d, shape, sizeof(shape));
+	if (!ok) {
+		if (m->in_c == 1)
+			cli_error(ctx,
+				  "%s: shape %s does not fit model '%s': expected (B, %u, %u), "
+				  "(B, %u, %u, 1) or (B, %zu), or (%zu,) for one example",
+				  path, shape, m->name, m->in_h, m->in_w, m->in_h, m->in_w, per,
+				  per);
+		else
+			cli_error(ctx,
+				  "%s: shape %s does not fit model '%s': expected (B, %u, %u, %u) "
+				  "or (B, %zu), or (%zu,) for one example",
+				  path, shape, m->name, m->in_h, m->in_w, m->in_c, per, per);
+		return -EINVAL;
+	}
+	*batch = d->rank == 1 ? 1 : d->shape[0];
+	if (*batch == 0) {
+		cli_error(ctx, "%s: shape %s holds no examples", path, shape);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cli_model_input_load(const struct cli_ctx *ctx, const char *path, const struct tpu_model *m,
+			 bool quantized, int8_t **q, size_t *batch)
+{
+	struct npy_array d;
+	char err[512];
+	float *raw = NULL;
+	int rc =
+	    npy_load(path, NPY_RANK1 | NPY_RANK2 | NPY_RANK3 | NPY_RANK4, &d, err, sizeof(err));
+	*q = NULL;
+	if (rc) {
+		cli_error(ctx, "%s: %s", path, err);
+		return rc == -ENOMEM ? rc : -EINVAL;
+	}
+	rc = check_shape(ctx, path, &d, m, batch);
+	if (rc)
+		goto out;
+	rc = -EINVAL;
+	if (quantized && d.dtype != NPY_INT8) {
+		cli_error(ctx, "%s: dtype %s, but --quantized data must be int8 ('|i1')", path,
+			  npy_dtype_name(d.dtype));
+		goto out;
+	}
+	rc = -ENOMEM;
+	*q = malloc(d.count);
+	raw = quantized ? NULL : malloc(d.count * sizeof(*raw));
+	if (!*q || (!quantized && !raw)) {
+		cli_error(ctx, "%s: out of memory for %zu values", path, d.count);
+		free(*q);
+		*q = NULL;
+		goto out;
+	}
+	if (quantized) {
+		memcpy(*q, d.data, d.count);
+		rc = 0;
+		goto out;
+	}
+	for (size_t i = 0; i < d.count; i++) {
+		switch (d.dtype) {
+		case NPY_INT8:
+			raw[i] = (float)((const int8_t *)d.data)[i];
+			break;
+		case NPY_UINT8:
+			raw[i] = (float)((const uint8_t *)d.data)[i];
+			break;
+		case NPY_INT32:
+			raw[i] = (float)((const int32_t *)d.data)[i];
+			break;
+		case NPY_FLOAT32:
+			raw[i] = ((const float *)d.data)[i];
+			break;
+		}
+	}
+	tpu_model_quantize_input(m, raw, d.count, *q);
+	rc = 0;
+out:
+	free(raw);
+	npy_free(&d);
+	return rc;
+}
