@@ -6,7 +6,7 @@
 # model is built.
 #   SIM=auto (default)  build the models when verilator and rtl/tpu_device.sv exist
 #   SIM=0               never (golden only, no Verilator builds)
-#   SIM_MODELS="n8 n16" configurations to build (each costs minutes of C++ compilation)
+#   SIM_MODELS="n8 n16 s8" configurations to build (each costs minutes of C++ compilation)
 #   make soak SEEDS=N   N seeds of the golden-vs-sim differential test (tests/test_sim_diff.c)
 # The ASan build ($(BUILD)/san) reuses the models of $(BUILD): they are not instrumented.
 
@@ -21,7 +21,7 @@ endif
 SIM_VBUILD := $(patsubst %/san,%,$(BUILD))
 SIM_VDIR   := $(SIM_VBUILD)/verilated-sim
 SIM_LIB    := $(SIM_VBUILD)/lib/libtpu_sim.a
-SIM_MODELS ?= n8 n16
+SIM_MODELS ?= n8 n16 s8
 # The package of the build that owns the models: the ASan build ($(BUILD)/san) generates its own
 # copy, which must not make the (uninstrumented, shared) models look out of date.
 SIM_PKG    := $(SIM_VBUILD)/rtl/tpu_pkg.sv
@@ -39,22 +39,33 @@ SIM_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -Isim -Isim
                -Iinclude -I$(BUILD)/include -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd
 
 # Configurations: the spec's defaults except N (so "golden:n=8" and "sim:n=8" are the same
-# device). name, N.
-SIM_P_COMMON := UbRows=8192 AccRows=2048 Tiles=4 NumQueues=2 NumWindows=4 MaxQueueEntries=4096 \
-                LinkBytes=32 MaxPayload=256 MaxReadReq=512 Tags=32
-sim_gflags = -GN=$(2) $(foreach p,$(SIM_P_COMMON),-G$(p))
-sim_dflags = -DP_N=$(2) -DP_UB_ROWS=8192 -DP_ACC_ROWS=2048 -DP_TILES=4 -DP_NUM_QUEUES=2 \
-             -DP_NUM_WINDOWS=4 -DP_MAX_QUEUE_ENTRIES=4096 -DP_LINK_BYTES=32 -DP_MAX_PAYLOAD=256 \
-             -DP_MAX_READ_REQ=512 -DP_TAGS=32
+# device), named nN; plus "s8", the small configuration of the device-level golden suites
+# (tests/golden_fixture.c, gfx_config_small: N = 8, 64 UB rows, 32 ACC rows, 2 FIFO tiles), which
+# tests/golden_fixture.c finds by name and the sim backend does not list.
+# Parameters in order: N UbRows AccRows Tiles NumQueues NumWindows MaxQueueEntries.
+SIM_CFG_s8 := 8 64 32 2 2 4 4096
+sim_n_of    = $(patsubst n%,%,$(1))
+sim_cfg     = $(or $(SIM_CFG_$(1)),$(call sim_n_of,$(1)) 8192 2048 4 2 4 4096)
+sim_p       = $(word $(2),$(call sim_cfg,$(1)))
+SIM_P_LINK  := LinkBytes=32 MaxPayload=256 MaxReadReq=512 Tags=32
+sim_gflags = -GN=$(call sim_p,$(1),1) -GUbRows=$(call sim_p,$(1),2) \
+             -GAccRows=$(call sim_p,$(1),3) -GTiles=$(call sim_p,$(1),4) \
+             -GNumQueues=$(call sim_p,$(1),5) -GNumWindows=$(call sim_p,$(1),6) \
+             -GMaxQueueEntries=$(call sim_p,$(1),7) $(foreach p,$(SIM_P_LINK),-G$(p))
+sim_dflags = -DP_N=$(call sim_p,$(1),1) -DP_UB_ROWS=$(call sim_p,$(1),2) \
+             -DP_ACC_ROWS=$(call sim_p,$(1),3) -DP_TILES=$(call sim_p,$(1),4) \
+             -DP_NUM_QUEUES=$(call sim_p,$(1),5) -DP_NUM_WINDOWS=$(call sim_p,$(1),6) \
+             -DP_MAX_QUEUE_ENTRIES=$(call sim_p,$(1),7) -DP_LINK_BYTES=32 \
+             -DP_MAX_PAYLOAD=256 -DP_MAX_READ_REQ=512 -DP_TAGS=32
 
 SIM_OBJS :=
-# $(1) name (n8), $(2) N
+# $(1) name (n8)
 define sim_model
 $(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/sim.mk
-	@echo "  VERILATE Vdev_$(1) (tpu_device N=$(2))"
+	@echo "  VERILATE Vdev_$(1) (tpu_device $(call sim_cfg,$(1)))"
 	@rm -rf $(SIM_VDIR)/Vdev_$(1) && mkdir -p $(SIM_VDIR)/Vdev_$(1)
 	$(Q)$(VERILATOR) $(SIM_VFLAGS) --prefix Vdev_$(1) --top-module tpu_device \
-	  $(call sim_gflags,$(1),$(2)) -Mdir $(SIM_VDIR)/Vdev_$(1) $(SIM_WAIVE) $$(SIM_RTL) \
+	  $(call sim_gflags,$(1)) -Mdir $(SIM_VDIR)/Vdev_$(1) $(SIM_WAIVE) $$(SIM_RTL) \
 	  >$(SIM_VDIR)/Vdev_$(1).log 2>&1 || { cat $(SIM_VDIR)/Vdev_$(1).log; exit 1; }
 	$(Q)$$(MAKE) --no-print-directory -s -C $(SIM_VDIR)/Vdev_$(1) -f Vdev_$(1).mk OPT_FAST=-O2 \
 	  OPT_SLOW=-O1 Vdev_$(1)__ALL.a verilated.o verilated_threads.o verilated_fst_c.o >/dev/null
@@ -63,12 +74,11 @@ $(SIM_VDIR)/Vdev_$(1)/harness.o: sim/verilated/tpu_device_harness.cpp sim/sim_mo
 	@echo "  CXX     $$@"
 	$(Q)$(CXX) $$(SIM_CXXFLAGS) -I$(SIM_VDIR)/Vdev_$(1) -DVMODEL=Vdev_$(1) \
 	  '-DVMODEL_H="Vdev_$(1).h"' -DSIM_MODEL_SYM=tpu_sim_model_$(1) '-DSIM_NAME="$(1)"' \
-	  -DSIM_TRACE=1 $(call sim_dflags,$(1),$(2)) -c $$< -o $$@
+	  -DSIM_TRACE=1 $(call sim_dflags,$(1)) -c $$< -o $$@
 SIM_OBJS += $(SIM_VDIR)/Vdev_$(1)/harness.o $(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a
 endef
 
-sim_n_of = $(patsubst n%,%,$(1))
-$(foreach m,$(SIM_MODELS),$(eval $(call sim_model,$(m),$(call sim_n_of,$(m)))))
+$(foreach m,$(SIM_MODELS),$(eval $(call sim_model,$(m))))
 
 SIM_FIRST := $(firstword $(SIM_MODELS))
 SIM_RT_OBJS = $(addprefix $(SIM_VDIR)/Vdev_$(SIM_FIRST)/,verilated.o verilated_threads.o \

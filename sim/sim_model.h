@@ -38,6 +38,9 @@ struct tpu_sim_model {
 unsigned tpu_sim_models(const struct tpu_sim_model **out, unsigned max);
 /* The built model with array size n, or NULL. */
 const struct tpu_sim_model *tpu_sim_model_find(uint32_t n);
+/* The built model called name ("n8", or a test-only configuration such as "s8" that
+ * tpu_sim_models does not list), or NULL. */
+const struct tpu_sim_model *tpu_sim_model_named(const char *name);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
  * tpu_sim_model_n<N>) and links them whole-archive into the CLI and the test runner. The
  * references here are weak, so a libtpu without those objects links and simply has no model. */
 #include <stddef.h>
+#include <string.h>
 
 #include "sim_model.h"
 
@@ -16,6 +17,8 @@ extern const struct tpu_sim_model tpu_sim_model_n4 WEAK;
 extern const struct tpu_sim_model tpu_sim_model_n8 WEAK;
 extern const struct tpu_sim_model tpu_sim_model_n16 WEAK;
 extern const struct tpu_sim_model tpu_sim_model_n32 WEAK;
+/* Test-only configurations: found by name (tpu_sim_model_named), never listed. */
+extern const struct tpu_sim_model tpu_sim_model_s8 WEAK;
 
 unsigned tpu_sim_models(const struct tpu_sim_model **out, unsigned max)
 {
@@ -41,5 +44,19 @@ const struct tpu_sim_model *tpu_sim_model_find(uint32_t n)
 	for (unsigned i = 0; i < cnt && i < TPU_SIM_MODELS_MAX; i++)
 		if (list[i]->array_n == n)
 			return list[i];
+	return NULL;
+}
+
+const struct tpu_sim_model *tpu_sim_model_named(const char *name)
+{
+	const struct tpu_sim_model *all[] = { &tpu_sim_model_n4, &tpu_sim_model_n8,
+					      &tpu_sim_model_n16, &tpu_sim_model_n32,
+					      &tpu_sim_model_s8 };
+
+	if (!name)
+		return NULL;
+	for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i] && !strcmp(all[i]->name, name))
+			return all[i];
 	return NULL;
 }

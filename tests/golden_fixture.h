@@ -1,6 +1,22 @@
-/* Device-level test fixture for the golden model: host memory + a golden device, raw SQEs written
- * into the SQ ring, doorbells, golden_run, raw CQEs read back. It deliberately uses no driver
- * code: everything is built from the spec's TPU_* constants. */
+/* Device-level test fixture: host memory + a device, raw SQEs written into the SQ ring,
+ * doorbells, gfx_run, raw CQEs read back. It deliberately uses no driver code: everything is
+ * built from the spec's TPU_* constants.
+ *
+ * Two backends behind the same gfx_* API (chosen per test with gfx_use_golden / gfx_use_sim as
+ * the first checked fixture of a TCase; every golden suite is registered once per backend):
+ *   golden  the C golden model, lazy: it executes only in gfx_run (golden_run semantics).
+ *   sim     the Verilated device (sim/sim_device.h) is what the test sees (its host memory,
+ *           registers and access log), with a golden model run in lockstep as a shadow on a
+ *           mirror of host memory. Every MMIO write that can start device activity (anything
+ *           but window and queue configuration) is followed by a settle: the Verilated device
+ *           is clocked until it is idle, the golden shadow runs until it is idle, and then every
+ *           live buffer of the two host memories must be equal byte for byte (data, CQEs, MSIs)
+ *           and both must have completed the same number of commands; every MMIO read returns
+ *           the Verilated value after checking that the golden shadow reads the same (except
+ *           PERF_CYCLES, which the spec leaves to each backend). gfx_run returns the commands
+ *           completed since the previous gfx_run (max_cmds is ignored: the device runs freely).
+ *           UB and ACC are zeroed at creation (RTL RAMs start random; the spec leaves them
+ *           unspecified and the golden model starts them at zero). */
 #ifndef TPU_TESTS_GOLDEN_FIXTURE_H
 #define TPU_TESTS_GOLDEN_FIXTURE_H
 
@@ -10,10 +26,14 @@
 
 #include "golden.h"
 #include "hostmem.h"
+#include "sim_device.h"
 
 #define GFX_ARENA_SIZE (4u << 20)
 #define GFX_IOVA_BASE 0x10000000ull
 #define GFX_MAX_LOG 8192
+#define GFX_MAX_BUFS 256
+
+enum gfx_backend { GFX_GOLDEN, GFX_SIM };
 
 struct gfx_access {
 	enum hostmem_dir dir;
@@ -28,10 +48,25 @@ struct gfx_queue {
 	uint32_t sq_size, cq_size, sq_tail, cq_head, phase;
 };
 
+struct gfx_buf {
+	uint64_t iova;
+	size_t len;
+	uint8_t *p, *shadow;
+};
+
 struct gfx {
-	struct hostmem *hm;
-	struct golden *g;
-	struct golden_config cfg;
+	enum gfx_backend be;
+	struct hostmem *hm;  /* host memory the test sees (the device under test's) */
+	struct golden *g;    /* golden: the device; sim: the shadow */
+	struct golden_config cfg; /* sim: the Verilated model's configuration */
+	/* sim backend only */
+	struct tpu_sim *sim;
+	struct hostmem *shm; /* the shadow's mirror of host memory */
+	struct gfx_buf bufs[GFX_MAX_BUFS];
+	unsigned nbufs;
+	uint64_t sim_fetched, sim_posted; /* SQEs read, CQE PHASE dwords written */
+	unsigned sim_done, golden_done;   /* commands completed since the last gfx_run */
+	bool hold;                        /* gfx_hold: no settle after writes */
 	struct gfx_queue q[TPU_NUM_QUEUES_MAX];
 	uint16_t next_cid;
 	/* Hook: record every device access while record is set; fail accesses of direction
@@ -52,8 +87,19 @@ struct gfx_cqe {
 	uint32_t result, user_tag, sq_head, sq_id, cid, phase, sc, sct, dnr;
 };
 
-/* Small defaults for tests: N = 8, 64 UB and ACC rows, 2 FIFO tiles, 2 queues, 4 windows. */
+/* Small defaults for tests: N = 8, 64 UB rows, 32 ACC rows (so that UB and ACC bounds differ),
+ * 2 FIFO tiles, 2 queues, 4 windows (the Verilated model "s8" of mk/sim.mk). */
 void gfx_config_small(struct golden_config *cfg);
+
+/* Checked fixtures selecting the backend of the following gfx_setup* calls (add first). */
+void gfx_use_golden(void);
+void gfx_use_sim(void);
+/* The backend the next gfx_setup* uses. */
+enum gfx_backend gfx_backend(void);
+/* True when the backend can run a device of configuration cfg (NULL: small). The sim backend
+ * needs a Verilated model with the same N, FIFO tiles, queues and windows, and at least cfg's
+ * UB/ACC rows and queue entries; an exact match is preferred. Prints a note once when not. */
+bool gfx_backend_has(enum gfx_backend be, const struct golden_config *cfg);
 
 /* Create hostmem and device (cfg NULL: gfx_config_small), window 0 = the whole arena R+W,
  * queue 0 with 16/16 entries, enabled. */
@@ -67,7 +113,16 @@ void gfx_wr(struct gfx *f, uint32_t off, uint32_t val);
 /* A 64-bit PERF counter read as LO then HI. */
 uint64_t gfx_perf(struct gfx *f, uint32_t lo_off);
 
+/* sim: while on, MMIO writes are not followed by a settle, so that several reach the device
+ * back to back (two doorbells, a doorbell and a disable); turning it off settles. No effect on
+ * golden, which does nothing until gfx_run anyway. Do no gfx_rd while holding. */
+void gfx_hold(struct gfx *f, bool on);
+/* Device work: golden runs up to max_cmds commands (golden_run); sim settles (see above).
+ * Returns the number of commands completed. */
+unsigned gfx_run(struct gfx *f, unsigned max_cmds);
+
 void *gfx_alloc(struct gfx *f, size_t len, uint64_t *iova);
+void gfx_free(struct gfx *f, uint64_t iova);
 /* Program window w (VALID cleared, base/limit written, then perm). */
 void gfx_window(struct gfx *f, unsigned w, uint64_t base, uint64_t limit, uint32_t perm);
 /* Allocate rings and program queue q (device must be disabled). */

@@ -33,15 +33,20 @@ static uint64_t hbuf;
 static uint8_t *hp; /* 64 KiB of scratch host memory */
 static uint64_t rng;
 
+static void config_n(struct golden_config *c, uint32_t n)
+{
+	gfx_config_small(c);
+	c->array_n = n;
+	c->ub_rows = ROWS;
+	c->acc_rows = ROWS;
+	c->fifo_tiles = 4;
+}
+
 static void setup_n(uint32_t n)
 {
 	struct golden_config c;
 
-	gfx_config_small(&c);
-	c.array_n = n;
-	c.ub_rows = ROWS;
-	c.acc_rows = ROWS;
-	c.fifo_tiles = 4;
+	config_n(&c, n);
 	gfx_setup(&F, &c);
 	hp = gfx_alloc(&F, 65536, &hbuf);
 	memset(&R, 0, sizeof(R));
@@ -393,7 +398,8 @@ END_TEST
 
 START_TEST(identify_page)
 {
-	setup_n(6);
+	/* N = 6 on golden; sim has Verilated models of N = 8 and 16 only */
+	setup_n(gfx_backend() == GFX_SIM ? 8 : 6);
 	struct gfx_sqe s = gfx_identify(hbuf + 4096);
 	uint8_t *p = hp + 4096;
 
@@ -401,9 +407,9 @@ START_TEST(identify_page)
 	ck_assert_uint_eq(gfx_ok(&F, &s), 4096);
 	ck_assert_uint_eq(get32(p + 0), TPU_ID);
 	ck_assert_uint_eq(get32(p + 4), gfx_rd(&F, TPU_REG_VERSION));
-	ck_assert_uint_eq(get32(p + 8), 6u | 4u << 16 | 2u << 24 | 4u << 28);
-	ck_assert_uint_eq(get32(p + 12), ROWS);
-	ck_assert_uint_eq(get32(p + 16), ROWS);
+	ck_assert_uint_eq(get32(p + 8), F.cfg.array_n | 4u << 16 | 2u << 24 | 4u << 28);
+	ck_assert_uint_eq(get32(p + 12), F.cfg.ub_rows); /* ROWS on golden */
+	ck_assert_uint_eq(get32(p + 16), F.cfg.acc_rows);
 	ck_assert_uint_eq(get32(p + 20), gfx_rd(&F, TPU_REG_CAP));
 	ck_assert_uint_eq(get32(p + 24), 0x1FF);
 	ck_assert_uint_eq(get32(p + 28), 131071);
@@ -417,7 +423,7 @@ END_TEST
 
 START_TEST(fence_semaphore)
 {
-	setup_n(4);
+	setup_n(gfx_backend() == GFX_SIM ? 8 : 4); /* sim: N = 8 and 16 only */
 	struct gfx_sqe s = gfx_fence(hbuf + 8, 0x0123456789ABCDEFull);
 
 	memset(hp, 0xEE, 32);
@@ -524,21 +530,52 @@ START_TEST(perf_counters_exact)
 }
 END_TEST
 
+/* Loop tests over sizes[]: on sim only the sizes with a Verilated model (N = 8 and 16 with the
+ * default UB/ACC rows, which hold this file's ROWS and are otherwise the same device). */
+static void add_sized(TCase *tc, const TTest *t, enum gfx_backend be)
+{
+	for (int i = 0; i < (int)(sizeof(sizes) / sizeof(sizes[0])); i++) {
+		struct golden_config c;
+
+		config_n(&c, sizes[i]);
+		if (gfx_backend_has(be, &c))
+			tcase_add_loop_test(tc, t, i, i + 1);
+	}
+}
+
+static Suite *build(const char *name, enum gfx_backend be)
+{
+	Suite *s = suite_create(name);
+	TCase *tc = tcase_create("compute");
+	struct golden_config c;
+
+	tcase_add_checked_fixture(tc, be == GFX_SIM ? gfx_use_sim : gfx_use_golden, NULL);
+	add_sized(tc, matmul_random, be);
+	add_sized(tc, matmul_fifo_order, be);
+	add_sized(tc, matmul_wraps, be);
+	add_sized(tc, activate_random, be);
+	add_sized(tc, failed_param_load_keeps_old_values, be);
+	config_n(&c, 8);
+	if (gfx_backend_has(be, &c)) {
+		tcase_add_test(tc, identify_page);
+		tcase_add_test(tc, fence_semaphore);
+		tcase_add_test(tc, reset_clears_fifo_and_params);
+		tcase_add_test(tc, perf_counters_exact);
+	}
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
 TPU_TEST_SUITE(suite_golden_compute)
 static Suite *suite_golden_compute(void)
 {
-	Suite *s = suite_create("golden_compute");
-	TCase *tc = tcase_create("compute");
+	return build("golden_compute", GFX_GOLDEN);
+}
 
-	tcase_add_loop_test(tc, matmul_random, 0, 4);
-	tcase_add_loop_test(tc, matmul_fifo_order, 0, 4);
-	tcase_add_loop_test(tc, matmul_wraps, 0, 4);
-	tcase_add_loop_test(tc, activate_random, 0, 4);
-	tcase_add_loop_test(tc, failed_param_load_keeps_old_values, 0, 4);
-	tcase_add_test(tc, identify_page);
-	tcase_add_test(tc, fence_semaphore);
-	tcase_add_test(tc, reset_clears_fifo_and_params);
-	tcase_add_test(tc, perf_counters_exact);
-	suite_add_tcase(s, tc);
-	return s;
+/* The same tests on the Verilated device, checked against a golden shadow (golden_fixture.h). */
+TPU_TEST_SUITE(suite_sim_golden_compute)
+static Suite *suite_sim_golden_compute(void)
+{
+	return build("sim_golden_compute", GFX_SIM);
 }

@@ -252,12 +252,14 @@ START_TEST(random_windows)
 }
 END_TEST
 
-TPU_TEST_SUITE(suite_golden_dma)
-static Suite *suite_golden_dma(void)
+static Suite *build(const char *name, enum gfx_backend be)
 {
-	Suite *s = suite_create("golden_dma");
+	Suite *s = suite_create(name);
 	TCase *tc = tcase_create("windows");
 
+	if (!gfx_backend_has(be, NULL))
+		return s;
+	tcase_add_checked_fixture(tc, be == GFX_SIM ? gfx_use_sim : gfx_use_golden, NULL);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, edges_of_one_window);
 	tcase_add_test(tc, straddling_two_windows);
@@ -267,4 +269,17 @@ static Suite *suite_golden_dma(void)
 	tcase_add_test(tc, random_windows);
 	suite_add_tcase(s, tc);
 	return s;
+}
+
+TPU_TEST_SUITE(suite_golden_dma)
+static Suite *suite_golden_dma(void)
+{
+	return build("golden_dma", GFX_GOLDEN);
+}
+
+/* The same tests on the Verilated device, checked against a golden shadow (golden_fixture.h). */
+TPU_TEST_SUITE(suite_sim_golden_dma)
+static Suite *suite_sim_golden_dma(void)
+{
+	return build("sim_golden_dma", GFX_SIM);
 }

@@ -226,12 +226,14 @@ START_TEST(msi_refused_is_lost)
 }
 END_TEST
 
-TPU_TEST_SUITE(suite_golden_irq)
-static Suite *suite_golden_irq(void)
+static Suite *build(const char *name, enum gfx_backend be)
 {
-	Suite *s = suite_create("golden_irq");
+	Suite *s = suite_create(name);
 	TCase *tc = tcase_create("irq");
 
+	if (!gfx_backend_has(be, NULL))
+		return s;
+	tcase_add_checked_fixture(tc, be == GFX_SIM ? gfx_use_sim : gfx_use_golden, NULL);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, msi_after_data_and_cqe);
 	tcase_add_test(tc, no_irq_flag_no_msi);
@@ -244,4 +246,17 @@ static Suite *suite_golden_irq(void)
 	tcase_add_test(tc, msi_refused_is_lost);
 	suite_add_tcase(s, tc);
 	return s;
+}
+
+TPU_TEST_SUITE(suite_golden_irq)
+static Suite *suite_golden_irq(void)
+{
+	return build("golden_irq", GFX_GOLDEN);
+}
+
+/* The same tests on the Verilated device, checked against a golden shadow (golden_fixture.h). */
+TPU_TEST_SUITE(suite_sim_golden_irq)
+static Suite *suite_sim_golden_irq(void)
+{
+	return build("sim_golden_irq", GFX_SIM);
 }

@@ -551,7 +551,7 @@ static void read_ub(uint32_t row, uint32_t rows, uint8_t *out)
 
 	gfx_ok(&F, &s);
 	memcpy(out, p, (size_t)rows * N);
-	hostmem_free(F.hm, o);
+	gfx_free(&F, o);
 }
 
 START_TEST(xfer_error_commits_nothing)
@@ -729,12 +729,17 @@ START_TEST(results_of_successful_commands)
 }
 END_TEST
 
-TPU_TEST_SUITE(suite_golden_status)
-static Suite *suite_golden_status(void)
+static Suite *build(const char *name, enum gfx_backend be)
 {
-	Suite *s = suite_create("golden_status");
+	Suite *s = suite_create(name);
 	TCase *tc = tcase_create("status");
+	struct golden_config c;
 
+	gfx_config_small(&c);
+	c.acc_rows = ACC_ROWS;
+	if (!gfx_backend_has(be, &c))
+		return s;
+	tcase_add_checked_fixture(tc, be == GFX_SIM ? gfx_use_sim : gfx_use_golden, NULL);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, must_be_zero_fields, 0,
 			    sizeof(must_be_zero) / sizeof(must_be_zero[0]));
@@ -755,4 +760,17 @@ static Suite *suite_golden_status(void)
 	tcase_add_test(tc, results_of_successful_commands);
 	suite_add_tcase(s, tc);
 	return s;
+}
+
+TPU_TEST_SUITE(suite_golden_status)
+static Suite *suite_golden_status(void)
+{
+	return build("golden_status", GFX_GOLDEN);
+}
+
+/* The same tests on the Verilated device, checked against a golden shadow (golden_fixture.h). */
+TPU_TEST_SUITE(suite_sim_golden_status)
+static Suite *suite_sim_golden_status(void)
+{
+	return build("sim_golden_status", GFX_SIM);
 }
