@@ -2,7 +2,7 @@
 #   make fpga BOARD=icebreaker|ulx3s|tangprimer20k   synth + pnr (seed pinned) + bitstream +
 #                                                    $(BUILD)/fpga/<board>/report.json
 #       ULX3S=12k|25k|45k|85k picks the ULX3S density (default 85k); FPGA_SET="N=12 ..." top
-#       parameters
+#       parameters; FPGA_DESIGN=stub builds the datapath alone (fpga/common/tpu_board_stub.sv)
 #   make fpga-all                                    every board, then the table in docs/fpga.md
 #   make fpga-equiv BOARD=...                        netlist vs RTL simulation (FPGA_SEEDS, FPGA_ROUNDS)
 #   make test-fpga-equiv                             the cheap iCE40 version, part of `make test`
@@ -11,11 +11,12 @@ FPGA_BOARDS := $(notdir $(patsubst %/board.json,%,$(wildcard fpga/*/board.json))
 BOARD       ?= icebreaker
 ULX3S       ?= 85k
 FPGA_SET    ?=
+FPGA_DESIGN ?=
 FPGA_SEEDS  ?= 1,2,3
 FPGA_ROUNDS ?= 4
 FPGA_OUT    := $(BUILD)/fpga
 FPGA_FLOW    = $(PYTHON) scripts/fpga/flow.py --pkg $(SPEC_SV) --out $(FPGA_OUT) \
-               $(foreach s,$(FPGA_SET),--set $(s))
+               $(foreach s,$(FPGA_SET),--set $(s)) $(if $(FPGA_DESIGN),--design $(FPGA_DESIGN))
 fpga_variant = $(if $(filter ulx3s,$(1)),--variant $(ULX3S))
 
 .PHONY: fpga fpga-all fpga-equiv test-fpga-equiv

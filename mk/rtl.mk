@@ -1,7 +1,8 @@
 # RTL: the shared RTL file list, lint, Verilated unit tests of the activation path and the RAM,
 # and the Yosys synthesis smoke run.
 #   make lint          verilator --lint-only -Wall on every module in rtl/ (each as top)
-#   make test-rtl-act  Verilated tpu_act_unit (N = 4, 6, 8, 16) and tpu_ram tests (Check)
+#   make test-rtl-act  Verilated tpu_act_unit (N = 4, 6, 8, 16; serial N = 4 / 1 lane, N = 8 /
+#                      2 lanes) and tpu_ram tests (Check)
 #   make synth         Yosys (iCE40 -dsp, ECP5, generic) at N = 4 and 8, resource table and checks
 
 # The one RTL file list (package first); every fragment uses it.
@@ -12,7 +13,7 @@ RTL_WAIVERS := rtl/lint_waivers.vlt
 # Each module is linted as the top with its default parameters; RTL_LINT_EXTRA adds parameter
 # sets (top:-Gname=value,...) that defaults do not reach (non-power-of-two sizes).
 RTL_LINT_TOPS  := $(basename $(notdir $(sort $(wildcard rtl/*.sv))))
-RTL_LINT_EXTRA := tpu_act_unit:-GN=6 tpu_ram:-GWidth=37,-GDepth=100
+RTL_LINT_EXTRA := tpu_act_unit:-GN=6 tpu_act_unit:-GN=6,-GActLanes=2 tpu_datapath:-GN=4,-GActLanes=1 tpu_ram:-GWidth=37,-GDepth=100
 
 lint: $(SPEC_SV)
 	$(Q)fail=0; \
@@ -34,7 +35,7 @@ RTLACT_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
 RTLACT_CXXFLAGS = -std=c++17 -O1 -g -Wall -Wextra $(SANFLAGS) -Isim/verilated \
                   -isystem $(RTLACT_VROOT)/include -isystem $(RTLACT_VROOT)/include/vltstd
 RTLACT_ACT_SV := $(SPEC_SV) rtl/tpu_ram.sv rtl/tpu_act_params.sv rtl/tpu_activation.sv \
-                 rtl/tpu_act_unit.sv
+                 rtl/tpu_act_serial.sv rtl/tpu_act_unit.sv
 RTLACT_RAM_SV := rtl/tpu_ram.sv
 RTLACT_HDRS   := sim/verilated/tpu_vact.h sim/verilated/vbits.h
 RTLACT_LIBS   :=
@@ -60,6 +61,9 @@ $(eval $(call rtlact_model,Vact_n4,tpu_act_unit,-GN=4,$(RTLACT_ACT_SV),$(RTLACT_
 $(eval $(call rtlact_model,Vact_n6,tpu_act_unit,-GN=6,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n6_ops -DMODEL_N=6))
 $(eval $(call rtlact_model,Vact_n8,tpu_act_unit,-GN=8,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n8_ops -DMODEL_N=8))
 $(eval $(call rtlact_model,Vact_n16,tpu_act_unit,-GN=16,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n16_ops -DMODEL_N=16))
+# the small multi-cycle activation (ActLanes < N, tpu_act_serial), as the FPGA boards use it
+$(eval $(call rtlact_model,Vact_n4_l1,tpu_act_unit,-GN=4 -GActLanes=1,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n4_l1_ops -DMODEL_N=4 -DMODEL_LANES=1))
+$(eval $(call rtlact_model,Vact_n8_l2,tpu_act_unit,-GN=8 -GActLanes=2,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n8_l2_ops -DMODEL_N=8 -DMODEL_LANES=2))
 $(eval $(call rtlact_model,Vram_w8d256,tpu_ram,-GWidth=8 -GDepth=256,$(RTLACT_RAM_SV),$(RTLACT_RAM_H),-DOPS_NAME=tpu_vram_w8d256_ops -DMODEL_WIDTH=8 -DMODEL_DEPTH=256))
 $(eval $(call rtlact_model,Vram_w37d100,tpu_ram,-GWidth=37 -GDepth=100,$(RTLACT_RAM_SV),$(RTLACT_RAM_H),-DOPS_NAME=tpu_vram_w37d100_ops -DMODEL_WIDTH=37 -DMODEL_DEPTH=100))
 

@@ -3,11 +3,14 @@
 // this, or the two modules itself with the same wiring.
 //
 // Write port: as tpu_act_params (wr_valid_i/wr_kind_i/wr_index_i/wr_data_i, loaded_o).
-// Streams, latency and the parameter-stability rule: as tpu_activation (Latency = 6).
+// Streams, latency and the parameter-stability rule: as tpu_activation (Latency = 6) with
+// ActLanes = N (the default); with ActLanes < N the small multi-cycle tpu_act_serial (same
+// results, one row at a time, in_ready_o low while a row is processed; for FPGAs).
 `default_nettype none
 
 module tpu_act_unit #(
-  parameter int unsigned N = 16  // channels (the array width)
+  parameter int unsigned N        = 16,  // channels (the array width)
+  parameter int unsigned ActLanes = N    // channels computed at once: N = pipelined, else serial
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -59,33 +62,64 @@ module tpu_act_unit #(
     .loaded_o   (loaded_o)
   );
 
-  tpu_activation #(
-    .N(N)
-  ) u_act (
-    .clk_i      (clk_i),
-    .rst_i      (rst_i),
-    .bias_i     (bias),
-    .mult_i     (mult),
-    .shift_i    (shift),
-    .zp_i       (zp),
-    .qmin_i     (qmin),
-    .qmax_i     (qmax),
-    .lut_re_o   (lut_re),
-    .lut_raddr_o(lut_raddr),
-    .lut_rdata_i(lut_rdata),
-    .in_valid_i (in_valid_i),
-    .in_ready_o (in_ready_o),
-    .in_acc_i   (in_acc_i),
-    .in_raw_i   (in_raw_i),
-    .in_lut_i   (in_lut_i),
-    .in_last_i  (in_last_i),
-    .out_valid_o(out_valid_o),
-    .out_ready_i(out_ready_i),
-    .out_int8_o (out_int8_o),
-    .out_raw_o  (out_raw_o),
-    .out_sat_o  (out_sat_o),
-    .out_last_o (out_last_o)
-  );
+  if (ActLanes >= N) begin : g_pipe
+    tpu_activation #(
+      .N(N)
+    ) u_act (
+      .clk_i      (clk_i),
+      .rst_i      (rst_i),
+      .bias_i     (bias),
+      .mult_i     (mult),
+      .shift_i    (shift),
+      .zp_i       (zp),
+      .qmin_i     (qmin),
+      .qmax_i     (qmax),
+      .lut_re_o   (lut_re),
+      .lut_raddr_o(lut_raddr),
+      .lut_rdata_i(lut_rdata),
+      .in_valid_i (in_valid_i),
+      .in_ready_o (in_ready_o),
+      .in_acc_i   (in_acc_i),
+      .in_raw_i   (in_raw_i),
+      .in_lut_i   (in_lut_i),
+      .in_last_i  (in_last_i),
+      .out_valid_o(out_valid_o),
+      .out_ready_i(out_ready_i),
+      .out_int8_o (out_int8_o),
+      .out_raw_o  (out_raw_o),
+      .out_sat_o  (out_sat_o),
+      .out_last_o (out_last_o)
+    );
+  end else begin : g_serial
+    tpu_act_serial #(
+      .N    (N),
+      .Lanes(ActLanes)
+    ) u_act (
+      .clk_i      (clk_i),
+      .rst_i      (rst_i),
+      .bias_i     (bias),
+      .mult_i     (mult),
+      .shift_i    (shift),
+      .zp_i       (zp),
+      .qmin_i     (qmin),
+      .qmax_i     (qmax),
+      .lut_re_o   (lut_re),
+      .lut_raddr_o(lut_raddr),
+      .lut_rdata_i(lut_rdata),
+      .in_valid_i (in_valid_i),
+      .in_ready_o (in_ready_o),
+      .in_acc_i   (in_acc_i),
+      .in_raw_i   (in_raw_i),
+      .in_lut_i   (in_lut_i),
+      .in_last_i  (in_last_i),
+      .out_valid_o(out_valid_o),
+      .out_ready_i(out_ready_i),
+      .out_int8_o (out_int8_o),
+      .out_raw_o  (out_raw_o),
+      .out_sat_o  (out_sat_o),
+      .out_last_o (out_last_o)
+    );
+  end
 endmodule
 
 `default_nettype wire

@@ -28,6 +28,8 @@
 //   written in cycle a + R + 2N + 1, so MatmulLatency = 2N + 2 cycles beyond the R issue
 //   cycles. T back-to-back MATMULs with POP of M >= N rows each take T*M + 2N + 2 cycles from
 //   the first accept to the last write, when the FIFO keeps up (docs/datapath.md).
+// ACTIVATE with ActLanes < N: rows go through the activation one at a time (the next ACC row
+//   is read when the previous result is written), about 40..100 cycles per ActLanes channels.
 // Reset (rst_i, synchronous): control state only; RAMs, parameters and data registers keep
 // their contents.
 `default_nettype none
@@ -36,7 +38,10 @@ module tpu_datapath #(
   parameter int unsigned N       = 16,
   parameter int unsigned UbRows  = 8192,
   parameter int unsigned AccRows = 2048,
-  parameter int unsigned Tiles   = 4
+  parameter int unsigned Tiles   = 4,
+  // activation channels computed at once: N = the pipelined tpu_activation (one row per
+  // cycle); fewer = the small multi-cycle tpu_act_serial (one row at a time, for FPGAs)
+  parameter int unsigned ActLanes = N
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -316,36 +321,65 @@ module tpu_datapath #(
     .loaded_o    (params_loaded_o)
   );
 
-  tpu_activation #(.N(N)) u_act (
-    .clk_i,
-    .rst_i,
-    .bias_i      (prm_bias),
-    .mult_i      (prm_mult),
-    .shift_i     (prm_shift),
-    .zp_i        (prm_zp),
-    .qmin_i      (prm_qmin),
-    .qmax_i      (prm_qmax),
-    .lut_re_o    (lut_re),
-    .lut_raddr_o (lut_raddr),
-    .lut_rdata_i (lut_rdata),
-    .in_valid_i  (a1_valid_q),
-    .in_ready_o  (ap_in_ready),
-    .in_acc_i    (acc_rdata),
-    .in_raw_i    (act_raw_q),
-    .in_lut_i    (act_lut_q),
-    .in_last_i   (a1_last_q),
-    .out_valid_o (ap_out_valid),
-    .out_ready_i (1'b1),
-    .out_int8_o  (ap_out_int8),
-    .out_raw_o   (ap_out_raw),
-    .out_sat_o   (ap_out_sat),
-    .out_last_o  (ap_out_last)
-  );
+  if (ActLanes >= N) begin : g_act_pipe
+    tpu_activation #(.N(N)) u_act (
+      .clk_i,
+      .rst_i,
+      .bias_i      (prm_bias),
+      .mult_i      (prm_mult),
+      .shift_i     (prm_shift),
+      .zp_i        (prm_zp),
+      .qmin_i      (prm_qmin),
+      .qmax_i      (prm_qmax),
+      .lut_re_o    (lut_re),
+      .lut_raddr_o (lut_raddr),
+      .lut_rdata_i (lut_rdata),
+      .in_valid_i  (a1_valid_q),
+      .in_ready_o  (ap_in_ready),
+      .in_acc_i    (acc_rdata),
+      .in_raw_i    (act_raw_q),
+      .in_lut_i    (act_lut_q),
+      .in_last_i   (a1_last_q),
+      .out_valid_o (ap_out_valid),
+      .out_ready_i (1'b1),
+      .out_int8_o  (ap_out_int8),
+      .out_raw_o   (ap_out_raw),
+      .out_sat_o   (ap_out_sat),
+      .out_last_o  (ap_out_last)
+    );
+  end else begin : g_act_serial
+    tpu_act_serial #(.N(N), .Lanes(ActLanes)) u_act (
+      .clk_i,
+      .rst_i,
+      .bias_i      (prm_bias),
+      .mult_i      (prm_mult),
+      .shift_i     (prm_shift),
+      .zp_i        (prm_zp),
+      .qmin_i      (prm_qmin),
+      .qmax_i      (prm_qmax),
+      .lut_re_o    (lut_re),
+      .lut_raddr_o (lut_raddr),
+      .lut_rdata_i (lut_rdata),
+      .in_valid_i  (a1_valid_q),
+      .in_ready_o  (ap_in_ready),
+      .in_acc_i    (acc_rdata),
+      .in_raw_i    (act_raw_q),
+      .in_lut_i    (act_lut_q),
+      .in_last_i   (a1_last_q),
+      .out_valid_o (ap_out_valid),
+      .out_ready_i (1'b1),
+      .out_int8_o  (ap_out_int8),
+      .out_raw_o   (ap_out_raw),
+      .out_sat_o   (ap_out_sat),
+      .out_last_o  (ap_out_last)
+    );
+  end
 
   // The pipeline's output is always taken, so its input is always ready: rows are read from
-  // ACC one per cycle and enter the pipeline the cycle after.
+  // ACC one per cycle and enter the pipeline the cycle after. The serial unit takes one row at
+  // a time: the next row is read once the previous one has come out (then it is ready again).
   assign act_active = act_left_q != '0;
-  assign act_fire   = act_active;
+  assign act_fire   = act_active && (ActLanes >= N || act_flight_q == '0);
   assign act_idle   = !act_active && act_flight_q == '0;
 
   always_ff @(posedge clk_i) begin

@@ -20,6 +20,7 @@ module equiv_tb;
   parameter UbRows  = 64;
   parameter AccRows = 32;
   parameter Tiles   = 2;
+  parameter ActLanes = N;  // < N: the multi-cycle activation (tpu_act_serial)
   localparam CmdWidth = 104 + 8 * N;
   localparam TileBits = $clog2(Tiles + 2);
   localparam RMax     = (AccRows / 2 < UbRows / 2 ? AccRows / 2 : UbRows / 2);
@@ -45,7 +46,7 @@ module equiv_tb;
 `ifdef NETLIST
   tpu_datapath dut (
 `else
-  tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles)) dut (
+  tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .ActLanes(ActLanes)) dut (
 `endif
     .clk_i(clk), .rst_i(rst),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_i(cmd),

@@ -34,6 +34,32 @@ EXTRA_MODELS = {"ice40": [], "ecp5": ["fpga/common/sim/ecp5_dsp.v"],
                 "gowin": ["fpga/common/sim/gowin_dsp.v"]}
 
 
+def cell_library(family, out):
+    """The vendor cell models for iverilog. Yosys 0.70's lattice/cells_sim_ecp5.v does not
+    compile in iverilog 11: common_sim.vh has an elaboration-time $error in a generate branch,
+    and both it and cells_sim_ecp5.v include cells_ff.vh/cells_io.vh (every FF model declared
+    twice). A sanitised copy goes to <out>/cells/: the $error branch becomes empty (the MODE
+    values yosys writes are all handled) and the second includes are dropped."""
+    src = os.path.join(flow.yosys_datdir(family), flow.FAMILIES[family]["cells"])
+    if family != "ecp5":
+        return src, os.path.dirname(src)
+    sdir = os.path.dirname(src)
+    ddir = os.path.join(out, "cells")
+    os.makedirs(ddir, exist_ok=True)
+    for name in os.listdir(sdir):
+        if not (name.endswith(".vh") or name == os.path.basename(src)):
+            continue
+        with open(os.path.join(sdir, name)) as f:
+            text = f.read()
+        if name == "common_sim.vh":
+            text = re.sub(r'\$error\("unsupported COMB mode %s", MODE\);', "", text)
+        if name == os.path.basename(src):
+            text = text.replace('`include "cells_ff.vh"', "").replace('`include "cells_io.vh"', "")
+        with open(os.path.join(ddir, name), "w") as f:
+            f.write(text)
+    return os.path.join(ddir, os.path.basename(src)), ddir
+
+
 def sh(cmd, log):
     with open(log, "w") as f:
         return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode
@@ -61,6 +87,11 @@ def main():
         p[k] = int(v)
     if not a.budget:
         cfg["dsp"] = {}
+    # board.json "equiv_synth": the synth command for the equivalence netlist when it must
+    # differ from the board's (ECP5/Gowin: -nobram, yosys ships only black boxes for their
+    # block RAMs, so memories become LUT RAM there; DSP and logic mapping are as on the board)
+    if "equiv_synth" in cfg:
+        cfg["synth"] = cfg["equiv_synth"]
     tag = f"{a.board}_n{p['N']}" + ("_budget" if a.budget else "") + ("_broken" if a.broken else "")
     out = os.path.join(a.out, tag)
     os.makedirs(out, exist_ok=True)
@@ -92,17 +123,17 @@ def main():
         with open(net) as f:
             text = f.read()
         # the PE products are the DSPs with a signed 8-bit B operand; flip B's signedness
-        pat = re.compile(r"\.(B_SIGNED)\(32'd1\)|\.(SIGNEDB)\(1'h1\)|\.(BSIGN)\(1'h1\)")
+        pat = re.compile(r"\.(B_SIGNED)\((?:32'd1|1'h1)\)|\.(SIGNEDB)\(1'h1\)|\.(BSIGN)\(1'h1\)")
         text, k = pat.subn(lambda m: "." + next(g for g in m.groups() if g) + "(1'b0)", text)
         if k == 0:
             return fail("--broken: no DSP cell with a signed B operand in the netlist")
         with open(net, "w") as f:
             f.write(text)
-    cells = os.path.join(flow.yosys_datdir(family), flow.FAMILIES[family]["cells"])
+    cells, cells_dir = cell_library(family, out)
     gparams = [f"-Pequiv_tb.{k}={v}" for k, v in p.items()]
     vvp = os.path.join(out, "net.vvp")
     if sh(["iverilog", "-g2012", "-DNETLIST", "-DNO_ICE40_DEFAULT_ASSIGNMENTS", "-o", vvp,
-           "-I", os.path.dirname(cells),
+           "-I", cells_dir,
            "-s", "equiv_tb"] + gparams + ["fpga/common/equiv_tb.v", net, cells]
           + EXTRA_MODELS[family], os.path.join(out, "iverilog.log")) != 0:
         return fail(f"iverilog failed, see {out}/iverilog.log")

@@ -7,7 +7,9 @@ fpga/<board>/board.json describes the board (family, device, nextpnr arguments, 
 parameters of fpga/<board>/top.sv, target MHz, seed, DSP budget). The design is
 fpga/<board>/top.sv around tpu_board_top: rtl/tpu_board_top.sv when it exists, otherwise the
 stand-in fpga/common/tpu_board_stub.sv (reported as "design": "stub").
-Writes <out>/<board>/{synth.ys,yosys.log,top.json,nextpnr.log,pnr.json,<bitstream>,report.json}.
+--design stub: the datapath alone behind the stand-in. Output directory:
+<out>/<board>[_stub][_<variant> unless 85k][_<NAME><VALUE> per --set], e.g. build/fpga/ulx3s_N12.
+Writes <out>/<dir>/{synth.ys,yosys.log,top.json,nextpnr.log,pnr.json,<bitstream>,report.json}.
 Exit status: 0 when the bitstream was written and timing met, 1 otherwise (report.json is
 written in every case, with "error" saying what failed).
 """
@@ -26,6 +28,10 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from synth_report import rtl_closure  # noqa: E402
 
 VENV_BIN = os.path.join(ROOT, ".venv-fpga", "bin")
+
+# tpu_board_top parameters the stand-in (fpga/common/tpu_board_stub.sv) does not have; the
+# board tops (fpga/<board>/top.sv) pass them through only to the real one
+BOARD_TOP_ONLY = ("MaxQueueEntries", "StageRows", "MaxPayload", "MaxReadReq", "Tags")
 
 # per family: yosys command, synth command, nextpnr command, packer
 FAMILIES = {
@@ -90,18 +96,40 @@ def dsp_budget_cmds(dsp):
     return cmds
 
 
+def substitute(files, cfg):
+    """board.json "rtl_override": {module: [files]} replaces rtl/<module>.sv by a board-specific
+    implementation (same module name and ports), e.g. the iCE40 dual-8x8 SB_MAC16 array."""
+    out = []
+    for f in files:
+        m = os.path.splitext(os.path.basename(f))[0]
+        if f.startswith("rtl/") and m in cfg.get("rtl_override", {}):
+            out += cfg["rtl_override"][m]
+        else:
+            out.append(f)
+    return out
+
+
 def synth_script(family, cfg, top, files, params, json_out=None, verilog_out=None,
                  stat_out=None, keep_pe=True):
     fam = FAMILIES[family]
-    lines = ["read_verilog -sv -DSYNTHESIS " + " ".join(files),
-             f"hierarchy -top {top} " + " ".join(f"-chparam {k} {v}" for k, v in params.items())]
+    lines = ["read_verilog -sv -DSYNTHESIS " + " ".join(substitute(files, cfg))]
+    # board.json "module_params": {module: {param: value}}: parameters of modules below the top
+    # that the top does not pass down (e.g. tpu_datapath's ActLanes)
+    for mod, ps in cfg.get("module_params", {}).items():
+        if mod != top:
+            lines += [f"chparam -set {k} {v} {mod}" for k, v in ps.items()]
+    lines.append(f"hierarchy -top {top} " +
+                 " ".join(f"-chparam {k} {v}" for k, v in params.items()))
     if not keep_pe:
         # deliberately broken variant for the equivalence self-test: flatten the PEs
         lines.append("setattr -mod -unset keep_hierarchy *tpu_pe*")
     dsp = dict(cfg.get("dsp", {}))
     dsp["rows"] = params.get("N", 0)
     lines += dsp_budget_cmds(dsp)
-    lines.append(fam["synth"].format(top=top, gowin_synth=cfg.get("gowin_synth", "")))
+    # board.json "synth" overrides the family's command (iCEBreaker: no -dsp, the SB_MAC16
+    # are instantiated by hand; shared/reference/fpga.md §0.1 bug 2)
+    lines.append(cfg.get("synth", fam["synth"]).format(top=top,
+                                                       gowin_synth=cfg.get("gowin_synth", "")))
     if stat_out:
         lines.append(f"tee -q -o {stat_out} stat -json")
     if json_out:
@@ -140,9 +168,11 @@ def load_stat(path):
     return st["design"]["num_cells_by_type"] if "design" in st else {}
 
 
-def board_files(pkg, board_dir):
-    """The RTL closure of tpu_board_top (or the stand-in) plus the board top."""
-    real = os.path.exists(os.path.join(ROOT, "rtl", "tpu_board_top.sv"))
+def board_files(pkg, board_dir, design="auto"):
+    """The RTL closure of tpu_board_top (or the stand-in) plus the board top. design: "auto"
+    (the real one when it exists), "stub" (the datapath alone behind the stand-in's shift
+    register: what the datapath costs on the board, without the host interface)."""
+    real = os.path.exists(os.path.join(ROOT, "rtl", "tpu_board_top.sv")) and design != "stub"
     if real:
         files = rtl_closure("tpu_board_top")
     else:
@@ -157,6 +187,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--set", action="append", default=[], help="NAME=VALUE top parameter")
     ap.add_argument("--variant", default=None, help="ecp5: 12k/25k/45k/85k")
+    ap.add_argument("--design", default="auto", choices=["auto", "stub"],
+                    help="stub: the datapath alone (fpga/common/tpu_board_stub.sv)")
     a = ap.parse_args()
     os.chdir(ROOT)
     bdir = os.path.join("fpga", a.board)
@@ -170,9 +202,14 @@ def main():
     for s in a.set:
         k, v = s.split("=", 1)
         params[k] = int(v)
-    out = os.path.join(a.out, a.board)
+    if a.design == "stub":
+        # the stand-in has only the datapath's parameters
+        params = {k: v for k, v in params.items() if k not in BOARD_TOP_ONLY}
+    out = os.path.join(a.out, a.board + ("_stub" if a.design == "stub" else "")
+                       + (f"_{a.variant}" if a.variant and a.variant != "85k" else "")
+                       + "".join(f"_{s.replace('=', '')}" for s in a.set))
     os.makedirs(out, exist_ok=True)
-    files, design = board_files(a.pkg, bdir)
+    files, design = board_files(a.pkg, bdir, a.design)
     rep = {"board": a.board, "device": cfg["device"], "family": family, "design": design,
            "n": params.get("N"), "params": params, "target_mhz": cfg["target_mhz"],
            "seed": cfg["seed"], "luts": None, "ffs": None, "dsps": None, "brams": None,
@@ -246,7 +283,10 @@ def main():
         rep["fits"] = all(v["used"] <= v["available"] for v in u.values()) and rc == 0
     if rc != 0:
         with open(os.path.join(out, "nextpnr.log")) as f:
-            errs = [l.strip() for l in f if "ERROR" in l]
+            log = f.read().splitlines()
+        # nextpnr's own errors, else a crash of the tool (e.g. a WebAssembly trap)
+        errs = [l.strip() for l in log if "ERROR" in l] or \
+            [l.strip() for l in log if "wasm trap" in l or "Traceback" in l or "Error" in l]
         rep["fits"] = False if any("no BEL" in e or "Unable to place" in e or "not fit" in e
                                    or "utilisation" in e.lower() for e in errs) else rep["fits"]
         rep["error"] = "place and route failed: " + (errs[-1] if errs else f"see {out}/nextpnr.log")

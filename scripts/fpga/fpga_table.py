@@ -24,7 +24,7 @@ def main():
     ap.add_argument("--doc", required=True)
     a = ap.parse_args()
     rows = ["| board | device | design | N | LUT | FF | DSP | BRAM | Fmax MHz | target MHz | "
-            "timing | result |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "timing | fits | result |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for p in sorted(glob.glob(os.path.join(a.reports, "*", "report.json"))):
         with open(p) as f:
             r = json.load(f)
@@ -33,7 +33,8 @@ def main():
         rows.append(f"| {r['board']} | {r['device']} | {r.get('design', '')} | {fmt(r['n'])} | "
                     f"{fmt(r['luts'])} | {fmt(r['ffs'])} | {fmt(r['dsps'])} | {fmt(r['brams'])} | "
                     f"{fmt(r['fmax_mhz'])} | {r['target_mhz']} | "
-                    f"{'met' if r['timing_met'] else 'not met'} | {res} |")
+                    f"{'met' if r['timing_met'] else 'not met'} | "
+                    f"{ {True: 'yes', False: 'no'}.get(r.get('fits'), '–')} | {res} |")
     with open(a.doc) as f:
         doc = f.read()
     if BEGIN not in doc or END not in doc:

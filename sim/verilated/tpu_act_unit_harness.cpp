@@ -1,5 +1,6 @@
 // Harness of one Verilated tpu_act_unit model (see tpu_vact.h). Compiled once per parameter set
-// with -DVMODEL=<prefix class> -DVMODEL_H='"<prefix>.h"' -DOPS_NAME=<ops symbol> -DMODEL_N=<N>.
+// with -DVMODEL=<prefix class> -DVMODEL_H='"<prefix>.h"' -DOPS_NAME=<ops symbol> -DMODEL_N=<N>
+// [-DMODEL_LANES=<ActLanes> for a serial model].
 #include <cinttypes>
 #include <cstdio>
 #include <new>
@@ -86,6 +87,10 @@ int tick(struct tpu_vact *vh)
 
 } // namespace
 
+#ifndef MODEL_LANES
+#define MODEL_LANES 0 /* the pipelined activation */
+#endif
+
 extern "C" const struct tpu_vact_ops OPS_NAME = {
-	VL_STRINGIFY(VMODEL), MODEL_N, create, destroy, poke, peek, tick,
+	VL_STRINGIFY(VMODEL), MODEL_N, create, destroy, poke, peek, tick, MODEL_LANES,
 };

@@ -58,12 +58,17 @@ struct tpu_vact_ops {
 	void (*poke)(struct tpu_vact *h, const struct tpu_vact_in *in);
 	void (*peek)(struct tpu_vact *h, struct tpu_vact_out *out);
 	int (*tick)(struct tpu_vact *h);
+	/* ActLanes of a model built with ActLanes < N (the multi-cycle tpu_act_serial, one row
+	 * at a time); 0 for the pipelined tpu_activation */
+	unsigned lanes;
 };
 
 extern const struct tpu_vact_ops tpu_vact_n4_ops;
 extern const struct tpu_vact_ops tpu_vact_n6_ops;
 extern const struct tpu_vact_ops tpu_vact_n8_ops;
 extern const struct tpu_vact_ops tpu_vact_n16_ops;
+extern const struct tpu_vact_ops tpu_vact_n4_l1_ops; /* N = 4, ActLanes = 1 (serial) */
+extern const struct tpu_vact_ops tpu_vact_n8_l2_ops; /* N = 8, ActLanes = 2 (serial) */
 
 /* tpu_ram models: same protocol, ports as the module. */
 struct tpu_vram;

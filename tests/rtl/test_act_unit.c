@@ -1,4 +1,5 @@
-/* Verilated rtl/tpu_act_unit.sv (tpu_act_params + tpu_activation) at N = 4, 6, 8 and 16 against
+/* Verilated rtl/tpu_act_unit.sv (tpu_act_params + tpu_activation) at N = 4, 6, 8 and 16, and with
+ * the small multi-cycle tpu_act_serial (ActLanes = 1 at N = 4, ActLanes = 2 at N = 8), against
  * the golden numerics (tpu_activate, sw/golden/numerics.c): every output value and the row's
  * saturation count, with random idle cycles on the input and random back-pressure on the
  * output; edge numerics (every shift, SRDHM and RDBPOT ties, INT32 extremes, multiplier 0 and
@@ -25,8 +26,22 @@ static const struct tpu_vact_ops *const models[] = {
 	&tpu_vact_n6_ops,
 	&tpu_vact_n8_ops,
 	&tpu_vact_n16_ops,
+	&tpu_vact_n4_l1_ops,
+	&tpu_vact_n8_l2_ops,
 };
 #define N_MODELS ((int)(sizeof(models) / sizeof(models[0])))
+
+/* The serial unit (ops->lanes != 0): per group of lanes at most 39 + 30 + 31 cycles (left and
+ * right shifts one bit per cycle), plus the LUT read and the output; it holds one row. */
+static unsigned max_latency(const struct tpu_vact_ops *ops)
+{
+	return ops->lanes ? (ops->n / ops->lanes) * 101 + 3 : ACT_LATENCY;
+}
+
+static unsigned capacity(const struct tpu_vact_ops *ops)
+{
+	return ops->lanes ? 1 : ACT_LATENCY;
+}
 
 /* ------------------------------------------------------------------ the C side of the unit */
 
@@ -170,7 +185,7 @@ static void run_rows(struct sim *s, const struct params *p, const struct row *ro
 		     unsigned idle_pct, unsigned stall_pct)
 {
 	size_t next_in = 0, next_out = 0, bad = 0;
-	unsigned long cycles = 0, limit = 200 + 40ul * n;
+	unsigned long cycles = 0, limit = 200 + (40ul + 3 * max_latency(s->ops)) * n;
 
 	s->in.in_valid = false;
 	while (next_out < n) {
@@ -216,7 +231,7 @@ static void run_rows(struct sim *s, const struct params *p, const struct row *ro
 	ck_assert_msg(bad == 0, "%s: %zu output rows differ from the golden model (see above)",
 		      s->ops->name, bad);
 	/* nothing more may come out */
-	for (int i = 0; i < ACT_LATENCY + 2; i++) {
+	for (unsigned i = 0; i < max_latency(s->ops) + 2; i++) {
 		sim_cycle(s);
 		ck_assert_msg(!s->out.out_valid, "%s: extra output row", s->ops->name);
 	}
@@ -424,15 +439,19 @@ START_TEST(act_edge_numerics)
 		p.qmin = o[1];
 		p.qmax = o[2];
 		load_params(&s, &p, load == 0);
-		for (size_t r = 0; r < nv; r++) {
+		/* the serial unit is slow: a window of the values per load (the first 8, with 0 and
+		 * the INT32 extremes, always), moving through all of them from load to load */
+		size_t nr = ops->lanes ? 40 : nv;
+		for (size_t r = 0; r < nr; r++) {
+			size_t v = ops->lanes && r >= 8 ? (load * 32 + r) % nv : r;
 			/* channel j sees the value of row r + j: every channel every value */
 			for (unsigned j = 0; j < s.n; j++)
-				rows[r].acc[j] = vals[(r + j) % nv];
+				rows[r].acc[j] = vals[(v + j) % nv];
 			rows[r].raw = false;
 			rows[r].lut = (load & 2) != 0;
-			rows[r].last = r == nv - 1;
+			rows[r].last = r == nr - 1;
 		}
-		run_rows(&s, &p, rows, nv, load % 3 == 0 ? 30 : 0, load % 4 == 1 ? 30 : 0);
+		run_rows(&s, &p, rows, nr, load % 3 == 0 ? 30 : 0, load % 4 == 1 ? 30 : 0);
 	}
 	sim_close(&s);
 }
@@ -496,7 +515,7 @@ START_TEST(act_latency_and_stall)
 	sim_tick(&s);
 	s.in.in_valid = false;
 	int seen = -1;
-	for (int c = 1; c <= 2 * ACT_LATENCY; c++) {
+	for (int c = 1; c <= 2 * (int)max_latency(ops); c++) {
 		s.ops->poke(s.h, &s.in);
 		s.ops->peek(s.h, &s.out);
 		if (s.out.out_valid) {
@@ -505,7 +524,10 @@ START_TEST(act_latency_and_stall)
 		}
 		sim_tick(&s);
 	}
-	ck_assert_int_eq(seen, ACT_LATENCY);
+	if (ops->lanes)
+		ck_assert(seen > 0 && seen <= (int)max_latency(ops));
+	else
+		ck_assert_int_eq(seen, ACT_LATENCY);
 
 	/* stall: out_ready low; rows keep going in until the pipeline is full */
 	for (size_t r = 0; r < 3 * ACT_LATENCY; r++) {
@@ -517,7 +539,7 @@ START_TEST(act_latency_and_stall)
 	}
 	size_t in = 0, out = 0;
 	s.in.out_ready = false;
-	for (int c = 0; c < 4 * ACT_LATENCY; c++) {
+	for (unsigned c = 0; c < 4 * max_latency(ops); c++) {
 		s.in.in_valid = true;
 		memcpy(s.in.acc, rows[in].acc, sizeof(rows[in].acc));
 		s.in.in_last = rows[in].last;
@@ -527,8 +549,8 @@ START_TEST(act_latency_and_stall)
 			in++;
 		sim_tick(&s);
 	}
-	/* a full pipeline holds Latency rows; one more never gets in */
-	ck_assert_uint_eq(in, ACT_LATENCY);
+	/* a full pipeline holds Latency rows (the serial unit one); one more never gets in */
+	ck_assert_uint_eq(in, capacity(ops));
 	ck_assert(s.out.out_valid);
 	ck_assert(!s.out.in_ready);
 	/* drain with everything checked */
@@ -600,7 +622,7 @@ START_TEST(act_loaded_flags_and_reset)
 	s.in.rst = true;
 	sim_cycle(&s);
 	s.in.rst = false;
-	for (int c = 0; c < 2 * ACT_LATENCY; c++) {
+	for (unsigned c = 0; c < 2 * max_latency(ops); c++) {
 		sim_cycle(&s);
 		ck_assert(!s.out.out_valid);
 	}

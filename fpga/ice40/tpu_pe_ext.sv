@@ -1,0 +1,107 @@
+// tpu_pe_ext: rtl/tpu_pe.sv without its multiplier, for the iCE40 array
+// (fpga/ice40/tpu_systolic_array.sv): the registered operands leave on mul_a_o/mul_w_o and the
+// int8 x int8 product comes back on prod_i (from one half of a dual 8x8 SB_MAC16), combinational
+// in the same cycle. Everything else is tpu_pe, unchanged:
+//
+// Data paths (all outputs are registers, so PEs chain without combinational paths):
+//   west -> east   a_i (int8 activation), v_i (valid), s_i (switch: first row of a new tile);
+//                  registered and passed on as a_o/v_o/s_o one cycle later.
+//   north -> south psum_i (int32 partial sum) -> psum_o = psum_i + a_q * w_act_q (wrapping),
+//                  one cycle later.
+//   weights        wp_i/wpv_i/wpk_i: a tagged weight stream travelling down the column
+//                  (wp = int8 weight, wpv = valid, wpk = the array row it is meant for). The PE
+//                  whose Row equals wpk_i captures it into its shadow register and passes the
+//                  stream on with valid cleared; everything else passes south unchanged.
+// Double buffering: the shadow weight becomes the active one in the cycle the first
+// activation of the new tile (v_i && s_i) enters this PE, so the swap travels with the data
+// wavefront and consecutive tiles run back to back. The shadow may be rewritten in the same
+// cycle as (or after) that swap; the controller (tpu_mxu) guarantees it.
+// Latency: 1 cycle on every path.
+// Reset: only v_q/s_q/wpv_q (control). Weights, activations and sums are never reset.
+`default_nettype none
+
+module tpu_pe_ext #(
+  parameter int unsigned Row  = 0,  // this PE's row in the array (which tagged weight it takes)
+  parameter int unsigned KBits = 1  // width of the weight row tag
+) (
+  input  logic              clk_i,
+  input  logic              rst_i,
+  // activations, west -> east
+  input  logic [7:0]        a_i,
+  input  logic              v_i,
+  input  logic              s_i,
+  output logic [7:0]        a_o,
+  output logic              v_o,
+  output logic              s_o,
+  // partial sums, north -> south
+  input  logic [31:0]       psum_i,
+  output logic [31:0]       psum_o,
+  // tagged weight stream, north -> south
+  input  logic [7:0]        wp_i,
+  input  logic              wpv_i,
+  input  logic [KBits-1:0]  wpk_i,
+  output logic [7:0]        wp_o,
+  output logic              wpv_o,
+  output logic [KBits-1:0]  wpk_o,
+  // the multiplier outside: operands out, signed 16-bit product in
+  output logic [7:0]        mul_a_o,
+  output logic [7:0]        mul_w_o,
+  input  logic [15:0]       prod_i
+);
+  if (Row >= (1 << KBits)) begin : g_bad_row
+    $error("tpu_pe_ext: Row does not fit in KBits");
+  end
+
+  logic [7:0]       a_q;
+  logic             v_q, s_q;
+  logic [7:0]       w_act_q, w_sh_q;
+  logic [31:0]      psum_q;
+  logic [7:0]       wp_q;
+  logic             wpv_q;
+  logic [KBits-1:0] wpk_q;
+  logic             take_w, swap;
+  logic signed [15:0] prod;
+
+  assign take_w = wpv_i && (wpk_i == KBits'(Row));
+  assign swap   = v_i && s_i;
+  assign mul_a_o = a_q;
+  assign mul_w_o = w_act_q;
+  assign prod    = prod_i;
+
+  // control state
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      v_q   <= 1'b0;
+      s_q   <= 1'b0;
+      wpv_q <= 1'b0;
+    end else begin
+      v_q   <= v_i;
+      s_q   <= s_i;
+      wpv_q <= wpv_i && !take_w;
+    end
+  end
+
+  // datapath (no reset)
+  always_ff @(posedge clk_i) begin
+    a_q   <= a_i;
+    wp_q  <= wp_i;
+    wpk_q <= wpk_i;
+    if (swap) begin
+      w_act_q <= w_sh_q;
+    end
+    if (take_w) begin
+      w_sh_q <= wp_i;
+    end
+    psum_q <= psum_i + {{16{prod[15]}}, prod};
+  end
+
+  assign a_o    = a_q;
+  assign v_o    = v_q;
+  assign s_o    = s_q;
+  assign psum_o = psum_q;
+  assign wp_o   = wp_q;
+  assign wpv_o  = wpv_q;
+  assign wpk_o  = wpk_q;
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,300 @@
+// tpu_act_serial: a small, multi-cycle implementation of the activation (docs/spec.md 6.7 and
+// 7) for FPGAs without spare multipliers: Lanes channels at a time, each with a shift-add
+// 32 x 32 multiplier (one bit per cycle) and one-bit-per-cycle shifters, instead of N
+// pipelined 32 x 32 multipliers. Selected by tpu_act_unit / tpu_datapath with ActLanes < N.
+// Results are bit-identical to tpu_activation (same ports, same per-channel arithmetic):
+//   x = acc + bias (wrapping); a = x << ls (wrapping); b = M; p = a * b (64 bits);
+//   t = SRDHM = (p + 2^30) >>> 31, INT32_MAX when a = b = INT32_MIN;
+//   y = (t + 2^(rs-1) - [t < 0]) >>> rs; z = y + zp; v = clamp(z, qmin, qmax); sat = (v != z);
+//   out_int8 = lut ? LUT[v + 128] : v. RAW32 rows: b = 1, ls = rs = 0, t = p[31:0], out = y.
+//
+// One row at a time: in_ready_o = no row held. An accepted row is processed in N / Lanes
+// groups of Lanes channels, each group in phases X (bias add), L (left shift, one bit per
+// cycle), M (32 multiply steps), T (SRDHM), R (rounding add), S (right shift, one bit per
+// cycle), Z (+ zero point), V (clamp; the group's results replace its inputs), then the
+// row's LUT read (phase U) and the output (phase O). Latency per row: the sum over the groups
+// of 39 + max ls + max rs of the group, + 2 cycles (about 160..400 at N = 4, Lanes = 1).
+// Output: out_valid_o holds the row until out_ready_i; the outputs hold steady meanwhile; the
+// next row is accepted the cycle after the transfer.
+// LUT port: as tpu_activation (lut_re_o for one cycle in phase U of a LUT row, addresses v+128,
+// lut_rdata_i the registered read, held while lut_re_o is low).
+// Parameters must stay stable from the input transfer until the output transfer.
+// Reset (synchronous, rst_i) clears the FSM only.
+`default_nettype none
+
+module tpu_act_serial #(
+  parameter int unsigned N     = 4,  // channels per row (the array width)
+  parameter int unsigned Lanes = 1   // channels processed together; divides N, < N
+) (
+  input  logic                   clk_i,
+  input  logic                   rst_i,
+  // parameters (from tpu_act_params; stable while a row is in flight)
+  input  logic [N*32-1:0]        bias_i,
+  input  logic [N*32-1:0]        mult_i,
+  input  logic [N*6-1:0]         shift_i,
+  input  logic [7:0]             zp_i,
+  input  logic [7:0]             qmin_i,
+  input  logic [7:0]             qmax_i,
+  // LUT read port (to tpu_act_params)
+  output logic                   lut_re_o,
+  output logic [N*8-1:0]         lut_raddr_o,
+  input  logic [N*8-1:0]         lut_rdata_i,
+  // input stream: one accumulator row
+  input  logic                   in_valid_i,
+  output logic                   in_ready_o,
+  input  logic [N*32-1:0]        in_acc_i,
+  input  logic                   in_raw_i,
+  input  logic                   in_lut_i,
+  input  logic                   in_last_i,
+  // output stream: one result row
+  output logic                   out_valid_o,
+  input  logic                   out_ready_i,
+  output logic [N*8-1:0]         out_int8_o,
+  output logic [N*32-1:0]        out_raw_o,
+  output logic [$clog2(N+1)-1:0] out_sat_o,
+  output logic                   out_last_o
+);
+  localparam int unsigned Groups   = N / Lanes;
+  localparam int unsigned GrpW     = (Groups > 1) ? $clog2(Groups) : 1;
+  localparam int unsigned SatWidth = $clog2(N + 1);
+  localparam int unsigned LW       = Lanes * 32;
+
+  if (Lanes < 1 || Lanes >= N || N % Lanes != 0) begin : g_bad_lanes
+    $error("tpu_act_serial: Lanes must divide N and be below N");
+  end
+
+  typedef enum logic [3:0] {
+    PhIdle, PhX, PhL, PhM, PhT, PhR, PhS, PhZ, PhV, PhU, PhO
+  } phase_e;
+
+  phase_e              ph_q, ph_d;
+  logic [GrpW-1:0]     grp_q, grp_d;
+  logic [4:0]          cnt_q, cnt_d;
+  logic                raw_q, lut_q, last_q;
+  logic [N*32-1:0]     row_q;         // inputs; each group's results replace its inputs
+  logic [SatWidth-1:0] sat_q;
+  logic [Lanes-1:0]    lane_busy;     // this lane still shifts in phase L / S
+  logic [Lanes-1:0]    lane_sat;      // this lane's clamp changed the value (phase V)
+  logic [LW-1:0]       lane_res;      // this group's results (phase V)
+  logic                accept;
+
+  assign accept = in_valid_i && ph_q == PhIdle;
+
+  // ---------------------------------------------------------------- FSM
+  always_comb begin
+    ph_d  = ph_q;
+    grp_d = grp_q;
+    cnt_d = cnt_q + 5'd1;
+    unique case (ph_q)
+      PhIdle: if (accept) ph_d = PhX;
+      PhX:    begin ph_d = PhL; cnt_d = '0; end
+      PhL:    if (lane_busy == '0) begin ph_d = PhM; cnt_d = '0; end
+      PhM:    if (cnt_q == 5'd31) ph_d = PhT;
+      PhT:    ph_d = PhR;
+      PhR:    begin ph_d = PhS; cnt_d = '0; end
+      PhS:    if (lane_busy == '0) ph_d = PhZ;
+      PhZ:    ph_d = PhV;
+      PhV:    begin
+        if (grp_q == GrpW'(Groups - 1)) begin
+          ph_d = PhU;
+        end else begin
+          ph_d  = PhX;
+          grp_d = grp_q + 1'b1;
+        end
+      end
+      PhU:    ph_d = PhO;
+      PhO:    if (out_ready_i) ph_d = PhIdle;
+      default: ph_d = PhIdle;
+    endcase
+    if (accept) begin
+      grp_d = '0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      ph_q <= PhIdle;
+    end else begin
+      ph_q <= ph_d;
+    end
+  end
+
+  logic [SatWidth-1:0] grp_sat;
+  always_comb begin
+    grp_sat = '0;
+    for (int unsigned l = 0; l < Lanes; l++) begin
+      grp_sat = grp_sat + SatWidth'(lane_sat[l]);
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    grp_q <= grp_d;
+    cnt_q <= cnt_d;
+    if (accept) begin
+      row_q  <= in_acc_i;
+      raw_q  <= in_raw_i;
+      lut_q  <= in_lut_i;
+      last_q <= in_last_i;
+      sat_q  <= '0;
+    end else if (ph_q == PhV) begin
+      // the group's results enter at the top; the next group's inputs move to the bottom
+      row_q <= {lane_res, row_q[N*32-1:LW]};
+      sat_q <= sat_q + grp_sat;
+    end
+  end
+
+  // ---------------------------------------------------------------- lanes
+  for (genvar l = 0; l < Lanes; l++) begin : g_lane
+    // parameters of this lane's channel in the current group
+    logic signed [31:0] bias, mult;
+    logic signed [5:0]  shift;
+    logic [4:0]         ls, rs;
+    always_comb begin
+      bias  = $signed(bias_i[32*l +: 32]);
+      mult  = $signed(mult_i[32*l +: 32]);
+      shift = $signed(shift_i[6*l +: 6]);
+      for (int unsigned g = 1; g < Groups; g++) begin
+        if (grp_q == GrpW'(g)) begin
+          bias  = $signed(bias_i[32*(g*Lanes+l) +: 32]);
+          mult  = $signed(mult_i[32*(g*Lanes+l) +: 32]);
+          shift = $signed(shift_i[6*(g*Lanes+l) +: 6]);
+        end
+      end
+      // -32 is not a legal shift; its rs wraps to 0 (as in tpu_activation)
+      ls = (raw_q || shift[5]) ? 5'd0 : shift[4:0];
+      rs = (raw_q || !shift[5]) ? 5'd0 : 5'(-shift);
+    end
+
+    // ls_q/rs_q: the shifts, registered in phase X (keeps the parameter mux off the later
+    // phases' paths); a_q: x, then a (shifted), then t, then y; hi_q/lo_q: the product, then
+    // the rounded sum
+    logic [4:0]         ls_q, rs_q;
+    logic signed [31:0] a_q, a_d;
+    logic signed [32:0] hi_q, hi_d;
+    logic [31:0]        lo_q, lo_d;
+    logic               ovf_q, ovf_d;
+    logic signed [33:0] step;
+    logic signed [32:0] rnd, zsum;
+    logic signed [7:0]  v;
+    logic               sat, busy;
+    logic [32:0]        tinc;
+
+    always_comb begin
+      a_d   = a_q;
+      hi_d  = hi_q;
+      lo_d  = lo_q;
+      ovf_d = ovf_q;
+      // multiply step: add a (bit 31 of b: subtract, b is two's complement), shift right
+      step  = lo_q[0] ? ((cnt_q == 5'd31) ? 34'({hi_q[32], hi_q}) - 34'(a_q)
+                                           : 34'({hi_q[32], hi_q}) + 34'(a_q))
+                      : 34'({hi_q[32], hi_q});
+      // 2^(rs-1) - [t < 0] without a subtraction: bit rs-1 for t >= 0, bits below it for t < 0
+      for (int unsigned k = 0; k < 33; k++) begin
+        rnd[k] = rs_q != 5'd0 && (a_q[31] ? 6'(k) + 6'd1 < 6'(rs_q) : 6'(k) + 6'd1 == 6'(rs_q));
+      end
+      zsum  = 33'(a_q) + 33'($signed(zp_i));
+      // clamp of z (held in hi_q in phase V); below qmin wins over above qmax
+      if (hi_q < 33'($signed(qmin_i))) begin
+        v = $signed(qmin_i);
+      end else if (hi_q > 33'($signed(qmax_i))) begin
+        v = $signed(qmax_i);
+      end else begin
+        v = hi_q[7:0];
+      end
+      sat = !raw_q && (hi_q < 33'($signed(qmin_i)) || hi_q > 33'($signed(qmax_i)));
+      // SRDHM: (p + 2^30) >> 31 = (p[62:30] + 1) >> 1, with p = {hi[31:0], lo}
+      tinc = {hi_q[30:0], lo_q[31:30]} + 33'd1;  // bit 0 is rounded away
+      busy = 1'b0;
+      unique case (ph_q)
+        PhX: begin
+          a_d  = $signed(row_q[32*l +: 32]) + bias;
+          lo_d = raw_q ? 32'd1 : mult;
+        end
+        PhL: begin
+          busy = cnt_q < ls_q;
+          if (busy) a_d = a_q <<< 1;
+          hi_d = '0;
+        end
+        PhM: begin
+          if (cnt_q == 5'd0) ovf_d = a_q == 32'sh8000_0000 && lo_q == 32'h8000_0000;
+          hi_d = step[33:1];
+          lo_d = {step[0], lo_q[31:1]};
+        end
+        PhT: begin
+          if (raw_q) begin
+            a_d = lo_q;
+          end else if (ovf_q) begin
+            a_d = 32'sh7fff_ffff;
+          end else begin
+            a_d = tinc[32:1];
+          end
+        end
+        PhR: hi_d = 33'(a_q) + rnd;  // 33 bits: no overflow
+        PhS: begin
+          busy = cnt_q < rs_q;
+          if (busy) hi_d = hi_q >>> 1;
+          else a_d = hi_q[31:0];
+        end
+        PhZ: hi_d = raw_q ? 33'(a_q) : zsum;
+        default: begin
+        end
+      endcase
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (ph_q == PhX) begin
+        ls_q <= ls;
+        rs_q <= rs;
+      end
+      a_q   <= a_d;
+      hi_q  <= hi_d;
+      lo_q  <= lo_d;
+      ovf_q <= ovf_d;
+    end
+    logic unused_tinc;
+    assign unused_tinc          = tinc[0];
+    assign lane_busy[l]         = busy;
+    assign lane_sat[l]          = ph_q == PhV && sat;
+    assign lane_res[32*l +: 32] = raw_q ? a_q : 32'(v);
+  end
+
+  // ---------------------------------------------------------------- output
+  for (genvar j = 0; j < N; j++) begin : g_out
+    assign lut_raddr_o[8*j +: 8] = row_q[32*j +: 8] ^ 8'h80;
+    assign out_int8_o[8*j +: 8]  = lut_q ? lut_rdata_i[8*j +: 8] : row_q[32*j +: 8];
+  end
+  assign lut_re_o    = ph_q == PhU && lut_q;
+  assign in_ready_o  = ph_q == PhIdle;
+  assign out_valid_o = ph_q == PhO;
+  assign out_raw_o   = row_q;
+  assign out_sat_o   = sat_q;
+  assign out_last_o  = last_q;
+
+`ifndef SYNTHESIS
+  // ---------------------------------------------------------------- handshake assertions
+  logic            past_ok_q, in_stall_q, out_stall_q;
+  logic [N*32+2:0] past_in_q;
+  logic [N*8-1:0]  past_out_int8_q;
+  always_ff @(posedge clk_i) begin
+    past_ok_q       <= !rst_i;
+    in_stall_q      <= in_valid_i && !in_ready_o;
+    out_stall_q     <= out_valid_o && !out_ready_i;
+    past_in_q       <= {in_acc_i, in_raw_i, in_lut_i, in_last_i};
+    past_out_int8_q <= out_int8_o;
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_i && past_ok_q && in_stall_q) begin
+      assert (in_valid_i)
+        else $error("tpu_act_serial: in_valid_i dropped while in_ready_o was low");
+      assert ({in_acc_i, in_raw_i, in_lut_i, in_last_i} == past_in_q)
+        else $error("tpu_act_serial: input row changed while stalled");
+    end
+    if (!rst_i && past_ok_q && out_stall_q) begin
+      assert (out_valid_o && out_int8_o == past_out_int8_q)
+        else $error("tpu_act_serial: output changed while stalled");
+    end
+  end
+`endif
+endmodule
+
+`default_nettype wire
