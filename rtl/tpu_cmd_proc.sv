@@ -14,7 +14,8 @@
 //                 UB_WRITE commands commit it. A failed row ends the command before its chunk is
 //                 committed (transfers of ROWS <= StageRows are all-or-nothing; see
 //                 docs/device.md for longer ones).
-//   LOAD_WEIGHTS  rows staged the same way, then N rows pushed on wpush (rows >= ROWS zero).
+//   LOAD_WEIGHTS  rows staged the same way, then N rows pushed on wpush (rows >= ROWS zero,
+//                 one row per cycle).
 //                 FIFO occupancy, the active tile and its K/columns (for PERF_MACS) are kept
 //                 here as the spec's logical state: a POP takes effect when the MATMUL is
 //                 accepted by the datapath, exactly as the golden model orders it.
@@ -26,6 +27,19 @@
 //   ACTIVATE      one datapath command; completes on act_done_i with the saturation count.
 //   WRITE_HOST    UB_READ/ACC_READ; each row read out becomes one DMA write job.
 //   FENCE         waits (see above); optional 8-byte write. IDENTIFY: 4096 bytes in chunks.
+// LOAD_WEIGHTS read-ahead: while a command that neither streams rows nor writes host memory
+// waits (MATMUL, ACTIVATE, LOAD_PARAMS, a LOAD_WEIGHTS pushing its tile), and no earlier write
+// job is left (wr_idle_i), the next SQE the queue engine holds (pk_*; the one after it when the
+// next is a MATMUL) is looked at: when it is a
+// LOAD_WEIGHTS without the FENCE flag whose ROWS/COLS/STRIDE/LENGTH are well formed and whose
+// span passes the window check and touches no completion ring or MSI address (pk_chk_ok_i), its
+// rows are streamed into one of two read-ahead regions of the staging RAM. The next command to
+// reach CHECK2 adopts them when it is that same SQE (all 512 bits and the queue) and all of its
+// checks pass (a failed read-ahead row then ends it with DMA_XFER_ERROR, as its own read would
+// have); a MATMUL passes them on; any other command drops them (the stream is aborted). The
+// rows are read while earlier commands run, with every earlier write sent and no host write
+// possible before the adopting command but CQEs/MSIs (excluded by pk_chk_ok_i), so they equal
+// what the command's own read would return; statuses and their order are unchanged.
 // Watchdog: a command still waiting on the link after timeout_units_i x 1024 cycles (0 = off)
 // ends with CMD_TIMEOUT (its read job is abandoned; a WRITE_HOST drains its read stream).
 // rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
@@ -53,6 +67,12 @@ module tpu_cmd_proc #(
   output logic                  cmd_ready_o,
   input  logic [511:0]          cmd_sqe_i,
   input  logic [7:0]            cmd_qid_i,
+  input  logic [1:0]            pk_valid_i,       // the next two SQEs the queue engine holds
+  input  logic [1023:0]         pk_sqe_i,
+  input  logic [7:0]            pk_qid_i,
+  output logic [63:0]           pk_chk_addr_o,    // its span for the read window check
+  output logic [31:0]           pk_chk_len_o,
+  input  logic                  pk_chk_ok_i,
   output logic                  cpl_valid_o,
   output logic [7:0]            cpl_sc_o,
   output logic [31:0]           cpl_result_o,
@@ -125,7 +145,8 @@ module tpu_cmd_proc #(
                           CA = tpu_pkg::DpCmdALsb, CB = tpu_pkg::DpCmdBLsb,
                           CRows = tpu_pkg::DpCmdRowsLsb, CData = tpu_pkg::DpCmdDataLsb;
   localparam int unsigned IdChunk = 64;  // IDENTIFY write job size (divides 4096, <= WrBytes)
-  localparam int unsigned SAw = $clog2(StageRows);
+  localparam int unsigned StDepth = StageRows + 2 * N;  // staging + two read-ahead tiles
+  localparam int unsigned SAw = $clog2(StDepth);
   localparam int unsigned TW  = Tiles > 1 ? $clog2(Tiles) : 1;
   localparam int unsigned KW  = $clog2(N + 1);
 
@@ -139,8 +160,10 @@ module tpu_cmd_proc #(
 
   typedef enum logic [4:0] {
     SIdle, SFence, SCheck1, SCheck2, SRowRead, SRowWait, SCommit, SCommitLast, SPush,
-    SParRead, SParWait, SParWrite, SDpCmd, SActWait, SWhStream, SWhDrain, SWrJob, SDone
+    SParRead, SParWait, SParWrite, SDpCmd, SActWait, SWhStream, SWhDrain, SWrJob, SDone,
+    SPreWait
   } state_e;
+  typedef enum logic [1:0] { PIdle, PWait, PDone, PErr } pre_e;
 
   // ---------------------------------------------------------------- command fields
   logic [511:0] sqe_q, sqe_d;
@@ -210,7 +233,16 @@ module tpu_cmd_proc #(
   logic [SAw-1:0] st_waddr, st_raddr;
   logic [N*8-1:0] st_wdata, st_rdata;
 
-  tpu_ram #(.Width(N * 8), .Depth(StageRows)) u_stage (
+  // read-ahead (LOAD_WEIGHTS of the next SQE)
+  pre_e           pre_q, pre_d;
+  logic [511:0]   pre_sqe_q, pre_sqe_d;
+  logic [7:0]     pre_qid_q, pre_qid_d;
+  logic [KW-1:0]  pre_cnt_q, pre_cnt_d, pre_rows_q, pre_rows_d, pre_cols_q, pre_cols_d;
+  logic           pre_slot_q, pre_slot_d;              // region of the read-ahead in flight
+  logic [SAw-1:0] pbase_q, pbase_d;                    // staging row of the tile being pushed
+  logic           pre_go;
+
+  tpu_ram #(.Width(N * 8), .Depth(StDepth)) u_stage (
     .clk_i, .we_i(st_we), .waddr_i(st_waddr), .wdata_i(st_wdata),
     .re_i(st_re), .raddr_i(st_raddr), .rdata_o(st_rdata)
   );
@@ -237,6 +269,42 @@ module tpu_cmd_proc #(
     span_ok_d = f_rows != 0 && !(f_stride != 0 && {32'd0, f_stride} < rb_d) &&
                 span1 == {32'd0, f_len};
   end
+
+  // ---------------------------------------------------------------- read-ahead candidate
+  // the next SQE, or the one after it when the next one is a MATMUL (that neither writes host
+  // memory nor streams rows, so the read-ahead stays valid across it)
+  logic [7:0]   pk_op, pk_flags, pk0_op;
+  logic [31:0]  pk_len, pk_stride, pk_rows, pk_cols;
+  logic [63:0]  pk_addr, pk_stride_eff, pk_span;
+  logic [511:0] pk_sqe;
+  logic         pk_ok, pk_val;
+  always_comb begin
+    pk0_op    = pk_sqe_i[tpu_pkg::SqeOpcodeLsb +: 8];
+    pk_val    = pk_valid_i[0];
+    pk_sqe    = pk_sqe_i[511:0];
+    if (pk0_op == tpu_pkg::OpMatmul) begin
+      pk_val  = pk_valid_i[1];
+      pk_sqe  = pk_sqe_i[1023:512];
+    end
+    pk_op     = pk_sqe[tpu_pkg::SqeOpcodeLsb +: 8];
+    pk_flags  = pk_sqe[tpu_pkg::SqeFlagsLsb +: 8];
+    pk_addr   = {pk_sqe[tpu_pkg::SqeHostAddrHiLsb +: 32], pk_sqe[tpu_pkg::SqeHostAddrLoLsb +: 32]};
+    pk_len    = pk_sqe[tpu_pkg::SqeLengthLsb +: 32];
+    pk_stride = pk_sqe[tpu_pkg::SqeStrideLsb +: 32];
+    pk_rows   = pk_sqe[tpu_pkg::SqeRowsLsb +: 32];
+    pk_cols   = pk_sqe[tpu_pkg::SqeColsLsb +: 32];
+    pk_stride_eff = (pk_stride != 0) ? {32'd0, pk_stride} : {32'd0, pk_cols};
+    pk_span   = ({32'd0, pk_rows} - 64'd1) * pk_stride_eff + {32'd0, pk_cols};
+  end
+  always_comb begin  // apart from the decode: pk_chk_ok_i depends on pk_chk_addr_o/len_o
+    pk_ok     = pk_val && pk_op == tpu_pkg::OpLoadWeights &&
+                (pk_flags & tpu_pkg::SqeFlagFence) == 0 &&
+                pk_rows != 0 && pk_rows <= N && pk_cols != 0 && pk_cols <= N &&
+                !(pk_stride != 0 && pk_stride < pk_cols) && pk_span == {32'd0, pk_len} &&
+                pk_chk_ok_i;
+  end
+  assign pk_chk_addr_o = pk_addr;
+  assign pk_chk_len_o  = pk_len;
 
   // window check operands: the whole span, R for transfers into the device, W otherwise
   assign chk_addr_o  = f_addr;
@@ -366,6 +434,11 @@ module tpu_cmd_proc #(
   always_comb begin
     for (int unsigned i = 0; i < N; i++) row_mask[8*i +: 8] = (32'(i) < f_cols) ? 8'hFF : 8'h00;
   end
+  logic [N*8-1:0] pre_mask;
+  always_comb begin
+    for (int unsigned i = 0; i < N; i++)
+      pre_mask[8*i +: 8] = (32'(i) < 32'(pre_cols_q)) ? 8'hFF : 8'h00;
+  end
 
   assign cmd_ready_o    = state_q == SIdle;
   assign rd_req_valid_o = state_q == SParRead && rdy_i;
@@ -374,18 +447,25 @@ module tpu_cmd_proc #(
   assign rd_req_addr_o  = haddr_q;
   assign rd_req_len_o   = LenW'(f_len);
   // one row stream per staging chunk: the rows left, at most StageRows
-  assign rs_req_valid_o  = state_q == SRowRead && rdy_i;
-  assign rs_req_addr_o   = haddr_q;
-  assign rs_req_rb_o     = KW'(f_cols);
-  assign rs_req_stride_o = stride_q;
-  assign rs_req_rows_o   = (f_rows - row_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - row_q;
+  // ... or the read-ahead's stream (never both: see pre_go)
+  always_comb begin
+    pre_go = rdy_i && wr_idle_i && pre_q == PIdle && pk_ok &&
+             ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
+              state_q == SParRead || state_q == SParWait || state_q == SParWrite);
+  end
+  assign rs_req_valid_o  = (state_q == SRowRead && rdy_i) || pre_go;
+  assign rs_req_addr_o   = pre_go ? pk_addr : haddr_q;
+  assign rs_req_rb_o     = pre_go ? KW'(pk_cols) : KW'(f_cols);
+  assign rs_req_stride_o = pre_go ? pk_stride_eff : stride_q;
+  assign rs_req_rows_o   = pre_go ? pk_rows :
+                           (f_rows - row_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - row_q;
   assign dp_valid_o     = dpv_q;
   assign dp_cmd_o       = dpc_q;
   assign wpush_valid_o  = state_q == SPush && cval_q;
   assign wpush_row_o    = (crow_q < f_rows) ? st_rdata : '0;
   assign wpush_transpose_o = (f_op0 & tpu_pkg::LoadWeightsTranspose) != 0;
   assign dp_rd_ready_o  = (state_q == SWhStream && wr_req_ready_i) || state_q == SWhDrain;
-  assign st_wdata       = rs_row_data_i & row_mask;
+  assign st_wdata       = rs_row_data_i & ((pre_q == PWait) ? pre_mask : row_mask);
 
   always_comb begin
     wr_req_valid_o = 1'b0;
@@ -434,6 +514,26 @@ module tpu_cmd_proc #(
                 64'(mm_pop ? 64'(fc_q[KW*fhead_q +: KW]) : 64'(ac_q));
     c = '0;  cnt = '0;
     last_row = 1'b0;  chunk_full = 1'b0;
+    pre_d = pre_q;  pre_sqe_d = pre_sqe_q;  pre_qid_d = pre_qid_q;  pre_cnt_d = pre_cnt_q;
+    pre_rows_d = pre_rows_q;  pre_cols_d = pre_cols_q;  pre_slot_d = pre_slot_q;
+    pbase_d = pbase_q;
+
+    // ---- read-ahead: start, rows into its region, failure (the states below may override)
+    if (pre_go && rs_req_ready_i) begin
+      pre_d = PWait;  pre_sqe_d = pk_sqe;  pre_qid_d = pk_qid_i;  pre_cnt_d = '0;
+      pre_rows_d = KW'(pk_rows);  pre_cols_d = KW'(pk_cols);  pre_slot_d = !pre_slot_q;
+    end
+    if (pre_q == PWait) begin
+      if (rs_err_i) begin
+        pre_d = PErr;
+      end else if (rs_row_valid_i) begin
+        st_we = 1'b1;
+        st_waddr = SAw'(StageRows) + (pre_slot_q ? SAw'(N) : '0) + SAw'(pre_cnt_q);
+        pre_cnt_d = pre_cnt_q + 1'b1;
+        if (pre_cnt_q + 1'b1 == pre_rows_q) pre_d = PDone;
+      end
+    end
+    if (!rdy_i) pre_d = PIdle;  // the DMA engine abandons the stream
 
     unique case (state_q)
       SIdle: begin
@@ -455,10 +555,20 @@ module tpu_cmd_proc #(
       end
       SCheck1: state_d = SCheck2;
       SCheck2: begin
+        logic adopt;
         sc_d = check_sc;
-        haddr_d = f_addr;  row_d = '0;  cbase_d = '0;  crow_d = '0;
+        haddr_d = f_addr;  row_d = '0;  cbase_d = '0;  crow_d = '0;  pbase_d = '0;
+        adopt = pre_q != PIdle && check_sc == tpu_pkg::ScSuccess && is_lw &&
+                pre_sqe_q == sqe_q && pre_qid_q == qid_q;
+        // a MATMUL leaves the read-ahead for the command after it
+        if (!adopt && pre_q != PIdle && f_op != tpu_pkg::OpMatmul) begin
+          rs_abort_o = pre_q == PWait;
+          pre_d = PIdle;
+        end
         if (check_sc != tpu_pkg::ScSuccess) begin
           state_d = SDone;
+        end else if (adopt) begin
+          state_d = SPreWait;
         end else begin
           unique case (f_op)
             tpu_pkg::OpReadHost, tpu_pkg::OpLoadWeights: state_d = SRowRead;
@@ -577,13 +687,40 @@ module tpu_cmd_proc #(
           end
         end
       end
-      // ---- LOAD_WEIGHTS: N rows onto the FIFO (staging row k, zero beyond ROWS)
+      // ---- LOAD_WEIGHTS read ahead: wait for its rows (pre_d is PWait until they are in)
+      SPreWait: begin
+        if (!rdy_i) begin
+          state_d = SDone;
+        end else if (pre_q == PDone) begin
+          pbase_d = SAw'(StageRows) + (pre_slot_q ? SAw'(N) : '0);
+          pre_d = PIdle;
+          crow_d = '0;
+          state_d = SPush;
+        end else if (pre_q == PErr) begin
+          pre_d = PIdle;
+          sc_d = tpu_pkg::ScDmaXferError;
+          state_d = SDone;
+        end else if (watchdog) begin
+          rs_abort_o = 1'b1;
+          pre_d = PIdle;
+          sc_d = tpu_pkg::ScCmdTimeout;
+          state_d = SDone;
+        end
+      end
+      // ---- LOAD_WEIGHTS: N rows onto the FIFO (staging row pbase + k, zero beyond ROWS), one
+      // per cycle: the next row is read while the current one is taken
       SPush: begin
+        st_raddr = pbase_q + SAw'(crow_q);
         if (!cval_q) begin
           st_re = 1'b1;
           cval_d = 1'b1;
         end else if (wpush_ready_i) begin
           crow_d = crow_q + 32'd1;
+          if (crow_q + 32'd1 != N) begin
+            st_re = 1'b1;
+            st_raddr = pbase_q + SAw'(crow_q + 32'd1);
+            cval_d = 1'b1;
+          end
           if (crow_q + 32'd1 == N) begin
             fk_d[KW*ftail +: KW] = KW'(wpush_transpose_o ? f_cols : f_rows);
             fc_d[KW*ftail +: KW] = KW'(wpush_transpose_o ? f_rows : f_cols);
@@ -706,10 +843,11 @@ module tpu_cmd_proc #(
     if (rst_i) begin
       state_q <= SIdle;  aborted_q <= 1'b0;  dpv_q <= 1'b0;  cval_q <= 1'b0;
       mm_flight_q <= '0;  fhead_q <= '0;  fcount_q <= '0;  avalid_q <= 1'b0;  loaded_q <= '0;
+      pre_q <= PIdle;
     end else begin
       state_q <= state_d;  aborted_q <= aborted_d;  dpv_q <= dpv_d;  cval_q <= cval_d;
       mm_flight_q <= mm_flight_d;  fhead_q <= fhead_d;  fcount_q <= fcount_d;
-      avalid_q <= avalid_d;  loaded_q <= loaded_d;
+      avalid_q <= avalid_d;  loaded_q <= loaded_d;  pre_q <= pre_d;
     end
   end
 
@@ -719,6 +857,9 @@ module tpu_cmd_proc #(
     span_ok_q <= span_ok_d;  haddr_q <= haddr_d;  row_q <= row_d;  cbase_q <= cbase_d;
     crow_q <= crow_d;  dpc_q <= dpc_d;  wd_q <= wd_d;  wdf_q <= wdf_d;
     fk_q <= fk_d;  fc_q <= fc_d;  ak_q <= ak_d;  ac_q <= ac_d;
+    pre_sqe_q <= pre_sqe_d;  pre_qid_q <= pre_qid_d;  pre_cnt_q <= pre_cnt_d;
+    pre_rows_q <= pre_rows_d;  pre_cols_q <= pre_cols_d;  pre_slot_q <= pre_slot_d;
+    pbase_q <= pbase_d;
   end
 
   assign cpl_sc_o       = sc_q;

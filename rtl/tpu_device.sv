@@ -190,6 +190,27 @@ module tpu_device #(
     .win_base_i(win_base), .win_limit_i(win_limit), .win_perm_i(win_perm),
     .addr_i(chk_addr), .len_i(chk_len), .write_i(chk_write), .ok_o(chk_ok)
   );
+  // the command processor's LOAD_WEIGHTS read-ahead: readable, and clear of every completion
+  // ring and the MSI address (the only host memory written between the read-ahead and the
+  // command's own start: the previous command's CQE and MSI)
+  logic [63:0] pk_addr;
+  logic [31:0] pk_len;
+  logic        pk_win_ok, pk_clash, pk_ok;
+  tpu_win_check #(.NumWindows(NumWindows)) u_win_pk (
+    .win_base_i(win_base), .win_limit_i(win_limit), .win_perm_i(win_perm),
+    .addr_i(pk_addr), .len_i(pk_len), .write_i(1'b0), .ok_o(pk_win_ok)
+  );
+  always_comb begin
+    logic [64:0] pk_end, cq_lo, cq_end;
+    pk_end = {1'b0, pk_addr} + 65'(pk_len);
+    pk_clash = {1'b0, pk_addr} < {1'b0, msi_addr} + 65'd4 && {1'b0, msi_addr} < pk_end;
+    for (int unsigned q = 0; q < NumQueues; q++) begin
+      cq_lo  = {1'b0, cq_base[64*q +: 64]};
+      cq_end = cq_lo + {29'd0, cq_size[32*q +: 32], 4'd0};
+      if ({1'b0, pk_addr} < cq_end && cq_lo < pk_end) pk_clash = 1'b1;
+    end
+    pk_ok = pk_win_ok && !pk_clash;
+  end
   tpu_win_check #(.NumWindows(NumWindows)) u_win_msi (
     .win_base_i(win_base), .win_limit_i(win_limit), .win_perm_i(win_perm),
     .addr_i(msi_addr), .len_i(32'd4), .write_i(1'b1), .ok_o(msi_win_ok)
@@ -197,8 +218,10 @@ module tpu_device #(
 
   // ---------------------------------------------------------------- queue engine
   logic         cmd_valid, cmd_ready, cpl_valid;
+  logic [1:0]   pk_valid;
   logic [511:0] cmd_sqe;
-  logic [7:0]   cmd_qid, cpl_sc;
+  logic [1023:0] pk_sqe;
+  logic [7:0]   cmd_qid, cpl_sc, pk_qid;
   logic [31:0]  cpl_result;
 
   tpu_queue_engine #(
@@ -213,6 +236,7 @@ module tpu_device #(
     .q_sq_head_o(q_sq_head), .q_cq_tail_o(q_cq_tail), .q_active_o(q_active),
     .q_broken_o(q_broken), .gstat_set_o(gstat_set), .fatal_o(fatal), .irq_o(irq),
     .cmd_valid_o(cmd_valid), .cmd_ready_i(cmd_ready), .cmd_sqe_o(cmd_sqe), .cmd_qid_o(cmd_qid),
+    .pk_valid_o(pk_valid), .pk_sqe_o(pk_sqe), .pk_qid_o(pk_qid),
     .cpl_valid_i(cpl_valid), .cpl_sc_i(cpl_sc), .cpl_result_i(cpl_result),
     .rd_req_valid_o(qe_rd_valid), .rd_req_ready_i(qe_rd_ready), .rd_req_addr_o(qe_rd_addr),
     .rd_req_len_o(qe_rd_len), .rd_done_i(rd_done), .rd_err_i(rd_err),
@@ -238,6 +262,8 @@ module tpu_device #(
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),
+    .pk_valid_i(pk_valid), .pk_sqe_i(pk_sqe), .pk_qid_i(pk_qid),
+    .pk_chk_addr_o(pk_addr), .pk_chk_len_o(pk_len), .pk_chk_ok_i(pk_ok),
     .cpl_valid_o(cpl_valid), .cpl_sc_o(cpl_sc), .cpl_result_o(cpl_result),
     .acct_valid_o(acct_valid), .acct_qid_o(acct_qid), .acct_cid_o(acct_cid),
     .acct_opcode_o(acct_opcode), .acct_sc_o(acct_sc), .acct_addr_o(acct_addr),
