@@ -6,6 +6,7 @@ LOAD_PARAMS + ACTIVATE + WRITE_HOST per column tile) and counts link bytes as si
 them: 16 bytes of header per packet and whole LinkBytes (32) beats of data:
   compute bound  = MXU busy cycles = sum of MATMUL rows = m x KT x NT (one row per cycle)
   link bound     = max(host->device, device->host bytes) / bytes per cycle
+of bound = max(compute, link bound) / measured cycles (100 % = at the bound).
 usage: gemm_bounds.py [--json sim_gemm.json] [--n 16] [--bpc 16] [MxKxN ...]"""
 import argparse, json, math
 
@@ -54,15 +55,17 @@ def main():
         for r in json.load(open(a.json))["results"]:
             meas[(r["m"], r["k"], r["n"])] = r
             if not a.shapes: shapes.append((r["m"], r["k"], r["n"]))
-    print("| m x k x n | R | commands | compute bound | link bound | bound util | measured cycles | measured util |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| m x k x n | R | commands | compute bound | link bound | bound util | measured cycles | measured util | of bound |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for m, k, n in shapes:
         b = bounds(m, k, n, N=a.n, bpc=a.bpc)
         r = meas.get((m, k, n))
         mc = f"{r['cycles']}" if r else "-"
         mu = f"{100 * r['utilization']:.1f}%" if r else "-"
+        # measured against the bound: bound cycles / measured cycles (1 = at the bound)
+        ob = f"{100 * max(b['compute_cycles'], b['link_cycles']) / r['cycles']:.1f}%" if r else "-"
         print(f"| {m}x{k}x{n} | {b['R']} | {b['commands']} | {b['compute_cycles']} | {b['link_cycles']} | "
-              f"{100 * b['ideal_util']:.1f}% | {mc} | {mu} |")
+              f"{100 * b['ideal_util']:.1f}% | {mc} | {mu} | {ob} |")
 
 if __name__ == "__main__":
     main()
