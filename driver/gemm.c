@@ -10,7 +10,13 @@
  * previous tile's ACTIVATE is complete by then), then ACTIVATE and WRITE_HOST put the valid
  * columns into the output. Weight tiles are loaded ahead of their MATMUL, never more than
  * FIFO_TILES of them waiting in queue order. Chunks are of even size (R = ceil(m / chunks)).
- * The input zero point is folded into the bias on the host. */
+ * The input zero point is folded into the bias on the host.
+ *
+ * The DMA buffers hold the matrices tile by tile so that every row stream is packed (STRIDE ==
+ * COLS) and the device merges its rows into few large MRDs/MWRs: A as K-tile panels (panel kt:
+ * m rows of its span_k bytes), B as column panels (panel nt: k rows of its span_n bytes, so a
+ * weight tile is one contiguous block), the output as column panels (m rows of span_n
+ * elements). The host copies in and out. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -160,10 +166,10 @@ static uint32_t span_of(size_t total, uint32_t N, uint32_t t)
 static void load_weights(struct gemm *g)
 {
 	uint32_t nt = (uint32_t)(g->w_issued / g->KT), kt = (uint32_t)(g->w_issued % g->KT);
-	size_t off = (size_t)kt * g->N * g->n + (size_t)nt * g->N;
+	uint32_t nc = span_of(g->n, g->N, nt);
+	size_t off = (size_t)nt * g->N * g->k + (size_t)kt * g->N * nc;
 
-	EMIT(g, tpu_cmd_load_weights, g->b, off, (uint32_t)g->n, span_of(g->k, g->N, kt),
-	     span_of(g->n, g->N, nt), 0);
+	EMIT(g, tpu_cmd_load_weights, g->b, off, nc, span_of(g->k, g->N, kt), nc, 0);
 	g->w_issued++;
 }
 
@@ -176,9 +182,9 @@ static void refill(struct gemm *g)
 
 static void read_a(struct gemm *g, size_t r0, uint32_t rows, uint32_t kt)
 {
-	uint32_t slot = g->resident ? kt : 0;
-	EMIT(g, tpu_cmd_read_host, g->a, r0 * g->k + (size_t)kt * g->N, (uint32_t)g->k,
-	     slot * g->R, rows, span_of(g->k, g->N, kt));
+	uint32_t slot = g->resident ? kt : 0, kc = span_of(g->k, g->N, kt);
+	EMIT(g, tpu_cmd_read_host, g->a, (size_t)kt * g->N * g->m + r0 * kc, kc, slot * g->R,
+	     rows, kc);
 }
 
 /* The column tile's bias (and multiplier/shift). Emitted after the tile's first MATMUL: the
@@ -199,15 +205,14 @@ static void column_tile_params(struct gemm *g, uint32_t nt)
 static void column_tile_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
 {
 	uint32_t nc = span_of(g->n, g->N, nt);
+	size_t off = (size_t)nt * g->N * g->m + r0 * nc; /* elements */
 
 	if (g->q8) {
 		EMIT(g, tpu_cmd_activate, 0, g->out_row, rows, g->lut ? TPU_ACTIVATE_LUT : 0);
-		EMIT(g, tpu_cmd_write_host, g->out, r0 * g->n + (size_t)nt * g->N,
-		     (uint32_t)g->n, g->out_row, rows, nc, 0);
+		EMIT(g, tpu_cmd_write_host, g->out, off, nc, g->out_row, rows, nc, 0);
 	} else {
 		EMIT(g, tpu_cmd_activate, 0, 0, rows, TPU_ACTIVATE_RAW32);
-		EMIT(g, tpu_cmd_write_host, g->out, (r0 * g->n + (size_t)nt * g->N) * 4u,
-		     (uint32_t)(g->n * 4u), 0, rows, nc, 1);
+		EMIT(g, tpu_cmd_write_host, g->out, off * 4u, nc * 4u, 0, rows, nc, 1);
 	}
 }
 
@@ -289,6 +294,30 @@ static int alloc_copy(tpu_dev *dev, tpu_buf **b, const void *src, size_t len)
 	return err;
 }
 
+/* Row-major rows x cols (element size esz) to/from column panels of width N (panel p: rows
+ * rows of span(p) elements, packed). */
+static void to_panels(uint8_t *dst, const uint8_t *src, size_t rows, size_t cols, uint32_t N,
+		      size_t esz)
+{
+	for (size_t c0 = 0; c0 < cols; c0 += N) {
+		size_t w = cols - c0 < N ? cols - c0 : N;
+		uint8_t *p = dst + c0 * rows * esz;
+		for (size_t r = 0; r < rows; r++)
+			memcpy(p + r * w * esz, src + (r * cols + c0) * esz, w * esz);
+	}
+}
+
+static void from_panels(uint8_t *dst, const uint8_t *src, size_t rows, size_t cols, uint32_t N,
+			size_t esz)
+{
+	for (size_t c0 = 0; c0 < cols; c0 += N) {
+		size_t w = cols - c0 < N ? cols - c0 : N;
+		const uint8_t *p = src + c0 * rows * esz;
+		for (size_t r = 0; r < rows; r++)
+			memcpy(dst + (r * cols + c0) * esz, p + r * w * esz, w * esz);
+	}
+}
+
 static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 			const struct tpu_gemm_params *p)
 {
@@ -296,11 +325,13 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 	int32_t *bias, *mult, *shift;
 	int err;
 
-	if ((err = alloc_copy(g->dev, &g->a, a, g->m * g->k)) ||
-	    (err = alloc_copy(g->dev, &g->b, b, g->k * n)) ||
+	if ((err = alloc_copy(g->dev, &g->a, NULL, g->m * g->k)) ||
+	    (err = alloc_copy(g->dev, &g->b, NULL, g->k * n)) ||
 	    (err = alloc_copy(g->dev, &g->bias, NULL, n * 4)) ||
 	    (err = alloc_copy(g->dev, &g->out, NULL, g->m * n * (g->q8 ? 1 : 4))))
 		return err;
+	to_panels(tpu_buf_ptr(g->a), (const uint8_t *)a, g->m, g->k, g->N, 1);
+	to_panels(tpu_buf_ptr(g->b), (const uint8_t *)b, g->k, n, g->N, 1);
 	bias = tpu_buf_ptr(g->bias);
 	for (size_t j = 0; j < n; j++) {
 		/* bias'[j] = bias[j] - za * sum_k B[k][j], wrapping like the accumulator. */
@@ -391,7 +422,7 @@ int tpu_gemm(tpu_dev *dev, size_t m, size_t k, size_t n, const int8_t *a, const 
 		goto out;
 	}
 	if (err == 0)
-		memcpy(out, tpu_buf_ptr(g.out), m * n * (g.q8 ? 1 : 4));
+		from_panels(out, tpu_buf_ptr(g.out), m, n, g.N, g.q8 ? 1 : 4);
 out:
 	free_buffers(&g);
 	free(g.cmds);

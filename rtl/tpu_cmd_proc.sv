@@ -25,7 +25,9 @@
 //                 are ordered before every later datapath command, so the queue can run on:
 //                 the next command's DMA overlaps the MXU).
 //   ACTIVATE      one datapath command; completes on act_done_i with the saturation count.
-//   WRITE_HOST    UB_READ/ACC_READ; each row read out becomes one DMA write job.
+//   WRITE_HOST    UB_READ/ACC_READ; each row read out becomes one DMA write job, or, when rows
+//                 are packed (STRIDE == row bytes), consecutive rows are gathered into one job
+//                 of up to WrBytes bytes (one MWR header per job instead of per row).
 //   FENCE         waits (see above); optional 8-byte write. IDENTIFY: 4096 bytes in chunks.
 // LOAD_WEIGHTS read-ahead: while a command that neither streams rows nor writes host memory
 // waits (MATMUL, ACTIVATE, LOAD_PARAMS, a LOAD_WEIGHTS pushing its tile), and no earlier write
@@ -209,6 +211,10 @@ module tpu_cmd_proc #(
   logic [63:0]    rb_d;                            // row bytes
   logic [31:0]    rb_q;                            // (<= 4N where used)
   logic [63:0]    stride_q, stride_d;              // effective stride
+  logic [WrBytes*8-1:0] wg_q, wg_d;                // WRITE_HOST: packed rows gathered
+  logic [LenW-1:0]      wgn_q, wgn_d;              // ... their bytes (0: none)
+  logic                 wg_flush;                  // the row read out now ends the job
+  logic [WrBytes*8-1:0] wg_row;                    // that row, bytes >= row bytes cleared
   logic           span_ok_q, span_ok_d;
   logic [63:0]    haddr_q, haddr_d;                // host address of the next row / chunk
   logic [31:0]    row_q, row_d;                    // rows done (DMA side)
@@ -464,7 +470,17 @@ module tpu_cmd_proc #(
   assign wpush_valid_o  = state_q == SPush && cval_q;
   assign wpush_row_o    = (crow_q < f_rows) ? st_rdata : '0;
   assign wpush_transpose_o = (f_op0 & tpu_pkg::LoadWeightsTranspose) != 0;
-  assign dp_rd_ready_o  = (state_q == SWhStream && wr_req_ready_i) || state_q == SWhDrain;
+  assign dp_rd_ready_o  = (state_q == SWhStream && (wr_req_ready_i || !wg_flush)) ||
+                          state_q == SWhDrain;
+  // WRITE_HOST gathering: a job ends with the last row, with unpacked rows, or when the next
+  // row would not fit in WrBytes
+  always_comb begin
+    wg_flush = stride_q != {32'd0, rb_q} || dp_rd_last_i ||
+               32'(wgn_q) + 2 * rb_q > 32'(WrBytes);
+    for (int unsigned i = 0; i < WrBytes; i++) begin
+      wg_row[8*i +: 8] = (32'(i) < rb_q && i < N * 4) ? dp_rd_data_i[8*(i % (N * 4)) +: 8] : 8'd0;
+    end
+  end
   assign st_wdata       = rs_row_data_i & ((pre_q == PWait) ? pre_mask : row_mask);
 
   always_comb begin
@@ -473,7 +489,11 @@ module tpu_cmd_proc #(
     wr_req_len_o   = LenW'(rb_q);
     wr_req_data_o  = (WrBytes*8)'(dp_rd_data_i);
     if (state_q == SWhStream) begin
-      wr_req_valid_o = dp_rd_valid_i;
+      // the gathered rows start wgn bytes before the current row (packed)
+      wr_req_valid_o = dp_rd_valid_i && wg_flush;
+      wr_req_addr_o  = haddr_q - 64'(wgn_q);
+      wr_req_len_o   = wgn_q + LenW'(rb_q);
+      wr_req_data_o  = wg_q | (wg_row << (8 * wgn_q));
     end else if (state_q == SWrJob) begin
       wr_req_valid_o = 1'b1;
       if (is_fence) begin
@@ -495,6 +515,7 @@ module tpu_cmd_proc #(
     state_d = state_q;  aborted_d = aborted_q || !rdy_i;
     sqe_d = sqe_q;  qid_d = qid_q;  sc_d = sc_q;  result_d = result_q;
     rdb_d = rdb_q;  wrb_d = wrb_q;
+    wg_d = wg_q;  wgn_d = wgn_q;
     haddr_d = haddr_q;  row_d = row_q;  cbase_d = cbase_q;  crow_d = crow_q;  cval_d = 1'b0;
     dpc_d = dpc_q;  dpv_d = dpv_q && !dp_ready_i;
     fk_d = fk_q;  fc_d = fc_q;  fhead_d = fhead_q;  fcount_d = fcount_q;
@@ -791,7 +812,11 @@ module tpu_cmd_proc #(
               state_d = SDone;
             end
             DpActivate: state_d = SActWait;
-            DpUbRead, DpAccRead: state_d = SWhStream;
+            DpUbRead, DpAccRead: begin
+              state_d = SWhStream;
+              wg_d    = '0;
+              wgn_d   = '0;
+            end
             default: state_d = SDone;
           endcase
         end
@@ -806,6 +831,8 @@ module tpu_cmd_proc #(
       SWhStream: begin
         if (dp_rd_valid_i && dp_rd_ready_o) begin
           haddr_d = haddr_q + stride_q;
+          wg_d    = wg_flush ? '0 : wg_q | (wg_row << (8 * wgn_q));
+          wgn_d   = wg_flush ? '0 : wgn_q + LenW'(rb_q);
           if (dp_rd_last_i) state_d = SDone;
         end else if (watchdog) begin
           sc_d = tpu_pkg::ScCmdTimeout;
@@ -859,7 +886,7 @@ module tpu_cmd_proc #(
     fk_q <= fk_d;  fc_q <= fc_d;  ak_q <= ak_d;  ac_q <= ac_d;
     pre_sqe_q <= pre_sqe_d;  pre_qid_q <= pre_qid_d;  pre_cnt_q <= pre_cnt_d;
     pre_rows_q <= pre_rows_d;  pre_cols_q <= pre_cols_d;  pre_slot_q <= pre_slot_d;
-    pbase_q <= pbase_d;
+    pbase_q <= pbase_d;  wg_q <= wg_d;  wgn_q <= wgn_d;
   end
 
   assign cpl_sc_o       = sc_q;

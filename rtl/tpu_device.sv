@@ -124,8 +124,10 @@ module tpu_device #(
   logic [LenW-1:0]      rd_req_len;
   logic [RdBytes*8-1:0] rd_buf;
   // row streams (READ_HOST / LOAD_WEIGHTS rows, command processor only); RowSlots rows in
-  // flight: as many as tags, so the tags and not the slots limit the link
-  localparam int unsigned RowSlots = 1 << $clog2(Tags < 2 ? 2 : Tags);
+  // flight: at least as many as tags, and 2 KiB of packed rows (merged into MRDs of up to
+  // MaxReadReq bytes), which covers a read round trip (~105 cycles at 16 bytes per cycle)
+  localparam int unsigned RowSlotsMin = (Tags > 2048 / N) ? Tags : 2048 / N;
+  localparam int unsigned RowSlots = 1 << $clog2(RowSlotsMin < 2 ? 2 : RowSlotsMin);
   logic                 rs_req_valid, rs_req_ready, rs_row_valid, rs_err;
   logic [63:0]          rs_req_addr, rs_req_stride;
   logic [$clog2(N+1)-1:0] rs_req_rb;
