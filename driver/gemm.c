@@ -1,7 +1,7 @@
 /* tpu_gemm: a whole int8 GEMM tiled onto the N x N array.
  *
  * Layout per chunk of R rows of A (R chosen so that the UB and ACC hold it):
- *   UB rows [kt*R, kt*R + R)  A[r0.., kt*N .. kt*N+N)  (every K-tile resident), or, when K is
+ *   UB rows [kt*rows, kt*rows + rows)  A[r0.., kt*N .. kt*N+N)  (every K-tile resident), or, when K is
  *                             too long for that, one slot at row 0 reloaded before each MATMUL;
  *   UB rows after the A slots the int8 output of ACTIVATE;
  *   ACC rows [0, R)           the output column tile being accumulated.
@@ -13,8 +13,9 @@
  * The input zero point is folded into the bias on the host.
  *
  * The DMA buffers hold the matrices tile by tile so that every row stream is packed (STRIDE ==
- * COLS) and the device merges its rows into few large MRDs/MWRs: A as K-tile panels (panel kt:
- * m rows of its span_k bytes), B as column panels (panel nt: k rows of its span_n bytes, so a
+ * COLS) and the device merges its rows into few large MRDs/MWRs: A chunk by chunk, each chunk
+ * as its K-tiles one after the other (K-tile kt: the chunk's rows of span_k bytes), so that all
+ * full-width K-tiles of a chunk are one READ_HOST into consecutive UB slots; B as column panels (panel nt: k rows of its span_n bytes, so a
  * weight tile is one contiguous block), the output as column panels (m rows of span_n
  * elements). The host copies in and out. */
 #include <errno.h>
@@ -32,6 +33,7 @@ struct gemm {
 	size_t m, k, n;
 	uint32_t N, KT, NT, R, slots, out_row;
 	bool q8, resident, lut;
+	bool uniform; /* one multiplier and shift for every channel: loaded once */
 	tpu_buf *a, *b, *bias, *mult, *shift, *lutb, *out;
 	struct tpu_cmd *cmds;
 	size_t ncmd, cap;
@@ -180,11 +182,32 @@ static void refill(struct gemm *g)
 		load_weights(g);
 }
 
+/* Offset of K-tile kt of the chunk at row r0 (rows rows) in the A buffer (see to_chunks). */
+static size_t a_off(const struct gemm *g, size_t r0, uint32_t rows, uint32_t kt)
+{
+	return r0 * g->k + (size_t)kt * g->N * rows;
+}
+
+/* One K-tile into the single slot (non-resident A). */
 static void read_a(struct gemm *g, size_t r0, uint32_t rows, uint32_t kt)
 {
-	uint32_t slot = g->resident ? kt : 0, kc = span_of(g->k, g->N, kt);
-	EMIT(g, tpu_cmd_read_host, g->a, (size_t)kt * g->N * g->m + r0 * kc, kc, slot * g->R,
-	     rows, kc);
+	uint32_t kc = span_of(g->k, g->N, kt);
+	EMIT(g, tpu_cmd_read_host, g->a, a_off(g, r0, rows, kt), kc, 0, rows, kc);
+}
+
+/* The whole chunk, slot kt at UB rows kt x rows: the full-width K-tiles are consecutive in the
+ * buffer and in the UB, so they are one READ_HOST (the device streams it without a pause);
+ * a narrower last K-tile is a second one. */
+static void read_chunk(struct gemm *g, size_t r0, uint32_t rows)
+{
+	uint32_t full = (uint32_t)(g->k / g->N), kc = span_of(g->k, g->N, g->KT - 1);
+
+	if (full)
+		EMIT(g, tpu_cmd_read_host, g->a, a_off(g, r0, rows, 0), g->N, 0, full * rows,
+		     g->N);
+	if (full < g->KT)
+		EMIT(g, tpu_cmd_read_host, g->a, a_off(g, r0, rows, full), kc, full * rows, rows,
+		     kc);
 }
 
 /* The column tile's bias (and multiplier/shift). Emitted after the tile's first MATMUL: the
@@ -196,7 +219,7 @@ static void column_tile_params(struct gemm *g, uint32_t nt)
 	size_t poff = (size_t)nt * g->N * 4u;
 
 	EMIT(g, tpu_cmd_load_params, TPU_PARAM_BIAS, g->bias, poff, 0, nc);
-	if (g->q8) {
+	if (g->q8 && !g->uniform) {
 		EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, poff, 0, nc);
 		EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, poff, 0, nc);
 	}
@@ -219,8 +242,7 @@ static void column_tile_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t 
 static void chunk(struct gemm *g, size_t r0, uint32_t rows)
 {
 	if (g->resident)
-		for (uint32_t kt = 0; kt < g->KT; kt++)
-			read_a(g, r0, rows, kt);
+		read_chunk(g, r0, rows);
 	g->w_total = (size_t)g->NT * g->KT;
 	g->w_issued = g->w_popped = 0;
 	refill(g);
@@ -228,7 +250,7 @@ static void chunk(struct gemm *g, size_t r0, uint32_t rows)
 		for (uint32_t kt = 0; kt < g->KT; kt++) {
 			if (!g->resident)
 				read_a(g, r0, rows, kt);
-			EMIT(g, tpu_cmd_matmul, (g->resident ? kt : 0) * g->R, 0, rows,
+			EMIT(g, tpu_cmd_matmul, (g->resident ? kt : 0) * rows, 0, rows,
 			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
 			g->w_popped++;
 			refill(g);
@@ -249,6 +271,13 @@ static void build(struct gemm *g, const struct tpu_gemm_params *p)
 		if (g->lut)
 			EMIT(g, tpu_cmd_load_params, TPU_PARAM_LUT, g->lutb, 0, 0,
 			     TPU_LUT_ENTRIES);
+		if (g->uniform) {
+			/* Every column tile reads the same values: one load serves them all
+			 * (each LOAD_PARAMS read is a link round trip in a tile's prologue). */
+			uint32_t nc = span_of(g->n, g->N, 0);
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
+		}
 	}
 	for (size_t r0 = 0; r0 < g->m && !g->err; r0 += g->R) {
 		size_t left = g->m - r0;
@@ -318,6 +347,22 @@ static void from_panels(uint8_t *dst, const uint8_t *src, size_t rows, size_t co
 	}
 }
 
+/* Row-major m x k A to chunks of R rows (the last one shorter), each as its K-tiles one after
+ * the other, K-tile kt holding the chunk's rows of span_k bytes (a_off). */
+static void to_chunks(const struct gemm *g, uint8_t *dst, const uint8_t *src)
+{
+	for (size_t r0 = 0; r0 < g->m; r0 += g->R) {
+		uint32_t rows = g->m - r0 < g->R ? (uint32_t)(g->m - r0) : g->R;
+		for (uint32_t kt = 0; kt < g->KT; kt++) {
+			uint32_t w = span_of(g->k, g->N, kt);
+			uint8_t *p = dst + a_off(g, r0, rows, kt);
+			for (uint32_t r = 0; r < rows; r++)
+				memcpy(p + (size_t)r * w, src + (r0 + r) * g->k + (size_t)kt * g->N,
+				       w);
+		}
+	}
+}
+
 static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 			const struct tpu_gemm_params *p)
 {
@@ -330,7 +375,7 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 	    (err = alloc_copy(g->dev, &g->bias, NULL, n * 4)) ||
 	    (err = alloc_copy(g->dev, &g->out, NULL, g->m * n * (g->q8 ? 1 : 4))))
 		return err;
-	to_panels(tpu_buf_ptr(g->a), (const uint8_t *)a, g->m, g->k, g->N, 1);
+	to_chunks(g, tpu_buf_ptr(g->a), (const uint8_t *)a);
 	to_panels(tpu_buf_ptr(g->b), (const uint8_t *)b, g->k, n, g->N, 1);
 	bias = tpu_buf_ptr(g->bias);
 	for (size_t j = 0; j < n; j++) {
@@ -348,10 +393,13 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 		return err;
 	mult = tpu_buf_ptr(g->mult);
 	shift = tpu_buf_ptr(g->shift);
+	g->uniform = true;
 	for (size_t j = 0; j < n; j++) {
 		size_t c = p->quant_channels == 1 ? 0 : j; /* per tensor: broadcast */
 		mult[j] = p->multiplier[c];
 		shift[j] = p->shift[c];
+		if (mult[j] != mult[0] || shift[j] != shift[0])
+			g->uniform = false;
 	}
 	if (g->lut)
 		return alloc_copy(g->dev, &g->lutb, p->lut, TPU_LUT_ENTRIES);

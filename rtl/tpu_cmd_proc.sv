@@ -8,11 +8,13 @@
 // span = (ROWS-1) x stride + row bytes, 64-bit) -> CHECK2 (status in spec order; the window
 // check is tpu_win_check outside, on chk_*) -> execute -> DONE (cpl_valid_o one cycle).
 // Execution:
-//   READ_HOST     one DMA row stream per chunk of up to StageRows rows (many MRDs in flight,
-//                 rows delivered in order) into a staging RAM of StageRows rows (bytes COLS..N-1
-//                 zeroed); when the chunk is complete and no MATMUL is in flight in the datapath,
-//                 UB_WRITE commands commit it. A failed row ends the command before its chunk is
-//                 committed (transfers of ROWS <= StageRows are all-or-nothing; see
+//   READ_HOST     one DMA row stream of all ROWS (many MRDs in flight, rows delivered in
+//                 order) into a staging ring of 2 x StageRows rows (bytes COLS..N-1 zeroed),
+//                 committed chunk by chunk (StageRows rows): when a chunk is complete and no
+//                 MATMUL is in flight in the datapath, UB_WRITE commands commit it while the
+//                 stream fills the other half (rs_limit_o holds the stream back so that it never
+//                 overwrites rows not yet committed). A failed row ends the command before its
+//                 chunk is committed (transfers of ROWS <= StageRows are all-or-nothing; see
 //                 docs/device.md for longer ones).
 //   LOAD_WEIGHTS  rows staged the same way, then N rows pushed on wpush (rows >= ROWS zero,
 //                 one row per cycle).
@@ -111,6 +113,7 @@ module tpu_cmd_proc #(
   output logic [$clog2(N+1)-1:0] rs_req_rb_o,
   output logic [63:0]           rs_req_stride_o,
   output logic [31:0]           rs_req_rows_o,
+  output logic [31:0]           rs_limit_o,    // rows of the stream that may be requested
   input  logic                  rs_row_valid_i,
   input  logic [N*8-1:0]        rs_row_data_i,
   input  logic                  rs_err_i,
@@ -147,13 +150,14 @@ module tpu_cmd_proc #(
                           CA = tpu_pkg::DpCmdALsb, CB = tpu_pkg::DpCmdBLsb,
                           CRows = tpu_pkg::DpCmdRowsLsb, CData = tpu_pkg::DpCmdDataLsb;
   localparam int unsigned IdChunk = 64;  // IDENTIFY write job size (divides 4096, <= WrBytes)
-  localparam int unsigned StDepth = StageRows + 2 * N;  // staging + two read-ahead tiles
+  localparam int unsigned Ring    = 2 * StageRows;       // READ_HOST staging ring
+  localparam int unsigned StDepth = Ring + 2 * N;        // ring + two read-ahead tiles
   localparam int unsigned SAw = $clog2(StDepth);
   localparam int unsigned TW  = Tiles > 1 ? $clog2(Tiles) : 1;
   localparam int unsigned KW  = $clog2(N + 1);
 
-  if (StageRows < N || StageRows < 2) begin : g_bad_stage
-    $error("tpu_cmd_proc: StageRows must be >= N (a weight tile is staged whole)");
+  if (StageRows < N || StageRows < 2 || (StageRows & (StageRows - 1)) != 0) begin : g_bad_stage
+    $error("tpu_cmd_proc: StageRows must be a power of two >= N (a weight tile is staged whole)");
   end
   if (RdBytes < 4 * N || RdBytes < tpu_pkg::LutEntries || WrBytes < 4 * N || WrBytes < IdChunk)
   begin : g_bad_bytes
@@ -463,8 +467,12 @@ module tpu_cmd_proc #(
   assign rs_req_addr_o   = pre_go ? pk_addr : haddr_q;
   assign rs_req_rb_o     = pre_go ? KW'(pk_cols) : KW'(f_cols);
   assign rs_req_stride_o = pre_go ? pk_stride_eff : stride_q;
-  assign rs_req_rows_o   = pre_go ? pk_rows :
-                           (f_rows - row_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - row_q;
+  assign rs_req_rows_o   = pre_go ? pk_rows : f_rows - row_q;
+  // a READ_HOST stream may run up to a ring ahead of the rows committed so far (a ring slot is
+  // free once its row has been read out for the commit; one row of slack for the read)
+  assign rs_limit_o      = (pre_go || pre_q == PWait) ? 32'hFFFF_FFFF :
+                           (state_q == SCommit || state_q == SCommitLast) ?
+                           cbase_q + crow_q + 32'(Ring) - 32'd1 : cbase_q + 32'(Ring);
   assign dp_valid_o     = dpv_q;
   assign dp_cmd_o       = dpc_q;
   assign wpush_valid_o  = state_q == SPush && cval_q;
@@ -525,8 +533,8 @@ module tpu_cmd_proc #(
     wd_d = wd_q;  wdf_d = wdf_q + 10'd1;
     if (wdf_q == 10'h3FF) wd_d = wd_q + 32'd1;
     watchdog = timeout_units_i != 0 && wd_q >= 32'(timeout_units_i);
-    st_we = 1'b0;  st_waddr = row_q[SAw-1:0] - cbase_q[SAw-1:0];
-    st_re = 1'b0;  st_raddr = crow_q[SAw-1:0];
+    st_we = 1'b0;  st_waddr = SAw'(row_q % Ring);
+    st_re = 1'b0;  st_raddr = SAw'((cbase_q + crow_q) % Ring);
     rd_abort_o = 1'b0;
     rs_abort_o = 1'b0;
     cpl_valid_o = 1'b0;  acct_valid_o = 1'b0;
@@ -549,7 +557,7 @@ module tpu_cmd_proc #(
         pre_d = PErr;
       end else if (rs_row_valid_i) begin
         st_we = 1'b1;
-        st_waddr = SAw'(StageRows) + (pre_slot_q ? SAw'(N) : '0) + SAw'(pre_cnt_q);
+        st_waddr = SAw'(Ring) + (pre_slot_q ? SAw'(N) : '0) + SAw'(pre_cnt_q);
         pre_cnt_d = pre_cnt_q + 1'b1;
         if (pre_cnt_q + 1'b1 == pre_rows_q) pre_d = PDone;
       end
@@ -674,9 +682,16 @@ module tpu_cmd_proc #(
           state_d = SDone;
         end
       end
-      // commit staged rows [cbase, row) to the UB once no MATMUL may still read the UB
+      // commit the chunk's staged rows [cbase, cbase + cnt) to the UB once no MATMUL may still
+      // read the UB; the stream meanwhile delivers the next chunk's rows into the ring
       SCommit: begin
-        cnt = row_q - cbase_q;
+        cnt = (f_rows - cbase_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - cbase_q;
+        if (rs_row_valid_i) begin
+          st_we = 1'b1;
+          row_d = row_q + 32'd1;
+          haddr_d = haddr_q + stride_q;
+        end
+        if (rs_err_i) sc_d = tpu_pkg::ScDmaXferError;  // reported once the chunk is in
         if (cval_q && !(!dpv_q || dp_ready_i)) begin
           cval_d = 1'b1;  // hold: the read data stays in the RAM output register
         end else begin
@@ -697,14 +712,32 @@ module tpu_cmd_proc #(
         end
       end
       SCommitLast: begin
+        cnt = (f_rows - cbase_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - cbase_q;
+        if (rs_row_valid_i) begin
+          st_we = 1'b1;
+          row_d = row_q + 32'd1;
+          haddr_d = haddr_q + stride_q;
+        end
+        if (rs_err_i) sc_d = tpu_pkg::ScDmaXferError;
         if (!dpv_q || dp_ready_i) begin
-          if (row_q == f_rows) begin
+          if (sc_q != tpu_pkg::ScSuccess || rs_err_i) begin
+            state_d = SDone;  // a later chunk failed: the chunks before it stay committed
+          end else if (cbase_q + cnt == f_rows) begin
             result_d = f_rows * f_cols;
             rdb_d = result_d;
             state_d = SDone;
           end else begin
-            cbase_d = row_q;
-            state_d = aborted_q ? SDone : SRowRead;
+            // next chunk: commit it at once when all of it is in, else wait for its rows
+            cbase_d = cbase_q + cnt;
+            crow_d = '0;
+            if (aborted_q) begin
+              rs_abort_o = 1'b1;
+              state_d = SDone;
+            end else if (row_d == f_rows || row_d - (cbase_q + cnt) == 32'(StageRows)) begin
+              state_d = SCommit;
+            end else begin
+              state_d = SRowWait;
+            end
           end
         end
       end
@@ -713,7 +746,7 @@ module tpu_cmd_proc #(
         if (!rdy_i) begin
           state_d = SDone;
         end else if (pre_q == PDone) begin
-          pbase_d = SAw'(StageRows) + (pre_slot_q ? SAw'(N) : '0);
+          pbase_d = SAw'(Ring) + (pre_slot_q ? SAw'(N) : '0);
           pre_d = PIdle;
           crow_d = '0;
           state_d = SPush;

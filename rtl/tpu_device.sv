@@ -131,7 +131,7 @@ module tpu_device #(
   logic                 rs_req_valid, rs_req_ready, rs_row_valid, rs_err;
   logic [63:0]          rs_req_addr, rs_req_stride;
   logic [$clog2(N+1)-1:0] rs_req_rb;
-  logic [31:0]          rs_req_rows;
+  logic [31:0]          rs_req_rows, rs_limit;
   logic [N*8-1:0]       rs_row_data;
   logic                 cp_rs_abort, qe_rd_ready, cp_rd_hold;
   logic                 wr_req_valid, wr_req_ready, wr_req_msi, wr_idle;
@@ -178,7 +178,7 @@ module tpu_device #(
     .rs_abort_i(!rdy || cp_rs_abort || func_rst),
     .rd_done_o(rd_done), .rd_err_o(rd_err), .rd_buf_o(rd_buf),
     .rs_req_valid_i(rs_req_valid), .rs_req_ready_o(rs_req_ready), .rs_req_addr_i(rs_req_addr),
-    .rs_req_rb_i(rs_req_rb), .rs_req_stride_i(rs_req_stride), .rs_req_rows_i(rs_req_rows),
+    .rs_req_rb_i(rs_req_rb), .rs_req_stride_i(rs_req_stride), .rs_req_rows_i(rs_req_rows), .rs_limit_i(rs_limit),
     .rs_row_valid_o(rs_row_valid), .rs_row_data_o(rs_row_data), .rs_err_o(rs_err),
     .wr_req_valid_i(wr_req_valid), .wr_req_ready_o(wr_req_ready), .wr_req_addr_i(wr_req_addr),
     .wr_req_len_i(wr_req_len), .wr_req_msi_i(wr_req_msi), .wr_req_data_i(wr_req_data),
@@ -277,7 +277,7 @@ module tpu_device #(
     .rd_done_i(rd_done), .rd_err_i(rd_err),
     .rd_buf_i(rd_buf),
     .rs_req_valid_o(rs_req_valid), .rs_req_ready_i(rs_req_ready), .rs_req_addr_o(rs_req_addr),
-    .rs_req_rb_o(rs_req_rb), .rs_req_stride_o(rs_req_stride), .rs_req_rows_o(rs_req_rows),
+    .rs_req_rb_o(rs_req_rb), .rs_req_stride_o(rs_req_stride), .rs_req_rows_o(rs_req_rows), .rs_limit_o(rs_limit),
     .rs_row_valid_i(rs_row_valid), .rs_row_data_i(rs_row_data), .rs_err_i(rs_err),
     .rs_abort_o(cp_rs_abort),
     .wr_req_valid_o(cp_wr_valid), .wr_req_ready_i(wr_req_ready), .wr_req_addr_o(cp_wr_addr),

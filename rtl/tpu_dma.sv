@@ -15,6 +15,8 @@
 // than OK, or a tag without completion for CplTimeoutCycles, ends the stream with rs_err_o (one
 // cycle) and no further row; its other tags become stale and are drained as for read jobs.
 // After the last row the stream is over (rs_req_ready_o again). rs_abort_i ends it silently.
+// rs_limit_i (stream row index, may grow while the stream runs) holds requests back: row r is
+// requested only when r < rs_limit_i, so a consumer with a bounded buffer is never overrun.
 //
 // Read jobs (rd_req_*, len 1..RdBytes): split at MaxReadReq and at 4 KiB boundaries of the host
 // address into MRDs, each with a free tag below Tags (allocated round robin, so a tag freed by a
@@ -67,6 +69,7 @@ module tpu_dma #(
   input  logic [RbW-1:0]           rs_req_rb_i,
   input  logic [63:0]              rs_req_stride_i,
   input  logic [31:0]              rs_req_rows_i,
+  input  logic [31:0]              rs_limit_i,     // rows below this may be requested now
   output logic                     rs_row_valid_o,
   output logic [RowB*8-1:0]        rs_row_data_o,
   output logic                     rs_err_o,
@@ -407,7 +410,7 @@ module tpu_dma #(
     end
     // a new row may be requested when its slot is free (fewer than Slots rows not delivered)
     rs_can = rs_active_q && !rs_abort_i && !rs_fail && rs_issue_q != rs_rows_q &&
-             (rs_issue_q - rs_head_q) < 32'(Slots);
+             (rs_issue_q - rs_head_q) < 32'(Slots) && rs_issue_q < rs_limit_i;
 
     // ---- output beat: packet in progress, else a new write packet, else an MRD (row stream
     // first: a read job only runs alone, for an SQE or a parameter vector)
@@ -435,6 +438,7 @@ module tpu_dma #(
           pg    = (13'd4096 - {1'b0, maddr[11:0]}) / PktW'(RowB);
           mk    = rs_rows_q - rs_issue_q;
           if (room < mk) mk = room;
+          if (rs_limit_i - rs_issue_q < mk) mk = rs_limit_i - rs_issue_q;
           if (32'(MergeRows) < mk) mk = 32'(MergeRows);
           if (32'(pg) < mk) mk = 32'(pg);
           merge = 32'(rs_rb_q) == RowB && rs_stride_q == 64'(RowB) && rs_roff_q == '0 &&

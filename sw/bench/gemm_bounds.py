@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Analytical bounds of an end-to-end int8-output tpu_gemm() on the sim link (docs/performance.md).
 
-Replays driver/gemm.c's schedule (resident A, even chunks of R rows, weights per chunk, 3
-LOAD_PARAMS + ACTIVATE + WRITE_HOST per column tile) and counts link bytes as sim/link.c charges
-them: 16 bytes of header per packet and whole LinkBytes (32) beats of data:
+Replays driver/gemm.c's schedule (resident A as one READ_HOST per chunk, even chunks of R rows,
+weights per chunk, one BIAS LOAD_PARAMS + ACTIVATE + WRITE_HOST per column tile, MULT/SHIFT once
+for per-tensor requantization) and counts link bytes as sim/link.c charges them: 16 bytes of
+header per packet and whole LinkBytes (32) beats of data. Packed full rows (N bytes) are merged
+by the device into MRDs of up to MaxReadReq (512) bytes; packed output rows into write jobs of up
+to WrBytes (max(4N, 64)) bytes; narrower rows cost one packet each.
   compute bound  = MXU busy cycles = sum of MATMUL rows = m x KT x NT (one row per cycle)
   link bound     = max(host->device, device->host bytes) / bytes per cycle
 of bound = max(compute, link bound) / measured cycles (100 % = at the bound).
@@ -12,6 +15,7 @@ import argparse, json, math
 
 HDR = 16
 LB = 32
+MAX_READ_REQ = 512
 
 def pkt(data):
     return HDR + -(-data // LB) * LB
@@ -23,19 +27,36 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
     chunks = math.ceil(m / R)
     R = math.ceil(m / chunks)
     span = lambda tot, t: min(N, tot - t * N)
+    wr_bytes = max(4 * N, 64)
     h2d = d2h = 0
-    cmds = 1  # LOAD_PARAMS OUTPUT
+
+    def stream(rows, rb):  # a packed row stream: (host->device, device->host) bytes
+        if rb != N:
+            return rows * pkt(rb), rows * HDR
+        full, rem = divmod(rows * rb, MAX_READ_REQ)
+        return full * pkt(MAX_READ_REQ) + (pkt(rem) if rem else 0), (full + (rem > 0)) * HDR
+
+    def writes(rows, rb):  # packed output rows gathered into write jobs
+        g = max(1, wr_bytes // rb)
+        full, rem = divmod(rows, g)
+        return full * pkt(g * rb) + (pkt(rem * rb) if rem else 0)
+
+    cmds = 3  # LOAD_PARAMS OUTPUT, MULT, SHIFT (per-tensor: once)
+    h2d += 2 * pkt(4 * span(n, 0)); d2h += 2 * HDR
     for c in range(chunks):
         rows = min(R, m - c * R)
-        for kt in range(KT):  # READ_HOST of A, one packet per row each way
-            h2d += rows * pkt(span(k, kt)); d2h += rows * HDR; cmds += 1
+        full = k // N
+        if full:  # READ_HOST of the full-width K-tiles
+            a, b = stream(full * rows, N); h2d += a; d2h += b; cmds += 1
+        if full < KT:
+            a, b = stream(rows, k - full * N); h2d += a; d2h += b; cmds += 1
         for nt in range(NT):
-            for kt in range(KT):  # LOAD_WEIGHTS + MATMUL
-                kr = span(k, kt)
-                h2d += kr * pkt(span(n, nt)); d2h += kr * HDR; cmds += 2
             nc = span(n, nt)
-            h2d += 3 * pkt(4 * nc); d2h += 3 * HDR; cmds += 5
-            d2h += rows * pkt(nc)  # WRITE_HOST MWRs
+            for kt in range(KT):  # LOAD_WEIGHTS (one packed tile) + MATMUL
+                a, b = stream(span(k, kt), nc)
+                h2d += a; d2h += b; cmds += 2
+            h2d += pkt(4 * nc); d2h += HDR; cmds += 3  # BIAS, ACTIVATE, WRITE_HOST
+            d2h += writes(rows, nc)
     h2d += cmds * 64 + math.ceil(cmds / 4) * HDR  # SQEs, 4 per prefetch block
     d2h += math.ceil(cmds / 4) * HDR + cmds * pkt(16)  # SQE MRDs, CQEs
     compute = m * KT * NT
