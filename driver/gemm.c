@@ -6,9 +6,10 @@
  *   UB rows after the A slots the int8 output of ACTIVATE;
  *   ACC rows [0, R)           the output column tile being accumulated.
  * For each column tile nt the K-tiles are multiplied in order (POP, ACCUMULATE for kt > 0); the
- * tile's bias (and multiplier/shift) are loaded after its first MATMUL (overlapping the MXU; the
- * previous tile's ACTIVATE is complete by then), then ACTIVATE and WRITE_HOST put the valid
- * columns into the output. Weight tiles are loaded ahead of their MATMUL, never more than
+ * tile's bias (and per-channel multiplier/shift) are loaded after its second MATMUL (overlapping
+ * the MXU; the previous tile's ACTIVATE is complete by then), then ACTIVATE puts the result into
+ * the UB and WRITE_HOST the valid columns into the output: for int8 output after the next
+ * tile's first MATMUL, which the device runs beside the write-back. Weight tiles are loaded ahead of their MATMUL, never more than
  * FIFO_TILES of them waiting in queue order. Chunks are of even size (R = ceil(m / chunks)).
  * The input zero point is folded into the bias on the host.
  *
@@ -225,18 +226,32 @@ static void column_tile_params(struct gemm *g, uint32_t nt)
 	}
 }
 
-static void column_tile_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
+static void write_out(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
+{
+	uint32_t nc = span_of(g->n, g->N, nt);
+	size_t off = (size_t)nt * g->N * g->m + r0 * nc;
+
+	EMIT(g, tpu_cmd_write_host, g->out, off, nc, g->out_row, rows, nc, 0);
+}
+
+/* Returns true when the int8 WRITE_HOST is left to the caller (write_out): it is emitted after
+ * the next column tile's first MATMUL, so that the UB read-out and its link transfer run while
+ * the MXU computes (the device reads the UB for a WRITE_HOST beside a MATMUL). */
+static bool column_tile_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
 {
 	uint32_t nc = span_of(g->n, g->N, nt);
 	size_t off = (size_t)nt * g->N * g->m + r0 * nc; /* elements */
 
 	if (g->q8) {
 		EMIT(g, tpu_cmd_activate, 0, g->out_row, rows, g->lut ? TPU_ACTIVATE_LUT : 0);
-		EMIT(g, tpu_cmd_write_host, g->out, off, nc, g->out_row, rows, nc, 0);
+		if (nt + 1 < g->NT)
+			return true;
+		write_out(g, r0, rows, nt);
 	} else {
 		EMIT(g, tpu_cmd_activate, 0, 0, rows, TPU_ACTIVATE_RAW32);
 		EMIT(g, tpu_cmd_write_host, g->out, off * 4u, nc * 4u, 0, rows, nc, 1);
 	}
+	return false;
 }
 
 static void chunk(struct gemm *g, size_t r0, uint32_t rows)
@@ -246,6 +261,8 @@ static void chunk(struct gemm *g, size_t r0, uint32_t rows)
 	g->w_total = (size_t)g->NT * g->KT;
 	g->w_issued = g->w_popped = 0;
 	refill(g);
+	bool pending = false; /* the previous column tile's output is still to be written */
+
 	for (uint32_t nt = 0; nt < g->NT; nt++) {
 		for (uint32_t kt = 0; kt < g->KT; kt++) {
 			if (!g->resident)
@@ -254,10 +271,14 @@ static void chunk(struct gemm *g, size_t r0, uint32_t rows)
 			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
 			g->w_popped++;
 			refill(g);
-			if (kt == 0)
+			/* The previous tile's write-back runs beside this first MATMUL; the bias
+			 * load (one read round trip) beside the second, so the MXU does not wait. */
+			if (kt == 0 && pending)
+				write_out(g, r0, rows, nt - 1);
+			if (kt == (g->KT > 1 ? 1u : 0u))
 				column_tile_params(g, nt);
 		}
-		column_tile_tail(g, r0, rows, nt);
+		pending = column_tile_tail(g, r0, rows, nt);
 	}
 }
 
