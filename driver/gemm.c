@@ -4,12 +4,14 @@
  *   UB rows [kt*rows, kt*rows + rows)  A[r0.., kt*N .. kt*N+N)  (every K-tile resident), or, when K is
  *                             too long for that, one slot at row 0 reloaded before each MATMUL;
  *   UB rows after the A slots the int8 output of ACTIVATE;
- *   ACC rows [0, R)           the output column tile being accumulated.
+ *   ACC rows [0, R)           the output column tile being accumulated (int8 output: tiles
+ *                             alternate between [0, rows) and [rows, 2 rows)).
  * For each column tile nt the K-tiles are multiplied in order (POP, ACCUMULATE for kt > 0); the
  * tile's bias (and per-channel multiplier/shift) are loaded after its second MATMUL (overlapping
  * the MXU; the previous tile's ACTIVATE is complete by then), then ACTIVATE puts the result into
- * the UB and WRITE_HOST the valid columns into the output: for int8 output after the next
- * tile's first MATMUL, which the device runs beside the write-back. Weight tiles are loaded ahead of their MATMUL, never more than
+ * the UB and WRITE_HOST the valid columns into the output. For int8 output the ACTIVATE comes
+ * after the next tile's first MATMUL and the WRITE_HOST after its second: the device runs them
+ * beside those MATMULs (docs/device.md, "Overlap and dependencies"). Weight tiles are loaded ahead of their MATMUL, never more than
  * FIFO_TILES of them waiting in queue order. Chunks are of even size (R = ceil(m / chunks)).
  * The input zero point is folded into the bias on the host.
  *
@@ -234,24 +236,27 @@ static void write_out(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
 	EMIT(g, tpu_cmd_write_host, g->out, off, nc, g->out_row, rows, nc, 0);
 }
 
-/* Returns true when the int8 WRITE_HOST is left to the caller (write_out): it is emitted after
- * the next column tile's first MATMUL, so that the UB read-out and its link transfer run while
- * the MXU computes (the device reads the UB for a WRITE_HOST beside a MATMUL). */
-static bool column_tile_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
+/* ACC rows of column tile nt's accumulator: int8 output alternates two buffers, so that the
+ * next tile's first MATMUL runs beside this tile's ACTIVATE. */
+static uint32_t acc_row(const struct gemm *g, uint32_t rows, uint32_t nt)
+{
+	return g->q8 ? (nt % 2) * rows : 0;
+}
+
+static void activate(struct gemm *g, uint32_t rows, uint32_t nt)
+{
+	EMIT(g, tpu_cmd_activate, acc_row(g, rows, nt), g->out_row, rows,
+	     g->lut ? TPU_ACTIVATE_LUT : 0);
+}
+
+/* int32 output: ACTIVATE in place in the ACC, then the rows out. */
+static void raw_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
 {
 	uint32_t nc = span_of(g->n, g->N, nt);
 	size_t off = (size_t)nt * g->N * g->m + r0 * nc; /* elements */
 
-	if (g->q8) {
-		EMIT(g, tpu_cmd_activate, 0, g->out_row, rows, g->lut ? TPU_ACTIVATE_LUT : 0);
-		if (nt + 1 < g->NT)
-			return true;
-		write_out(g, r0, rows, nt);
-	} else {
-		EMIT(g, tpu_cmd_activate, 0, 0, rows, TPU_ACTIVATE_RAW32);
-		EMIT(g, tpu_cmd_write_host, g->out, off * 4u, nc * 4u, 0, rows, nc, 1);
-	}
-	return false;
+	EMIT(g, tpu_cmd_activate, 0, 0, rows, TPU_ACTIVATE_RAW32);
+	EMIT(g, tpu_cmd_write_host, g->out, off * 4u, nc * 4u, 0, rows, nc, 1);
 }
 
 static void chunk(struct gemm *g, size_t r0, uint32_t rows)
@@ -261,24 +266,31 @@ static void chunk(struct gemm *g, size_t r0, uint32_t rows)
 	g->w_total = (size_t)g->NT * g->KT;
 	g->w_issued = g->w_popped = 0;
 	refill(g);
-	bool pending = false; /* the previous column tile's output is still to be written */
-
 	for (uint32_t nt = 0; nt < g->NT; nt++) {
 		for (uint32_t kt = 0; kt < g->KT; kt++) {
 			if (!g->resident)
 				read_a(g, r0, rows, kt);
-			EMIT(g, tpu_cmd_matmul, (g->resident ? kt : 0) * rows, 0, rows,
-			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
+			EMIT(g, tpu_cmd_matmul, (g->resident ? kt : 0) * rows, acc_row(g, rows, nt),
+			     rows, TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
 			g->w_popped++;
 			refill(g);
-			/* The previous tile's write-back runs beside this first MATMUL; the bias
-			 * load (one read round trip) beside the second, so the MXU does not wait. */
-			if (kt == 0 && pending)
-				write_out(g, r0, rows, nt - 1);
-			if (kt == (g->KT > 1 ? 1u : 0u))
+			/* int8 output: the previous tile's ACTIVATE runs beside this tile's first
+			 * MATMUL (other ACC buffer), its write-back beside the second; then this
+			 * tile's bias (one read round trip) while the MXU computes. */
+			if (kt == 0 && nt > 0 && g->q8)
+				activate(g, rows, nt - 1);
+			if (kt == (g->KT > 1 ? 1u : 0u)) {
+				if (nt > 0 && g->q8)
+					write_out(g, r0, rows, nt - 1);
 				column_tile_params(g, nt);
+			}
 		}
-		pending = column_tile_tail(g, r0, rows, nt);
+		if (!g->q8)
+			raw_tail(g, r0, rows, nt);
+	}
+	if (g->q8) {
+		activate(g, rows, g->NT - 1);
+		write_out(g, r0, rows, g->NT - 1);
 	}
 }
 
@@ -320,8 +332,8 @@ static void plan(struct gemm *g)
 	g->resident = (uint64_t)g->KT + o <= in->ub_rows;
 	g->slots = g->resident ? g->KT : 1;
 	r = in->ub_rows / (g->slots + o);
-	if (r > in->acc_rows)
-		r = in->acc_rows;
+	if (r > (g->q8 ? in->acc_rows / 2 : in->acc_rows))
+		r = g->q8 ? in->acc_rows / 2 : in->acc_rows; /* int8: two ACC buffers */
 	if (r > g->m)
 		r = g->m;
 	/* LENGTH of a READ_HOST and a WRITE_HOST of r rows must fit 32 bits. */

@@ -21,6 +21,10 @@
 // next one is accepted in the cycle the previous one issues its last row). With UbReadPort2
 // the UB has a second copy (written together with the first) whose read port serves UB_READ
 // only, so a UB_READ and MATMULs run at the same time (neither writes the UB).
+// An int8 ACTIVATE is accepted beside the last accepted MATMUL (instead of after the MXU has
+// drained) when every earlier MATMUL's rows are written, that MATMUL does not accumulate (so it
+// does not use the ACC read port), its ACC rows are not the ACTIVATE's source and its UB rows
+// not the ACTIVATE's destination: the ACTIVATE then reads exactly what it would in order.
 // Completions: mm_done_o pulses in the cycle the last ACC row of a MATMUL is written (visible
 // from the next cycle); act_done_o/act_result_o (saturation count, 0 for RAW32) in the cycle
 // the last row of an ACTIVATE is written; a read ends with rd_last_o; UB_WRITE and PARAM are
@@ -178,15 +182,27 @@ module tpu_datapath #(
   logic              rd_active, rd_fire, rd_idle;
 
   // ---------------------------------------------------------------- command acceptance
-  logic cmd_fire, can_accept, rd_mm_ok;
+  logic cmd_fire, can_accept, rd_mm_ok, act_mm_ok;
+  // the last accepted MATMUL (ranges, ACCUMULATE, rows)
+  logic [31:0]       lm_ub_q, lm_acc_q;
+  logic [CntW-1:0]   lm_rows_q;
+  logic              lm_accum_q;
   always_comb begin
+    // ACTIVATE beside the last MATMUL: only its rows are in the MXU (mm_flight counts rows
+    // issued and not yet written), it leaves the ACC read port free, and the ranges are apart
+    act_mm_ok = !cmd_flags[1] && !lm_accum_q &&
+                32'(mm_flight_q) <= 32'(lm_rows_q) - 32'(mm_left_q) &&
+                ({32'd0, cmd_a} + {32'd0, cmd_rows} <= {32'd0, lm_acc_q} ||
+                 {32'd0, lm_acc_q} + 64'(lm_rows_q) <= {32'd0, cmd_a}) &&
+                ({32'd0, cmd_b} + {32'd0, cmd_rows} <= {32'd0, lm_ub_q} ||
+                 {32'd0, lm_ub_q} + 64'(lm_rows_q) <= {32'd0, cmd_b});
     // a read stream that MATMULs may run beside: a UB_READ on the UB copy (an ACC_READ or its
     // held last row would share the ACC port with the MATMUL's read-modify-write)
     rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q));
     unique case (cmd_op)
       OpUbWrite, OpParam: can_accept = act_idle;
       OpMatmul:           can_accept = act_idle && rd_mm_ok && (!mm_active || mm_last_fire);
-      OpActivate:         can_accept = mxu_idle && act_idle && rd_idle;
+      OpActivate:         can_accept = (mxu_idle || act_mm_ok) && act_idle && rd_idle;
       OpUbRead:           can_accept = act_idle && rd_idle && (UbReadPort2 || !mm_active);
       OpAccRead:          can_accept = mxu_idle && act_idle && rd_idle;
       default:            can_accept = 1'b0;
@@ -249,6 +265,10 @@ module tpu_datapath #(
 
   always_ff @(posedge clk_i) begin
     if (acc_cmd_mm) begin
+      lm_ub_q    <= cmd_a;
+      lm_acc_q   <= cmd_b;
+      lm_rows_q  <= CntW'(cmd_rows);
+      lm_accum_q <= cmd_flags[0];
       mm_ub_q    <= UbAw'(cmd_a);
       mm_acc_q   <= AccAw'(cmd_b);
       mm_accum_q <= cmd_flags[0];
@@ -479,10 +499,11 @@ module tpu_datapath #(
 
     acc_re    = 1'b0;
     acc_raddr = mxu_out_addr;
-    if (mxu_out_valid) begin
+    if (mxu_out_valid && mxu_out_accum) begin
       // tpu_ram forbids reading the row being written in the same cycle; that row is the one
-      // forwarded next cycle anyway, so the read is skipped then.
-      acc_re = mxu_out_accum && !(p_valid_q && p_addr_q == mxu_out_addr);
+      // forwarded next cycle anyway, so the read is skipped then. (A row that does not
+      // accumulate reads nothing: an ACTIVATE beside its MATMUL has the port.)
+      acc_re = !(p_valid_q && p_addr_q == mxu_out_addr);
     end else if (act_fire) begin
       acc_re    = 1'b1;
       acc_raddr = act_src_q;
