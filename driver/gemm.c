@@ -7,7 +7,7 @@
  *   ACC rows [0, R)           the output column tile being accumulated (int8 output: tiles
  *                             alternate between [0, rows) and [rows, 2 rows)).
  * For each column tile nt the K-tiles are multiplied in order (POP, ACCUMULATE for kt > 0); the
- * tile's bias (and per-channel multiplier/shift) are loaded after its second MATMUL (overlapping
+ * tile's bias (and per-channel multiplier/shift) are loaded after its third MATMUL (overlapping
  * the MXU; the previous tile's ACTIVATE is complete by then), then ACTIVATE puts the result into
  * the UB and WRITE_HOST the valid columns into the output. For int8 output the ACTIVATE comes
  * after the next tile's first MATMUL and the WRITE_HOST after its second: the device runs them
@@ -275,15 +275,14 @@ static void chunk(struct gemm *g, size_t r0, uint32_t rows)
 			g->w_popped++;
 			refill(g);
 			/* int8 output: the previous tile's ACTIVATE runs beside this tile's first
-			 * MATMUL (other ACC buffer), its write-back beside the second; then this
-			 * tile's bias (one read round trip) while the MXU computes. */
+			 * MATMUL (other ACC buffer), its write-back beside the second, this tile's
+			 * bias (one read round trip) beside the third: one each per MATMUL. */
 			if (kt == 0 && nt > 0 && g->q8)
 				activate(g, rows, nt - 1);
-			if (kt == (g->KT > 1 ? 1u : 0u)) {
-				if (nt > 0 && g->q8)
-					write_out(g, r0, rows, nt - 1);
+			if (kt == (g->KT > 1 ? 1u : 0u) && nt > 0 && g->q8)
+				write_out(g, r0, rows, nt - 1);
+			if (kt == (g->KT > 2 ? 2u : g->KT - 1))
 				column_tile_params(g, nt);
-			}
 		}
 		if (!g->q8)
 			raw_tail(g, r0, rows, nt);

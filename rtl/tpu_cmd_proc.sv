@@ -33,7 +33,8 @@
 //   FENCE         waits (see above); optional 8-byte write. IDENTIFY: 4096 bytes in chunks.
 // LOAD_WEIGHTS read-ahead: while a command that neither streams rows nor writes host memory
 // waits (MATMUL, ACTIVATE, LOAD_PARAMS, a LOAD_WEIGHTS pushing its tile), and no earlier write
-// job is left (wr_idle_i), the next SQE the queue engine holds (pk_*; the one after it when the
+// job is left (wr_idle_i), or while a WRITE_HOST streams (no data write pending at its start,
+// the tile's span apart from the WRITE_HOST's), the next SQE the queue engine holds (pk_*; the one after it when the
 // next is a MATMUL) is looked at: when it is a
 // LOAD_WEIGHTS without the FENCE flag whose ROWS/COLS/STRIDE/LENGTH are well formed and whose
 // span passes the window check and touches no completion ring or MSI address (pk_chk_ok_i), its
@@ -250,7 +251,9 @@ module tpu_cmd_proc #(
   logic [KW-1:0]  pre_cnt_q, pre_cnt_d, pre_rows_q, pre_rows_d, pre_cols_q, pre_cols_d;
   logic           pre_slot_q, pre_slot_d;              // region of the read-ahead in flight
   logic [SAw-1:0] pbase_q, pbase_d;                    // staging row of the tile being pushed
-  logic           pre_go;
+  logic           pre_go, pre_wh;
+  logic           wh_clean_q, wh_clean_d;             // no data write pending when WRITE_HOST began
+  logic           dw_pend_q;                          // a data write job may not be sent yet
 
   tpu_ram #(.Width(N * 8), .Depth(StDepth)) u_stage (
     .clk_i, .we_i(st_we), .waddr_i(st_waddr), .wdata_i(st_wdata),
@@ -459,9 +462,14 @@ module tpu_cmd_proc #(
   // one row stream per staging chunk: the rows left, at most StageRows
   // ... or the read-ahead's stream (never both: see pre_go)
   always_comb begin
-    pre_go = rdy_i && wr_idle_i && pre_q == PIdle && pk_ok &&
+    // a WRITE_HOST streaming rows: the read may start beside its writes when every write
+    // before it had been sent when it started (wh_clean) and the tile's bytes are apart from
+    // the WRITE_HOST's span, so the read cannot pass a write to the bytes it reads
+    pre_wh = state_q == SWhStream && wh_clean_q &&
+             (pk_addr + 64'(pk_len) <= f_addr || f_addr + 64'(f_len) <= pk_addr);
+    pre_go = rdy_i && (wr_idle_i || pre_wh) && pre_q == PIdle && pk_ok &&
              ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
-              state_q == SParRead || state_q == SParWait || state_q == SParWrite);
+              state_q == SParRead || state_q == SParWait || state_q == SParWrite || pre_wh);
   end
   assign rs_req_valid_o  = (state_q == SRowRead && rdy_i) || pre_go;
   assign rs_req_addr_o   = pre_go ? pk_addr : haddr_q;
@@ -523,7 +531,7 @@ module tpu_cmd_proc #(
     state_d = state_q;  aborted_d = aborted_q || !rdy_i;
     sqe_d = sqe_q;  qid_d = qid_q;  sc_d = sc_q;  result_d = result_q;
     rdb_d = rdb_q;  wrb_d = wrb_q;
-    wg_d = wg_q;  wgn_d = wgn_q;
+    wg_d = wg_q;  wgn_d = wgn_q;  wh_clean_d = wh_clean_q;
     haddr_d = haddr_q;  row_d = row_q;  cbase_d = cbase_q;  crow_d = crow_q;  cval_d = 1'b0;
     dpc_d = dpc_q;  dpv_d = dpv_q && !dp_ready_i;
     fk_d = fk_q;  fc_d = fc_q;  fhead_d = fhead_q;  fcount_d = fcount_q;
@@ -847,6 +855,7 @@ module tpu_cmd_proc #(
             DpActivate: state_d = SActWait;
             DpUbRead, DpAccRead: begin
               state_d = SWhStream;
+              wh_clean_d = !dw_pend_q;  // CQEs/MSIs may be pending: pk_chk_ok excludes them
               wg_d    = '0;
               wgn_d   = '0;
             end
@@ -903,8 +912,10 @@ module tpu_cmd_proc #(
     if (rst_i) begin
       state_q <= SIdle;  aborted_q <= 1'b0;  dpv_q <= 1'b0;  cval_q <= 1'b0;
       mm_flight_q <= '0;  fhead_q <= '0;  fcount_q <= '0;  avalid_q <= 1'b0;  loaded_q <= '0;
-      pre_q <= PIdle;
+      pre_q <= PIdle;  dw_pend_q <= 1'b0;
     end else begin
+      // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
+      dw_pend_q <= (wr_req_valid_o && wr_req_ready_i) || (dw_pend_q && !wr_idle_i);
       state_q <= state_d;  aborted_q <= aborted_d;  dpv_q <= dpv_d;  cval_q <= cval_d;
       mm_flight_q <= mm_flight_d;  fhead_q <= fhead_d;  fcount_q <= fcount_d;
       avalid_q <= avalid_d;  loaded_q <= loaded_d;  pre_q <= pre_d;
@@ -919,7 +930,7 @@ module tpu_cmd_proc #(
     fk_q <= fk_d;  fc_q <= fc_d;  ak_q <= ak_d;  ac_q <= ac_d;
     pre_sqe_q <= pre_sqe_d;  pre_qid_q <= pre_qid_d;  pre_cnt_q <= pre_cnt_d;
     pre_rows_q <= pre_rows_d;  pre_cols_q <= pre_cols_d;  pre_slot_q <= pre_slot_d;
-    pbase_q <= pbase_d;  wg_q <= wg_d;  wgn_q <= wgn_d;
+    pbase_q <= pbase_d;  wg_q <= wg_d;  wgn_q <= wgn_d;  wh_clean_q <= wh_clean_d;
   end
 
   assign cpl_sc_o       = sc_q;

@@ -23,7 +23,7 @@ def pkt(data):
 def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
     KT, NT = math.ceil(k / N), math.ceil(n / N)
     slots = KT if KT + 1 <= ub_rows else 1
-    R = min(ub_rows // (slots + 1), acc_rows, m)
+    R = min(ub_rows // (slots + 1), acc_rows // 2, m)  # int8 output: two ACC buffers
     chunks = math.ceil(m / R)
     R = math.ceil(m / chunks)
     span = lambda tot, t: min(N, tot - t * N)
