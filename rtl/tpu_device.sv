@@ -125,8 +125,10 @@ module tpu_device #(
   logic [RdBytes*8-1:0] rd_buf;
   // row streams (READ_HOST / LOAD_WEIGHTS rows, command processor only); RowSlots rows in
   // flight: at least as many as tags, and 2 KiB of packed rows (merged into MRDs of up to
-  // MaxReadReq bytes), which covers a read round trip (~105 cycles at 16 bytes per cycle)
-  localparam int unsigned RowSlotsMin = (Tags > 2048 / N) ? Tags : 2048 / N;
+  // MaxReadReq bytes), which covers a read round trip (~105 cycles at 16 bytes per cycle), but
+  // at most 4 x Tags (small-N builds with few tags stay small)
+  localparam int unsigned RowSlotsB   = (2048 / N < 4 * Tags) ? 2048 / N : 4 * Tags;
+  localparam int unsigned RowSlotsMin = (Tags > RowSlotsB) ? Tags : RowSlotsB;
   localparam int unsigned RowSlots = 1 << $clog2(RowSlotsMin < 2 ? 2 : RowSlotsMin);
   logic                 rs_req_valid, rs_req_ready, rs_row_valid, rs_err;
   logic [63:0]          rs_req_addr, rs_req_stride;
