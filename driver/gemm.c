@@ -1,16 +1,26 @@
 /* tpu_gemm: a whole int8 GEMM tiled onto the N x N array.
  *
  * Layout per chunk of R rows of A (R chosen so that the UB and ACC hold it):
- *   UB rows [kt*R, kt*R + R)  A[r0.., kt*N .. kt*N+N)  (every K-tile resident), or, when K is
+ *   UB rows [kt*rows, kt*rows + rows)  A[r0.., kt*N .. kt*N+N)  (every K-tile resident), or, when K is
  *                             too long for that, one slot at row 0 reloaded before each MATMUL;
  *   UB rows after the A slots the int8 output of ACTIVATE;
- *   ACC rows [0, R)           the output column tile being accumulated.
+ *   ACC rows [0, R)           the output column tile being accumulated (int8 output: tiles
+ *                             alternate between [0, rows) and [rows, 2 rows)).
  * For each column tile nt the K-tiles are multiplied in order (POP, ACCUMULATE for kt > 0); the
- * tile's bias (and multiplier/shift) are loaded after its first MATMUL (overlapping the MXU; the
- * previous tile's ACTIVATE is complete by then), then ACTIVATE and WRITE_HOST put the valid
- * columns into the output. Weight tiles are loaded ahead of their MATMUL, never more than
+ * tile's bias (and per-channel multiplier/shift) are loaded after its third MATMUL (overlapping
+ * the MXU; the previous tile's ACTIVATE is complete by then), then ACTIVATE puts the result into
+ * the UB and WRITE_HOST the valid columns into the output. For int8 output the ACTIVATE comes
+ * after the next tile's first MATMUL and the WRITE_HOST after its second: the device runs them
+ * beside those MATMULs (docs/device.md, "Overlap and dependencies"). Weight tiles are loaded ahead of their MATMUL, never more than
  * FIFO_TILES of them waiting in queue order. Chunks are of even size (R = ceil(m / chunks)).
- * The input zero point is folded into the bias on the host. */
+ * The input zero point is folded into the bias on the host.
+ *
+ * The DMA buffers hold the matrices tile by tile so that every row stream is packed (STRIDE ==
+ * COLS) and the device merges its rows into few large MRDs/MWRs: A chunk by chunk, each chunk
+ * as its K-tiles one after the other (K-tile kt: the chunk's rows of span_k bytes), so that all
+ * full-width K-tiles of a chunk are one READ_HOST into consecutive UB slots; B as column panels (panel nt: k rows of its span_n bytes, so a
+ * weight tile is one contiguous block), the output as column panels (m rows of span_n
+ * elements). The host copies in and out. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +36,7 @@ struct gemm {
 	size_t m, k, n;
 	uint32_t N, KT, NT, R, slots, out_row;
 	bool q8, resident, lut;
+	bool uniform; /* one multiplier and shift for every channel: loaded once */
 	tpu_buf *a, *b, *bias, *mult, *shift, *lutb, *out;
 	struct tpu_cmd *cmds;
 	size_t ncmd, cap;
@@ -160,10 +171,10 @@ static uint32_t span_of(size_t total, uint32_t N, uint32_t t)
 static void load_weights(struct gemm *g)
 {
 	uint32_t nt = (uint32_t)(g->w_issued / g->KT), kt = (uint32_t)(g->w_issued % g->KT);
-	size_t off = (size_t)kt * g->N * g->n + (size_t)nt * g->N;
+	uint32_t nc = span_of(g->n, g->N, nt);
+	size_t off = (size_t)nt * g->N * g->k + (size_t)kt * g->N * nc;
 
-	EMIT(g, tpu_cmd_load_weights, g->b, off, (uint32_t)g->n, span_of(g->k, g->N, kt),
-	     span_of(g->n, g->N, nt), 0);
+	EMIT(g, tpu_cmd_load_weights, g->b, off, nc, span_of(g->k, g->N, kt), nc, 0);
 	g->w_issued++;
 }
 
@@ -174,11 +185,32 @@ static void refill(struct gemm *g)
 		load_weights(g);
 }
 
+/* Offset of K-tile kt of the chunk at row r0 (rows rows) in the A buffer (see to_chunks). */
+static size_t a_off(const struct gemm *g, size_t r0, uint32_t rows, uint32_t kt)
+{
+	return r0 * g->k + (size_t)kt * g->N * rows;
+}
+
+/* One K-tile into the single slot (non-resident A). */
 static void read_a(struct gemm *g, size_t r0, uint32_t rows, uint32_t kt)
 {
-	uint32_t slot = g->resident ? kt : 0;
-	EMIT(g, tpu_cmd_read_host, g->a, r0 * g->k + (size_t)kt * g->N, (uint32_t)g->k,
-	     slot * g->R, rows, span_of(g->k, g->N, kt));
+	uint32_t kc = span_of(g->k, g->N, kt);
+	EMIT(g, tpu_cmd_read_host, g->a, a_off(g, r0, rows, kt), kc, 0, rows, kc);
+}
+
+/* The whole chunk, slot kt at UB rows kt x rows: the full-width K-tiles are consecutive in the
+ * buffer and in the UB, so they are one READ_HOST (the device streams it without a pause);
+ * a narrower last K-tile is a second one. */
+static void read_chunk(struct gemm *g, size_t r0, uint32_t rows)
+{
+	uint32_t full = (uint32_t)(g->k / g->N), kc = span_of(g->k, g->N, g->KT - 1);
+
+	if (full)
+		EMIT(g, tpu_cmd_read_host, g->a, a_off(g, r0, rows, 0), g->N, 0, full * rows,
+		     g->N);
+	if (full < g->KT)
+		EMIT(g, tpu_cmd_read_host, g->a, a_off(g, r0, rows, full), kc, full * rows, rows,
+		     kc);
 }
 
 /* The column tile's bias (and multiplier/shift). Emitted after the tile's first MATMUL: the
@@ -190,32 +222,47 @@ static void column_tile_params(struct gemm *g, uint32_t nt)
 	size_t poff = (size_t)nt * g->N * 4u;
 
 	EMIT(g, tpu_cmd_load_params, TPU_PARAM_BIAS, g->bias, poff, 0, nc);
-	if (g->q8) {
+	if (g->q8 && !g->uniform) {
 		EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, poff, 0, nc);
 		EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, poff, 0, nc);
 	}
 }
 
-static void column_tile_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
+static void write_out(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
 {
 	uint32_t nc = span_of(g->n, g->N, nt);
+	size_t off = (size_t)nt * g->N * g->m + r0 * nc;
 
-	if (g->q8) {
-		EMIT(g, tpu_cmd_activate, 0, g->out_row, rows, g->lut ? TPU_ACTIVATE_LUT : 0);
-		EMIT(g, tpu_cmd_write_host, g->out, r0 * g->n + (size_t)nt * g->N,
-		     (uint32_t)g->n, g->out_row, rows, nc, 0);
-	} else {
-		EMIT(g, tpu_cmd_activate, 0, 0, rows, TPU_ACTIVATE_RAW32);
-		EMIT(g, tpu_cmd_write_host, g->out, (r0 * g->n + (size_t)nt * g->N) * 4u,
-		     (uint32_t)(g->n * 4u), 0, rows, nc, 1);
-	}
+	EMIT(g, tpu_cmd_write_host, g->out, off, nc, g->out_row, rows, nc, 0);
+}
+
+/* ACC rows of column tile nt's accumulator: int8 output alternates two buffers, so that the
+ * next tile's first MATMUL runs beside this tile's ACTIVATE. */
+static uint32_t acc_row(const struct gemm *g, uint32_t rows, uint32_t nt)
+{
+	return g->q8 ? (nt % 2) * rows : 0;
+}
+
+static void activate(struct gemm *g, uint32_t rows, uint32_t nt)
+{
+	EMIT(g, tpu_cmd_activate, acc_row(g, rows, nt), g->out_row, rows,
+	     g->lut ? TPU_ACTIVATE_LUT : 0);
+}
+
+/* int32 output: ACTIVATE in place in the ACC, then the rows out. */
+static void raw_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
+{
+	uint32_t nc = span_of(g->n, g->N, nt);
+	size_t off = (size_t)nt * g->N * g->m + r0 * nc; /* elements */
+
+	EMIT(g, tpu_cmd_activate, 0, 0, rows, TPU_ACTIVATE_RAW32);
+	EMIT(g, tpu_cmd_write_host, g->out, off * 4u, nc * 4u, 0, rows, nc, 1);
 }
 
 static void chunk(struct gemm *g, size_t r0, uint32_t rows)
 {
 	if (g->resident)
-		for (uint32_t kt = 0; kt < g->KT; kt++)
-			read_a(g, r0, rows, kt);
+		read_chunk(g, r0, rows);
 	g->w_total = (size_t)g->NT * g->KT;
 	g->w_issued = g->w_popped = 0;
 	refill(g);
@@ -223,14 +270,26 @@ static void chunk(struct gemm *g, size_t r0, uint32_t rows)
 		for (uint32_t kt = 0; kt < g->KT; kt++) {
 			if (!g->resident)
 				read_a(g, r0, rows, kt);
-			EMIT(g, tpu_cmd_matmul, (g->resident ? kt : 0) * g->R, 0, rows,
-			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
+			EMIT(g, tpu_cmd_matmul, (g->resident ? kt : 0) * rows, acc_row(g, rows, nt),
+			     rows, TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
 			g->w_popped++;
 			refill(g);
-			if (kt == 0)
+			/* int8 output: the previous tile's ACTIVATE runs beside this tile's first
+			 * MATMUL (other ACC buffer), its write-back beside the second, this tile's
+			 * bias (one read round trip) beside the third: one each per MATMUL. */
+			if (kt == 0 && nt > 0 && g->q8)
+				activate(g, rows, nt - 1);
+			if (kt == (g->KT > 1 ? 1u : 0u) && nt > 0 && g->q8)
+				write_out(g, r0, rows, nt - 1);
+			if (kt == (g->KT > 2 ? 2u : g->KT - 1))
 				column_tile_params(g, nt);
 		}
-		column_tile_tail(g, r0, rows, nt);
+		if (!g->q8)
+			raw_tail(g, r0, rows, nt);
+	}
+	if (g->q8) {
+		activate(g, rows, g->NT - 1);
+		write_out(g, r0, rows, g->NT - 1);
 	}
 }
 
@@ -244,6 +303,13 @@ static void build(struct gemm *g, const struct tpu_gemm_params *p)
 		if (g->lut)
 			EMIT(g, tpu_cmd_load_params, TPU_PARAM_LUT, g->lutb, 0, 0,
 			     TPU_LUT_ENTRIES);
+		if (g->uniform) {
+			/* Every column tile reads the same values: one load serves them all
+			 * (each LOAD_PARAMS read is a link round trip in a tile's prologue). */
+			uint32_t nc = span_of(g->n, g->N, 0);
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
+		}
 	}
 	for (size_t r0 = 0; r0 < g->m && !g->err; r0 += g->R) {
 		size_t left = g->m - r0;
@@ -265,8 +331,8 @@ static void plan(struct gemm *g)
 	g->resident = (uint64_t)g->KT + o <= in->ub_rows;
 	g->slots = g->resident ? g->KT : 1;
 	r = in->ub_rows / (g->slots + o);
-	if (r > in->acc_rows)
-		r = in->acc_rows;
+	if (r > (g->q8 ? in->acc_rows / 2 : in->acc_rows))
+		r = g->q8 ? in->acc_rows / 2 : in->acc_rows; /* int8: two ACC buffers */
 	if (r > g->m)
 		r = g->m;
 	/* LENGTH of a READ_HOST and a WRITE_HOST of r rows must fit 32 bits. */
@@ -289,6 +355,46 @@ static int alloc_copy(tpu_dev *dev, tpu_buf **b, const void *src, size_t len)
 	return err;
 }
 
+/* Row-major rows x cols (element size esz) to/from column panels of width N (panel p: rows
+ * rows of span(p) elements, packed). */
+static void to_panels(uint8_t *dst, const uint8_t *src, size_t rows, size_t cols, uint32_t N,
+		      size_t esz)
+{
+	for (size_t c0 = 0; c0 < cols; c0 += N) {
+		size_t w = cols - c0 < N ? cols - c0 : N;
+		uint8_t *p = dst + c0 * rows * esz;
+		for (size_t r = 0; r < rows; r++)
+			memcpy(p + r * w * esz, src + (r * cols + c0) * esz, w * esz);
+	}
+}
+
+static void from_panels(uint8_t *dst, const uint8_t *src, size_t rows, size_t cols, uint32_t N,
+			size_t esz)
+{
+	for (size_t c0 = 0; c0 < cols; c0 += N) {
+		size_t w = cols - c0 < N ? cols - c0 : N;
+		const uint8_t *p = src + c0 * rows * esz;
+		for (size_t r = 0; r < rows; r++)
+			memcpy(dst + (r * cols + c0) * esz, p + r * w * esz, w * esz);
+	}
+}
+
+/* Row-major m x k A to chunks of R rows (the last one shorter), each as its K-tiles one after
+ * the other, K-tile kt holding the chunk's rows of span_k bytes (a_off). */
+static void to_chunks(const struct gemm *g, uint8_t *dst, const uint8_t *src)
+{
+	for (size_t r0 = 0; r0 < g->m; r0 += g->R) {
+		uint32_t rows = g->m - r0 < g->R ? (uint32_t)(g->m - r0) : g->R;
+		for (uint32_t kt = 0; kt < g->KT; kt++) {
+			uint32_t w = span_of(g->k, g->N, kt);
+			uint8_t *p = dst + a_off(g, r0, rows, kt);
+			for (uint32_t r = 0; r < rows; r++)
+				memcpy(p + (size_t)r * w, src + (r0 + r) * g->k + (size_t)kt * g->N,
+				       w);
+		}
+	}
+}
+
 static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 			const struct tpu_gemm_params *p)
 {
@@ -296,11 +402,13 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 	int32_t *bias, *mult, *shift;
 	int err;
 
-	if ((err = alloc_copy(g->dev, &g->a, a, g->m * g->k)) ||
-	    (err = alloc_copy(g->dev, &g->b, b, g->k * n)) ||
+	if ((err = alloc_copy(g->dev, &g->a, NULL, g->m * g->k)) ||
+	    (err = alloc_copy(g->dev, &g->b, NULL, g->k * n)) ||
 	    (err = alloc_copy(g->dev, &g->bias, NULL, n * 4)) ||
 	    (err = alloc_copy(g->dev, &g->out, NULL, g->m * n * (g->q8 ? 1 : 4))))
 		return err;
+	to_chunks(g, tpu_buf_ptr(g->a), (const uint8_t *)a);
+	to_panels(tpu_buf_ptr(g->b), (const uint8_t *)b, g->k, n, g->N, 1);
 	bias = tpu_buf_ptr(g->bias);
 	for (size_t j = 0; j < n; j++) {
 		/* bias'[j] = bias[j] - za * sum_k B[k][j], wrapping like the accumulator. */
@@ -317,10 +425,13 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 		return err;
 	mult = tpu_buf_ptr(g->mult);
 	shift = tpu_buf_ptr(g->shift);
+	g->uniform = true;
 	for (size_t j = 0; j < n; j++) {
 		size_t c = p->quant_channels == 1 ? 0 : j; /* per tensor: broadcast */
 		mult[j] = p->multiplier[c];
 		shift[j] = p->shift[c];
+		if (mult[j] != mult[0] || shift[j] != shift[0])
+			g->uniform = false;
 	}
 	if (g->lut)
 		return alloc_copy(g->dev, &g->lutb, p->lut, TPU_LUT_ENTRIES);
@@ -391,7 +502,7 @@ int tpu_gemm(tpu_dev *dev, size_t m, size_t k, size_t n, const int8_t *a, const 
 		goto out;
 	}
 	if (err == 0)
-		memcpy(out, tpu_buf_ptr(g.out), m * n * (g.q8 ? 1 : 4));
+		from_panels(out, tpu_buf_ptr(g.out), m, n, g.N, g.q8 ? 1 : 4);
 out:
 	free_buffers(&g);
 	free(g.cmds);

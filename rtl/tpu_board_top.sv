@@ -10,7 +10,8 @@
 //   uart_tx_o   serial data to the host (the FTDI's RXD)
 //   led_o[1:0]  [0] toggles on each frame received good; [1] lit once any bad frame was seen
 // Parameters: the device's N, UbRows, AccRows, Tiles, NumQueues, NumWindows, MaxQueueEntries,
-// StageRows (small defaults that fit an iCE40 UP5K's memories at N = 4), the link's LinkBytes,
+// StageRows (small defaults that fit an iCE40 UP5K's memories at N = 4), ActLanes (1: the
+// serial activation) and UbReadPort2 (0: one UB copy), the link's LinkBytes,
 // MaxPayload, MaxReadReq and Tags (small: the UART moves a few KB/s), ClkHz and Baud.
 // Timeouts follow from the clock: the device's completion timeout is CplTimeoutCycles (default
 // 1 s: the host serves DMA only while its driver runs), its watchdog WatchdogUnits x 1024
@@ -34,7 +35,11 @@ module tpu_board_top #(
   parameter int unsigned Baud             = 115_200,
   parameter int unsigned CplTimeoutCycles = ClkHz,
   parameter int unsigned WatchdogUnits    = 65_535,
-  parameter int unsigned RetryCycles      = ClkHz / 20
+  parameter int unsigned RetryCycles      = ClkHz / 20,
+  // datapath size options for small FPGAs: the serial activation (one channel at a time) and
+  // no second UB copy (WRITE_HOST then waits for the MXU; see tpu_datapath)
+  parameter int unsigned ActLanes         = 1,
+  parameter bit          UbReadPort2      = 1'b0
 ) (
   input  logic       clk_i,
   input  logic       rst_i,
@@ -76,7 +81,8 @@ module tpu_board_top #(
     .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .NumQueues(NumQueues),
     .NumWindows(NumWindows), .MaxQueueEntries(MaxQueueEntries), .LinkBytes(LinkBytes),
     .MaxPayload(MaxPayload), .MaxReadReq(MaxReadReq), .Tags(Tags),
-    .CplTimeoutCycles(CplTimeoutCycles), .WatchdogUnits(WatchdogUnits), .StageRows(StageRows)
+    .CplTimeoutCycles(CplTimeoutCycles), .WatchdogUnits(WatchdogUnits), .StageRows(StageRows),
+    .ActLanes(ActLanes), .UbReadPort2(UbReadPort2)
   ) u_dev (
     .clk_i, .rst_i,
     .dreq_valid_o(dreq_valid), .dreq_ready_i(dreq_ready), .dreq_kind_o(dreq_kind),

@@ -8,13 +8,16 @@
 // span = (ROWS-1) x stride + row bytes, 64-bit) -> CHECK2 (status in spec order; the window
 // check is tpu_win_check outside, on chk_*) -> execute -> DONE (cpl_valid_o one cycle).
 // Execution:
-//   READ_HOST     one DMA row stream per chunk of up to StageRows rows (many MRDs in flight,
-//                 rows delivered in order) into a staging RAM of StageRows rows (bytes COLS..N-1
-//                 zeroed); when the chunk is complete and no MATMUL is in flight in the datapath,
-//                 UB_WRITE commands commit it. A failed row ends the command before its chunk is
-//                 committed (transfers of ROWS <= StageRows are all-or-nothing; see
+//   READ_HOST     one DMA row stream of all ROWS (many MRDs in flight, rows delivered in
+//                 order) into a staging ring of 2 x StageRows rows (bytes COLS..N-1 zeroed),
+//                 committed chunk by chunk (StageRows rows): when a chunk is complete and no
+//                 MATMUL is in flight in the datapath, UB_WRITE commands commit it while the
+//                 stream fills the other half (rs_limit_o holds the stream back so that it never
+//                 overwrites rows not yet committed). A failed row ends the command before its
+//                 chunk is committed (transfers of ROWS <= StageRows are all-or-nothing; see
 //                 docs/device.md for longer ones).
-//   LOAD_WEIGHTS  rows staged the same way, then N rows pushed on wpush (rows >= ROWS zero).
+//   LOAD_WEIGHTS  rows staged the same way, then N rows pushed on wpush (rows >= ROWS zero,
+//                 one row per cycle).
 //                 FIFO occupancy, the active tile and its K/columns (for PERF_MACS) are kept
 //                 here as the spec's logical state: a POP takes effect when the MATMUL is
 //                 accepted by the datapath, exactly as the golden model orders it.
@@ -24,8 +27,24 @@
 //                 are ordered before every later datapath command, so the queue can run on:
 //                 the next command's DMA overlaps the MXU).
 //   ACTIVATE      one datapath command; completes on act_done_i with the saturation count.
-//   WRITE_HOST    UB_READ/ACC_READ; each row read out becomes one DMA write job.
+//   WRITE_HOST    UB_READ/ACC_READ; each row read out becomes one DMA write job, or, when rows
+//                 are packed (STRIDE == row bytes), consecutive rows are gathered into one job
+//                 of up to WrBytes bytes (one MWR header per job instead of per row).
 //   FENCE         waits (see above); optional 8-byte write. IDENTIFY: 4096 bytes in chunks.
+// LOAD_WEIGHTS read-ahead: while a command that neither streams rows nor writes host memory
+// waits (MATMUL, ACTIVATE, LOAD_PARAMS, a LOAD_WEIGHTS pushing its tile), and no earlier write
+// job is left (wr_idle_i), or while a WRITE_HOST streams (no data write pending at its start,
+// the tile's span apart from the WRITE_HOST's), the next SQE the queue engine holds (pk_*; the one after it when the
+// next is a MATMUL) is looked at: when it is a
+// LOAD_WEIGHTS without the FENCE flag whose ROWS/COLS/STRIDE/LENGTH are well formed and whose
+// span passes the window check and touches no completion ring or MSI address (pk_chk_ok_i), its
+// rows are streamed into one of two read-ahead regions of the staging RAM. The next command to
+// reach CHECK2 adopts them when it is that same SQE (all 512 bits and the queue) and all of its
+// checks pass (a failed read-ahead row then ends it with DMA_XFER_ERROR, as its own read would
+// have); a MATMUL passes them on; any other command drops them (the stream is aborted). The
+// rows are read while earlier commands run, with every earlier write sent and no host write
+// possible before the adopting command but CQEs/MSIs (excluded by pk_chk_ok_i), so they equal
+// what the command's own read would return; statuses and their order are unchanged.
 // Watchdog: a command still waiting on the link after timeout_units_i x 1024 cycles (0 = off)
 // ends with CMD_TIMEOUT (its read job is abandoned; a WRITE_HOST drains its read stream).
 // rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
@@ -53,6 +72,12 @@ module tpu_cmd_proc #(
   output logic                  cmd_ready_o,
   input  logic [511:0]          cmd_sqe_i,
   input  logic [7:0]            cmd_qid_i,
+  input  logic [1:0]            pk_valid_i,       // the next two SQEs the queue engine holds
+  input  logic [1023:0]         pk_sqe_i,
+  input  logic [7:0]            pk_qid_i,
+  output logic [63:0]           pk_chk_addr_o,    // its span for the read window check
+  output logic [31:0]           pk_chk_len_o,
+  input  logic                  pk_chk_ok_i,
   output logic                  cpl_valid_o,
   output logic [7:0]            cpl_sc_o,
   output logic [31:0]           cpl_result_o,
@@ -89,6 +114,7 @@ module tpu_cmd_proc #(
   output logic [$clog2(N+1)-1:0] rs_req_rb_o,
   output logic [63:0]           rs_req_stride_o,
   output logic [31:0]           rs_req_rows_o,
+  output logic [31:0]           rs_limit_o,    // rows of the stream that may be requested
   input  logic                  rs_row_valid_i,
   input  logic [N*8-1:0]        rs_row_data_i,
   input  logic                  rs_err_i,
@@ -125,12 +151,14 @@ module tpu_cmd_proc #(
                           CA = tpu_pkg::DpCmdALsb, CB = tpu_pkg::DpCmdBLsb,
                           CRows = tpu_pkg::DpCmdRowsLsb, CData = tpu_pkg::DpCmdDataLsb;
   localparam int unsigned IdChunk = 64;  // IDENTIFY write job size (divides 4096, <= WrBytes)
-  localparam int unsigned SAw = $clog2(StageRows);
+  localparam int unsigned Ring    = 2 * StageRows;       // READ_HOST staging ring
+  localparam int unsigned StDepth = Ring + 2 * N;        // ring + two read-ahead tiles
+  localparam int unsigned SAw = $clog2(StDepth);
   localparam int unsigned TW  = Tiles > 1 ? $clog2(Tiles) : 1;
   localparam int unsigned KW  = $clog2(N + 1);
 
-  if (StageRows < N || StageRows < 2) begin : g_bad_stage
-    $error("tpu_cmd_proc: StageRows must be >= N (a weight tile is staged whole)");
+  if (StageRows < N || StageRows < 2 || (StageRows & (StageRows - 1)) != 0) begin : g_bad_stage
+    $error("tpu_cmd_proc: StageRows must be a power of two >= N (a weight tile is staged whole)");
   end
   if (RdBytes < 4 * N || RdBytes < tpu_pkg::LutEntries || WrBytes < 4 * N || WrBytes < IdChunk)
   begin : g_bad_bytes
@@ -139,8 +167,10 @@ module tpu_cmd_proc #(
 
   typedef enum logic [4:0] {
     SIdle, SFence, SCheck1, SCheck2, SRowRead, SRowWait, SCommit, SCommitLast, SPush,
-    SParRead, SParWait, SParWrite, SDpCmd, SActWait, SWhStream, SWhDrain, SWrJob, SDone
+    SParRead, SParWait, SParWrite, SDpCmd, SActWait, SWhStream, SWhDrain, SWrJob, SDone,
+    SPreWait
   } state_e;
+  typedef enum logic [1:0] { PIdle, PWait, PDone, PErr } pre_e;
 
   // ---------------------------------------------------------------- command fields
   logic [511:0] sqe_q, sqe_d;
@@ -186,6 +216,10 @@ module tpu_cmd_proc #(
   logic [63:0]    rb_d;                            // row bytes
   logic [31:0]    rb_q;                            // (<= 4N where used)
   logic [63:0]    stride_q, stride_d;              // effective stride
+  logic [WrBytes*8-1:0] wg_q, wg_d;                // WRITE_HOST: packed rows gathered
+  logic [LenW-1:0]      wgn_q, wgn_d;              // ... their bytes (0: none)
+  logic                 wg_flush;                  // the row read out now ends the job
+  logic [WrBytes*8-1:0] wg_row;                    // that row, bytes >= row bytes cleared
   logic           span_ok_q, span_ok_d;
   logic [63:0]    haddr_q, haddr_d;                // host address of the next row / chunk
   logic [31:0]    row_q, row_d;                    // rows done (DMA side)
@@ -210,7 +244,18 @@ module tpu_cmd_proc #(
   logic [SAw-1:0] st_waddr, st_raddr;
   logic [N*8-1:0] st_wdata, st_rdata;
 
-  tpu_ram #(.Width(N * 8), .Depth(StageRows)) u_stage (
+  // read-ahead (LOAD_WEIGHTS of the next SQE)
+  pre_e           pre_q, pre_d;
+  logic [511:0]   pre_sqe_q, pre_sqe_d;
+  logic [7:0]     pre_qid_q, pre_qid_d;
+  logic [KW-1:0]  pre_cnt_q, pre_cnt_d, pre_rows_q, pre_rows_d, pre_cols_q, pre_cols_d;
+  logic           pre_slot_q, pre_slot_d;              // region of the read-ahead in flight
+  logic [SAw-1:0] pbase_q, pbase_d;                    // staging row of the tile being pushed
+  logic           pre_go, pre_wh;
+  logic           wh_clean_q, wh_clean_d;             // no data write pending when WRITE_HOST began
+  logic           dw_pend_q;                          // a data write job may not be sent yet
+
+  tpu_ram #(.Width(N * 8), .Depth(StDepth)) u_stage (
     .clk_i, .we_i(st_we), .waddr_i(st_waddr), .wdata_i(st_wdata),
     .re_i(st_re), .raddr_i(st_raddr), .rdata_o(st_rdata)
   );
@@ -237,6 +282,42 @@ module tpu_cmd_proc #(
     span_ok_d = f_rows != 0 && !(f_stride != 0 && {32'd0, f_stride} < rb_d) &&
                 span1 == {32'd0, f_len};
   end
+
+  // ---------------------------------------------------------------- read-ahead candidate
+  // the next SQE, or the one after it when the next one is a MATMUL (that neither writes host
+  // memory nor streams rows, so the read-ahead stays valid across it)
+  logic [7:0]   pk_op, pk_flags, pk0_op;
+  logic [31:0]  pk_len, pk_stride, pk_rows, pk_cols;
+  logic [63:0]  pk_addr, pk_stride_eff, pk_span;
+  logic [511:0] pk_sqe;
+  logic         pk_ok, pk_val;
+  always_comb begin
+    pk0_op    = pk_sqe_i[tpu_pkg::SqeOpcodeLsb +: 8];
+    pk_val    = pk_valid_i[0];
+    pk_sqe    = pk_sqe_i[511:0];
+    if (pk0_op == tpu_pkg::OpMatmul) begin
+      pk_val  = pk_valid_i[1];
+      pk_sqe  = pk_sqe_i[1023:512];
+    end
+    pk_op     = pk_sqe[tpu_pkg::SqeOpcodeLsb +: 8];
+    pk_flags  = pk_sqe[tpu_pkg::SqeFlagsLsb +: 8];
+    pk_addr   = {pk_sqe[tpu_pkg::SqeHostAddrHiLsb +: 32], pk_sqe[tpu_pkg::SqeHostAddrLoLsb +: 32]};
+    pk_len    = pk_sqe[tpu_pkg::SqeLengthLsb +: 32];
+    pk_stride = pk_sqe[tpu_pkg::SqeStrideLsb +: 32];
+    pk_rows   = pk_sqe[tpu_pkg::SqeRowsLsb +: 32];
+    pk_cols   = pk_sqe[tpu_pkg::SqeColsLsb +: 32];
+    pk_stride_eff = (pk_stride != 0) ? {32'd0, pk_stride} : {32'd0, pk_cols};
+    pk_span   = ({32'd0, pk_rows} - 64'd1) * pk_stride_eff + {32'd0, pk_cols};
+  end
+  always_comb begin  // apart from the decode: pk_chk_ok_i depends on pk_chk_addr_o/len_o
+    pk_ok     = pk_val && pk_op == tpu_pkg::OpLoadWeights &&
+                (pk_flags & tpu_pkg::SqeFlagFence) == 0 &&
+                pk_rows != 0 && pk_rows <= N && pk_cols != 0 && pk_cols <= N &&
+                !(pk_stride != 0 && pk_stride < pk_cols) && pk_span == {32'd0, pk_len} &&
+                pk_chk_ok_i;
+  end
+  assign pk_chk_addr_o = pk_addr;
+  assign pk_chk_len_o  = pk_len;
 
   // window check operands: the whole span, R for transfers into the device, W otherwise
   assign chk_addr_o  = f_addr;
@@ -366,6 +447,11 @@ module tpu_cmd_proc #(
   always_comb begin
     for (int unsigned i = 0; i < N; i++) row_mask[8*i +: 8] = (32'(i) < f_cols) ? 8'hFF : 8'h00;
   end
+  logic [N*8-1:0] pre_mask;
+  always_comb begin
+    for (int unsigned i = 0; i < N; i++)
+      pre_mask[8*i +: 8] = (32'(i) < 32'(pre_cols_q)) ? 8'hFF : 8'h00;
+  end
 
   assign cmd_ready_o    = state_q == SIdle;
   assign rd_req_valid_o = state_q == SParRead && rdy_i;
@@ -374,18 +460,44 @@ module tpu_cmd_proc #(
   assign rd_req_addr_o  = haddr_q;
   assign rd_req_len_o   = LenW'(f_len);
   // one row stream per staging chunk: the rows left, at most StageRows
-  assign rs_req_valid_o  = state_q == SRowRead && rdy_i;
-  assign rs_req_addr_o   = haddr_q;
-  assign rs_req_rb_o     = KW'(f_cols);
-  assign rs_req_stride_o = stride_q;
-  assign rs_req_rows_o   = (f_rows - row_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - row_q;
+  // ... or the read-ahead's stream (never both: see pre_go)
+  always_comb begin
+    // a WRITE_HOST streaming rows: the read may start beside its writes when every write
+    // before it had been sent when it started (wh_clean) and the tile's bytes are apart from
+    // the WRITE_HOST's span, so the read cannot pass a write to the bytes it reads
+    pre_wh = state_q == SWhStream && wh_clean_q &&
+             (pk_addr + 64'(pk_len) <= f_addr || f_addr + 64'(f_len) <= pk_addr);
+    pre_go = rdy_i && (wr_idle_i || pre_wh) && pre_q == PIdle && pk_ok &&
+             ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
+              state_q == SParRead || state_q == SParWait || state_q == SParWrite || pre_wh);
+  end
+  assign rs_req_valid_o  = (state_q == SRowRead && rdy_i) || pre_go;
+  assign rs_req_addr_o   = pre_go ? pk_addr : haddr_q;
+  assign rs_req_rb_o     = pre_go ? KW'(pk_cols) : KW'(f_cols);
+  assign rs_req_stride_o = pre_go ? pk_stride_eff : stride_q;
+  assign rs_req_rows_o   = pre_go ? pk_rows : f_rows - row_q;
+  // a READ_HOST stream may run up to a ring ahead of the rows committed so far (a ring slot is
+  // free once its row has been read out for the commit; one row of slack for the read)
+  assign rs_limit_o      = (pre_go || pre_q == PWait) ? 32'hFFFF_FFFF :
+                           (state_q == SCommit || state_q == SCommitLast) ?
+                           cbase_q + crow_q + 32'(Ring) - 32'd1 : cbase_q + 32'(Ring);
   assign dp_valid_o     = dpv_q;
   assign dp_cmd_o       = dpc_q;
   assign wpush_valid_o  = state_q == SPush && cval_q;
   assign wpush_row_o    = (crow_q < f_rows) ? st_rdata : '0;
   assign wpush_transpose_o = (f_op0 & tpu_pkg::LoadWeightsTranspose) != 0;
-  assign dp_rd_ready_o  = (state_q == SWhStream && wr_req_ready_i) || state_q == SWhDrain;
-  assign st_wdata       = rs_row_data_i & row_mask;
+  assign dp_rd_ready_o  = (state_q == SWhStream && (wr_req_ready_i || !wg_flush)) ||
+                          state_q == SWhDrain;
+  // WRITE_HOST gathering: a job ends with the last row, with unpacked rows, or when the next
+  // row would not fit in WrBytes
+  always_comb begin
+    wg_flush = stride_q != {32'd0, rb_q} || dp_rd_last_i ||
+               32'(wgn_q) + 2 * rb_q > 32'(WrBytes);
+    for (int unsigned i = 0; i < WrBytes; i++) begin
+      wg_row[8*i +: 8] = (32'(i) < rb_q && i < N * 4) ? dp_rd_data_i[8*(i % (N * 4)) +: 8] : 8'd0;
+    end
+  end
+  assign st_wdata       = rs_row_data_i & ((pre_q == PWait) ? pre_mask : row_mask);
 
   always_comb begin
     wr_req_valid_o = 1'b0;
@@ -393,7 +505,11 @@ module tpu_cmd_proc #(
     wr_req_len_o   = LenW'(rb_q);
     wr_req_data_o  = (WrBytes*8)'(dp_rd_data_i);
     if (state_q == SWhStream) begin
-      wr_req_valid_o = dp_rd_valid_i;
+      // the gathered rows start wgn bytes before the current row (packed)
+      wr_req_valid_o = dp_rd_valid_i && wg_flush;
+      wr_req_addr_o  = haddr_q - 64'(wgn_q);
+      wr_req_len_o   = wgn_q + LenW'(rb_q);
+      wr_req_data_o  = wg_q | (wg_row << (8 * wgn_q));
     end else if (state_q == SWrJob) begin
       wr_req_valid_o = 1'b1;
       if (is_fence) begin
@@ -415,6 +531,7 @@ module tpu_cmd_proc #(
     state_d = state_q;  aborted_d = aborted_q || !rdy_i;
     sqe_d = sqe_q;  qid_d = qid_q;  sc_d = sc_q;  result_d = result_q;
     rdb_d = rdb_q;  wrb_d = wrb_q;
+    wg_d = wg_q;  wgn_d = wgn_q;  wh_clean_d = wh_clean_q;
     haddr_d = haddr_q;  row_d = row_q;  cbase_d = cbase_q;  crow_d = crow_q;  cval_d = 1'b0;
     dpc_d = dpc_q;  dpv_d = dpv_q && !dp_ready_i;
     fk_d = fk_q;  fc_d = fc_q;  fhead_d = fhead_q;  fcount_d = fcount_q;
@@ -424,8 +541,8 @@ module tpu_cmd_proc #(
     wd_d = wd_q;  wdf_d = wdf_q + 10'd1;
     if (wdf_q == 10'h3FF) wd_d = wd_q + 32'd1;
     watchdog = timeout_units_i != 0 && wd_q >= 32'(timeout_units_i);
-    st_we = 1'b0;  st_waddr = row_q[SAw-1:0] - cbase_q[SAw-1:0];
-    st_re = 1'b0;  st_raddr = crow_q[SAw-1:0];
+    st_we = 1'b0;  st_waddr = SAw'(row_q % Ring);
+    st_re = 1'b0;  st_raddr = SAw'((cbase_q + crow_q) % Ring);
     rd_abort_o = 1'b0;
     rs_abort_o = 1'b0;
     cpl_valid_o = 1'b0;  acct_valid_o = 1'b0;
@@ -434,6 +551,26 @@ module tpu_cmd_proc #(
                 64'(mm_pop ? 64'(fc_q[KW*fhead_q +: KW]) : 64'(ac_q));
     c = '0;  cnt = '0;
     last_row = 1'b0;  chunk_full = 1'b0;
+    pre_d = pre_q;  pre_sqe_d = pre_sqe_q;  pre_qid_d = pre_qid_q;  pre_cnt_d = pre_cnt_q;
+    pre_rows_d = pre_rows_q;  pre_cols_d = pre_cols_q;  pre_slot_d = pre_slot_q;
+    pbase_d = pbase_q;
+
+    // ---- read-ahead: start, rows into its region, failure (the states below may override)
+    if (pre_go && rs_req_ready_i) begin
+      pre_d = PWait;  pre_sqe_d = pk_sqe;  pre_qid_d = pk_qid_i;  pre_cnt_d = '0;
+      pre_rows_d = KW'(pk_rows);  pre_cols_d = KW'(pk_cols);  pre_slot_d = !pre_slot_q;
+    end
+    if (pre_q == PWait) begin
+      if (rs_err_i) begin
+        pre_d = PErr;
+      end else if (rs_row_valid_i) begin
+        st_we = 1'b1;
+        st_waddr = SAw'(Ring) + (pre_slot_q ? SAw'(N) : '0) + SAw'(pre_cnt_q);
+        pre_cnt_d = pre_cnt_q + 1'b1;
+        if (pre_cnt_q + 1'b1 == pre_rows_q) pre_d = PDone;
+      end
+    end
+    if (!rdy_i) pre_d = PIdle;  // the DMA engine abandons the stream
 
     unique case (state_q)
       SIdle: begin
@@ -455,10 +592,20 @@ module tpu_cmd_proc #(
       end
       SCheck1: state_d = SCheck2;
       SCheck2: begin
+        logic adopt;
         sc_d = check_sc;
-        haddr_d = f_addr;  row_d = '0;  cbase_d = '0;  crow_d = '0;
+        haddr_d = f_addr;  row_d = '0;  cbase_d = '0;  crow_d = '0;  pbase_d = '0;
+        adopt = pre_q != PIdle && check_sc == tpu_pkg::ScSuccess && is_lw &&
+                pre_sqe_q == sqe_q && pre_qid_q == qid_q;
+        // a MATMUL leaves the read-ahead for the command after it
+        if (!adopt && pre_q != PIdle && f_op != tpu_pkg::OpMatmul) begin
+          rs_abort_o = pre_q == PWait;
+          pre_d = PIdle;
+        end
         if (check_sc != tpu_pkg::ScSuccess) begin
           state_d = SDone;
+        end else if (adopt) begin
+          state_d = SPreWait;
         end else begin
           unique case (f_op)
             tpu_pkg::OpReadHost, tpu_pkg::OpLoadWeights: state_d = SRowRead;
@@ -543,9 +690,16 @@ module tpu_cmd_proc #(
           state_d = SDone;
         end
       end
-      // commit staged rows [cbase, row) to the UB once no MATMUL may still read the UB
+      // commit the chunk's staged rows [cbase, cbase + cnt) to the UB once no MATMUL may still
+      // read the UB; the stream meanwhile delivers the next chunk's rows into the ring
       SCommit: begin
-        cnt = row_q - cbase_q;
+        cnt = (f_rows - cbase_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - cbase_q;
+        if (rs_row_valid_i) begin
+          st_we = 1'b1;
+          row_d = row_q + 32'd1;
+          haddr_d = haddr_q + stride_q;
+        end
+        if (rs_err_i) sc_d = tpu_pkg::ScDmaXferError;  // reported once the chunk is in
         if (cval_q && !(!dpv_q || dp_ready_i)) begin
           cval_d = 1'b1;  // hold: the read data stays in the RAM output register
         end else begin
@@ -566,24 +720,69 @@ module tpu_cmd_proc #(
         end
       end
       SCommitLast: begin
+        cnt = (f_rows - cbase_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - cbase_q;
+        if (rs_row_valid_i) begin
+          st_we = 1'b1;
+          row_d = row_q + 32'd1;
+          haddr_d = haddr_q + stride_q;
+        end
+        if (rs_err_i) sc_d = tpu_pkg::ScDmaXferError;
         if (!dpv_q || dp_ready_i) begin
-          if (row_q == f_rows) begin
+          if (sc_q != tpu_pkg::ScSuccess || rs_err_i) begin
+            state_d = SDone;  // a later chunk failed: the chunks before it stay committed
+          end else if (cbase_q + cnt == f_rows) begin
             result_d = f_rows * f_cols;
             rdb_d = result_d;
             state_d = SDone;
           end else begin
-            cbase_d = row_q;
-            state_d = aborted_q ? SDone : SRowRead;
+            // next chunk: commit it at once when all of it is in, else wait for its rows
+            cbase_d = cbase_q + cnt;
+            crow_d = '0;
+            if (aborted_q) begin
+              rs_abort_o = 1'b1;
+              state_d = SDone;
+            end else if (row_d == f_rows || row_d - (cbase_q + cnt) == 32'(StageRows)) begin
+              state_d = SCommit;
+            end else begin
+              state_d = SRowWait;
+            end
           end
         end
       end
-      // ---- LOAD_WEIGHTS: N rows onto the FIFO (staging row k, zero beyond ROWS)
+      // ---- LOAD_WEIGHTS read ahead: wait for its rows (pre_d is PWait until they are in)
+      SPreWait: begin
+        if (!rdy_i) begin
+          state_d = SDone;
+        end else if (pre_q == PDone) begin
+          pbase_d = SAw'(Ring) + (pre_slot_q ? SAw'(N) : '0);
+          pre_d = PIdle;
+          crow_d = '0;
+          state_d = SPush;
+        end else if (pre_q == PErr) begin
+          pre_d = PIdle;
+          sc_d = tpu_pkg::ScDmaXferError;
+          state_d = SDone;
+        end else if (watchdog) begin
+          rs_abort_o = 1'b1;
+          pre_d = PIdle;
+          sc_d = tpu_pkg::ScCmdTimeout;
+          state_d = SDone;
+        end
+      end
+      // ---- LOAD_WEIGHTS: N rows onto the FIFO (staging row pbase + k, zero beyond ROWS), one
+      // per cycle: the next row is read while the current one is taken
       SPush: begin
+        st_raddr = pbase_q + SAw'(crow_q);
         if (!cval_q) begin
           st_re = 1'b1;
           cval_d = 1'b1;
         end else if (wpush_ready_i) begin
           crow_d = crow_q + 32'd1;
+          if (crow_q + 32'd1 != N) begin
+            st_re = 1'b1;
+            st_raddr = pbase_q + SAw'(crow_q + 32'd1);
+            cval_d = 1'b1;
+          end
           if (crow_q + 32'd1 == N) begin
             fk_d[KW*ftail +: KW] = KW'(wpush_transpose_o ? f_cols : f_rows);
             fc_d[KW*ftail +: KW] = KW'(wpush_transpose_o ? f_rows : f_cols);
@@ -654,7 +853,12 @@ module tpu_cmd_proc #(
               state_d = SDone;
             end
             DpActivate: state_d = SActWait;
-            DpUbRead, DpAccRead: state_d = SWhStream;
+            DpUbRead, DpAccRead: begin
+              state_d = SWhStream;
+              wh_clean_d = !dw_pend_q;  // CQEs/MSIs may be pending: pk_chk_ok excludes them
+              wg_d    = '0;
+              wgn_d   = '0;
+            end
             default: state_d = SDone;
           endcase
         end
@@ -669,6 +873,8 @@ module tpu_cmd_proc #(
       SWhStream: begin
         if (dp_rd_valid_i && dp_rd_ready_o) begin
           haddr_d = haddr_q + stride_q;
+          wg_d    = wg_flush ? '0 : wg_q | (wg_row << (8 * wgn_q));
+          wgn_d   = wg_flush ? '0 : wgn_q + LenW'(rb_q);
           if (dp_rd_last_i) state_d = SDone;
         end else if (watchdog) begin
           sc_d = tpu_pkg::ScCmdTimeout;
@@ -706,10 +912,13 @@ module tpu_cmd_proc #(
     if (rst_i) begin
       state_q <= SIdle;  aborted_q <= 1'b0;  dpv_q <= 1'b0;  cval_q <= 1'b0;
       mm_flight_q <= '0;  fhead_q <= '0;  fcount_q <= '0;  avalid_q <= 1'b0;  loaded_q <= '0;
+      pre_q <= PIdle;  dw_pend_q <= 1'b0;
     end else begin
+      // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
+      dw_pend_q <= (wr_req_valid_o && wr_req_ready_i) || (dw_pend_q && !wr_idle_i);
       state_q <= state_d;  aborted_q <= aborted_d;  dpv_q <= dpv_d;  cval_q <= cval_d;
       mm_flight_q <= mm_flight_d;  fhead_q <= fhead_d;  fcount_q <= fcount_d;
-      avalid_q <= avalid_d;  loaded_q <= loaded_d;
+      avalid_q <= avalid_d;  loaded_q <= loaded_d;  pre_q <= pre_d;
     end
   end
 
@@ -719,6 +928,9 @@ module tpu_cmd_proc #(
     span_ok_q <= span_ok_d;  haddr_q <= haddr_d;  row_q <= row_d;  cbase_q <= cbase_d;
     crow_q <= crow_d;  dpc_q <= dpc_d;  wd_q <= wd_d;  wdf_q <= wdf_d;
     fk_q <= fk_d;  fc_q <= fc_d;  ak_q <= ak_d;  ac_q <= ac_d;
+    pre_sqe_q <= pre_sqe_d;  pre_qid_q <= pre_qid_d;  pre_cnt_q <= pre_cnt_d;
+    pre_rows_q <= pre_rows_d;  pre_cols_q <= pre_cols_d;  pre_slot_q <= pre_slot_d;
+    pbase_q <= pbase_d;  wg_q <= wg_d;  wgn_q <= wgn_d;  wh_clean_q <= wh_clean_d;
   end
 
   assign cpl_sc_o       = sc_q;

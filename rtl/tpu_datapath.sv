@@ -18,7 +18,13 @@
 // FIFO fills while the MXU computes.
 // Ordering: commands take effect in order. A command is accepted when the engines it shares
 // a RAM port or a data dependence with are idle; MATMULs follow each other without a gap (the
-// next one is accepted in the cycle the previous one issues its last row).
+// next one is accepted in the cycle the previous one issues its last row). With UbReadPort2
+// the UB has a second copy (written together with the first) whose read port serves UB_READ
+// only, so a UB_READ and MATMULs run at the same time (neither writes the UB).
+// An int8 ACTIVATE is accepted beside the last accepted MATMUL (instead of after the MXU has
+// drained) when every earlier MATMUL's rows are written, that MATMUL does not accumulate (so it
+// does not use the ACC read port), its ACC rows are not the ACTIVATE's source and its UB rows
+// not the ACTIVATE's destination: the ACTIVATE then reads exactly what it would in order.
 // Completions: mm_done_o pulses in the cycle the last ACC row of a MATMUL is written (visible
 // from the next cycle); act_done_o/act_result_o (saturation count, 0 for RAW32) in the cycle
 // the last row of an ACTIVATE is written; a read ends with rd_last_o; UB_WRITE and PARAM are
@@ -41,7 +47,8 @@ module tpu_datapath #(
   parameter int unsigned Tiles   = 4,
   // activation channels computed at once: N = the pipelined tpu_activation (one row per
   // cycle); fewer = the small multi-cycle tpu_act_serial (one row at a time, for FPGAs)
-  parameter int unsigned ActLanes = N
+  parameter int unsigned ActLanes = N,
+  parameter bit          UbReadPort2 = 1'b1  // UB_READ on its own UB copy (overlaps MATMUL)
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -119,6 +126,8 @@ module tpu_datapath #(
   logic               ub_we, ub_re;
   logic [UbAw-1:0]    ub_waddr, ub_raddr;
   logic [N*8-1:0]     ub_wdata, ub_rdata;
+  logic               ub2_re;                 // UB_READ's port (the UB copy, or the UB)
+  logic [N*8-1:0]     ub2_rdata;
   logic               acc_we, acc_re;
   logic [AccAw-1:0]   acc_waddr, acc_raddr;
   logic [N*32-1:0]    acc_wdata, acc_rdata;
@@ -127,6 +136,14 @@ module tpu_datapath #(
     .clk_i, .we_i(ub_we), .waddr_i(ub_waddr), .wdata_i(ub_wdata),
     .re_i(ub_re), .raddr_i(ub_raddr), .rdata_o(ub_rdata)
   );
+  if (UbReadPort2) begin : g_ub2
+    tpu_ram #(.Width(N * 8), .Depth(UbRows)) u_ub2 (
+      .clk_i, .we_i(ub_we), .waddr_i(ub_waddr), .wdata_i(ub_wdata),
+      .re_i(ub2_re), .raddr_i(rd_addr_ub_q), .rdata_o(ub2_rdata)
+    );
+  end else begin : g_ub1
+    assign ub2_rdata = ub_rdata;
+  end
   tpu_ram #(.Width(N * 32), .Depth(AccRows)) u_acc (
     .clk_i, .we_i(acc_we), .waddr_i(acc_waddr), .wdata_i(acc_wdata),
     .re_i(acc_re), .raddr_i(acc_raddr), .rdata_o(acc_rdata)
@@ -170,13 +187,28 @@ module tpu_datapath #(
   logic              rd_active, rd_fire, rd_idle;
 
   // ---------------------------------------------------------------- command acceptance
-  logic cmd_fire, can_accept;
+  logic cmd_fire, can_accept, rd_mm_ok, act_mm_ok;
+  // the last accepted MATMUL (ranges, ACCUMULATE, rows)
+  logic [31:0]       lm_ub_q, lm_acc_q;
+  logic [CntW-1:0]   lm_rows_q;
+  logic              lm_accum_q;
   always_comb begin
+    // ACTIVATE beside the last MATMUL: only its rows are in the MXU (mm_flight counts rows
+    // issued and not yet written), it leaves the ACC read port free, and the ranges are apart
+    act_mm_ok = !cmd_flags[1] && !lm_accum_q &&
+                32'(mm_flight_q) <= 32'(lm_rows_q) - 32'(mm_left_q) &&
+                ({32'd0, cmd_a} + {32'd0, cmd_rows} <= {32'd0, lm_acc_q} ||
+                 {32'd0, lm_acc_q} + 64'(lm_rows_q) <= {32'd0, cmd_a}) &&
+                ({32'd0, cmd_b} + {32'd0, cmd_rows} <= {32'd0, lm_ub_q} ||
+                 {32'd0, lm_ub_q} + 64'(lm_rows_q) <= {32'd0, cmd_b});
+    // a read stream that MATMULs may run beside: a UB_READ on the UB copy (an ACC_READ or its
+    // held last row would share the ACC port with the MATMUL's read-modify-write)
+    rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q));
     unique case (cmd_op)
       OpUbWrite, OpParam: can_accept = act_idle;
-      OpMatmul:           can_accept = act_idle && rd_idle && (!mm_active || mm_last_fire);
-      OpActivate:         can_accept = mxu_idle && act_idle && rd_idle;
-      OpUbRead:           can_accept = act_idle && rd_idle && !mm_active;
+      OpMatmul:           can_accept = act_idle && rd_mm_ok && (!mm_active || mm_last_fire);
+      OpActivate:         can_accept = (mxu_idle || act_mm_ok) && act_idle && rd_idle;
+      OpUbRead:           can_accept = act_idle && rd_idle && (UbReadPort2 || !mm_active);
       OpAccRead:          can_accept = mxu_idle && act_idle && rd_idle;
       default:            can_accept = 1'b0;
     endcase
@@ -238,6 +270,10 @@ module tpu_datapath #(
 
   always_ff @(posedge clk_i) begin
     if (acc_cmd_mm) begin
+      lm_ub_q    <= cmd_a;
+      lm_acc_q   <= cmd_b;
+      lm_rows_q  <= CntW'(cmd_rows);
+      lm_accum_q <= cmd_flags[0];
       mm_ub_q    <= UbAw'(cmd_a);
       mm_acc_q   <= AccAw'(cmd_b);
       mm_accum_q <= cmd_flags[0];
@@ -464,7 +500,7 @@ module tpu_datapath #(
 
   assign rd_valid_o = rd_valid_q;
   assign rd_last_o  = rd_last_q;
-  assign rd_data_o  = rd_src_acc_q ? acc_rdata : {{(N*24){1'b0}}, ub_rdata};
+  assign rd_data_o  = rd_src_acc_q ? acc_rdata : {{(N*24){1'b0}}, ub2_rdata};
 
   // ---------------------------------------------------------------- RAM port muxes
   // The acceptance rules above leave at most one user per port in any cycle.
@@ -480,7 +516,8 @@ module tpu_datapath #(
       ub_we = 1'b1;
     end
 
-    ub_re    = mm_fire || (rd_fire && !rd_acc_q);
+    ub2_re   = rd_fire && !rd_acc_q;
+    ub_re    = mm_fire || (!UbReadPort2 && ub2_re);
     ub_raddr = mm_fire ? mm_ub_q : rd_addr_ub_q;
 
     acc_we    = 1'b0;
@@ -496,10 +533,11 @@ module tpu_datapath #(
 
     acc_re    = 1'b0;
     acc_raddr = mxu_out_addr;
-    if (mxu_out_valid) begin
+    if (mxu_out_valid && mxu_out_accum) begin
       // tpu_ram forbids reading the row being written in the same cycle; that row is the one
-      // forwarded next cycle anyway, so the read is skipped then.
-      acc_re = mxu_out_accum && !(p_valid_q && p_addr_q == mxu_out_addr);
+      // forwarded next cycle anyway, so the read is skipped then. (A row that does not
+      // accumulate reads nothing: an ACTIVATE beside its MATMUL has the port.)
+      acc_re = !(p_valid_q && p_addr_q == mxu_out_addr);
     end else if (act_fire) begin
       acc_re    = 1'b1;
       acc_raddr = act_src_q;
@@ -512,6 +550,7 @@ module tpu_datapath #(
     if (rst_i) begin
       ub_we  = 1'b0;
       ub_re  = 1'b0;
+      ub2_re = 1'b0;
       acc_we = 1'b0;
       acc_re = 1'b0;
     end
@@ -570,7 +609,8 @@ module tpu_datapath #(
         else $error("tpu_datapath: UB write clash");
       assert (!(mxu_out_valid && mxu_out_accum && (act_fire || (rd_fire && rd_acc_q))))
         else $error("tpu_datapath: ACC read clash");
-      assert (!(mm_fire && rd_fire && !rd_acc_q)) else $error("tpu_datapath: UB read clash");
+      assert (UbReadPort2 || !(mm_fire && rd_fire && !rd_acc_q))
+        else $error("tpu_datapath: UB read clash");
       // commands: legal op, rows >= 1, addresses in range
       if (cmd_valid_i) begin
         assert (cmd_op <= OpAccRead) else $error("tpu_datapath: illegal op %0d", cmd_op);

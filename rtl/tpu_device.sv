@@ -30,7 +30,9 @@ module tpu_device #(
   parameter int unsigned Tags             = 32,
   parameter int unsigned CplTimeoutCycles = 4096,
   parameter int unsigned WatchdogUnits    = 64,
-  parameter int unsigned StageRows        = 256
+  parameter int unsigned StageRows        = 256,
+  parameter int unsigned ActLanes         = N,     // tpu_datapath: activation channels at once
+  parameter bit          UbReadPort2      = 1'b1   // tpu_datapath: UB copy for UB_READ
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -124,12 +126,16 @@ module tpu_device #(
   logic [LenW-1:0]      rd_req_len;
   logic [RdBytes*8-1:0] rd_buf;
   // row streams (READ_HOST / LOAD_WEIGHTS rows, command processor only); RowSlots rows in
-  // flight: as many as tags, so the tags and not the slots limit the link
-  localparam int unsigned RowSlots = 1 << $clog2(Tags < 2 ? 2 : Tags);
+  // flight: at least as many as tags, and 2 KiB of packed rows (merged into MRDs of up to
+  // MaxReadReq bytes), which covers a read round trip (~105 cycles at 16 bytes per cycle), but
+  // at most 4 x Tags (small-N builds with few tags stay small)
+  localparam int unsigned RowSlotsB   = (2048 / N < 4 * Tags) ? 2048 / N : 4 * Tags;
+  localparam int unsigned RowSlotsMin = (Tags > RowSlotsB) ? Tags : RowSlotsB;
+  localparam int unsigned RowSlots = 1 << $clog2(RowSlotsMin < 2 ? 2 : RowSlotsMin);
   logic                 rs_req_valid, rs_req_ready, rs_row_valid, rs_err;
   logic [63:0]          rs_req_addr, rs_req_stride;
   logic [$clog2(N+1)-1:0] rs_req_rb;
-  logic [31:0]          rs_req_rows;
+  logic [31:0]          rs_req_rows, rs_limit;
   logic [N*8-1:0]       rs_row_data;
   logic                 cp_rs_abort, qe_rd_ready, cp_rd_hold;
   logic                 wr_req_valid, wr_req_ready, wr_req_msi, wr_idle;
@@ -176,7 +182,7 @@ module tpu_device #(
     .rs_abort_i(!rdy || cp_rs_abort || func_rst),
     .rd_done_o(rd_done), .rd_err_o(rd_err), .rd_buf_o(rd_buf),
     .rs_req_valid_i(rs_req_valid), .rs_req_ready_o(rs_req_ready), .rs_req_addr_i(rs_req_addr),
-    .rs_req_rb_i(rs_req_rb), .rs_req_stride_i(rs_req_stride), .rs_req_rows_i(rs_req_rows),
+    .rs_req_rb_i(rs_req_rb), .rs_req_stride_i(rs_req_stride), .rs_req_rows_i(rs_req_rows), .rs_limit_i(rs_limit),
     .rs_row_valid_o(rs_row_valid), .rs_row_data_o(rs_row_data), .rs_err_o(rs_err),
     .wr_req_valid_i(wr_req_valid), .wr_req_ready_o(wr_req_ready), .wr_req_addr_i(wr_req_addr),
     .wr_req_len_i(wr_req_len), .wr_req_msi_i(wr_req_msi), .wr_req_data_i(wr_req_data),
@@ -190,6 +196,27 @@ module tpu_device #(
     .win_base_i(win_base), .win_limit_i(win_limit), .win_perm_i(win_perm),
     .addr_i(chk_addr), .len_i(chk_len), .write_i(chk_write), .ok_o(chk_ok)
   );
+  // the command processor's LOAD_WEIGHTS read-ahead: readable, and clear of every completion
+  // ring and the MSI address (the only host memory written between the read-ahead and the
+  // command's own start: the previous command's CQE and MSI)
+  logic [63:0] pk_addr;
+  logic [31:0] pk_len;
+  logic        pk_win_ok, pk_clash, pk_ok;
+  tpu_win_check #(.NumWindows(NumWindows)) u_win_pk (
+    .win_base_i(win_base), .win_limit_i(win_limit), .win_perm_i(win_perm),
+    .addr_i(pk_addr), .len_i(pk_len), .write_i(1'b0), .ok_o(pk_win_ok)
+  );
+  always_comb begin
+    logic [64:0] pk_end, cq_lo, cq_end;
+    pk_end = {1'b0, pk_addr} + 65'(pk_len);
+    pk_clash = {1'b0, pk_addr} < {1'b0, msi_addr} + 65'd4 && {1'b0, msi_addr} < pk_end;
+    for (int unsigned q = 0; q < NumQueues; q++) begin
+      cq_lo  = {1'b0, cq_base[64*q +: 64]};
+      cq_end = cq_lo + {29'd0, cq_size[32*q +: 32], 4'd0};
+      if ({1'b0, pk_addr} < cq_end && cq_lo < pk_end) pk_clash = 1'b1;
+    end
+    pk_ok = pk_win_ok && !pk_clash;
+  end
   tpu_win_check #(.NumWindows(NumWindows)) u_win_msi (
     .win_base_i(win_base), .win_limit_i(win_limit), .win_perm_i(win_perm),
     .addr_i(msi_addr), .len_i(32'd4), .write_i(1'b1), .ok_o(msi_win_ok)
@@ -197,8 +224,10 @@ module tpu_device #(
 
   // ---------------------------------------------------------------- queue engine
   logic         cmd_valid, cmd_ready, cpl_valid;
+  logic [1:0]   pk_valid;
   logic [511:0] cmd_sqe;
-  logic [7:0]   cmd_qid, cpl_sc;
+  logic [1023:0] pk_sqe;
+  logic [7:0]   cmd_qid, cpl_sc, pk_qid;
   logic [31:0]  cpl_result;
 
   tpu_queue_engine #(
@@ -213,6 +242,7 @@ module tpu_device #(
     .q_sq_head_o(q_sq_head), .q_cq_tail_o(q_cq_tail), .q_active_o(q_active),
     .q_broken_o(q_broken), .gstat_set_o(gstat_set), .fatal_o(fatal), .irq_o(irq),
     .cmd_valid_o(cmd_valid), .cmd_ready_i(cmd_ready), .cmd_sqe_o(cmd_sqe), .cmd_qid_o(cmd_qid),
+    .pk_valid_o(pk_valid), .pk_sqe_o(pk_sqe), .pk_qid_o(pk_qid),
     .cpl_valid_i(cpl_valid), .cpl_sc_i(cpl_sc), .cpl_result_i(cpl_result),
     .rd_req_valid_o(qe_rd_valid), .rd_req_ready_i(qe_rd_ready), .rd_req_addr_o(qe_rd_addr),
     .rd_req_len_o(qe_rd_len), .rd_done_i(rd_done), .rd_err_i(rd_err),
@@ -238,6 +268,8 @@ module tpu_device #(
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),
+    .pk_valid_i(pk_valid), .pk_sqe_i(pk_sqe), .pk_qid_i(pk_qid),
+    .pk_chk_addr_o(pk_addr), .pk_chk_len_o(pk_len), .pk_chk_ok_i(pk_ok),
     .cpl_valid_o(cpl_valid), .cpl_sc_o(cpl_sc), .cpl_result_o(cpl_result),
     .acct_valid_o(acct_valid), .acct_qid_o(acct_qid), .acct_cid_o(acct_cid),
     .acct_opcode_o(acct_opcode), .acct_sc_o(acct_sc), .acct_addr_o(acct_addr),
@@ -249,7 +281,7 @@ module tpu_device #(
     .rd_done_i(rd_done), .rd_err_i(rd_err),
     .rd_buf_i(rd_buf),
     .rs_req_valid_o(rs_req_valid), .rs_req_ready_i(rs_req_ready), .rs_req_addr_o(rs_req_addr),
-    .rs_req_rb_o(rs_req_rb), .rs_req_stride_o(rs_req_stride), .rs_req_rows_o(rs_req_rows),
+    .rs_req_rb_o(rs_req_rb), .rs_req_stride_o(rs_req_stride), .rs_req_rows_o(rs_req_rows), .rs_limit_o(rs_limit),
     .rs_row_valid_i(rs_row_valid), .rs_row_data_i(rs_row_data), .rs_err_i(rs_err),
     .rs_abort_o(cp_rs_abort),
     .wr_req_valid_o(cp_wr_valid), .wr_req_ready_i(wr_req_ready), .wr_req_addr_o(cp_wr_addr),
@@ -267,7 +299,8 @@ module tpu_device #(
   logic [4:0]          dp_loaded;
   logic [63:0]         dp_perf_busy, dp_perf_mxu, dp_perf_macs;
 
-  tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles)) u_dp (
+  tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles),
+                 .ActLanes(ActLanes), .UbReadPort2(UbReadPort2)) u_dp (
     .clk_i, .rst_i(dev_rst),
     .cmd_valid_i(dp_valid), .cmd_ready_o(dp_ready), .cmd_i(dp_cmd),
     .wpush_valid_i(wpush_valid), .wpush_ready_o(wpush_ready), .wpush_row_i(wpush_row),

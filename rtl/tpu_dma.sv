@@ -5,13 +5,18 @@
 // Row streams (rs_req_*: ROWS rows of RB (1..RowB) bytes, row r at ADDR + r x STRIDE): the bulk
 // read path of READ_HOST / LOAD_WEIGHTS. Rows are requested back to back, one MRD per row (two
 // where a row crosses a 4 KiB boundary), as long as a tag is free and one of Slots row slots is
-// free, so up to min(Tags, Slots) rows are in flight and the link stays busy. Completion beats
+// free, so up to min(Tags, Slots) rows are in flight and the link stays busy. Packed full rows
+// (RB == STRIDE == RowB) are merged: one MRD asks for up to MergeRows consecutive rows (at most
+// MaxReadReq bytes, never across 4 KiB, only as many as free slots), which saves a packet
+// header per row; a beat's bytes land in the rows they belong to. Completion beats
 // land in their row's slot in any order across tags; rows leave on rs_row_valid_o /
 // rs_row_data_o strictly in row order (one per cycle, no back-pressure; bytes RB..RowB-1 are
 // 0), each as soon as it and every earlier row are complete. A completion with a status other
 // than OK, or a tag without completion for CplTimeoutCycles, ends the stream with rs_err_o (one
 // cycle) and no further row; its other tags become stale and are drained as for read jobs.
 // After the last row the stream is over (rs_req_ready_o again). rs_abort_i ends it silently.
+// rs_limit_i (stream row index, may grow while the stream runs) holds requests back: row r is
+// requested only when r < rs_limit_i, so a consumer with a bounded buffer is never overrun.
 //
 // Read jobs (rd_req_*, len 1..RdBytes): split at MaxReadReq and at 4 KiB boundaries of the host
 // address into MRDs, each with a free tag below Tags (allocated round robin, so a tag freed by a
@@ -64,6 +69,7 @@ module tpu_dma #(
   input  logic [RbW-1:0]           rs_req_rb_i,
   input  logic [63:0]              rs_req_stride_i,
   input  logic [31:0]              rs_req_rows_i,
+  input  logic [31:0]              rs_limit_i,     // rows below this may be requested now
   output logic                     rs_row_valid_o,
   output logic [RowB*8-1:0]        rs_row_data_o,
   output logic                     rs_err_o,
@@ -98,7 +104,11 @@ module tpu_dma #(
   localparam int unsigned LenW    = $clog2(MaxJob + 1);
   localparam int unsigned TagW    = Tags > 1 ? $clog2(Tags) : 1;
   localparam int unsigned BufB    = RdBytes + LinkBytes;  // slack for a last beat's overhang
-  localparam int unsigned OffW    = $clog2(BufB + 1);
+  // packed rows merged into one MRD: as many as MaxReadReq and the slots allow
+  localparam int unsigned MergeRows = (MaxReadReq / RowB < Slots) ? MaxReadReq / RowB : Slots;
+  localparam int unsigned MergeB  = MergeRows * RowB;
+  localparam int unsigned OffW    = $clog2(((BufB > MergeB + LinkBytes) ? BufB : MergeB + LinkBytes) + 1);
+  localparam int unsigned RowsPerBeat = LinkBytes / RowB + 2;  // rows one beat may touch
   localparam int unsigned TmrW    = $clog2(CplTimeoutCycles + 1);
   localparam int unsigned BeatW   = $clog2(LinkBytes + 1);
   localparam int unsigned PktW    = 13;
@@ -219,9 +229,13 @@ module tpu_dma #(
     logic             beat_taken;
     logic [PktW-1:0]  pleft;
     logic             rs_fail, rs_can;
-    logic [SlW-1:0]   cs, hs, is;
+    logic [SlW-1:0]   cs, hs, is, ms;
     logic [RbW-1:0]   rleft;
     logic [63:0]      maddr;
+    logic [OffW:0]    x, rs0, rend;
+    logic [31:0]      mk, room;
+    logic [PktW-1:0]  pg;
+    logic             merge;
 
     ov_valid_d = ov_valid_q && !dreq_ready_i;
     ov_kind_d  = ov_kind_q;
@@ -266,8 +280,16 @@ module tpu_dma #(
     cs          = '0;
     hs          = '0;
     is          = '0;
+    ms          = '0;
     rleft       = '0;
     maddr       = '0;
+    x           = '0;
+    rs0         = '0;
+    rend        = '0;
+    mk          = '0;
+    room        = '0;
+    pg          = '0;
+    merge       = 1'b0;
 
     wj_active_d = wj_active_q;
     wj_addr_d   = wj_addr_q;
@@ -311,7 +333,9 @@ module tpu_dma #(
         tag_own_d[ct]  = 1'b0;
       end
       if (tag_own_q[ct] && tag_rs_q[ct]) begin
-        // row stream: bytes land in the tag's row slot; the slot's last MRD completes the row
+        // row stream: the tag covers one row (or part of one: offsets within the row) or, when
+        // merged, several packed rows from its first slot (offset x is byte x % RowB of row
+        // x / RowB); a row's MRD is complete with the beat that holds its last byte
         cs = tag_slot_q[ct*SlW +: SlW];
         if (hcpl_status_i != 2'd0) begin
           rs_fail = 1'b1;
@@ -319,12 +343,22 @@ module tpu_dma #(
           o = tag_off_q[ct*OffW +: OffW];
           e = tag_end_q[ct*OffW +: OffW];
           for (int unsigned i = 0; i < LinkBytes; i++) begin
-            if (OffW'(o + OffW'(i)) < e) begin
-              sl_buf_d[8*(32'(cs) * RowB + 32'(o) + i) +: 8] = hcpl_data_i[8*i +: 8];
+            x = (OffW+1)'(o) + (OffW+1)'(i);
+            if (x < (OffW+1)'(e)) begin
+              sl_buf_d[8*(32'(SlW'(32'(cs) + 32'(x) / RowB)) * RowB + 32'(x) % RowB) +: 8] =
+                hcpl_data_i[8*i +: 8];
             end
           end
           tag_off_d[ct*OffW +: OffW] = o + OffW'(LinkBytes);
-          if (hcpl_last_i) sl_pend_d[2*cs +: 2] = sl_pend_q[2*cs +: 2] - 2'd1;
+          for (int unsigned j = 0; j < RowsPerBeat; j++) begin
+            rs0  = (OffW+1)'((32'(o) / RowB + j) * RowB);
+            rend = (rs0 + (OffW+1)'(RowB) < (OffW+1)'(e)) ? rs0 + (OffW+1)'(RowB) : (OffW+1)'(e);
+            if (rs0 < (OffW+1)'(e) && rend > (OffW+1)'(o) &&
+                rend <= (OffW+1)'(o) + (OffW+1)'(LinkBytes)) begin
+              ms = SlW'(32'(cs) + 32'(o) / RowB + j);
+              sl_pend_d[2*ms +: 2] = sl_pend_d[2*ms +: 2] - 2'd1;
+            end
+          end
         end
       end else if (tag_own_q[ct]) begin
         if (hcpl_status_i != 2'd0) begin
@@ -365,7 +399,9 @@ module tpu_dma #(
         hs = SlW'(rs_head_q);
         if (sl_req_q[hs] && sl_pend_q[2*hs +: 2] == 2'd0) begin
           rsv_d        = 1'b1;
-          rsdata_d     = sl_buf_q[hs*RowB*8 +: RowB*8];
+          for (int unsigned i = 0; i < RowB; i++) begin
+            rsdata_d[8*i +: 8] = (32'(i) < 32'(rs_rb_q)) ? sl_buf_q[(32'(hs)*RowB + i)*8 +: 8] : 8'd0;
+          end
           sl_req_d[hs] = 1'b0;
           rs_head_d    = rs_head_q + 32'd1;
           if (rs_head_q + 32'd1 == rs_rows_q) rs_active_d = 1'b0;
@@ -374,7 +410,7 @@ module tpu_dma #(
     end
     // a new row may be requested when its slot is free (fewer than Slots rows not delivered)
     rs_can = rs_active_q && !rs_abort_i && !rs_fail && rs_issue_q != rs_rows_q &&
-             (rs_issue_q - rs_head_q) < 32'(Slots);
+             (rs_issue_q - rs_head_q) < 32'(Slots) && rs_issue_q < rs_limit_i;
 
     // ---- output beat: packet in progress, else a new write packet, else an MRD (row stream
     // first: a read job only runs alone, for an SQE or a parameter vector)
@@ -396,6 +432,18 @@ module tpu_dma #(
           rleft = rs_rb_q - rs_roff_q;
           maddr = rs_raddr_q + 64'(rs_roff_q);
           plen  = pkt_len(LenW'(rleft), maddr[11:0], PktW'(MaxReadReq));
+          // packed full rows: as many whole rows as fit before 4 KiB, in free slots, up to
+          // MergeRows (one row, or a row crossing 4 KiB, takes the per-row path)
+          room  = 32'(Slots) - (rs_issue_q - rs_head_q);
+          pg    = (13'd4096 - {1'b0, maddr[11:0]}) / PktW'(RowB);
+          mk    = rs_rows_q - rs_issue_q;
+          if (room < mk) mk = room;
+          if (rs_limit_i - rs_issue_q < mk) mk = rs_limit_i - rs_issue_q;
+          if (32'(MergeRows) < mk) mk = 32'(MergeRows);
+          if (32'(pg) < mk) mk = 32'(pg);
+          merge = 32'(rs_rb_q) == RowB && rs_stride_q == 64'(RowB) && rs_roff_q == '0 &&
+                  mk >= 32'd2;
+          if (merge) plen = PktW'(mk * RowB);
           ov_valid_d = 1'b1;
           ov_kind_d  = KindMrd;
           ov_tag_d   = 8'(next_tag_q);
@@ -411,14 +459,26 @@ module tpu_dma #(
           tag_end_d[next_tag_q*OffW +: OffW] = OffW'(rs_roff_q) + OffW'(plen);
           tag_tmr_d[next_tag_q*TmrW +: TmrW] = '0;
           next_tag_d = (32'(next_tag_q) == Tags - 1) ? '0 : next_tag_q + 1'b1;
-          sl_pend_d[2*is +: 2] = sl_pend_d[2*is +: 2] + 2'd1;
-          if (PktW'(rleft) == plen) begin
-            sl_req_d[is] = 1'b1;
-            rs_issue_d   = rs_issue_q + 32'd1;
-            rs_raddr_d   = rs_raddr_q + rs_stride_q;
-            rs_roff_d    = '0;
+          if (merge) begin
+            for (int unsigned j = 0; j < MergeRows; j++) begin
+              if (32'(j) < mk) begin
+                ms = SlW'(32'(is) + j);
+                sl_pend_d[2*ms +: 2] = sl_pend_d[2*ms +: 2] + 2'd1;
+                sl_req_d[ms] = 1'b1;
+              end
+            end
+            rs_issue_d  = rs_issue_q + mk;
+            rs_raddr_d  = rs_raddr_q + 64'(plen);
           end else begin
-            rs_roff_d    = rs_roff_q + RbW'(plen);
+            sl_pend_d[2*is +: 2] = sl_pend_d[2*is +: 2] + 2'd1;
+            if (PktW'(rleft) == plen) begin
+              sl_req_d[is] = 1'b1;
+              rs_issue_d   = rs_issue_q + 32'd1;
+              rs_raddr_d   = rs_raddr_q + rs_stride_q;
+              rs_roff_d    = '0;
+            end else begin
+              rs_roff_d    = rs_roff_q + RbW'(plen);
+  end
           end
         end
       end else if (rj_active_q && !rd_abort_i && !job_fail && rj_left_q != '0) begin
@@ -492,7 +552,6 @@ module tpu_dma #(
       rs_head_d   = '0;
       sl_req_d    = '0;
       sl_pend_d   = '0;
-      sl_buf_d    = '0;  // bytes RB..RowB-1 of every row read back as 0
     end
     if (wr_req_valid_i && wr_req_ready_o) begin
       wj_active_d = 1'b1;

@@ -26,7 +26,8 @@
 // on a prefetch error, which is dropped: the entry is fetched again and a failure reported
 // then) the buffer is discarded and the SQE fetched as before. Host memory between head and
 // tail does not change (the host owns only entries it has not yet handed over), so a buffered
-// SQE equals what a fetch would read.
+// SQE equals what a fetch would read. pk_*: the first two buffered entries, a hint for the command
+// processor's LOAD_WEIGHTS read-ahead (it checks the SQE it is handed against it).
 `default_nettype none
 
 module tpu_queue_engine #(
@@ -65,6 +66,9 @@ module tpu_queue_engine #(
   input  logic                      cmd_ready_i,
   output logic [511:0]              cmd_sqe_o,
   output logic [7:0]                cmd_qid_o,
+  output logic [1:0]                pk_valid_o,  // pk_sqe_o: the first two buffered SQEs
+  output logic [1023:0]             pk_sqe_o,    // (entry 0 in bits 511:0)
+  output logic [7:0]                pk_qid_o,
   input  logic                      cpl_valid_i,
   input  logic [7:0]                cpl_sc_i,
   input  logic [31:0]               cpl_result_i,
@@ -211,6 +215,10 @@ module tpu_queue_engine #(
   assign cmd_valid_o    = state_q == StDispatch && rdy_i;
   assign cmd_sqe_o      = sqe_q;
   assign cmd_qid_o      = 8'(cur_q);
+  // peek for the command processor's read-ahead (a hint: it compares the whole SQE on use)
+  assign pk_valid_o     = {32'(pf_n_q) >= 2 && rdy_i, pf_n_q != '0 && rdy_i};
+  assign pk_sqe_o       = pf_buf_q[1023:0];
+  assign pk_qid_o       = 8'(pf_qid_q);
 
   // ---------------------------------------------------------------- next state
   always_comb begin

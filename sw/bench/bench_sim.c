@@ -27,6 +27,10 @@
 static const struct gemm_bench_shape default_shapes[] = {
 	{ 64, 64, 64 },   { 128, 128, 128 }, { 256, 256, 256 }, { 512, 512, 512 },
 	{ 512, 64, 512 }, { 64, 512, 64 },   { 1024, 256, 32 }, { 200, 300, 100 },
+	/* M >= 4N with K, N multiples of N (issue 5's >= 90 % class) */
+	{ 64, 256, 256 }, { 128, 512, 128 }, { 256, 128, 512 },
+	/* batch-1 dense layers (link-bound: docs/performance.md) */
+	{ 1, 512, 512 },  { 1, 64, 64 },
 };
 
 static int run_one(tpu_dev *dev, const struct gemm_bench_shape *s, bool raw, uint64_t *seed,

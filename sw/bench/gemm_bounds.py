@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 """Analytical bounds of an end-to-end int8-output tpu_gemm() on the sim link (docs/performance.md).
 
-Replays driver/gemm.c's schedule (resident A, even chunks of R rows, weights per chunk, 3
-LOAD_PARAMS + ACTIVATE + WRITE_HOST per column tile) and counts link bytes as sim/link.c charges
-them: 16 bytes of header per packet and whole LinkBytes (32) beats of data:
+Replays driver/gemm.c's schedule (resident A as one READ_HOST per chunk, even chunks of R rows,
+weights per chunk, one BIAS LOAD_PARAMS + ACTIVATE + WRITE_HOST per column tile, MULT/SHIFT once
+for per-tensor requantization) and counts link bytes as sim/link.c charges them: 16 bytes of
+header per packet and whole LinkBytes (32) beats of data. Packed full rows (N bytes) are merged
+by the device into MRDs of up to MaxReadReq (512) bytes; packed output rows into write jobs of up
+to WrBytes (max(4N, 64)) bytes; narrower rows cost one packet each.
   compute bound  = MXU busy cycles = sum of MATMUL rows = m x KT x NT (one row per cycle)
   link bound     = max(host->device, device->host bytes) / bytes per cycle
+of bound = max(compute, link bound) / measured cycles (100 % = at the bound).
 usage: gemm_bounds.py [--json sim_gemm.json] [--n 16] [--bpc 16] [MxKxN ...]"""
 import argparse, json, math
 
 HDR = 16
 LB = 32
+MAX_READ_REQ = 512
 
 def pkt(data):
     return HDR + -(-data // LB) * LB
@@ -18,23 +23,40 @@ def pkt(data):
 def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
     KT, NT = math.ceil(k / N), math.ceil(n / N)
     slots = KT if KT + 1 <= ub_rows else 1
-    R = min(ub_rows // (slots + 1), acc_rows, m)
+    R = min(ub_rows // (slots + 1), acc_rows // 2, m)  # int8 output: two ACC buffers
     chunks = math.ceil(m / R)
     R = math.ceil(m / chunks)
     span = lambda tot, t: min(N, tot - t * N)
+    wr_bytes = max(4 * N, 64)
     h2d = d2h = 0
-    cmds = 1  # LOAD_PARAMS OUTPUT
+
+    def stream(rows, rb):  # a packed row stream: (host->device, device->host) bytes
+        if rb != N:
+            return rows * pkt(rb), rows * HDR
+        full, rem = divmod(rows * rb, MAX_READ_REQ)
+        return full * pkt(MAX_READ_REQ) + (pkt(rem) if rem else 0), (full + (rem > 0)) * HDR
+
+    def writes(rows, rb):  # packed output rows gathered into write jobs
+        g = max(1, wr_bytes // rb)
+        full, rem = divmod(rows, g)
+        return full * pkt(g * rb) + (pkt(rem * rb) if rem else 0)
+
+    cmds = 3  # LOAD_PARAMS OUTPUT, MULT, SHIFT (per-tensor: once)
+    h2d += 2 * pkt(4 * span(n, 0)); d2h += 2 * HDR
     for c in range(chunks):
         rows = min(R, m - c * R)
-        for kt in range(KT):  # READ_HOST of A, one packet per row each way
-            h2d += rows * pkt(span(k, kt)); d2h += rows * HDR; cmds += 1
+        full = k // N
+        if full:  # READ_HOST of the full-width K-tiles
+            a, b = stream(full * rows, N); h2d += a; d2h += b; cmds += 1
+        if full < KT:
+            a, b = stream(rows, k - full * N); h2d += a; d2h += b; cmds += 1
         for nt in range(NT):
-            for kt in range(KT):  # LOAD_WEIGHTS + MATMUL
-                kr = span(k, kt)
-                h2d += kr * pkt(span(n, nt)); d2h += kr * HDR; cmds += 2
             nc = span(n, nt)
-            h2d += 3 * pkt(4 * nc); d2h += 3 * HDR; cmds += 5
-            d2h += rows * pkt(nc)  # WRITE_HOST MWRs
+            for kt in range(KT):  # LOAD_WEIGHTS (one packed tile) + MATMUL
+                a, b = stream(span(k, kt), nc)
+                h2d += a; d2h += b; cmds += 2
+            h2d += pkt(4 * nc); d2h += HDR; cmds += 3  # BIAS, ACTIVATE, WRITE_HOST
+            d2h += writes(rows, nc)
     h2d += cmds * 64 + math.ceil(cmds / 4) * HDR  # SQEs, 4 per prefetch block
     d2h += math.ceil(cmds / 4) * HDR + cmds * pkt(16)  # SQE MRDs, CQEs
     compute = m * KT * NT
@@ -54,15 +76,17 @@ def main():
         for r in json.load(open(a.json))["results"]:
             meas[(r["m"], r["k"], r["n"])] = r
             if not a.shapes: shapes.append((r["m"], r["k"], r["n"]))
-    print("| m x k x n | R | commands | compute bound | link bound | bound util | measured cycles | measured util |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| m x k x n | R | commands | compute bound | link bound | bound util | measured cycles | measured util | of bound |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for m, k, n in shapes:
         b = bounds(m, k, n, N=a.n, bpc=a.bpc)
         r = meas.get((m, k, n))
         mc = f"{r['cycles']}" if r else "-"
         mu = f"{100 * r['utilization']:.1f}%" if r else "-"
+        # measured against the bound: bound cycles / measured cycles (1 = at the bound)
+        ob = f"{100 * max(b['compute_cycles'], b['link_cycles']) / r['cycles']:.1f}%" if r else "-"
         print(f"| {m}x{k}x{n} | {b['R']} | {b['commands']} | {b['compute_cycles']} | {b['link_cycles']} | "
-              f"{100 * b['ideal_util']:.1f}% | {mc} | {mu} |")
+              f"{100 * b['ideal_util']:.1f}% | {mc} | {mu} | {ob} |")
 
 if __name__ == "__main__":
     main()
