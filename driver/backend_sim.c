@@ -20,6 +20,7 @@
  * hint that a CQ has news); without one it returns after the slice, so the driver's scan of the
  * CQ is what finds completions either way (interrupts are hints, polling is the rule). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 struct sim_be {
 	struct tpu_sim *sim;
 	FILE *log;
+	bool broken_said; /* the "RTL assertion failed" line was printed */
 };
 
 /* The message for an option that needs composing; static per thread like tpu_last_open_error. */
@@ -255,9 +257,27 @@ static void sim_be_destroy(void *impl)
 	free(be);
 }
 
+/* An RTL assertion that fired means the model left its specified behaviour: from then on the
+ * device reads as all-ones (gone), so every caller sees -ENODEV instead of results from a
+ * broken model. Verilator has printed which assertion; this adds one line saying what follows. */
+static bool sim_be_broken(struct sim_be *be)
+{
+	if (!tpu_sim_assert_failures(be->sim))
+		return false;
+	if (!be->broken_said) {
+		fprintf(stderr, "sim: an RTL assertion failed (see above); the device now reads as "
+				"removed (all-ones)\n");
+		be->broken_said = true;
+	}
+	return true;
+}
+
 static uint32_t sim_be_read(void *impl, uint32_t off)
 {
-	return tpu_sim_mmio_read(((struct sim_be *)impl)->sim, off);
+	struct sim_be *be = impl;
+	uint32_t v = tpu_sim_mmio_read(be->sim, off);
+
+	return sim_be_broken(be) ? 0xFFFFFFFFu : v;
 }
 
 static void sim_be_write(void *impl, uint32_t off, uint32_t val)
@@ -269,7 +289,7 @@ static int sim_be_advance(void *impl)
 {
 	struct tpu_sim *s = ((struct sim_be *)impl)->sim;
 
-	if (tpu_link_removed(tpu_sim_link(s)))
+	if (tpu_link_removed(tpu_sim_link(s)) || sim_be_broken(impl))
 		return 0;
 	(void)tpu_sim_advance(s, SIM_ADVANCE_CYCLES);
 	return 1;

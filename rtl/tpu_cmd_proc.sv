@@ -255,9 +255,11 @@ module tpu_cmd_proc #(
   logic           wh_clean_q, wh_clean_d;             // no data write pending when WRITE_HOST began
   logic           dw_pend_q;                          // a data write job may not be sent yet
 
+  // No accesses during reset: before the first reset edge the state is random (Verilator's random
+  // initial state) and would address a random, possibly out-of-range, staging row.
   tpu_ram #(.Width(N * 8), .Depth(StDepth)) u_stage (
-    .clk_i, .we_i(st_we), .waddr_i(st_waddr), .wdata_i(st_wdata),
-    .re_i(st_re), .raddr_i(st_raddr), .rdata_o(st_rdata)
+    .clk_i, .we_i(st_we && !rst_i), .waddr_i(st_waddr), .wdata_i(st_wdata),
+    .re_i(st_re && !rst_i), .raddr_i(st_raddr), .rdata_o(st_rdata)
   );
 
   // ---------------------------------------------------------------- checks (CHECK1 / CHECK2)
