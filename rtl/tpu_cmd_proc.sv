@@ -41,7 +41,13 @@
 // rows are streamed into one of two read-ahead regions of the staging RAM. The next command to
 // reach CHECK2 adopts them when it is that same SQE (all 512 bits and the queue) and all of its
 // checks pass (a failed read-ahead row then ends it with DMA_XFER_ERROR, as its own read would
-// have); a MATMUL passes them on; any other command drops them (the stream is aborted). The
+// have); a MATMUL passes them on; any other command drops them (the stream is aborted).
+// Chained: when a second LOAD_WEIGHTS in the peek (after the candidate, or after a MATMUL behind
+// it) continues the candidate's rows (candidate ROWS = N, same COLS/STRIDE, HOST_ADDR N x
+// stride on), both tiles are one stream into a region pair (window check on the union); the
+// first adopter takes the head tile once its rows are in, the second tile waits for the next
+// LOAD_WEIGHTS. A failure before the head tile is complete may be either tile's: the adopter
+// then reads its own rows; after it, it is the second tile's (DMA_XFER_ERROR for it). The
 // rows are read while earlier commands run, with every earlier write sent and no host write
 // possible before the adopting command but CQEs/MSIs (excluded by pk_chk_ok_i), so they equal
 // what the command's own read would return; statuses and their order are unchanged.
@@ -72,8 +78,8 @@ module tpu_cmd_proc #(
   output logic                  cmd_ready_o,
   input  logic [511:0]          cmd_sqe_i,
   input  logic [7:0]            cmd_qid_i,
-  input  logic [1:0]            pk_valid_i,       // the next two SQEs the queue engine holds
-  input  logic [1023:0]         pk_sqe_i,
+  input  logic [3:0]            pk_valid_i,       // the next four SQEs the queue engine holds
+  input  logic [2047:0]         pk_sqe_i,
   input  logic [7:0]            pk_qid_i,
   output logic [63:0]           pk_chk_addr_o,    // its span for the read window check
   output logic [31:0]           pk_chk_len_o,
@@ -152,7 +158,7 @@ module tpu_cmd_proc #(
                           CRows = tpu_pkg::DpCmdRowsLsb, CData = tpu_pkg::DpCmdDataLsb;
   localparam int unsigned IdChunk = 64;  // IDENTIFY write job size (divides 4096, <= WrBytes)
   localparam int unsigned Ring    = 2 * StageRows;       // READ_HOST staging ring
-  localparam int unsigned StDepth = Ring + 2 * N;        // ring + two read-ahead tiles
+  localparam int unsigned StDepth = Ring + 4 * N;        // ring + two read-ahead tile pairs
   localparam int unsigned SAw = $clog2(StDepth);
   localparam int unsigned TW  = Tiles > 1 ? $clog2(Tiles) : 1;
   localparam int unsigned KW  = $clog2(N + 1);
@@ -248,8 +254,15 @@ module tpu_cmd_proc #(
   pre_e           pre_q, pre_d;
   logic [511:0]   pre_sqe_q, pre_sqe_d;
   logic [7:0]     pre_qid_q, pre_qid_d;
-  logic [KW-1:0]  pre_cnt_q, pre_cnt_d, pre_rows_q, pre_rows_d, pre_cols_q, pre_cols_d;
-  logic           pre_slot_q, pre_slot_d;              // region of the read-ahead in flight
+  logic [KW-1:0]  pre_rows_q, pre_rows_d, pre_cols_q, pre_cols_d;  // head tile's rows, cols
+  logic [KW:0]    pre_cnt_q, pre_cnt_d;                // stream rows in (stops at a failure)
+  logic [KW:0]    pre_tot_q, pre_tot_d;                // stream rows (one or two tiles)
+  logic [KW:0]    pre_off_q, pre_off_d;                // stream row of the head tile (0 or N)
+  logic           pre_two_q, pre_two_d;                // a second tile follows the head tile
+  logic [511:0]   pre_sqe2_q, pre_sqe2_d;              // ... its SQE
+  logic [KW-1:0]  pre_rows2_q, pre_rows2_d;            // ... and rows
+  logic           pre_slot_q, pre_slot_d;              // region pair of the read-ahead in flight
+  logic           pre_head_in;                         // the head tile's rows are all in
   logic [SAw-1:0] pbase_q, pbase_d;                    // staging row of the tile being pushed
   logic           pre_go, pre_wh;
   logic           wh_clean_q, wh_clean_d;             // no data write pending when WRITE_HOST began
@@ -287,20 +300,31 @@ module tpu_cmd_proc #(
 
   // ---------------------------------------------------------------- read-ahead candidate
   // the next SQE, or the one after it when the next one is a MATMUL (that neither writes host
-  // memory nor streams rows, so the read-ahead stays valid across it)
-  logic [7:0]   pk_op, pk_flags, pk0_op;
-  logic [31:0]  pk_len, pk_stride, pk_rows, pk_cols;
-  logic [63:0]  pk_addr, pk_stride_eff, pk_span;
-  logic [511:0] pk_sqe;
-  logic         pk_ok, pk_val;
+  // memory nor streams rows, so the read-ahead stays valid across it). Chained: when the SQE
+  // after the candidate (or after a MATMUL behind it) is a LOAD_WEIGHTS whose rows continue the
+  // candidate's (the candidate has N rows, the same COLS and STRIDE, its rows start N x stride
+  // after the candidate's), both tiles are one row stream (one round trip for two tiles); the
+  // window check then covers the union of the two spans.
+  function automatic logic [511:0] pk_ent(input logic [2047:0] v, input logic [1:0] i);
+    pk_ent = v[512*i +: 512];
+  endfunction
+  function automatic logic [7:0] pk_ent_op(input logic [2047:0] v, input logic [1:0] i);
+    pk_ent_op = v[512*i + tpu_pkg::SqeOpcodeLsb +: 8];
+  endfunction
+  logic [7:0]   pk_op, pk_flags, pk2_op, pk2_flags;
+  logic [31:0]  pk_len, pk_stride, pk_rows, pk_cols, pk2_len, pk2_stride, pk2_rows, pk2_cols;
+  logic [63:0]  pk_addr, pk_stride_eff, pk_span, pk2_addr, pk2_span, pk_chain_len;
+  logic [511:0] pk_sqe, pk2_sqe;
+  logic [1:0]   pk_i, pk2_i;
+  logic         pk_ok, pk_val, pk2_val, pk_chain;
   always_comb begin
-    pk0_op    = pk_sqe_i[tpu_pkg::SqeOpcodeLsb +: 8];
-    pk_val    = pk_valid_i[0];
-    pk_sqe    = pk_sqe_i[511:0];
-    if (pk0_op == tpu_pkg::OpMatmul) begin
-      pk_val  = pk_valid_i[1];
-      pk_sqe  = pk_sqe_i[1023:512];
-    end
+    pk_i      = (pk_ent_op(pk_sqe_i, 2'd0) == tpu_pkg::OpMatmul) ? 2'd1 : 2'd0;
+    pk_val    = pk_valid_i[pk_i];
+    pk_sqe    = pk_ent(pk_sqe_i, pk_i);
+    pk2_i     = (pk_ent_op(pk_sqe_i, pk_i + 2'd1) == tpu_pkg::OpMatmul) ? pk_i + 2'd2
+                                                                             : pk_i + 2'd1;
+    pk2_val   = pk_valid_i[pk2_i] && pk2_i > pk_i;  // (no wrap past entry 3)
+    pk2_sqe   = pk_ent(pk_sqe_i, pk2_i);
     pk_op     = pk_sqe[tpu_pkg::SqeOpcodeLsb +: 8];
     pk_flags  = pk_sqe[tpu_pkg::SqeFlagsLsb +: 8];
     pk_addr   = {pk_sqe[tpu_pkg::SqeHostAddrHiLsb +: 32], pk_sqe[tpu_pkg::SqeHostAddrLoLsb +: 32]};
@@ -310,16 +334,31 @@ module tpu_cmd_proc #(
     pk_cols   = pk_sqe[tpu_pkg::SqeColsLsb +: 32];
     pk_stride_eff = (pk_stride != 0) ? {32'd0, pk_stride} : {32'd0, pk_cols};
     pk_span   = ({32'd0, pk_rows} - 64'd1) * pk_stride_eff + {32'd0, pk_cols};
+    pk2_op    = pk2_sqe[tpu_pkg::SqeOpcodeLsb +: 8];
+    pk2_flags = pk2_sqe[tpu_pkg::SqeFlagsLsb +: 8];
+    pk2_addr  = {pk2_sqe[tpu_pkg::SqeHostAddrHiLsb +: 32],
+                 pk2_sqe[tpu_pkg::SqeHostAddrLoLsb +: 32]};
+    pk2_len   = pk2_sqe[tpu_pkg::SqeLengthLsb +: 32];
+    pk2_stride = pk2_sqe[tpu_pkg::SqeStrideLsb +: 32];
+    pk2_rows  = pk2_sqe[tpu_pkg::SqeRowsLsb +: 32];
+    pk2_cols  = pk2_sqe[tpu_pkg::SqeColsLsb +: 32];
+    pk2_span  = ({32'd0, pk2_rows} - 64'd1) * pk_stride_eff + {32'd0, pk2_cols};
+    pk_chain  = pk2_val && pk2_op == tpu_pkg::OpLoadWeights &&
+                (pk2_flags & tpu_pkg::SqeFlagFence) == 0 &&
+                pk_rows == N && pk2_rows != 0 && pk2_rows <= N && pk2_cols == pk_cols &&
+                pk2_stride == pk_stride && pk2_span == {32'd0, pk2_len} &&
+                pk2_addr == pk_addr + 64'(N) * pk_stride_eff;
+    pk_chain_len = pk_chain ? 64'(N) * pk_stride_eff + {32'd0, pk2_len} : {32'd0, pk_len};
   end
   always_comb begin  // apart from the decode: pk_chk_ok_i depends on pk_chk_addr_o/len_o
     pk_ok     = pk_val && pk_op == tpu_pkg::OpLoadWeights &&
                 (pk_flags & tpu_pkg::SqeFlagFence) == 0 &&
                 pk_rows != 0 && pk_rows <= N && pk_cols != 0 && pk_cols <= N &&
                 !(pk_stride != 0 && pk_stride < pk_cols) && pk_span == {32'd0, pk_len} &&
-                pk_chk_ok_i;
+                pk_chain_len[63:32] == '0 && pk_chk_ok_i;
   end
   assign pk_chk_addr_o = pk_addr;
-  assign pk_chk_len_o  = pk_len;
+  assign pk_chk_len_o  = pk_chain_len[31:0];
 
   // window check operands: the whole span, R for transfers into the device, W otherwise
   assign chk_addr_o  = f_addr;
@@ -468,7 +507,7 @@ module tpu_cmd_proc #(
     // before it had been sent when it started (wh_clean) and the tile's bytes are apart from
     // the WRITE_HOST's span, so the read cannot pass a write to the bytes it reads
     pre_wh = state_q == SWhStream && wh_clean_q &&
-             (pk_addr + 64'(pk_len) <= f_addr || f_addr + 64'(f_len) <= pk_addr);
+             (pk_addr + pk_chain_len <= f_addr || f_addr + 64'(f_len) <= pk_addr);
     pre_go = rdy_i && (wr_idle_i || pre_wh) && pre_q == PIdle && pk_ok &&
              ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
               state_q == SParRead || state_q == SParWait || state_q == SParWrite || pre_wh);
@@ -477,7 +516,7 @@ module tpu_cmd_proc #(
   assign rs_req_addr_o   = pre_go ? pk_addr : haddr_q;
   assign rs_req_rb_o     = pre_go ? KW'(pk_cols) : KW'(f_cols);
   assign rs_req_stride_o = pre_go ? pk_stride_eff : stride_q;
-  assign rs_req_rows_o   = pre_go ? pk_rows : f_rows - row_q;
+  assign rs_req_rows_o   = !pre_go ? f_rows - row_q : pk_chain ? 32'(N) + pk2_rows : pk_rows;
   // a READ_HOST stream may run up to a ring ahead of the rows committed so far (a ring slot is
   // free once its row has been read out for the commit; one row of slack for the read)
   assign rs_limit_o      = (pre_go || pre_q == PWait) ? 32'hFFFF_FFFF :
@@ -555,21 +594,25 @@ module tpu_cmd_proc #(
     last_row = 1'b0;  chunk_full = 1'b0;
     pre_d = pre_q;  pre_sqe_d = pre_sqe_q;  pre_qid_d = pre_qid_q;  pre_cnt_d = pre_cnt_q;
     pre_rows_d = pre_rows_q;  pre_cols_d = pre_cols_q;  pre_slot_d = pre_slot_q;
+    pre_tot_d = pre_tot_q;  pre_off_d = pre_off_q;  pre_two_d = pre_two_q;
+    pre_sqe2_d = pre_sqe2_q;  pre_rows2_d = pre_rows2_q;
     pbase_d = pbase_q;
 
     // ---- read-ahead: start, rows into its region, failure (the states below may override)
     if (pre_go && rs_req_ready_i) begin
       pre_d = PWait;  pre_sqe_d = pk_sqe;  pre_qid_d = pk_qid_i;  pre_cnt_d = '0;
       pre_rows_d = KW'(pk_rows);  pre_cols_d = KW'(pk_cols);  pre_slot_d = !pre_slot_q;
+      pre_off_d = '0;  pre_two_d = pk_chain;  pre_sqe2_d = pk2_sqe;  pre_rows2_d = KW'(pk2_rows);
+      pre_tot_d = pk_chain ? (KW+1)'(N) + (KW+1)'(pk2_rows) : (KW+1)'(pk_rows);
     end
     if (pre_q == PWait) begin
       if (rs_err_i) begin
         pre_d = PErr;
       end else if (rs_row_valid_i) begin
         st_we = 1'b1;
-        st_waddr = SAw'(Ring) + (pre_slot_q ? SAw'(N) : '0) + SAw'(pre_cnt_q);
+        st_waddr = SAw'(Ring) + (pre_slot_q ? SAw'(2 * N) : '0) + SAw'(pre_cnt_q);
         pre_cnt_d = pre_cnt_q + 1'b1;
-        if (pre_cnt_q + 1'b1 == pre_rows_q) pre_d = PDone;
+        if (pre_cnt_q + 1'b1 == pre_tot_q) pre_d = PDone;
       end
     end
     if (!rdy_i) pre_d = PIdle;  // the DMA engine abandons the stream
@@ -752,18 +795,31 @@ module tpu_cmd_proc #(
         end
       end
       // ---- LOAD_WEIGHTS read ahead: wait for its rows (pre_d is PWait until they are in)
+      // (a chained read-ahead: the head tile's rows may be in while the next tile's stream on;
+      // the next tile becomes the head, for the LOAD_WEIGHTS after this one)
       SPreWait: begin
         if (!rdy_i) begin
           state_d = SDone;
-        end else if (pre_q == PDone) begin
-          pbase_d = SAw'(Ring) + (pre_slot_q ? SAw'(N) : '0);
-          pre_d = PIdle;
+        end else if (pre_head_in) begin
+          pbase_d = SAw'(Ring) + (pre_slot_q ? SAw'(2 * N) : '0) + SAw'(pre_off_q);
+          if (pre_two_q) begin
+            pre_two_d = 1'b0;  pre_off_d = (KW+1)'(N);
+            pre_sqe_d = pre_sqe2_q;  pre_rows_d = pre_rows2_q;
+          end else begin
+            pre_d = PIdle;
+          end
           crow_d = '0;
           state_d = SPush;
         end else if (pre_q == PErr) begin
           pre_d = PIdle;
-          sc_d = tpu_pkg::ScDmaXferError;
-          state_d = SDone;
+          if (pre_two_q) begin
+            // the failed row may be the next tile's (its MRDs run ahead): this one reads its
+            // rows itself, which fails exactly when one of them does
+            state_d = SRowRead;
+          end else begin
+            sc_d = tpu_pkg::ScDmaXferError;
+            state_d = SDone;
+          end
         end else if (watchdog) begin
           rs_abort_o = 1'b1;
           pre_d = PIdle;
@@ -909,6 +965,7 @@ module tpu_cmd_proc #(
   end
 
   assign ftail = TW'((32'(fhead_q) + 32'(fcount_q)) % Tiles);
+  assign pre_head_in = pre_q != PIdle && pre_cnt_q >= pre_off_q + (KW+1)'(pre_rows_q);
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -932,6 +989,8 @@ module tpu_cmd_proc #(
     fk_q <= fk_d;  fc_q <= fc_d;  ak_q <= ak_d;  ac_q <= ac_d;
     pre_sqe_q <= pre_sqe_d;  pre_qid_q <= pre_qid_d;  pre_cnt_q <= pre_cnt_d;
     pre_rows_q <= pre_rows_d;  pre_cols_q <= pre_cols_d;  pre_slot_q <= pre_slot_d;
+    pre_tot_q <= pre_tot_d;  pre_off_q <= pre_off_d;  pre_two_q <= pre_two_d;
+    pre_sqe2_q <= pre_sqe2_d;  pre_rows2_q <= pre_rows2_d;
     pbase_q <= pbase_d;  wg_q <= wg_d;  wgn_q <= wgn_d;  wh_clean_q <= wh_clean_d;
   end
 

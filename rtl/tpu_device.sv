@@ -224,9 +224,9 @@ module tpu_device #(
 
   // ---------------------------------------------------------------- queue engine
   logic         cmd_valid, cmd_ready, cpl_valid;
-  logic [1:0]   pk_valid;
+  logic [3:0]   pk_valid;
   logic [511:0] cmd_sqe;
-  logic [1023:0] pk_sqe;
+  logic [2047:0] pk_sqe;
   logic [7:0]   cmd_qid, cpl_sc, pk_qid;
   logic [31:0]  cpl_result;
 

@@ -26,7 +26,7 @@
 // on a prefetch error, which is dropped: the entry is fetched again and a failure reported
 // then) the buffer is discarded and the SQE fetched as before. Host memory between head and
 // tail does not change (the host owns only entries it has not yet handed over), so a buffered
-// SQE equals what a fetch would read. pk_*: the first two buffered entries, a hint for the command
+// SQE equals what a fetch would read. pk_*: the first four buffered entries, a hint for the command
 // processor's LOAD_WEIGHTS read-ahead (it checks the SQE it is handed against it).
 `default_nettype none
 
@@ -66,8 +66,8 @@ module tpu_queue_engine #(
   input  logic                      cmd_ready_i,
   output logic [511:0]              cmd_sqe_o,
   output logic [7:0]                cmd_qid_o,
-  output logic [1:0]                pk_valid_o,  // pk_sqe_o: the first two buffered SQEs
-  output logic [1023:0]             pk_sqe_o,    // (entry 0 in bits 511:0)
+  output logic [3:0]                pk_valid_o,  // pk_sqe_o: the first four buffered SQEs
+  output logic [2047:0]             pk_sqe_o,    // (entry 0 in bits 511:0)
   output logic [7:0]                pk_qid_o,
   input  logic                      cpl_valid_i,
   input  logic [7:0]                cpl_sc_i,
@@ -91,8 +91,8 @@ module tpu_queue_engine #(
   localparam int unsigned PfEntries = RdBytes / tpu_pkg::SqeBytes;
   localparam int unsigned PfCap = 2 * PfEntries;  // buffer: two blocks
   localparam int unsigned PfW = $clog2(PfCap + 1);
-  if (PfEntries < 1) begin : g_bad_pf
-    $error("tpu_queue_engine: read jobs must hold an SQE");
+  if (PfEntries < 2) begin : g_bad_pf
+    $error("tpu_queue_engine: read jobs must hold two SQEs (the peek shows four)");
   end
   if (WrBytes < tpu_pkg::CqeBytes) begin : g_bad_buf
     $error("tpu_queue_engine: DMA jobs must hold an SQE and a CQE");
@@ -216,8 +216,9 @@ module tpu_queue_engine #(
   assign cmd_sqe_o      = sqe_q;
   assign cmd_qid_o      = 8'(cur_q);
   // peek for the command processor's read-ahead (a hint: it compares the whole SQE on use)
-  assign pk_valid_o     = {32'(pf_n_q) >= 2 && rdy_i, pf_n_q != '0 && rdy_i};
-  assign pk_sqe_o       = pf_buf_q[1023:0];
+  assign pk_valid_o     = {32'(pf_n_q) >= 4 && rdy_i, 32'(pf_n_q) >= 3 && rdy_i,
+                           32'(pf_n_q) >= 2 && rdy_i, pf_n_q != '0 && rdy_i};
+  assign pk_sqe_o       = pf_buf_q[2047:0];
   assign pk_qid_o       = 8'(pf_qid_q);
 
   // ---------------------------------------------------------------- next state
