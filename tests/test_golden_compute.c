@@ -530,6 +530,59 @@ START_TEST(perf_counters_exact)
 }
 END_TEST
 
+/* Two LOAD_WEIGHTS whose tiles lie back to back in host memory, queued behind a LOAD_PARAMS
+ * (a command that waits): the device may fetch both tiles ahead in one row stream. A read
+ * failure inside the first tile (_i = 1), inside the second (_i = 2) or none (_i = 0) must give
+ * exactly the statuses and effects of executing the commands one by one (on sim, the golden
+ * twin checks every byte and register as well). */
+START_TEST(chained_weight_tiles_fault)
+{
+	const uint32_t n = 8, tile = n * n;
+	struct gfx_sqe s[6];
+	struct gfx_cqe c;
+	uint64_t wa, wb;
+	unsigned i;
+
+	setup_n(n);
+	wa = hbuf + 1024;
+	wb = wa + tile;
+	for (i = 0; i < 2 * tile; i++)
+		hp[1024 + i] = (uint8_t)rand8();
+	for (i = 0; i < 4 * n; i++)
+		hp[4096 + i] = (uint8_t)rand8();
+	s[0] = gfx_load_vec(TPU_PARAM_BIAS, hbuf + 4096, n, 0);
+	s[1] = gfx_load_weights(wa, n, n, n, false);
+	s[2] = gfx_load_weights(wb, n, n, n, false);
+	s[3] = gfx_matmul(0, 0, 4, TPU_MATMUL_POP);
+	s[4] = gfx_matmul(0, 4, 4, TPU_MATMUL_POP);
+	s[5] = gfx_write_host(hbuf + 8192, 8, n, 0, 0, true);
+	if (_i == 1)
+		gfx_fail_range(&F, wa + 3 * n, n, HOSTMEM_READ, false);
+	else if (_i == 2)
+		gfx_fail_range(&F, wb + 5 * n, n, HOSTMEM_READ, false);
+	for (i = 0; i < 6; i++) {
+		GFX_SET(&s[i], CID, i);
+		gfx_push(&F, 0, &s[i]);
+	}
+	gfx_ring(&F, 0);
+	ck_assert_uint_eq(gfx_run(&F, 100), 6);
+	for (i = 0; i < 6; i++) {
+		uint32_t want = TPU_SC_SUCCESS;
+
+		if ((_i == 1 && i == 1) || (_i == 2 && i == 2))
+			want = TPU_SC_DMA_XFER_ERROR;
+		else if (_i && i == 4)
+			want = TPU_SC_SEQUENCE_ERROR; /* only one tile reached the FIFO */
+		ck_assert(gfx_reap(&F, 0, &c));
+		ck_assert_uint_eq(c.cid, i);
+		ck_assert_msg(c.sc == want, "case %d command %u: status 0x%x, expected 0x%x", _i, i,
+			      c.sc, want);
+	}
+	gfx_fail_off(&F);
+	teardown();
+}
+END_TEST
+
 /* Loop tests over sizes[]: on sim only the sizes with a Verilated model (N = 8 and 16 with the
  * default UB/ACC rows, which hold this file's ROWS and are otherwise the same device). */
 static void add_sized(TCase *tc, const TTest *t, enum gfx_backend be)
@@ -561,6 +614,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 		tcase_add_test(tc, fence_semaphore);
 		tcase_add_test(tc, reset_clears_fifo_and_params);
 		tcase_add_test(tc, perf_counters_exact);
+		tcase_add_loop_test(tc, chained_weight_tiles_fault, 0, 3);
 	}
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
