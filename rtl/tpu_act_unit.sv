@@ -1,6 +1,5 @@
 // tpu_act_unit: the activation engine as one block: tpu_act_params (parameter memory, LUT
-// replicas, loaded flags) wired to tpu_activation (the pipeline). The datapath can instantiate
-// this, or the two modules itself with the same wiring.
+// replicas, loaded flags) wired to tpu_activation (the pipeline), as tpu_datapath uses it.
 //
 // Write port: as tpu_act_params (wr_valid_i/wr_kind_i/wr_index_i/wr_data_i, loaded_o).
 // Streams, latency and the parameter-stability rule: as tpu_activation (Latency = 6) with

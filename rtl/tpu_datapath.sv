@@ -325,91 +325,33 @@ module tpu_datapath #(
   assign mm_done_o = p_valid_q && p_last_q;
 
   // ---------------------------------------------------------------- activation
-  logic [N*32-1:0] prm_bias, prm_mult;
-  logic [N*6-1:0]  prm_shift;
-  logic [7:0]      prm_zp, prm_qmin, prm_qmax;
-  logic            lut_re;
-  logic [N*8-1:0]  lut_raddr, lut_rdata;
   logic            ap_in_ready, ap_out_valid, ap_out_last;
   logic [N*8-1:0]  ap_out_int8;
   logic [N*32-1:0] ap_out_raw;
   logic [$clog2(N+1)-1:0] ap_out_sat;
-  logic            prm_we;
 
-  assign prm_we = cmd_fire && cmd_op == OpParam;
-
-  tpu_act_params #(.N(N)) u_params (
+  // parameters + the activation (pipelined, or tpu_act_serial when ActLanes < N)
+  tpu_act_unit #(.N(N), .ActLanes(ActLanes)) u_act_unit (
     .clk_i,
     .rst_i,
-    .wr_valid_i  (prm_we),
+    .wr_valid_i  (cmd_fire && cmd_op == OpParam),
     .wr_kind_i   (cmd_flags[2:0]),
     .wr_index_i  (cmd_a[7:0]),
     .wr_data_i   (cmd_data[31:0]),
-    .bias_o      (prm_bias),
-    .mult_o      (prm_mult),
-    .shift_o     (prm_shift),
-    .zp_o        (prm_zp),
-    .qmin_o      (prm_qmin),
-    .qmax_o      (prm_qmax),
-    .lut_re_i    (lut_re),
-    .lut_raddr_i (lut_raddr),
-    .lut_rdata_o (lut_rdata),
-    .loaded_o    (params_loaded_o)
+    .loaded_o    (params_loaded_o),
+    .in_valid_i  (a1_valid_q),
+    .in_ready_o  (ap_in_ready),
+    .in_acc_i    (acc_rdata),
+    .in_raw_i    (act_raw_q),
+    .in_lut_i    (act_lut_q),
+    .in_last_i   (a1_last_q),
+    .out_valid_o (ap_out_valid),
+    .out_ready_i (1'b1),
+    .out_int8_o  (ap_out_int8),
+    .out_raw_o   (ap_out_raw),
+    .out_sat_o   (ap_out_sat),
+    .out_last_o  (ap_out_last)
   );
-
-  if (ActLanes >= N) begin : g_act_pipe
-    tpu_activation #(.N(N)) u_act (
-      .clk_i,
-      .rst_i,
-      .bias_i      (prm_bias),
-      .mult_i      (prm_mult),
-      .shift_i     (prm_shift),
-      .zp_i        (prm_zp),
-      .qmin_i      (prm_qmin),
-      .qmax_i      (prm_qmax),
-      .lut_re_o    (lut_re),
-      .lut_raddr_o (lut_raddr),
-      .lut_rdata_i (lut_rdata),
-      .in_valid_i  (a1_valid_q),
-      .in_ready_o  (ap_in_ready),
-      .in_acc_i    (acc_rdata),
-      .in_raw_i    (act_raw_q),
-      .in_lut_i    (act_lut_q),
-      .in_last_i   (a1_last_q),
-      .out_valid_o (ap_out_valid),
-      .out_ready_i (1'b1),
-      .out_int8_o  (ap_out_int8),
-      .out_raw_o   (ap_out_raw),
-      .out_sat_o   (ap_out_sat),
-      .out_last_o  (ap_out_last)
-    );
-  end else begin : g_act_serial
-    tpu_act_serial #(.N(N), .Lanes(ActLanes)) u_act (
-      .clk_i,
-      .rst_i,
-      .bias_i      (prm_bias),
-      .mult_i      (prm_mult),
-      .shift_i     (prm_shift),
-      .zp_i        (prm_zp),
-      .qmin_i      (prm_qmin),
-      .qmax_i      (prm_qmax),
-      .lut_re_o    (lut_re),
-      .lut_raddr_o (lut_raddr),
-      .lut_rdata_i (lut_rdata),
-      .in_valid_i  (a1_valid_q),
-      .in_ready_o  (ap_in_ready),
-      .in_acc_i    (acc_rdata),
-      .in_raw_i    (act_raw_q),
-      .in_lut_i    (act_lut_q),
-      .in_last_i   (a1_last_q),
-      .out_valid_o (ap_out_valid),
-      .out_ready_i (1'b1),
-      .out_int8_o  (ap_out_int8),
-      .out_raw_o   (ap_out_raw),
-      .out_sat_o   (ap_out_sat),
-      .out_last_o  (ap_out_last)
-    );
-  end
 
   // The pipeline's output is always taken, so its input is always ready: rows are read from
   // ACC one per cycle and enter the pipeline the cycle after. The serial unit takes one row at
