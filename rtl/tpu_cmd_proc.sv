@@ -31,26 +31,27 @@
 //                 are packed (STRIDE == row bytes), consecutive rows are gathered into one job
 //                 of up to WrBytes bytes (one MWR header per job instead of per row).
 //   FENCE         waits (see above); optional 8-byte write. IDENTIFY: 4096 bytes in chunks.
-// LOAD_WEIGHTS read-ahead: while a command that neither streams rows nor writes host memory
-// waits (MATMUL, ACTIVATE, LOAD_PARAMS, a LOAD_WEIGHTS pushing its tile), and no earlier write
-// job is left (wr_idle_i), or while a WRITE_HOST streams (no data write pending at its start,
-// the tile's span apart from the WRITE_HOST's), the next SQE the queue engine holds (pk_*; the one after it when the
-// next is a MATMUL) is looked at: when it is a
-// LOAD_WEIGHTS without the FENCE flag whose ROWS/COLS/STRIDE/LENGTH are well formed and whose
-// span passes the window check and touches no completion ring or MSI address (pk_chk_ok_i), its
-// rows are streamed into one of two read-ahead regions of the staging RAM. The next command to
-// reach CHECK2 adopts them when it is that same SQE (all 512 bits and the queue) and all of its
-// checks pass (a failed read-ahead row then ends it with DMA_XFER_ERROR, as its own read would
-// have); a MATMUL passes them on; any other command drops them (the stream is aborted).
-// Chained: when a second LOAD_WEIGHTS in the peek (after the candidate, or after a MATMUL behind
-// it) continues the candidate's rows (candidate ROWS = N, same COLS/STRIDE, HOST_ADDR N x
-// stride on), both tiles are one stream into a region pair (window check on the union); the
-// first adopter takes the head tile once its rows are in, the second tile waits for the next
-// LOAD_WEIGHTS. A failure before the head tile is complete may be either tile's: the adopter
-// then reads its own rows; after it, it is the second tile's (DMA_XFER_ERROR for it). The
-// rows are read while earlier commands run, with every earlier write sent and no host write
-// possible before the adopting command but CQEs/MSIs (excluded by pk_chk_ok_i), so they equal
-// what the command's own read would return; statuses and their order are unchanged.
+// LOAD_WEIGHTS read-ahead: a queue of up to RaT weight tiles in RaT regions of the staging RAM,
+// filled in command order by one row stream. A tile joins while a command that neither streams
+// rows nor writes host memory waits (MATMUL, ACTIVATE, LOAD_PARAMS, a LOAD_WEIGHTS pushing or
+// waiting for its tile) and no data write is unsent (dw_pend), or while a WRITE_HOST streams (no
+// data write pending at its start, the tile's span apart from the WRITE_HOST's). Candidate: with
+// the queue empty, the next SQE the queue engine holds (pk_*; the one after it when the next is
+// a MATMUL); else the first LOAD_WEIGHTS of the peek that continues the last queued tile (that
+// tile has N rows, same COLS/STRIDE, HOST_ADDR N x stride on). It needs no FENCE flag,
+// well-formed ROWS/COLS/STRIDE/LENGTH and a span that passes the window check and touches no
+// completion ring or MSI address (pk_chk_ok_i). The first tile starts a stream; a continuing one
+// extends the running stream (rs_ext_*) or starts a new one when it has ended. A command reaching
+// CHECK2 adopts the head tile when it is a LOAD_WEIGHTS with the same read (HOST_ADDR, STRIDE,
+// ROWS, COLS, queue) and all of its checks pass; MATMUL, ACTIVATE, LOAD_PARAMS and a WRITE_HOST
+// apart from every queued tile pass the queue on; any other command drops it (the stream is
+// aborted). A failure ends the stream: complete tiles stay; if only the last tile was incomplete
+// the failed row is its own (its LOAD_WEIGHTS gets DMA_XFER_ERROR), else the incomplete tiles
+// are dropped and their commands read their own rows (failing exactly when one of them does).
+// The rows are read while earlier commands run, with every earlier data write sent and no host
+// write possible before the adopting command but CQEs/MSIs (excluded by pk_chk_ok_i) and
+// WRITE_HOSTs apart from them, so they equal what the command's own read would return;
+// statuses and their order are unchanged.
 // Watchdog: a command still waiting on the link after timeout_units_i x 1024 cycles (0 = off)
 // ends with CMD_TIMEOUT (its read job is abandoned; a WRITE_HOST drains its read stream).
 // rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
@@ -66,6 +67,7 @@ module tpu_cmd_proc #(
   parameter int unsigned RdBytes   = 256,
   parameter int unsigned WrBytes   = 64,
   parameter int unsigned LenW      = 11,
+  parameter int unsigned PeekN     = 4,     // SQEs the queue engine shows on pk_* (>= 2)
   localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
 ) (
   input  logic                  clk_i,
@@ -78,8 +80,8 @@ module tpu_cmd_proc #(
   output logic                  cmd_ready_o,
   input  logic [511:0]          cmd_sqe_i,
   input  logic [7:0]            cmd_qid_i,
-  input  logic [3:0]            pk_valid_i,       // the next four SQEs the queue engine holds
-  input  logic [2047:0]         pk_sqe_i,
+  input  logic [PeekN-1:0]      pk_valid_i,       // the next PeekN SQEs the queue engine holds
+  input  logic [PeekN*512-1:0]  pk_sqe_i,
   input  logic [7:0]            pk_qid_i,
   output logic [63:0]           pk_chk_addr_o,    // its span for the read window check
   output logic [31:0]           pk_chk_len_o,
@@ -121,6 +123,9 @@ module tpu_cmd_proc #(
   output logic [63:0]           rs_req_stride_o,
   output logic [31:0]           rs_req_rows_o,
   output logic [31:0]           rs_limit_o,    // rows of the stream that may be requested
+  output logic                  rs_ext_valid_o,  // extend the running read-ahead stream
+  output logic [31:0]           rs_ext_rows_o,
+  input  logic                  rs_ext_ready_i,
   input  logic                  rs_row_valid_i,
   input  logic [N*8-1:0]        rs_row_data_i,
   input  logic                  rs_err_i,
@@ -158,10 +163,13 @@ module tpu_cmd_proc #(
                           CRows = tpu_pkg::DpCmdRowsLsb, CData = tpu_pkg::DpCmdDataLsb;
   localparam int unsigned IdChunk = 64;  // IDENTIFY write job size (divides 4096, <= WrBytes)
   localparam int unsigned Ring    = 2 * StageRows;       // READ_HOST staging ring
-  localparam int unsigned StDepth = Ring + 4 * N;        // ring + two read-ahead tile pairs
+  localparam int unsigned RaT     = 4;                   // read-ahead tile regions
+  localparam int unsigned RaW     = $clog2(RaT);
+  localparam int unsigned StDepth = Ring + RaT * N;      // ring + the read-ahead regions
   localparam int unsigned SAw = $clog2(StDepth);
   localparam int unsigned TW  = Tiles > 1 ? $clog2(Tiles) : 1;
   localparam int unsigned KW  = $clog2(N + 1);
+  localparam int unsigned PkW = $clog2(PeekN);
 
   if (StageRows < N || StageRows < 2 || (StageRows & (StageRows - 1)) != 0) begin : g_bad_stage
     $error("tpu_cmd_proc: StageRows must be a power of two >= N (a weight tile is staged whole)");
@@ -176,7 +184,6 @@ module tpu_cmd_proc #(
     SParRead, SParWait, SParWrite, SDpCmd, SActWait, SWhStream, SWhDrain, SWrJob, SDone,
     SPreWait
   } state_e;
-  typedef enum logic [1:0] { PIdle, PWait, PDone, PErr } pre_e;
 
   // ---------------------------------------------------------------- command fields
   logic [511:0] sqe_q, sqe_d;
@@ -250,21 +257,24 @@ module tpu_cmd_proc #(
   logic [SAw-1:0] st_waddr, st_raddr;
   logic [N*8-1:0] st_wdata, st_rdata;
 
-  // read-ahead (LOAD_WEIGHTS of the next SQE)
-  pre_e           pre_q, pre_d;
-  logic [511:0]   pre_sqe_q, pre_sqe_d;
-  logic [7:0]     pre_qid_q, pre_qid_d;
-  logic [KW-1:0]  pre_rows_q, pre_rows_d, pre_cols_q, pre_cols_d;  // head tile's rows, cols
-  logic [KW:0]    pre_cnt_q, pre_cnt_d;                // stream rows in (stops at a failure)
-  logic [KW:0]    pre_tot_q, pre_tot_d;                // stream rows (one or two tiles)
-  logic [KW:0]    pre_off_q, pre_off_d;                // stream row of the head tile (0 or N)
-  logic           pre_two_q, pre_two_d;                // a second tile follows the head tile
-  logic [511:0]   pre_sqe2_q, pre_sqe2_d;              // ... its SQE
-  logic [KW-1:0]  pre_rows2_q, pre_rows2_d;            // ... and rows
-  logic           pre_slot_q, pre_slot_d;              // region pair of the read-ahead in flight
-  logic           pre_head_in;                         // the head tile's rows are all in
+  // read-ahead: a queue of up to RaT LOAD_WEIGHTS tiles in regions ra_hd .. ra_hd + ra_n - 1
+  // (mod RaT) of the staging RAM, in command order; the first ra_in are complete, the next one
+  // fills (ra_rin rows in); the incomplete ones are one row stream (stream_on)
+  logic [RaW:0]     ra_n_q, ra_n_d, ra_in_q, ra_in_d;
+  logic [RaW-1:0]   ra_hd_q, ra_hd_d;
+  logic [KW-1:0]    ra_rin_q, ra_rin_d;
+  logic             ra_fail_q, ra_fail_d;     // the stream failed in the last tile, ra_n - 1
+  logic [7:0]       ra_qid_q, ra_qid_d;       // queue of every tile
+  logic             ra_push_q, ra_push_d;     // the tile being pushed is in region ra_hd - 1
+  logic [RaT*64-1:0] ra_addr_q, ra_addr_d;    // per region: HOST_ADDR, STRIDE, ROWS, COLS
+  logic [RaT*32-1:0] ra_stride_q, ra_stride_d;
+  logic [RaT*64-1:0] ra_end_q, ra_end_d;      // ... and the end of its span (HOST_ADDR + LENGTH)
+  logic             ra_apart;                 // every queued tile's span apart from f_addr/f_len
+  logic [RaT*KW-1:0] ra_rows_q, ra_rows_d, ra_cols_q, ra_cols_d;
+  logic             stream_on;                // rows of queued tiles still to come
+  logic [RaW-1:0]   ra_fill, ra_tl, ra_new;   // region filling, of the tail tile, of a new one
   logic [SAw-1:0] pbase_q, pbase_d;                    // staging row of the tile being pushed
-  logic           pre_go, pre_wh;
+  logic           pre_go, pre_add, pre_wh;
   logic           wh_clean_q, wh_clean_d;             // no data write pending when WRITE_HOST began
   logic           dw_pend_q;                          // a data write job may not be sent yet
 
@@ -299,66 +309,80 @@ module tpu_cmd_proc #(
   end
 
   // ---------------------------------------------------------------- read-ahead candidate
-  // the next SQE, or the one after it when the next one is a MATMUL (that neither writes host
-  // memory nor streams rows, so the read-ahead stays valid across it). Chained: when the SQE
-  // after the candidate (or after a MATMUL behind it) is a LOAD_WEIGHTS whose rows continue the
-  // candidate's (the candidate has N rows, the same COLS and STRIDE, its rows start N x stride
-  // after the candidate's), both tiles are one row stream (one round trip for two tiles); the
-  // window check then covers the union of the two spans.
-  function automatic logic [511:0] pk_ent(input logic [2047:0] v, input logic [1:0] i);
-    pk_ent = v[512*i +: 512];
+  // With no tile queued: the next SQE, or the one after it when the next one is a MATMUL (that
+  // neither writes host memory nor streams rows, so the read-ahead stays valid across it). With
+  // tiles queued: the first LOAD_WEIGHTS of the peek whose rows continue the last queued tile's
+  // (that tile has N rows; same COLS and STRIDE; HOST_ADDR N x stride on): it joins the queue
+  // and, while the stream runs, extends it (no new round trip). The candidate is only a hint:
+  // a tile is used by the command that reaches CHECK2 with the same read (HOST_ADDR, STRIDE,
+  // ROWS, COLS, queue) while it is the queue's head.
+  function automatic logic [31:0] pk_ent_dw(input logic [PeekN*512-1:0] v, input logic [PkW-1:0] i,
+                                            input int unsigned lsb);
+    pk_ent_dw = v[512*i + lsb +: 32];
   endfunction
-  function automatic logic [7:0] pk_ent_op(input logic [2047:0] v, input logic [1:0] i);
+  function automatic logic [7:0] pk_ent_op(input logic [PeekN*512-1:0] v, input logic [PkW-1:0] i);
     pk_ent_op = v[512*i + tpu_pkg::SqeOpcodeLsb +: 8];
   endfunction
-  logic [7:0]   pk_op, pk_flags, pk2_op, pk2_flags;
-  logic [31:0]  pk_len, pk_stride, pk_rows, pk_cols, pk2_len, pk2_stride, pk2_rows, pk2_cols;
-  logic [63:0]  pk_addr, pk_stride_eff, pk_span, pk2_addr, pk2_span, pk_chain_len;
-  logic [511:0] pk_sqe, pk2_sqe;
-  logic [1:0]   pk_i, pk2_i;
-  logic         pk_ok, pk_val, pk2_val, pk_chain;
+  function automatic logic [63:0] pk_ent_addr(input logic [PeekN*512-1:0] v,
+                                              input logic [PkW-1:0] i);
+    pk_ent_addr = {v[512*i + tpu_pkg::SqeHostAddrHiLsb +: 32],
+                   v[512*i + tpu_pkg::SqeHostAddrLoLsb +: 32]};
+  endfunction
+  logic [7:0]   pk_op, pk_flags;
+  logic [31:0]  pk_len, pk_stride, pk_rows, pk_cols;
+  logic [63:0]  pk_addr, pk_stride_eff, pk_span, tl_next, tl_stride_eff;
+  logic [PkW-1:0] pk_i;
+  logic         pk_ok, pk_val, pk_cont;
   always_comb begin
-    pk_i      = (pk_ent_op(pk_sqe_i, 2'd0) == tpu_pkg::OpMatmul) ? 2'd1 : 2'd0;
+    ra_tl   = RaW'(32'(ra_hd_q) + 32'(ra_n_q) - 32'd1);
+    tl_stride_eff = (ra_stride_q[32*ra_tl +: 32] != 0) ? {32'd0, ra_stride_q[32*ra_tl +: 32]}
+                                                       : 64'(ra_cols_q[KW*ra_tl +: KW]);
+    tl_next = ra_addr_q[64*ra_tl +: 64] + 64'(N) * tl_stride_eff;
+    pk_i    = (pk_ent_op(pk_sqe_i, '0) == tpu_pkg::OpMatmul) ? PkW'(1) : '0;
+    pk_cont = 1'b0;
+    if (ra_n_q != '0) begin
+      pk_i = '0;
+      for (int i = PeekN - 1; i >= 0; i--) begin
+        if (pk_valid_i[i] && pk_ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpLoadWeights &&
+            pk_ent_addr(pk_sqe_i, PkW'(i)) == tl_next) begin
+          pk_i = PkW'(i);
+          pk_cont = 1'b1;
+        end
+      end
+    end
     pk_val    = pk_valid_i[pk_i];
-    pk_sqe    = pk_ent(pk_sqe_i, pk_i);
-    pk2_i     = (pk_ent_op(pk_sqe_i, pk_i + 2'd1) == tpu_pkg::OpMatmul) ? pk_i + 2'd2
-                                                                             : pk_i + 2'd1;
-    pk2_val   = pk_valid_i[pk2_i] && pk2_i > pk_i;  // (no wrap past entry 3)
-    pk2_sqe   = pk_ent(pk_sqe_i, pk2_i);
-    pk_op     = pk_sqe[tpu_pkg::SqeOpcodeLsb +: 8];
-    pk_flags  = pk_sqe[tpu_pkg::SqeFlagsLsb +: 8];
-    pk_addr   = {pk_sqe[tpu_pkg::SqeHostAddrHiLsb +: 32], pk_sqe[tpu_pkg::SqeHostAddrLoLsb +: 32]};
-    pk_len    = pk_sqe[tpu_pkg::SqeLengthLsb +: 32];
-    pk_stride = pk_sqe[tpu_pkg::SqeStrideLsb +: 32];
-    pk_rows   = pk_sqe[tpu_pkg::SqeRowsLsb +: 32];
-    pk_cols   = pk_sqe[tpu_pkg::SqeColsLsb +: 32];
+    pk_op     = pk_ent_op(pk_sqe_i, pk_i);
+    pk_flags  = pk_sqe_i[512*pk_i + tpu_pkg::SqeFlagsLsb +: 8];
+    pk_addr   = pk_ent_addr(pk_sqe_i, pk_i);
+    pk_len    = pk_ent_dw(pk_sqe_i, pk_i, tpu_pkg::SqeLengthLsb);
+    pk_stride = pk_ent_dw(pk_sqe_i, pk_i, tpu_pkg::SqeStrideLsb);
+    pk_rows   = pk_ent_dw(pk_sqe_i, pk_i, tpu_pkg::SqeRowsLsb);
+    pk_cols   = pk_ent_dw(pk_sqe_i, pk_i, tpu_pkg::SqeColsLsb);
     pk_stride_eff = (pk_stride != 0) ? {32'd0, pk_stride} : {32'd0, pk_cols};
     pk_span   = ({32'd0, pk_rows} - 64'd1) * pk_stride_eff + {32'd0, pk_cols};
-    pk2_op    = pk2_sqe[tpu_pkg::SqeOpcodeLsb +: 8];
-    pk2_flags = pk2_sqe[tpu_pkg::SqeFlagsLsb +: 8];
-    pk2_addr  = {pk2_sqe[tpu_pkg::SqeHostAddrHiLsb +: 32],
-                 pk2_sqe[tpu_pkg::SqeHostAddrLoLsb +: 32]};
-    pk2_len   = pk2_sqe[tpu_pkg::SqeLengthLsb +: 32];
-    pk2_stride = pk2_sqe[tpu_pkg::SqeStrideLsb +: 32];
-    pk2_rows  = pk2_sqe[tpu_pkg::SqeRowsLsb +: 32];
-    pk2_cols  = pk2_sqe[tpu_pkg::SqeColsLsb +: 32];
-    pk2_span  = ({32'd0, pk2_rows} - 64'd1) * pk_stride_eff + {32'd0, pk2_cols};
-    pk_chain  = pk2_val && pk2_op == tpu_pkg::OpLoadWeights &&
-                (pk2_flags & tpu_pkg::SqeFlagFence) == 0 &&
-                pk_rows == N && pk2_rows != 0 && pk2_rows <= N && pk2_cols == pk_cols &&
-                pk2_stride == pk_stride && pk2_span == {32'd0, pk2_len} &&
-                pk2_addr == pk_addr + 64'(N) * pk_stride_eff;
-    pk_chain_len = pk_chain ? 64'(N) * pk_stride_eff + {32'd0, pk2_len} : {32'd0, pk_len};
   end
   always_comb begin  // apart from the decode: pk_chk_ok_i depends on pk_chk_addr_o/len_o
     pk_ok     = pk_val && pk_op == tpu_pkg::OpLoadWeights &&
                 (pk_flags & tpu_pkg::SqeFlagFence) == 0 &&
                 pk_rows != 0 && pk_rows <= N && pk_cols != 0 && pk_cols <= N &&
                 !(pk_stride != 0 && pk_stride < pk_cols) && pk_span == {32'd0, pk_len} &&
-                pk_chain_len[63:32] == '0 && pk_chk_ok_i;
+                pk_chk_ok_i &&
+                (ra_n_q == '0 ||
+                 (pk_cont && 32'(ra_rows_q[KW*ra_tl +: KW]) == N && pk_qid_i == ra_qid_q &&
+                  pk_cols == 32'(ra_cols_q[KW*ra_tl +: KW]) &&
+                  pk_stride == ra_stride_q[32*ra_tl +: 32]));
   end
   assign pk_chk_addr_o = pk_addr;
-  assign pk_chk_len_o  = pk_chain_len[31:0];
+  assign pk_chk_len_o  = pk_len;
+  always_comb begin
+    ra_apart = 1'b1;
+    for (int unsigned r = 0; r < RaT; r++) begin
+      if (32'(RaW'(r - 32'(ra_hd_q))) < 32'(ra_n_q) &&
+          {1'b0, ra_addr_q[64*r +: 64]} < {1'b0, f_addr} + {33'd0, f_len} &&
+          {1'b0, f_addr} < {1'b0, ra_end_q[64*r +: 64]})
+        ra_apart = 1'b0;
+    end
+  end
 
   // window check operands: the whole span, R for transfers into the device, W otherwise
   assign chk_addr_o  = f_addr;
@@ -491,7 +515,7 @@ module tpu_cmd_proc #(
   logic [N*8-1:0] pre_mask;
   always_comb begin
     for (int unsigned i = 0; i < N; i++)
-      pre_mask[8*i +: 8] = (32'(i) < 32'(pre_cols_q)) ? 8'hFF : 8'h00;
+      pre_mask[8*i +: 8] = (32'(i) < 32'(ra_cols_q[KW*ra_fill +: KW])) ? 8'hFF : 8'h00;
   end
 
   assign cmd_ready_o    = state_q == SIdle;
@@ -507,19 +531,29 @@ module tpu_cmd_proc #(
     // before it had been sent when it started (wh_clean) and the tile's bytes are apart from
     // the WRITE_HOST's span, so the read cannot pass a write to the bytes it reads
     pre_wh = state_q == SWhStream && wh_clean_q &&
-             (pk_addr + pk_chain_len <= f_addr || f_addr + 64'(f_len) <= pk_addr);
-    pre_go = rdy_i && (wr_idle_i || pre_wh) && pre_q == PIdle && pk_ok &&
-             ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
-              state_q == SParRead || state_q == SParWait || state_q == SParWrite || pre_wh);
+             (pk_addr + 64'(pk_len) <= f_addr || f_addr + 64'(f_len) <= pk_addr);
+    // a tile joins the queue when a region is free (the one being pushed is not) and the
+    // stream is not failed: as a new stream when none runs, else as its extension
+    pre_add = rdy_i && (!dw_pend_q || pre_wh) && pk_ok && !ra_fail_q &&
+              32'(ra_n_q) + 32'(ra_push_q) < RaT &&
+              ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
+               (state_q == SPreWait && ra_n_q != '0) || state_q == SParRead || state_q == SParWait ||
+               state_q == SParWrite || pre_wh);
+    pre_go = pre_add && !stream_on;
   end
+  assign stream_on       = ra_in_q != ra_n_q && !ra_fail_q;
+  assign ra_fill         = RaW'(32'(ra_hd_q) + 32'(ra_in_q));
+  assign ra_new          = RaW'(32'(ra_hd_q) + 32'(ra_n_q));
+  assign rs_ext_valid_o  = pre_add && stream_on;
+  assign rs_ext_rows_o   = pk_rows;
   assign rs_req_valid_o  = (state_q == SRowRead && rdy_i) || pre_go;
   assign rs_req_addr_o   = pre_go ? pk_addr : haddr_q;
   assign rs_req_rb_o     = pre_go ? KW'(pk_cols) : KW'(f_cols);
   assign rs_req_stride_o = pre_go ? pk_stride_eff : stride_q;
-  assign rs_req_rows_o   = !pre_go ? f_rows - row_q : pk_chain ? 32'(N) + pk2_rows : pk_rows;
+  assign rs_req_rows_o   = pre_go ? pk_rows : f_rows - row_q;
   // a READ_HOST stream may run up to a ring ahead of the rows committed so far (a ring slot is
   // free once its row has been read out for the commit; one row of slack for the read)
-  assign rs_limit_o      = (pre_go || pre_q == PWait) ? 32'hFFFF_FFFF :
+  assign rs_limit_o      = (pre_go || stream_on) ? 32'hFFFF_FFFF :
                            (state_q == SCommit || state_q == SCommitLast) ?
                            cbase_q + crow_q + 32'(Ring) - 32'd1 : cbase_q + 32'(Ring);
   assign dp_valid_o     = dpv_q;
@@ -538,7 +572,7 @@ module tpu_cmd_proc #(
       wg_row[8*i +: 8] = (32'(i) < rb_q && i < N * 4) ? dp_rd_data_i[8*(i % (N * 4)) +: 8] : 8'd0;
     end
   end
-  assign st_wdata       = rs_row_data_i & ((pre_q == PWait) ? pre_mask : row_mask);
+  assign st_wdata       = rs_row_data_i & (stream_on ? pre_mask : row_mask);
 
   always_comb begin
     wr_req_valid_o = 1'b0;
@@ -592,30 +626,45 @@ module tpu_cmd_proc #(
                 64'(mm_pop ? 64'(fc_q[KW*fhead_q +: KW]) : 64'(ac_q));
     c = '0;  cnt = '0;
     last_row = 1'b0;  chunk_full = 1'b0;
-    pre_d = pre_q;  pre_sqe_d = pre_sqe_q;  pre_qid_d = pre_qid_q;  pre_cnt_d = pre_cnt_q;
-    pre_rows_d = pre_rows_q;  pre_cols_d = pre_cols_q;  pre_slot_d = pre_slot_q;
-    pre_tot_d = pre_tot_q;  pre_off_d = pre_off_q;  pre_two_d = pre_two_q;
-    pre_sqe2_d = pre_sqe2_q;  pre_rows2_d = pre_rows2_q;
+    ra_n_d = ra_n_q;  ra_in_d = ra_in_q;  ra_hd_d = ra_hd_q;  ra_rin_d = ra_rin_q;
+    ra_fail_d = ra_fail_q;  ra_qid_d = ra_qid_q;  ra_push_d = ra_push_q;
+    ra_addr_d = ra_addr_q;  ra_stride_d = ra_stride_q;  ra_end_d = ra_end_q;  ra_rows_d = ra_rows_q;
+    ra_cols_d = ra_cols_q;
     pbase_d = pbase_q;
 
-    // ---- read-ahead: start, rows into its region, failure (the states below may override)
-    if (pre_go && rs_req_ready_i) begin
-      pre_d = PWait;  pre_sqe_d = pk_sqe;  pre_qid_d = pk_qid_i;  pre_cnt_d = '0;
-      pre_rows_d = KW'(pk_rows);  pre_cols_d = KW'(pk_cols);  pre_slot_d = !pre_slot_q;
-      pre_off_d = '0;  pre_two_d = pk_chain;  pre_sqe2_d = pk2_sqe;  pre_rows2_d = KW'(pk2_rows);
-      pre_tot_d = pk_chain ? (KW+1)'(N) + (KW+1)'(pk2_rows) : (KW+1)'(pk_rows);
+    // ---- read-ahead: a tile joins (new stream or extension), rows into the filling tile's
+    // region, failure (the states below may override)
+    if ((pre_go && rs_req_ready_i) || (rs_ext_valid_o && rs_ext_ready_i)) begin
+      ra_addr_d[64*ra_new +: 64] = pk_addr;
+      ra_stride_d[32*ra_new +: 32] = pk_stride;
+      ra_end_d[64*ra_new +: 64] = pk_addr + 64'(pk_len);
+      ra_rows_d[KW*ra_new +: KW] = KW'(pk_rows);
+      ra_cols_d[KW*ra_new +: KW] = KW'(pk_cols);
+      ra_n_d = ra_n_q + 1'b1;
+      if (ra_n_q == '0) ra_qid_d = pk_qid_i;
     end
-    if (pre_q == PWait) begin
+    if (stream_on) begin
       if (rs_err_i) begin
-        pre_d = PErr;
+        // the failed row is one of the incomplete tiles': when only the last tile is
+        // incomplete it is that tile's (its command gets DMA_XFER_ERROR), else the incomplete
+        // tiles are dropped and their commands read their own rows
+        if (32'(ra_in_q) + 32'd1 == 32'(ra_n_q)) ra_fail_d = 1'b1;
+        else ra_n_d = ra_in_q;
+        ra_rin_d = '0;
       end else if (rs_row_valid_i) begin
         st_we = 1'b1;
-        st_waddr = SAw'(Ring) + (pre_slot_q ? SAw'(2 * N) : '0) + SAw'(pre_cnt_q);
-        pre_cnt_d = pre_cnt_q + 1'b1;
-        if (pre_cnt_q + 1'b1 == pre_tot_q) pre_d = PDone;
+        st_waddr = SAw'(Ring) + SAw'(32'(ra_fill) * N) + SAw'(ra_rin_q);
+        if (ra_rin_q + 1'b1 == ra_rows_q[KW*ra_fill +: KW]) begin
+          ra_rin_d = '0;
+          ra_in_d = ra_in_q + 1'b1;
+        end else begin
+          ra_rin_d = ra_rin_q + 1'b1;
+        end
       end
     end
-    if (!rdy_i) pre_d = PIdle;  // the DMA engine abandons the stream
+    if (!rdy_i) begin  // the DMA engine abandons the stream
+      ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
+    end
 
     unique case (state_q)
       SIdle: begin
@@ -640,12 +689,17 @@ module tpu_cmd_proc #(
         logic adopt;
         sc_d = check_sc;
         haddr_d = f_addr;  row_d = '0;  cbase_d = '0;  crow_d = '0;  pbase_d = '0;
-        adopt = pre_q != PIdle && check_sc == tpu_pkg::ScSuccess && is_lw &&
-                pre_sqe_q == sqe_q && pre_qid_q == qid_q;
-        // a MATMUL leaves the read-ahead for the command after it
-        if (!adopt && pre_q != PIdle && f_op != tpu_pkg::OpMatmul) begin
-          rs_abort_o = pre_q == PWait;
-          pre_d = PIdle;
+        adopt = ra_n_q != '0 && check_sc == tpu_pkg::ScSuccess && is_lw &&
+                f_addr == ra_addr_q[64*ra_hd_q +: 64] && f_stride == ra_stride_q[32*ra_hd_q +: 32] &&
+                f_rows == 32'(ra_rows_q[KW*ra_hd_q +: KW]) &&
+                f_cols == 32'(ra_cols_q[KW*ra_hd_q +: KW]) && qid_q == ra_qid_q;
+        // a command that neither streams rows nor writes host memory (MATMUL, ACTIVATE,
+        // LOAD_PARAMS), or a WRITE_HOST apart from every queued tile, leaves the read-ahead for
+        // the commands after it
+        if (!adopt && ra_n_q != '0 && f_op != tpu_pkg::OpMatmul && f_op != tpu_pkg::OpActivate &&
+            f_op != tpu_pkg::OpLoadParams && !(is_wh && ra_apart)) begin
+          rs_abort_o = stream_on;
+          ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
         end
         if (check_sc != tpu_pkg::ScSuccess) begin
           state_d = SDone;
@@ -794,35 +848,28 @@ module tpu_cmd_proc #(
           end
         end
       end
-      // ---- LOAD_WEIGHTS read ahead: wait for its rows (pre_d is PWait until they are in)
-      // (a chained read-ahead: the head tile's rows may be in while the next tile's stream on;
-      // the next tile becomes the head, for the LOAD_WEIGHTS after this one)
+      // ---- LOAD_WEIGHTS read ahead: wait until the head tile is complete, then push it from
+      // its region (the region stays reserved until the push ends: ra_push)
       SPreWait: begin
         if (!rdy_i) begin
           state_d = SDone;
-        end else if (pre_head_in) begin
-          pbase_d = SAw'(Ring) + (pre_slot_q ? SAw'(2 * N) : '0) + SAw'(pre_off_q);
-          if (pre_two_q) begin
-            pre_two_d = 1'b0;  pre_off_d = (KW+1)'(N);
-            pre_sqe_d = pre_sqe2_q;  pre_rows_d = pre_rows2_q;
-          end else begin
-            pre_d = PIdle;
-          end
+        end else if (ra_n_q == '0) begin
+          state_d = SRowRead;  // dropped after a failure in a later tile's rows: read them
+        end else if (ra_in_q != '0) begin
+          pbase_d = SAw'(Ring) + SAw'(32'(ra_hd_q) * N);
+          ra_hd_d = ra_hd_q + 1'b1;
+          ra_n_d = ra_n_d - 1'b1;
+          ra_in_d = ra_in_d - 1'b1;
+          ra_push_d = 1'b1;
           crow_d = '0;
           state_d = SPush;
-        end else if (pre_q == PErr) begin
-          pre_d = PIdle;
-          if (pre_two_q) begin
-            // the failed row may be the next tile's (its MRDs run ahead): this one reads its
-            // rows itself, which fails exactly when one of them does
-            state_d = SRowRead;
-          end else begin
-            sc_d = tpu_pkg::ScDmaXferError;
-            state_d = SDone;
-          end
+        end else if (ra_fail_q) begin
+          ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
+          sc_d = tpu_pkg::ScDmaXferError;
+          state_d = SDone;
         end else if (watchdog) begin
           rs_abort_o = 1'b1;
-          pre_d = PIdle;
+          ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
           sc_d = tpu_pkg::ScCmdTimeout;
           state_d = SDone;
         end
@@ -842,6 +889,7 @@ module tpu_cmd_proc #(
             cval_d = 1'b1;
           end
           if (crow_q + 32'd1 == N) begin
+            ra_push_d = 1'b0;
             fk_d[KW*ftail +: KW] = KW'(wpush_transpose_o ? f_cols : f_rows);
             fc_d[KW*ftail +: KW] = KW'(wpush_transpose_o ? f_rows : f_cols);
             fcount_d = fcount_q + 1'b1;
@@ -965,19 +1013,21 @@ module tpu_cmd_proc #(
   end
 
   assign ftail = TW'((32'(fhead_q) + 32'(fcount_q)) % Tiles);
-  assign pre_head_in = pre_q != PIdle && pre_cnt_q >= pre_off_q + (KW+1)'(pre_rows_q);
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       state_q <= SIdle;  aborted_q <= 1'b0;  dpv_q <= 1'b0;  cval_q <= 1'b0;
       mm_flight_q <= '0;  fhead_q <= '0;  fcount_q <= '0;  avalid_q <= 1'b0;  loaded_q <= '0;
-      pre_q <= PIdle;  dw_pend_q <= 1'b0;
+      ra_n_q <= '0;  ra_in_q <= '0;  ra_hd_q <= '0;  ra_rin_q <= '0;  ra_fail_q <= 1'b0;
+      ra_push_q <= 1'b0;  dw_pend_q <= 1'b0;
     end else begin
       // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
       dw_pend_q <= (wr_req_valid_o && wr_req_ready_i) || (dw_pend_q && !wr_idle_i);
       state_q <= state_d;  aborted_q <= aborted_d;  dpv_q <= dpv_d;  cval_q <= cval_d;
       mm_flight_q <= mm_flight_d;  fhead_q <= fhead_d;  fcount_q <= fcount_d;
-      avalid_q <= avalid_d;  loaded_q <= loaded_d;  pre_q <= pre_d;
+      avalid_q <= avalid_d;  loaded_q <= loaded_d;
+      ra_n_q <= ra_n_d;  ra_in_q <= ra_in_d;  ra_hd_q <= ra_hd_d;  ra_rin_q <= ra_rin_d;
+      ra_fail_q <= ra_fail_d;  ra_push_q <= ra_push_d;
     end
   end
 
@@ -987,10 +1037,8 @@ module tpu_cmd_proc #(
     span_ok_q <= span_ok_d;  haddr_q <= haddr_d;  row_q <= row_d;  cbase_q <= cbase_d;
     crow_q <= crow_d;  dpc_q <= dpc_d;  wd_q <= wd_d;  wdf_q <= wdf_d;
     fk_q <= fk_d;  fc_q <= fc_d;  ak_q <= ak_d;  ac_q <= ac_d;
-    pre_sqe_q <= pre_sqe_d;  pre_qid_q <= pre_qid_d;  pre_cnt_q <= pre_cnt_d;
-    pre_rows_q <= pre_rows_d;  pre_cols_q <= pre_cols_d;  pre_slot_q <= pre_slot_d;
-    pre_tot_q <= pre_tot_d;  pre_off_q <= pre_off_d;  pre_two_q <= pre_two_d;
-    pre_sqe2_q <= pre_sqe2_d;  pre_rows2_q <= pre_rows2_d;
+    ra_qid_q <= ra_qid_d;  ra_addr_q <= ra_addr_d;  ra_stride_q <= ra_stride_d;  ra_end_q <= ra_end_d;
+    ra_rows_q <= ra_rows_d;  ra_cols_q <= ra_cols_d;
     pbase_q <= pbase_d;  wg_q <= wg_d;  wgn_q <= wgn_d;  wh_clean_q <= wh_clean_d;
   end
 

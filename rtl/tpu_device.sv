@@ -31,6 +31,7 @@ module tpu_device #(
   parameter int unsigned CplTimeoutCycles = 4096,
   parameter int unsigned WatchdogUnits    = 64,
   parameter int unsigned StageRows        = 256,
+  parameter int unsigned PrefetchSqes     = 8,     // SQEs per prefetch read job (>= 2)
   parameter int unsigned ActLanes         = N,     // tpu_datapath: activation channels at once
   parameter bit          UbReadPort2      = 1'b1   // tpu_datapath: UB copy for UB_READ
 ) (
@@ -61,9 +62,13 @@ module tpu_device #(
   output logic [7:0]             mcpl_tag_o,
   output logic [31:0]            mcpl_rdata_o
 );
-  // DMA job sizes: a read job holds an SQE, a parameter vector (4N) or the LUT; a write job a
-  // CQE, an ACC row (4N) or an IDENTIFY chunk (64)
-  localparam int unsigned RdBytes  = (4 * N > tpu_pkg::LutEntries) ? 4 * N : tpu_pkg::LutEntries;
+  // DMA job sizes: a read job holds a block of PrefetchSqes SQEs (the queue engine's prefetch:
+  // one job per round trip, so the block size bounds the command rate at about PrefetchSqes
+  // per ~130 cycles), a parameter vector (4N) or the LUT; a write job a CQE, an ACC row (4N)
+  // or an IDENTIFY chunk (64)
+  localparam int unsigned RdBytesP = (4 * N > tpu_pkg::LutEntries) ? 4 * N : tpu_pkg::LutEntries;
+  localparam int unsigned RdBytes  = (PrefetchSqes * tpu_pkg::SqeBytes > RdBytesP) ?
+                                     PrefetchSqes * tpu_pkg::SqeBytes : RdBytesP;
   localparam int unsigned WrBytes  = (4 * N > 64) ? 4 * N : 64;
   localparam int unsigned MaxJob   = RdBytes > WrBytes ? RdBytes : WrBytes;
   localparam int unsigned LenW     = $clog2(MaxJob + 1);
@@ -133,6 +138,8 @@ module tpu_device #(
   localparam int unsigned RowSlotsMin = (Tags > RowSlotsB) ? Tags : RowSlotsB;
   localparam int unsigned RowSlots = 1 << $clog2(RowSlotsMin < 2 ? 2 : RowSlotsMin);
   logic                 rs_req_valid, rs_req_ready, rs_row_valid, rs_err;
+  logic                 rs_ext_valid, rs_ext_ready;
+  logic [31:0]          rs_ext_rows;
   logic [63:0]          rs_req_addr, rs_req_stride;
   logic [$clog2(N+1)-1:0] rs_req_rb;
   logic [31:0]          rs_req_rows, rs_limit;
@@ -183,6 +190,7 @@ module tpu_device #(
     .rd_done_o(rd_done), .rd_err_o(rd_err), .rd_buf_o(rd_buf),
     .rs_req_valid_i(rs_req_valid), .rs_req_ready_o(rs_req_ready), .rs_req_addr_i(rs_req_addr),
     .rs_req_rb_i(rs_req_rb), .rs_req_stride_i(rs_req_stride), .rs_req_rows_i(rs_req_rows), .rs_limit_i(rs_limit),
+    .rs_ext_valid_i(rs_ext_valid), .rs_ext_rows_i(rs_ext_rows), .rs_ext_ready_o(rs_ext_ready),
     .rs_row_valid_o(rs_row_valid), .rs_row_data_o(rs_row_data), .rs_err_o(rs_err),
     .wr_req_valid_i(wr_req_valid), .wr_req_ready_o(wr_req_ready), .wr_req_addr_i(wr_req_addr),
     .wr_req_len_i(wr_req_len), .wr_req_msi_i(wr_req_msi), .wr_req_data_i(wr_req_data),
@@ -224,15 +232,18 @@ module tpu_device #(
 
   // ---------------------------------------------------------------- queue engine
   logic         cmd_valid, cmd_ready, cpl_valid;
-  logic [3:0]   pk_valid;
+  // the peek: two prefetch blocks are buffered; up to 8 SQEs (4 LOAD_WEIGHTS ahead in tpu_gemm's
+  // MATMUL / LOAD_WEIGHTS steady state) are shown to the read-ahead
+  localparam int unsigned PeekN = (2 * PrefetchSqes < 8) ? 2 * PrefetchSqes : 8;
+  logic [PeekN-1:0] pk_valid;
   logic [511:0] cmd_sqe;
-  logic [2047:0] pk_sqe;
+  logic [PeekN*512-1:0] pk_sqe;
   logic [7:0]   cmd_qid, cpl_sc, pk_qid;
   logic [31:0]  cpl_result;
 
   tpu_queue_engine #(
     .NumQueues(NumQueues), .MaxQueueEntries(MaxQueueEntries), .WrBytes(WrBytes), .LenW(LenW),
-    .RdBytes(RdBytes)
+    .RdBytes(RdBytes), .PeekN(PeekN)
   ) u_queue (
     .clk_i, .rst_i(dev_rst), .en_i(en), .rdy_i(rdy),
     .sq_base_i(sq_base), .cq_base_i(cq_base), .sq_size_i(sq_size), .cq_size_i(cq_size),
@@ -264,7 +275,7 @@ module tpu_device #(
 
   tpu_cmd_proc #(
     .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .StageRows(StageRows),
-    .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW)
+    .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW), .PeekN(PeekN)
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),
@@ -282,6 +293,7 @@ module tpu_device #(
     .rd_buf_i(rd_buf),
     .rs_req_valid_o(rs_req_valid), .rs_req_ready_i(rs_req_ready), .rs_req_addr_o(rs_req_addr),
     .rs_req_rb_o(rs_req_rb), .rs_req_stride_o(rs_req_stride), .rs_req_rows_o(rs_req_rows), .rs_limit_o(rs_limit),
+    .rs_ext_valid_o(rs_ext_valid), .rs_ext_rows_o(rs_ext_rows), .rs_ext_ready_i(rs_ext_ready),
     .rs_row_valid_i(rs_row_valid), .rs_row_data_i(rs_row_data), .rs_err_i(rs_err),
     .rs_abort_o(cp_rs_abort),
     .wr_req_valid_o(cp_wr_valid), .wr_req_ready_i(wr_req_ready), .wr_req_addr_o(cp_wr_addr),

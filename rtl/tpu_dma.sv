@@ -17,6 +17,10 @@
 // After the last row the stream is over (rs_req_ready_o again). rs_abort_i ends it silently.
 // rs_limit_i (stream row index, may grow while the stream runs) holds requests back: row r is
 // requested only when r < rs_limit_i, so a consumer with a bounded buffer is never overrun.
+// rs_ext_*: a running stream is extended by rs_ext_rows_i rows that continue it in host memory
+// (the next row at the address after the last one, same row bytes and stride), taken while
+// rs_ext_ready_o (the stream has at least two rows left to deliver, so it cannot end in the
+// same cycle); their MRDs follow the stream's at once, without a new round trip.
 //
 // Read jobs (rd_req_*, len 1..RdBytes): split at MaxReadReq and at 4 KiB boundaries of the host
 // address into MRDs, each with a free tag below Tags (allocated round robin, so a tag freed by a
@@ -70,6 +74,9 @@ module tpu_dma #(
   input  logic [63:0]              rs_req_stride_i,
   input  logic [31:0]              rs_req_rows_i,
   input  logic [31:0]              rs_limit_i,     // rows below this may be requested now
+  input  logic                     rs_ext_valid_i, // add rows to the running stream
+  input  logic [31:0]              rs_ext_rows_i,
+  output logic                     rs_ext_ready_o,
   output logic                     rs_row_valid_o,
   output logic [RowB*8-1:0]        rs_row_data_o,
   output logic                     rs_err_o,
@@ -212,6 +219,7 @@ module tpu_dma #(
   assign rd_err_o       = err_q;
   assign rd_buf_o       = buf_q[RdBytes*8-1:0];
   assign rs_req_ready_o = !rs_active_q;
+  assign rs_ext_ready_o = rs_active_q && rs_rows_q - rs_head_q > 32'd1;
   assign rs_row_valid_o = rsv_q;
   assign rs_row_data_o  = rsdata_q;
   assign rs_err_o       = rserr_q;
@@ -266,7 +274,7 @@ module tpu_dma #(
     rs_roff_d   = rs_roff_q;
     rs_rb_d     = rs_rb_q;
     rs_stride_d = rs_stride_q;
-    rs_rows_d   = rs_rows_q;
+    rs_rows_d   = rs_rows_q + ((rs_ext_valid_i && rs_ext_ready_o) ? rs_ext_rows_i : 32'd0);
     rs_issue_d  = rs_issue_q;
     rs_head_d   = rs_head_q;
     sl_req_d    = sl_req_q;

@@ -26,8 +26,10 @@
 // on a prefetch error, which is dropped: the entry is fetched again and a failure reported
 // then) the buffer is discarded and the SQE fetched as before. Host memory between head and
 // tail does not change (the host owns only entries it has not yet handed over), so a buffered
-// SQE equals what a fetch would read. pk_*: the first four buffered entries, a hint for the command
-// processor's LOAD_WEIGHTS read-ahead (it checks the SQE it is handed against it).
+// SQE equals what a fetch would read. No prefetch starts while a LOAD_PARAMS that reads host
+// memory runs or is the next buffered entry (its read job would wait behind the block). pk_*:
+// the first PeekN buffered entries, a hint for the command processor's LOAD_WEIGHTS read-ahead
+// (it compares the read of the SQE it is handed with the tile it read).
 `default_nettype none
 
 module tpu_queue_engine #(
@@ -35,7 +37,8 @@ module tpu_queue_engine #(
   parameter int unsigned MaxQueueEntries = 4096,
   parameter int unsigned WrBytes         = 64,
   parameter int unsigned LenW            = 9,
-  parameter int unsigned RdBytes         = 256   // largest read job (prefetch block)
+  parameter int unsigned RdBytes         = 256,  // largest read job (prefetch block)
+  parameter int unsigned PeekN           = 4     // buffered SQEs shown on pk_* (<= 2 blocks)
 ) (
   input  logic                      clk_i,
   input  logic                      rst_i,
@@ -66,8 +69,8 @@ module tpu_queue_engine #(
   input  logic                      cmd_ready_i,
   output logic [511:0]              cmd_sqe_o,
   output logic [7:0]                cmd_qid_o,
-  output logic [3:0]                pk_valid_o,  // pk_sqe_o: the first four buffered SQEs
-  output logic [2047:0]             pk_sqe_o,    // (entry 0 in bits 511:0)
+  output logic [PeekN-1:0]          pk_valid_o,  // pk_sqe_o: the first PeekN buffered SQEs
+  output logic [PeekN*512-1:0]      pk_sqe_o,    // (entry 0 in bits 511:0)
   output logic [7:0]                pk_qid_o,
   input  logic                      cpl_valid_i,
   input  logic [7:0]                cpl_sc_i,
@@ -91,8 +94,8 @@ module tpu_queue_engine #(
   localparam int unsigned PfEntries = RdBytes / tpu_pkg::SqeBytes;
   localparam int unsigned PfCap = 2 * PfEntries;  // buffer: two blocks
   localparam int unsigned PfW = $clog2(PfCap + 1);
-  if (PfEntries < 2) begin : g_bad_pf
-    $error("tpu_queue_engine: read jobs must hold two SQEs (the peek shows four)");
+  if (PfEntries < 2 || PeekN < 4 || PeekN > PfCap) begin : g_bad_pf
+    $error("tpu_queue_engine: read jobs must hold two SQEs, the peek shows 4..2 blocks");
   end
   if (WrBytes < tpu_pkg::CqeBytes) begin : g_bad_buf
     $error("tpu_queue_engine: DMA jobs must hold an SQE and a CQE");
@@ -125,6 +128,10 @@ module tpu_queue_engine #(
   logic                     pf_req;                 // ask for a prefetch job this cycle
   logic [QW-1:0]            pf_req_q;
   logic                     pf_found;
+  logic                     pf_lp;                  // a parameter read is due: no prefetch
+  function automatic logic lp_read(input logic [7:0] op, input logic [31:0] op0);
+    lp_read = op == tpu_pkg::OpLoadParams && op0 != 32'(tpu_pkg::ParamOutput);
+  endfunction
 
   function automatic logic [16:0] incr(input logic [15:0] v, input logic [31:0] size);
     logic [16:0] n;
@@ -181,9 +188,14 @@ module tpu_queue_engine #(
     to_end = sz - hd;
     if (to_end < avail) avail = to_end;
     pf_req_n = (avail > 32'(PfEntries)) ? PfW'(PfEntries) : PfW'(avail);
-    // room for a block; issued only while a command runs (never with a fetch of IDLE)
+    // room for a block; issued only while a command runs (never with a fetch of IDLE), and not
+    // while a LOAD_PARAMS that reads host memory runs or is the next buffered entry: its read
+    // job would wait behind the block (one read job at a time) while the MXU may run dry
+    pf_lp = lp_read(sqe_q[tpu_pkg::SqeOpcodeLsb +: 8], sqe_q[tpu_pkg::SqeOp0Lsb +: 32]) ||
+            (pf_n_q != '0 && lp_read(pf_buf_q[tpu_pkg::SqeOpcodeLsb +: 8],
+                                     pf_buf_q[tpu_pkg::SqeOp0Lsb +: 32]));
     pf_req = rdy_i && (state_q == StDispatch || state_q == StExec) && !pf_busy_q &&
-             32'(pf_n_q) <= PfEntries && pf_found && pf_req_n != '0 && !en_i;
+             32'(pf_n_q) <= PfEntries && pf_found && pf_req_n != '0 && !en_i && !pf_lp;
   end
 
   // ---------------------------------------------------------------- outputs
@@ -215,10 +227,11 @@ module tpu_queue_engine #(
   assign cmd_valid_o    = state_q == StDispatch && rdy_i;
   assign cmd_sqe_o      = sqe_q;
   assign cmd_qid_o      = 8'(cur_q);
-  // peek for the command processor's read-ahead (a hint: it compares the whole SQE on use)
-  assign pk_valid_o     = {32'(pf_n_q) >= 4 && rdy_i, 32'(pf_n_q) >= 3 && rdy_i,
-                           32'(pf_n_q) >= 2 && rdy_i, pf_n_q != '0 && rdy_i};
-  assign pk_sqe_o       = pf_buf_q[2047:0];
+  // peek for the command processor's read-ahead (a hint: it compares the read on use)
+  always_comb begin
+    for (int unsigned i = 0; i < PeekN; i++) pk_valid_o[i] = 32'(pf_n_q) > i && rdy_i;
+  end
+  assign pk_sqe_o       = pf_buf_q[PeekN*512-1:0];
   assign pk_qid_o       = 8'(pf_qid_q);
 
   // ---------------------------------------------------------------- next state

@@ -25,6 +25,14 @@ enum gfx_backend gfx_backend(void)
 	return gfx_be;
 }
 
+/* Link latency of the next gfx_setup* on sim (0: the fast default); same reason as gfx_be. */
+static uint32_t gfx_lat_ns;
+
+void gfx_sim_latency(uint32_t ns)
+{
+	gfx_lat_ns = ns;
+}
+
 void gfx_config_small(struct golden_config *cfg)
 {
 	golden_config_default(cfg);
@@ -430,7 +438,9 @@ void gfx_setup_bare(struct gfx *f, const struct golden_config *cfg)
 	const struct tpu_sim_model *m;
 	struct golden_config want;
 	struct tpu_link_cfg lc;
+	uint32_t lat = gfx_lat_ns;
 
+	gfx_lat_ns = 0;
 	memset(f, 0, sizeof(*f));
 	f->be = gfx_be;
 	if (cfg)
@@ -455,7 +465,7 @@ void gfx_setup_bare(struct gfx *f, const struct golden_config *cfg)
 	lc.seed = harness_seed();
 	lc.addr_base = GFX_IOVA_BASE;
 	/* results do not depend on link timing; a short, wide link keeps the suites fast */
-	lc.latency_ns = 2;
+	lc.latency_ns = lat ? lat : 2;
 	lc.bw_d2h = lc.bw_h2d = 0;
 	ck_assert_int_eq(tpu_sim_create(m, &lc, &mem, harness_seed(), NULL, &f->sim), 0);
 	zero_rams(f, &want);

@@ -96,6 +96,10 @@ void gfx_use_golden(void);
 void gfx_use_sim(void);
 /* The backend the next gfx_setup* uses. */
 enum gfx_backend gfx_backend(void);
+/* One-way link latency in ns of the next gfx_setup* on sim (consumed by it; default: a 2 ns link
+ * that keeps suites fast). Tests of read-ahead timing use the nominal 50 ns, so that several
+ * reads are in flight at once. */
+void gfx_sim_latency(uint32_t ns);
 /* True when the backend can run a device of configuration cfg (NULL: small). The sim backend
  * needs a Verilated model with the same N, FIFO tiles, queues and windows, and at least cfg's
  * UB/ACC rows and queue entries; an exact match is preferred. Prints a note once when not. */

@@ -583,6 +583,68 @@ START_TEST(chained_weight_tiles_fault)
 }
 END_TEST
 
+/* Five LOAD_WEIGHTS whose tiles lie back to back in host memory: READ_HOST, LW0 LW1 LW2 LW3
+ * MATMUL LW4, four MATMULs, WRITE_HOST of the ACC rows. While LW0 pushes its tile the device may queue the next tiles' reads in one
+ * row stream (LW1..LW3 from the peek, LW4 past the MATMUL as an extension of the running
+ * stream), several tiles in flight at once. A read failure in tile _i - 1 (_i = 1..5; the fault
+ * may hit while later tiles of the stream are still incomplete, or in the stream's last tile)
+ * or none (_i = 0) must give exactly the statuses and effects of executing the commands one by
+ * one: the failing LOAD_WEIGHTS gets DMA_XFER_ERROR, every other one succeeds, and the last
+ * MATMUL then finds the FIFO empty (on sim, the golden twin checks every byte and register). */
+START_TEST(weight_tile_queue_fault)
+{
+	const uint32_t n = 8, tile = n * n, ntiles = 5;
+	struct gfx_sqe s[13];
+	struct gfx_cqe c;
+	unsigned i, k = 0, fail_cmd = ~0u;
+	unsigned lw_cmd[5];
+	uint64_t wa;
+
+	gfx_sim_latency(50); /* several tiles in flight when a read fails */
+	setup_n(n);
+	wa = hbuf + 1024;
+	for (i = 0; i < ntiles * tile; i++)
+		hp[1024 + i] = (uint8_t)rand8();
+	for (i = 0; i < 4 * n; i++)
+		hp[4096 + i] = (uint8_t)rand8();
+	s[k++] = gfx_read_host(hbuf + 4096, 4, n, 0, 0); /* the MATMULs' input rows */
+	for (i = 0; i < 4; i++) {
+		lw_cmd[i] = k;
+		s[k++] = gfx_load_weights(wa + i * tile, n, n, n, false);
+	}
+	s[k++] = gfx_matmul(0, 0, 4, TPU_MATMUL_POP);
+	lw_cmd[4] = k;
+	s[k++] = gfx_load_weights(wa + 4 * tile, n, n, n, false);
+	for (i = 1; i < 5; i++)
+		s[k++] = gfx_matmul(0, 4 * i, 4, TPU_MATMUL_POP);
+	s[k++] = gfx_write_host(hbuf + 8192, 20, n, 0, 0, true);
+	if (_i) {
+		gfx_fail_range(&F, wa + (uint64_t)(_i - 1) * tile + 5 * n, n, HOSTMEM_READ, false);
+		fail_cmd = lw_cmd[_i - 1];
+	}
+	for (i = 0; i < k; i++) {
+		GFX_SET(&s[i], CID, i);
+		gfx_push(&F, 0, &s[i]);
+	}
+	gfx_ring(&F, 0);
+	ck_assert_uint_eq(gfx_run(&F, 100), k);
+	for (i = 0; i < k; i++) {
+		uint32_t want = TPU_SC_SUCCESS;
+
+		if (i == fail_cmd)
+			want = TPU_SC_DMA_XFER_ERROR;
+		else if (_i && i == k - 2)
+			want = TPU_SC_SEQUENCE_ERROR; /* one tile fewer reached the FIFO */
+		ck_assert(gfx_reap(&F, 0, &c));
+		ck_assert_uint_eq(c.cid, i);
+		ck_assert_msg(c.sc == want, "case %d command %u: status 0x%x, expected 0x%x", _i, i,
+			      c.sc, want);
+	}
+	gfx_fail_off(&F);
+	teardown();
+}
+END_TEST
+
 /* Loop tests over sizes[]: on sim only the sizes with a Verilated model (N = 8 and 16 with the
  * default UB/ACC rows, which hold this file's ROWS and are otherwise the same device). */
 static void add_sized(TCase *tc, const TTest *t, enum gfx_backend be)
@@ -615,6 +677,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 		tcase_add_test(tc, reset_clears_fifo_and_params);
 		tcase_add_test(tc, perf_counters_exact);
 		tcase_add_loop_test(tc, chained_weight_tiles_fault, 0, 3);
+		tcase_add_loop_test(tc, weight_tile_queue_fault, 0, 6);
 	}
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

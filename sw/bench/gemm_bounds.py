@@ -57,8 +57,8 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
                 h2d += a; d2h += b; cmds += 2
             h2d += pkt(4 * nc); d2h += HDR; cmds += 3  # BIAS, ACTIVATE, WRITE_HOST
             d2h += writes(rows, nc)
-    h2d += cmds * 64 + math.ceil(cmds / 4) * HDR  # SQEs, 4 per prefetch block
-    d2h += math.ceil(cmds / 4) * HDR + cmds * pkt(16)  # SQE MRDs, CQEs
+    h2d += cmds * 64 + math.ceil(cmds / 8) * HDR  # SQEs, 8 per prefetch block (PrefetchSqes)
+    d2h += math.ceil(cmds / 8) * HDR + cmds * pkt(16)  # SQE MRDs, CQEs
     compute = m * KT * NT
     link = max(h2d, d2h) / bpc
     return dict(m=m, k=k, n=n, R=R, compute_cycles=compute, link_cycles=round(link),
