@@ -68,6 +68,7 @@ module tpu_cmd_proc #(
   parameter int unsigned WrBytes   = 64,
   parameter int unsigned LenW      = 11,
   parameter int unsigned PeekN     = 4,     // SQEs the queue engine shows on pk_* (>= 2)
+  parameter int unsigned RaT       = 4,     // read-ahead weight tiles (power of two >= 2)
   localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
 ) (
   input  logic                  clk_i,
@@ -163,7 +164,6 @@ module tpu_cmd_proc #(
                           CRows = tpu_pkg::DpCmdRowsLsb, CData = tpu_pkg::DpCmdDataLsb;
   localparam int unsigned IdChunk = 64;  // IDENTIFY write job size (divides 4096, <= WrBytes)
   localparam int unsigned Ring    = 2 * StageRows;       // READ_HOST staging ring
-  localparam int unsigned RaT     = 4;                   // read-ahead tile regions
   localparam int unsigned RaW     = $clog2(RaT);
   localparam int unsigned StDepth = Ring + RaT * N;      // ring + the read-ahead regions
   localparam int unsigned SAw = $clog2(StDepth);
@@ -171,6 +171,9 @@ module tpu_cmd_proc #(
   localparam int unsigned KW  = $clog2(N + 1);
   localparam int unsigned PkW = $clog2(PeekN);
 
+  if (RaT < 2 || (RaT & (RaT - 1)) != 0 || PeekN < 2) begin : g_bad_ra
+    $error("tpu_cmd_proc: RaT must be a power of two >= 2, PeekN >= 2");
+  end
   if (StageRows < N || StageRows < 2 || (StageRows & (StageRows - 1)) != 0) begin : g_bad_stage
     $error("tpu_cmd_proc: StageRows must be a power of two >= N (a weight tile is staged whole)");
   end

@@ -32,6 +32,7 @@ module tpu_device #(
   parameter int unsigned WatchdogUnits    = 64,
   parameter int unsigned StageRows        = 256,
   parameter int unsigned PrefetchSqes     = 8,     // SQEs per prefetch read job (>= 2)
+  parameter int unsigned ReadAheadTiles   = 4,     // LOAD_WEIGHTS read-ahead queue (power of 2)
   parameter int unsigned ActLanes         = N,     // tpu_datapath: activation channels at once
   parameter bit          UbReadPort2      = 1'b1   // tpu_datapath: UB copy for UB_READ
 ) (
@@ -232,9 +233,11 @@ module tpu_device #(
 
   // ---------------------------------------------------------------- queue engine
   logic         cmd_valid, cmd_ready, cpl_valid;
-  // the peek: two prefetch blocks are buffered; up to 8 SQEs (4 LOAD_WEIGHTS ahead in tpu_gemm's
-  // MATMUL / LOAD_WEIGHTS steady state) are shown to the read-ahead
-  localparam int unsigned PeekN = (2 * PrefetchSqes < 8) ? 2 * PrefetchSqes : 8;
+  // the peek: two prefetch blocks are buffered; up to 2 x ReadAheadTiles SQEs (as many
+  // LOAD_WEIGHTS ahead as the read-ahead queue holds in tpu_gemm's MATMUL / LOAD_WEIGHTS steady
+  // state) are shown to the read-ahead
+  localparam int unsigned PeekN = (PrefetchSqes < ReadAheadTiles) ? 2 * PrefetchSqes
+                                                                  : 2 * ReadAheadTiles;
   logic [PeekN-1:0] pk_valid;
   logic [511:0] cmd_sqe;
   logic [PeekN*512-1:0] pk_sqe;
@@ -275,7 +278,7 @@ module tpu_device #(
 
   tpu_cmd_proc #(
     .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .StageRows(StageRows),
-    .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW), .PeekN(PeekN)
+    .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW), .PeekN(PeekN), .RaT(ReadAheadTiles)
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),
