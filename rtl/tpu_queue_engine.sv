@@ -139,6 +139,16 @@ module tpu_queue_engine #(
     incr = (32'(n) == size) ? 17'd0 : n;
   endfunction
 
+  // (a - b) mod size for ring indices a, b < size (size <= 65536): one compare and subtract
+  // instead of a `%` by a variable, which synthesizes to a 32-bit divider (hundreds of
+  // carry cells deep on an FPGA)
+  function automatic logic [31:0] ring_dist(input logic [31:0] a, input logic [31:0] b,
+                                            input logic [31:0] size);
+    logic [31:0] x;
+    x = a + size - b;
+    ring_dist = (x >= size) ? x - size : x;
+  endfunction
+
   // ---------------------------------------------------------------- per-queue status
   logic [NumQueues-1:0] can_fetch;
   always_comb begin
@@ -384,10 +394,10 @@ module tpu_queue_engine #(
         size = cq_size_i[32*dq +: 32];
         v    = db_value_i;
         // the new head may release only posted entries: (new - old) mod size must not exceed
-        // (tail - old) mod size
+        // (tail - old) mod size (v < size is checked first; head and tail stay below size)
         if (!q_active_o[dq] || v >= size ||
-            ((v + size - 32'(cq_head_q[16*dq +: 16])) % size) >
-            ((32'(cq_tail_d[16*dq +: 16]) + size - 32'(cq_head_q[16*dq +: 16])) % size)) begin
+            ring_dist(v, 32'(cq_head_q[16*dq +: 16]), size) >
+            ring_dist(32'(cq_tail_d[16*dq +: 16]), 32'(cq_head_q[16*dq +: 16]), size)) begin
           broken_d[dq] = 1'b1;
           gstat_d[tpu_pkg::GstatBadDoorbellLsb] = 1'b1;
         end else begin

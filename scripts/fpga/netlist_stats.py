@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Where a synthesized board netlist spends its cells, and its deepest combinational path.
+
+usage: netlist_stats.py build/fpga/ulx3s/top.json [--depth 3] [--top top] [--path]
+
+Reads the yosys JSON netlist the board flow writes (scripts/fpga/flow.py: <out>/top.json,
+flattened, ECP5 cells) and prints
+  - cell counts per instance path prefix (e.g. u_tpu.u_dev.u_dma), largest first: yosys names
+    each mapped cell after the net it drives, which carries the instance path; a cell whose
+    net is a port of another block is counted there (a bus between blocks is named after
+    one of its ends), so the split is approximate at block boundaries;
+  - the longest chain of combinational cells between registers / block RAMs (in cells), and
+    with --path the nets along it (their RTL source line where yosys kept one).
+Why the path: YoWASP nextpnr-ecp5 0.11 sorts the timing graph with a recursive depth-first
+search; a path of about 500 cells (a 32-bit `%` by a variable is 544) overflows the
+WebAssembly stack and the tool dies with "wasm trap: out of bounds memory access" right after
+the utilisation report (measured: 420 cells pass, 544 crash). Such a path is also far too
+slow for any useful clock, so it is a design bug either way (docs/fpga.md, Troubleshooting).
+"""
+import argparse
+import collections
+import json
+import sys
+
+# combinational cells (inputs -> outputs within the cycle) per family; every other cell
+# (flip-flops, block RAM, PLL, IO) ends a path. TRELLIS_DPR16X4: only its read port.
+COMB = {"LUT4", "PFUMX", "L6MUX21", "CCU2C", "MULT18X18D", "ALU54B", "TRELLIS_DPR16X4",
+        "SB_LUT4", "SB_CARRY", "SB_MAC16", "LUT1", "LUT2", "LUT3", "ALU", "MUX2_LUT5",
+        "MUX2_LUT6", "MUX2_LUT7", "MUX2_LUT8", "MULT9X9", "MULT18X18", "MULT36X36"}
+SYNC_INPUTS = {"TRELLIS_DPR16X4": {"DI", "WAD", "WRE", "WCK"}}
+LUT_EQ = {"LUT4": 1, "CCU2C": 2, "SB_LUT4": 1}
+
+
+def counts(cells, depth):
+    by = collections.defaultdict(collections.Counter)
+    for name, c in cells.items():
+        parts = name.split(".")
+        key = ".".join(parts[:min(depth, len(parts) - 1)]) or "(top)"
+        t = c["type"]
+        if t.startswith("$paramod"):
+            t = t.split("\\")[-1]
+        by[key][t] += 1
+    return by
+
+
+def longest_path(cells):
+    succ = collections.defaultdict(list)
+    indeg = collections.Counter()
+    nodes = set()
+    for name, c in cells.items():
+        t = c["type"]
+        if t not in COMB:
+            continue
+        dirs, con = c["port_directions"], c["connections"]
+        skip = SYNC_INPUTS.get(t, set())
+        ins = [b for p, bs in con.items() if dirs[p] == "input" and p not in skip
+               for b in bs if isinstance(b, int)]
+        outs = [b for p, bs in con.items() if dirs[p] == "output" for b in bs if isinstance(b, int)]
+        for o in outs:
+            nodes.add(o)
+            for i in ins:
+                succ[i].append((o, name))
+                indeg[o] += 1
+                nodes.add(i)
+    dist = {x: 0 for x in nodes}
+    prev = {}
+    work = [x for x in nodes if indeg[x] == 0]
+    done = 0
+    while work:
+        x = work.pop()
+        done += 1
+        for o, cn in succ[x]:
+            if dist[x] + 1 > dist[o]:
+                dist[o] = dist[x] + 1
+                prev[o] = (x, cn)
+            indeg[o] -= 1
+            if indeg[o] == 0:
+                work.append(o)
+    if not dist:
+        return 0, [], done < len(nodes)
+    end = max(dist, key=dist.get)
+    path = []
+    x = end
+    while x in prev:
+        p, cn = prev[x]
+        path.append((x, cn))
+        x = p
+    path.append((x, None))
+    return dist[end], path[::-1], done < len(nodes)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("netlist")
+    ap.add_argument("--top", default="top")
+    ap.add_argument("--depth", type=int, default=3, help="instance path components to group by")
+    ap.add_argument("--path", action="store_true", help="print the nets of the longest path")
+    a = ap.parse_args()
+    with open(a.netlist) as f:
+        mod = json.load(f)["modules"][a.top]
+    cells = mod["cells"]
+    by = counts(cells, a.depth)
+
+    def lut(c):
+        return sum(c[t] * k for t, k in LUT_EQ.items())
+    print(f"{'instance':44s} {'LUT4eq':>7s} {'LUT4':>6s} {'CCU2C':>6s} {'FF':>6s} {'DSP':>4s} "
+          f"{'BRAM':>4s}")
+    for k, c in sorted(by.items(), key=lambda kv: -lut(kv[1])):
+        ff = sum(v for t, v in c.items() if "FF" in t or t.startswith("DFF"))
+        dsp = sum(v for t, v in c.items() if t.startswith("MULT") or t in ("ALU54B", "SB_MAC16"))
+        bram = sum(v for t, v in c.items() if t in ("DP16KD", "PDPW16KD", "SB_RAM40_4K"))
+        print(f"{k:44s} {lut(c):7d} {c['LUT4'] + c['SB_LUT4']:6d} {c['CCU2C']:6d} {ff:6d} "
+              f"{dsp:4d} {bram:4d}")
+    n, path, loops = longest_path(cells)
+    print(f"longest combinational path: {n} cells" + (" (combinational loops found)" if loops
+                                                      else ""))
+    if a.path and path:
+        names = {}
+        for nn, v in mod["netnames"].items():
+            src = v.get("attributes", {}).get("src", "").split("|")[0]
+            for b in v["bits"]:
+                if isinstance(b, int) and (b not in names or len(nn) < len(names[b][0])):
+                    names[b] = (nn, src)
+        step = max(1, len(path) // 40)
+        for i, (bit, cn) in enumerate(path):
+            if i % step == 0 or i == len(path) - 1:
+                nn, src = names.get(bit, ("?", ""))
+                t = cells[cn]["type"] if cn else "start"
+                print(f"  {i:4d} {t:10s} {nn[:90]} {src}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
