@@ -280,7 +280,9 @@ def main():
         for key in cfg.get("bram_bels", []):
             if key in u:
                 rep["brams"] = sum(u[k]["used"] for k in cfg["bram_bels"] if k in u)
-        rep["fits"] = all(v["used"] <= v["available"] for v in u.values()) and rc == 0
+        # BEL types with none available are nextpnr's pseudo cells (Gowin: DUMMY_CELL)
+        rep["fits"] = all(v["used"] <= v["available"] for v in u.values()
+                          if v["available"]) and rc == 0
     if rc != 0:
         with open(os.path.join(out, "nextpnr.log")) as f:
             log = f.read().splitlines()
