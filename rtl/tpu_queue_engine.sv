@@ -233,7 +233,7 @@ module tpu_queue_engine #(
   always_comb begin
     logic          found;
     logic [QW-1:0] pick;
-    logic [31:0]   size, v;
+    logic [31:0]   size, v, dn, dt;
     logic [16:0]   nh;
     logic [QW-1:0] dq, qi;
     logic [31:0]   ss, cs;
@@ -261,7 +261,7 @@ module tpu_queue_engine #(
         pf_head_d = pf_req_s;
       end
     end
-    size = '0;  v = '0;  nh = '0;
+    size = '0;  v = '0;  nh = '0;  dn = '0;  dt = '0;
     dq = QW'(db_qid_i);
     qi = '0;  ss = '0;  cs = '0;  sb = '0;  cb = '0;
 
@@ -380,10 +380,14 @@ module tpu_queue_engine #(
         size = cq_size_i[32*dq +: 32];
         v    = db_value_i;
         // the new head may release only posted entries: (new - old) mod size must not exceed
-        // (tail - old) mod size
-        if (!q_active_o[dq] || v >= size ||
-            ((v + size - 32'(cq_head_q[16*dq +: 16])) % size) >
-            ((32'(cq_tail_d[16*dq +: 16]) + size - 32'(cq_head_q[16*dq +: 16])) % size)) begin
+        // (tail - old) mod size. Where it matters (active queue, new < size) head and tail are
+        // below size too, so x + size - old lies in 1..2 size - 1 and "mod size" is one
+        // conditional subtraction (no divider)
+        dn = v + size - 32'(cq_head_q[16*dq +: 16]);
+        dt = 32'(cq_tail_d[16*dq +: 16]) + size - 32'(cq_head_q[16*dq +: 16]);
+        if (dn >= size) dn = dn - size;
+        if (dt >= size) dt = dt - size;
+        if (!q_active_o[dq] || v >= size || dn > dt) begin
           broken_d[dq] = 1'b1;
           gstat_d[tpu_pkg::GstatBadDoorbellLsb] = 1'b1;
         end else begin
