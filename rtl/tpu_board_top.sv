@@ -11,7 +11,10 @@
 //   led_o[1:0]  [0] toggles on each frame received good; [1] lit once any bad frame was seen
 // Parameters: the device's N, UbRows, AccRows, Tiles, NumQueues, NumWindows, MaxQueueEntries,
 // StageRows (small defaults that fit an iCE40 UP5K's memories at N = 4), ActLanes (1: the
-// serial activation) and UbReadPort2 (0: one UB copy), the link's LinkBytes,
+// serial activation) and UbReadPort2 (0: one UB copy), the host interface's SqePrefetch (0: no SQE
+// prefetch buffer), ReadAhead (0: no LOAD_WEIGHTS read-ahead) and LutStage (1: the LUT load
+// through the staging ring, 64-byte read jobs) and SpanSerial (1: a shift-add span check)
+// (tpu_device), the link's LinkBytes,
 // MaxPayload, MaxReadReq and Tags (small: the UART moves a few KB/s), ClkHz and Baud.
 // Timeouts follow from the clock: the device's completion timeout is CplTimeoutCycles (default
 // 1 s: the host serves DMA only while its driver runs), its watchdog WatchdogUnits x 1024
@@ -26,7 +29,7 @@ module tpu_board_top #(
   parameter int unsigned NumQueues        = 1,
   parameter int unsigned NumWindows       = 2,
   parameter int unsigned MaxQueueEntries  = 64,
-  parameter int unsigned StageRows        = 16,
+  parameter int unsigned StageRows        = 32,  // LutStage: 2 x StageRows >= 256 / N
   parameter int unsigned LinkBytes        = 4,
   parameter int unsigned MaxPayload       = 64,
   parameter int unsigned MaxReadReq       = 64,
@@ -39,7 +42,14 @@ module tpu_board_top #(
   // datapath size options for small FPGAs: the serial activation (one channel at a time) and
   // no second UB copy (WRITE_HOST then waits for the MXU; see tpu_datapath)
   parameter int unsigned ActLanes         = 1,
-  parameter bit          UbReadPort2      = 1'b0
+  parameter bit          UbReadPort2      = 1'b0,
+  // host interface size options (tpu_device): no SQE prefetch buffer, no LOAD_WEIGHTS
+  // read-ahead, the LUT load through the staging ring (small DMA read buffer), a bit-serial
+  // span product
+  parameter bit          SqePrefetch      = 1'b0,
+  parameter bit          ReadAhead        = 1'b0,
+  parameter bit          LutStage         = 1'b1,
+  parameter bit          SpanSerial       = 1'b1
 ) (
   input  logic       clk_i,
   input  logic       rst_i,
@@ -82,7 +92,8 @@ module tpu_board_top #(
     .NumWindows(NumWindows), .MaxQueueEntries(MaxQueueEntries), .LinkBytes(LinkBytes),
     .MaxPayload(MaxPayload), .MaxReadReq(MaxReadReq), .Tags(Tags),
     .CplTimeoutCycles(CplTimeoutCycles), .WatchdogUnits(WatchdogUnits), .StageRows(StageRows),
-    .ActLanes(ActLanes), .UbReadPort2(UbReadPort2)
+    .ActLanes(ActLanes), .UbReadPort2(UbReadPort2), .SqePrefetch(SqePrefetch),
+    .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial)
   ) u_dev (
     .clk_i, .rst_i,
     .dreq_valid_o(dreq_valid), .dreq_ready_i(dreq_ready), .dreq_kind_o(dreq_kind),

@@ -56,6 +56,13 @@
 // ends with CMD_TIMEOUT (its read job is abandoned; a WRITE_HOST drains its read stream).
 // rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
 // read stream) is finished so local state stays consistent; no completion is reported.
+// Size options for small FPGAs (defaults: as above): ReadAhead = 0 leaves out the LOAD_WEIGHTS
+// read-ahead (its SQE copies, decode and staging regions); LutStage = 1 reads the 256-byte LUT
+// of LOAD_PARAMS as a row stream of LutEntries / N packed rows into the staging ring (then
+// PARAM writes from there, still only after every byte is in), so read jobs need only hold
+// an SQE or a 4N-byte vector (RdBytes >= max(4N, 64)); SpanSerial = 1 computes CHECK1's span
+// product with a shift-add multiplier (CHECK1 then takes 2 + bit length of ROWS - 1 cycles)
+// instead of a 32 x 32 one.
 `default_nettype none
 
 module tpu_cmd_proc #(
@@ -69,6 +76,9 @@ module tpu_cmd_proc #(
   parameter int unsigned LenW      = 11,
   parameter int unsigned PeekN     = 4,     // SQEs the queue engine shows on pk_* (>= 2)
   parameter int unsigned RaT       = 4,     // read-ahead weight tiles (power of two >= 2)
+  parameter bit          ReadAhead = 1'b1,   // LOAD_WEIGHTS read-ahead (see above)
+  parameter bit          LutStage  = 1'b0,   // LUT load through the staging ring (see above)
+  parameter bit          SpanSerial = 1'b0,  // CHECK1's product bit-serial (see above)
   localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
 ) (
   input  logic                  clk_i,
@@ -165,7 +175,8 @@ module tpu_cmd_proc #(
   localparam int unsigned IdChunk = 64;  // IDENTIFY write job size (divides 4096, <= WrBytes)
   localparam int unsigned Ring    = 2 * StageRows;       // READ_HOST staging ring
   localparam int unsigned RaW     = $clog2(RaT);
-  localparam int unsigned StDepth = Ring + RaT * N;      // ring + the read-ahead regions
+  localparam int unsigned StDepth = Ring + (ReadAhead ? RaT * N : 0);  // + the read-ahead regions
+  localparam int unsigned LutRows = tpu_pkg::LutEntries / N;  // LutStage: rows of the LUT
   localparam int unsigned SAw = $clog2(StDepth);
   localparam int unsigned TW  = Tiles > 1 ? $clog2(Tiles) : 1;
   localparam int unsigned KW  = $clog2(N + 1);
@@ -177,9 +188,13 @@ module tpu_cmd_proc #(
   if (StageRows < N || StageRows < 2 || (StageRows & (StageRows - 1)) != 0) begin : g_bad_stage
     $error("tpu_cmd_proc: StageRows must be a power of two >= N (a weight tile is staged whole)");
   end
-  if (RdBytes < 4 * N || RdBytes < tpu_pkg::LutEntries || WrBytes < 4 * N || WrBytes < IdChunk)
+  if (RdBytes < 4 * N || (!LutStage && RdBytes < tpu_pkg::LutEntries) || WrBytes < 4 * N ||
+      WrBytes < IdChunk)
   begin : g_bad_bytes
     $error("tpu_cmd_proc: DMA job sizes too small");
+  end
+  if (LutStage && (tpu_pkg::LutEntries % N != 0 || Ring < LutRows)) begin : g_bad_lut
+    $error("tpu_cmd_proc: LutStage needs N dividing 256 and 2 x StageRows >= 256 / N rows");
   end
 
   typedef enum logic [4:0] {
@@ -259,6 +274,7 @@ module tpu_cmd_proc #(
   logic           st_we, st_re;
   logic [SAw-1:0] st_waddr, st_raddr;
   logic [N*8-1:0] st_wdata, st_rdata;
+  logic [7:0]     lut_byte;                        // LUT byte crow (job buffer or staging)
 
   // read-ahead: a queue of up to RaT LOAD_WEIGHTS tiles in regions ra_hd .. ra_hd + ra_n - 1
   // (mod RaT) of the staging RAM, in command order; the first ra_in are complete, the next one
@@ -290,8 +306,9 @@ module tpu_cmd_proc #(
 
   // ---------------------------------------------------------------- checks (CHECK1 / CHECK2)
   logic        is_lw, is_wh, is_fence, is_id;
-  logic        lp_lut, lp_out, wh_acc, act_raw, act_lut, mm_pop;
-  logic [63:0] span1;
+  logic        lp_lut, lp_out, wh_acc, act_raw, act_lut, mm_pop, lut_rs;
+  logic [63:0] span1, span_prod;  // (ROWS - 1) x stride (+ row bytes)
+  logic        span_busy;          // SpanSerial: the product is not ready yet
   always_comb begin
     is_lw    = f_op == tpu_pkg::OpLoadWeights;
     is_wh    = f_op == tpu_pkg::OpWriteHost;
@@ -303,12 +320,43 @@ module tpu_cmd_proc #(
     act_raw  = (f_op0 & tpu_pkg::ActivateRaw32) != 0;
     act_lut  = (f_op0 & tpu_pkg::ActivateLut) != 0;
     mm_pop   = (f_op0 & tpu_pkg::MatmulPop) != 0;
+    lut_rs   = LutStage && f_op == tpu_pkg::OpLoadParams && lp_lut;
     // row bytes and span (only meaningful when COLS <= N, which the checks test first)
     rb_d     = (is_wh && wh_acc) ? {30'd0, f_cols, 2'b00} : {32'd0, f_cols};
-    stride_d = (f_stride != 0) ? {32'd0, f_stride} : rb_d;
-    span1    = ({32'd0, f_rows} - 64'd1) * stride_d + rb_d;
+    // (LutStage: the LUT's packed N-byte rows; LOAD_PARAMS has no span check)
+    stride_d = lut_rs ? 64'(N) : (f_stride != 0) ? {32'd0, f_stride} : rb_d;
+  end
+  always_comb begin  // apart: span_prod depends on stride_d
+    span1    = span_prod + rb_d;
     span_ok_d = f_rows != 0 && !(f_stride != 0 && {32'd0, f_stride} < rb_d) &&
                 span1 == {32'd0, f_len};
+  end
+
+  // ROWS - 1 fits 32 bits whenever it matters (ROWS = 0 fails span_ok_d anyway)
+  if (SpanSerial) begin : g_span_serial
+    // shift-add in CHECK1: load, then one multiplier bit per cycle until none is left
+    logic [31:0] sa_q;
+    logic [63:0] sb_q, sp_q;
+    logic        sv_q;
+    always_ff @(posedge clk_i) begin
+      if (state_q != SCheck1) begin
+        sv_q <= 1'b0;
+      end else if (!sv_q) begin
+        sv_q <= 1'b1;
+        sa_q <= f_rows - 32'd1;
+        sb_q <= {32'd0, stride_d[31:0]};  // (stride_d < 2^32)
+        sp_q <= '0;
+      end else if (sa_q != '0) begin
+        if (sa_q[0]) sp_q <= sp_q + sb_q;
+        sa_q <= sa_q >> 1;
+        sb_q <= sb_q << 1;
+      end
+    end
+    assign span_busy = !sv_q || sa_q != '0;
+    assign span_prod = sp_q;
+  end else begin : g_span_mul
+    assign span_busy = 1'b0;
+    assign span_prod = {32'd0, f_rows - 32'd1} * stride_d;
   end
 
   // ---------------------------------------------------------------- read-ahead candidate
@@ -375,8 +423,8 @@ module tpu_cmd_proc #(
                   pk_cols == 32'(ra_cols_q[KW*ra_tl +: KW]) &&
                   pk_stride == ra_stride_q[32*ra_tl +: 32]));
   end
-  assign pk_chk_addr_o = pk_addr;
-  assign pk_chk_len_o  = pk_len;
+  assign pk_chk_addr_o = ReadAhead ? pk_addr : '0;
+  assign pk_chk_len_o  = ReadAhead ? pk_len : '0;
   always_comb begin
     ra_apart = 1'b1;
     for (int unsigned r = 0; r < RaT; r++) begin
@@ -527,6 +575,8 @@ module tpu_cmd_proc #(
   assign rd_hold_o      = state_q == SParRead || state_q == SParWait || state_q == SParWrite;
   assign rd_req_addr_o  = haddr_q;
   assign rd_req_len_o   = LenW'(f_len);
+  logic [31:0] f_rows_eff;  // rows of the row stream (LutStage: the LUT's)
+  assign f_rows_eff = lut_rs ? 32'(LutRows) : f_rows;
   // one row stream per staging chunk: the rows left, at most StageRows
   // ... or the read-ahead's stream (never both: see pre_go)
   always_comb begin
@@ -537,7 +587,7 @@ module tpu_cmd_proc #(
              (pk_addr + 64'(pk_len) <= f_addr || f_addr + 64'(f_len) <= pk_addr);
     // a tile joins the queue when a region is free (the one being pushed is not) and the
     // stream is not failed: as a new stream when none runs, else as its extension
-    pre_add = rdy_i && (!dw_pend_q || pre_wh) && pk_ok && !ra_fail_q &&
+    pre_add = ReadAhead && rdy_i && (!dw_pend_q || pre_wh) && pk_ok && !ra_fail_q &&
               32'(ra_n_q) + 32'(ra_push_q) < RaT &&
               ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
                (state_q == SPreWait && ra_n_q != '0) || state_q == SParRead || state_q == SParWait ||
@@ -551,9 +601,9 @@ module tpu_cmd_proc #(
   assign rs_ext_rows_o   = pk_rows;
   assign rs_req_valid_o  = (state_q == SRowRead && rdy_i) || pre_go;
   assign rs_req_addr_o   = pre_go ? pk_addr : haddr_q;
-  assign rs_req_rb_o     = pre_go ? KW'(pk_cols) : KW'(f_cols);
+  assign rs_req_rb_o     = pre_go ? KW'(pk_cols) : lut_rs ? KW'(N) : KW'(f_cols);
   assign rs_req_stride_o = pre_go ? pk_stride_eff : stride_q;
-  assign rs_req_rows_o   = pre_go ? pk_rows : f_rows - row_q;
+  assign rs_req_rows_o   = pre_go ? pk_rows : f_rows_eff - row_q;
   // a READ_HOST stream may run up to a ring ahead of the rows committed so far (a ring slot is
   // free once its row has been read out for the commit; one row of slack for the read)
   assign rs_limit_o      = (pre_go || stream_on) ? 32'hFFFF_FFFF :
@@ -687,7 +737,7 @@ module tpu_cmd_proc #(
               !(dp_idle_i && mm_flight_q == 0 && !dpv_q && wr_idle_i)))
           state_d = SCheck1;
       end
-      SCheck1: state_d = SCheck2;
+      SCheck1: if (!span_busy) state_d = SCheck2;
       SCheck2: begin
         logic adopt;
         sc_d = check_sc;
@@ -697,10 +747,10 @@ module tpu_cmd_proc #(
                 f_rows == 32'(ra_rows_q[KW*ra_hd_q +: KW]) &&
                 f_cols == 32'(ra_cols_q[KW*ra_hd_q +: KW]) && qid_q == ra_qid_q;
         // a command that neither streams rows nor writes host memory (MATMUL, ACTIVATE,
-        // LOAD_PARAMS), or a WRITE_HOST apart from every queued tile, leaves the read-ahead for
-        // the commands after it
+        // LOAD_PARAMS unless its LUT streams rows (LutStage)), or a WRITE_HOST apart from every
+        // queued tile, leaves the read-ahead for the commands after it
         if (!adopt && ra_n_q != '0 && f_op != tpu_pkg::OpMatmul && f_op != tpu_pkg::OpActivate &&
-            f_op != tpu_pkg::OpLoadParams && !(is_wh && ra_apart)) begin
+            !(f_op == tpu_pkg::OpLoadParams && !lut_rs) && !(is_wh && ra_apart)) begin
           rs_abort_o = stream_on;
           ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
         end
@@ -719,7 +769,7 @@ module tpu_cmd_proc #(
                 loaded_d[tpu_pkg::ParamOutput] = 1'b1;
                 state_d = SDpCmd;
               end else begin
-                state_d = SParRead;
+                state_d = lut_rs ? SRowRead : SParRead;
               end
             end
             tpu_pkg::OpMatmul: begin
@@ -739,7 +789,7 @@ module tpu_cmd_proc #(
               c[COp +: 4] = wh_acc ? DpAccRead : DpUbRead;
               c[CA +: 32] = f_la;  c[CRows +: 32] = f_rows;
               dpc_d = c;  dpv_d = 1'b1;
-              result_d = f_rows * rb_q;
+              result_d = f_rows * 32'(rb_q[KW+1:0]);  // (row bytes <= 4N here)
               wrb_d = result_d;
               state_d = SDpCmd;
             end
@@ -777,10 +827,13 @@ module tpu_cmd_proc #(
           st_we = 1'b1;
           row_d = row_q + 32'd1;
           haddr_d = haddr_q + stride_q;
-          last_row = row_q + 32'd1 == f_rows;
+          last_row = row_q + 32'd1 == f_rows_eff;
           chunk_full = row_q + 32'd1 - cbase_q == StageRows;
           if (is_lw) begin
             if (last_row) state_d = SPush;
+            crow_d = '0;
+          end else if (lut_rs) begin
+            if (last_row) state_d = SParWrite;  // the LUT is in the ring (Ring >= LutRows)
             crow_d = '0;
           end else if (last_row || chunk_full) begin
             state_d = SCommit;
@@ -833,7 +886,7 @@ module tpu_cmd_proc #(
           if (sc_q != tpu_pkg::ScSuccess || rs_err_i) begin
             state_d = SDone;  // a later chunk failed: the chunks before it stay committed
           end else if (cbase_q + cnt == f_rows) begin
-            result_d = f_rows * f_cols;
+            result_d = f_rows * 32'(f_cols[KW-1:0]);  // (COLS <= N here)
             rdb_d = result_d;
             state_d = SDone;
           end else begin
@@ -897,7 +950,7 @@ module tpu_cmd_proc #(
             fc_d[KW*ftail +: KW] = KW'(wpush_transpose_o ? f_rows : f_cols);
             fcount_d = fcount_q + 1'b1;
             state_d = SDone;
-            result_d = f_rows * f_cols;
+            result_d = f_rows * 32'(f_cols[KW-1:0]);  // (COLS <= N here)
             rdb_d = result_d;
           end
         end else begin
@@ -930,7 +983,14 @@ module tpu_cmd_proc #(
         end
       end
       SParWrite: begin
-        if (!dpv_q || dp_ready_i) begin
+        // LutStage: byte crow of the LUT is in staging row crow / N, read one cycle ahead
+        // (cval: st_rdata holds that row)
+        st_raddr = SAw'(crow_q / N);
+        if (lut_rs && !cval_q) begin
+          st_re = crow_q != f_cols;
+          cval_d = 1'b1;
+        end else if (!dpv_q || dp_ready_i) begin
+          cval_d = cval_q;
           if (crow_q == f_cols) begin
             loaded_d[f_op0[2:0]] = 1'b1;
             result_d = f_len;
@@ -939,11 +999,17 @@ module tpu_cmd_proc #(
           end else begin
             c[COp +: 4] = DpParam;  c[CFl +: 3] = f_op0[2:0];
             c[CA +: 32] = lp_lut ? crow_q : f_la + crow_q;
-            c[CData +: 32] = lp_lut ? {24'd0, rd_buf_i[8*crow_q[7:0] +: 8]}
+            c[CData +: 32] = lp_lut ? {24'd0, lut_byte}
                                   : rd_buf_i[32*crow_q[$clog2(N)-1:0] +: 32];
             dpc_d = c;  dpv_d = 1'b1;
             crow_d = crow_q + 32'd1;
+            if (lut_rs && (crow_q + 32'd1) % N == 0 && crow_q + 32'd1 != f_cols) begin
+              st_re = 1'b1;  // the next row
+              st_raddr = SAw'((crow_q + 32'd1) / N);
+            end
           end
+        end else begin
+          cval_d = cval_q;
         end
       end
       // ---- one datapath command (PARAM OUTPUT, MATMUL, ACTIVATE, UB_READ/ACC_READ)
@@ -1016,6 +1082,11 @@ module tpu_cmd_proc #(
   end
 
   assign ftail = TW'((32'(fhead_q) + 32'(fcount_q)) % Tiles);
+  if (LutStage) begin : g_lut_stage
+    assign lut_byte = st_rdata[8 * (crow_q % N) +: 8];
+  end else begin : g_lut_buf
+    assign lut_byte = rd_buf_i[8 * crow_q[7:0] +: 8];
+  end
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -1029,8 +1100,9 @@ module tpu_cmd_proc #(
       state_q <= state_d;  aborted_q <= aborted_d;  dpv_q <= dpv_d;  cval_q <= cval_d;
       mm_flight_q <= mm_flight_d;  fhead_q <= fhead_d;  fcount_q <= fcount_d;
       avalid_q <= avalid_d;  loaded_q <= loaded_d;
-      ra_n_q <= ra_n_d;  ra_in_q <= ra_in_d;  ra_hd_q <= ra_hd_d;  ra_rin_q <= ra_rin_d;
-      ra_fail_q <= ra_fail_d;  ra_push_q <= ra_push_d;
+      // (constant without read-ahead: synthesis drops the queue)
+      ra_n_q <= ReadAhead ? ra_n_d : '0;  ra_in_q <= ra_in_d;  ra_hd_q <= ra_hd_d;
+      ra_rin_q <= ra_rin_d;  ra_fail_q <= ra_fail_d;  ra_push_q <= ra_push_d;
     end
   end
 

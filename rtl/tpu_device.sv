@@ -14,6 +14,16 @@
 //   mcpl  device -> host:  mcpl_valid_o, mcpl_ready_i, mcpl_tag_o[7:0], mcpl_rdata_o[31:0]
 // WatchdogUnits is CAP.TIMEOUT (units of 1024 cycles; 64 like the golden model). RESET
 // (RESET_MAGIC) resets every block but the register file's MMIO completion register.
+// Host interface size options for small FPGAs (defaults: everything on, as docs/device.md):
+//   SqePrefetch 0: no SQE prefetch (tpu_queue_engine PfEntries = 0): each SQE is fetched when
+//               its queue is picked, so the LOAD_WEIGHTS read-ahead never finds a candidate
+//   ReadAhead   0: no LOAD_WEIGHTS read-ahead logic at all (tpu_cmd_proc)
+//   LutStage    1: LOAD_PARAMS LUT as a row stream through the staging ring (tpu_cmd_proc), so
+//               read jobs (RdBytes, the DMA's reassembly buffer) shrink from 256 bytes to
+//               max(4N, 64)
+//   SpanSerial  1: CHECK1's (ROWS - 1) x stride product by a shift-add multiplier (tpu_cmd_proc;
+//               up to 33 more cycles per command) instead of a 32 x 32 multiplier
+// None of them changes a status, a completion or a memory effect, only timing.
 `default_nettype none
 
 module tpu_device #(
@@ -34,7 +44,11 @@ module tpu_device #(
   parameter int unsigned PrefetchSqes     = 8,     // SQEs per prefetch read job (>= 2)
   parameter int unsigned ReadAheadTiles   = 4,     // LOAD_WEIGHTS read-ahead queue (power of 2)
   parameter int unsigned ActLanes         = N,     // tpu_datapath: activation channels at once
-  parameter bit          UbReadPort2      = 1'b1   // tpu_datapath: UB copy for UB_READ
+  parameter bit          UbReadPort2      = 1'b1,  // tpu_datapath: UB copy for UB_READ
+  parameter bit          SqePrefetch      = 1'b1,  // size options: see above
+  parameter bit          ReadAhead        = 1'b1,
+  parameter bit          LutStage         = 1'b0,
+  parameter bit          SpanSerial       = 1'b0
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -65,11 +79,13 @@ module tpu_device #(
 );
   // DMA job sizes: a read job holds a block of PrefetchSqes SQEs (the queue engine's prefetch:
   // one job per round trip, so the block size bounds the command rate at about PrefetchSqes
-  // per ~130 cycles), a parameter vector (4N) or the LUT; a write job a CQE, an ACC row (4N)
-  // or an IDENTIFY chunk (64)
-  localparam int unsigned RdBytesP = (4 * N > tpu_pkg::LutEntries) ? 4 * N : tpu_pkg::LutEntries;
-  localparam int unsigned RdBytes  = (PrefetchSqes * tpu_pkg::SqeBytes > RdBytesP) ?
-                                     PrefetchSqes * tpu_pkg::SqeBytes : RdBytesP;
+  // per ~130 cycles; one SQE without SqePrefetch), a parameter vector (4N) or the LUT (unless
+  // LutStage); a write job a CQE, an ACC row (4N) or an IDENTIFY chunk (64)
+  localparam int unsigned PfSqes   = SqePrefetch ? PrefetchSqes : 0;
+  localparam int unsigned RdPf     = SqePrefetch ? PrefetchSqes * tpu_pkg::SqeBytes : tpu_pkg::SqeBytes;
+  localparam int unsigned RdMin    = LutStage ? tpu_pkg::SqeBytes : tpu_pkg::LutEntries;
+  localparam int unsigned RdBytesP = (4 * N > RdMin) ? 4 * N : RdMin;
+  localparam int unsigned RdBytes  = (RdPf > RdBytesP) ? RdPf : RdBytesP;
   localparam int unsigned WrBytes  = (4 * N > 64) ? 4 * N : 64;
   localparam int unsigned MaxJob   = RdBytes > WrBytes ? RdBytes : WrBytes;
   localparam int unsigned LenW     = $clog2(MaxJob + 1);
@@ -211,10 +227,16 @@ module tpu_device #(
   logic [63:0] pk_addr;
   logic [31:0] pk_len;
   logic        pk_win_ok, pk_clash, pk_ok;
-  tpu_win_check #(.NumWindows(NumWindows)) u_win_pk (
-    .win_base_i(win_base), .win_limit_i(win_limit), .win_perm_i(win_perm),
-    .addr_i(pk_addr), .len_i(pk_len), .write_i(1'b0), .ok_o(pk_win_ok)
-  );
+  if (ReadAhead) begin : g_pk_win
+    tpu_win_check #(.NumWindows(NumWindows)) u_win_pk (
+      .win_base_i(win_base), .win_limit_i(win_limit), .win_perm_i(win_perm),
+      .addr_i(pk_addr), .len_i(pk_len), .write_i(1'b0), .ok_o(pk_win_ok)
+    );
+  end else begin : g_no_pk_win
+    assign pk_win_ok = 1'b0;
+    logic unused_pk;
+    assign unused_pk = ^{pk_addr, pk_len};
+  end
   always_comb begin
     logic [64:0] pk_end, cq_lo, cq_end;
     pk_end = {1'b0, pk_addr} + 65'(pk_len);
@@ -224,7 +246,7 @@ module tpu_device #(
       cq_end = cq_lo + {29'd0, cq_size[32*q +: 32], 4'd0};
       if ({1'b0, pk_addr} < cq_end && cq_lo < pk_end) pk_clash = 1'b1;
     end
-    pk_ok = pk_win_ok && !pk_clash;
+    pk_ok = ReadAhead && pk_win_ok && !pk_clash;
   end
   tpu_win_check #(.NumWindows(NumWindows)) u_win_msi (
     .win_base_i(win_base), .win_limit_i(win_limit), .win_perm_i(win_perm),
@@ -246,7 +268,7 @@ module tpu_device #(
 
   tpu_queue_engine #(
     .NumQueues(NumQueues), .MaxQueueEntries(MaxQueueEntries), .WrBytes(WrBytes), .LenW(LenW),
-    .RdBytes(RdBytes), .PeekN(PeekN)
+    .RdBytes(RdBytes), .PfEntries(PfSqes), .PeekN(PeekN)
   ) u_queue (
     .clk_i, .rst_i(dev_rst), .en_i(en), .rdy_i(rdy),
     .sq_base_i(sq_base), .cq_base_i(cq_base), .sq_size_i(sq_size), .cq_size_i(cq_size),
@@ -278,7 +300,8 @@ module tpu_device #(
 
   tpu_cmd_proc #(
     .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .StageRows(StageRows),
-    .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW), .PeekN(PeekN), .RaT(ReadAheadTiles)
+    .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW), .PeekN(PeekN), .RaT(ReadAheadTiles),
+    .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial)
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),

@@ -18,7 +18,7 @@
 // commands. rdy_i low: everything stops at once (the DMA engine abandons the jobs), no CQE.
 //
 // SQE prefetch: while a command runs (from dispatch to its CQE), the engine reads ahead up to
-// PfEntries = RdBytes / 64 SQEs of the queue the round robin would serve next (entries the
+// PfEntries (default RdBytes / 64) SQEs of the queue the round robin would serve next (entries the
 // device already owns: between the SQ head and the host's tail, not across the ring's end) in
 // one read job, when the read job engine is free (the command processor has priority). The
 // buffer is only a head start: the next command is still picked in IDLE exactly as above, and
@@ -30,6 +30,10 @@
 // memory runs or is the next buffered entry (its read job would wait behind the block). pk_*:
 // the first PeekN buffered entries, a hint for the command processor's LOAD_WEIGHTS read-ahead
 // (it compares the read of the SQE it is handed with the tile it read).
+// PfEntries = 0 (small FPGAs): no prefetch buffer (pk_valid_o stays 0), every SQE is fetched in
+// IDLE, and the SQE handed over (cmd_sqe_o) is the DMA read buffer itself, which holds it until
+// the next read job is accepted (none can be before the command processor has taken it): only
+// the SQE fields of the CQE (CID, USER_TAG, FLAGS) are kept in flip-flops.
 `default_nettype none
 
 module tpu_queue_engine #(
@@ -38,6 +42,7 @@ module tpu_queue_engine #(
   parameter int unsigned WrBytes         = 64,
   parameter int unsigned LenW            = 9,
   parameter int unsigned RdBytes         = 256,  // largest read job (prefetch block)
+  parameter int unsigned PfEntries       = RdBytes / tpu_pkg::SqeBytes, // prefetch block, 0: none
   parameter int unsigned PeekN           = 4     // buffered SQEs shown on pk_* (<= 2 blocks)
 ) (
   input  logic                      clk_i,
@@ -91,13 +96,18 @@ module tpu_queue_engine #(
   output logic [WrBytes*8-1:0]      wr_req_data_o
 );
   localparam int unsigned QW = NumQueues > 1 ? $clog2(NumQueues) : 1;
-  localparam int unsigned PfEntries = RdBytes / tpu_pkg::SqeBytes;
-  localparam int unsigned PfCap = 2 * PfEntries;  // buffer: two blocks
+  localparam bit          Pf = PfEntries != 0;
+  // buffer: two blocks (at least PeekN entries wide, the peek's; PfEntries = 0: one unused entry)
+  localparam int unsigned PfCap = Pf ? 2 * PfEntries : 1;
+  localparam int unsigned PfBits = (PfCap > PeekN ? PfCap : PeekN) * 512;
   localparam int unsigned PfW = $clog2(PfCap + 1);
-  if (PfEntries < 2 || PeekN < 4 || PeekN > PfCap) begin : g_bad_pf
-    $error("tpu_queue_engine: read jobs must hold two SQEs, the peek shows 4..2 blocks");
+  if (PfEntries * tpu_pkg::SqeBytes > RdBytes) begin : g_bad_pf
+    $error("tpu_queue_engine: a prefetch block (PfEntries SQEs) must fit in a read job");
   end
-  if (WrBytes < tpu_pkg::CqeBytes) begin : g_bad_buf
+  if (Pf && (PfEntries < 2 || PeekN < 4 || PeekN > PfCap)) begin : g_bad_peek
+    $error("tpu_queue_engine: prefetch blocks must hold two SQEs, the peek shows 4..2 blocks");
+  end
+  if (RdBytes < tpu_pkg::SqeBytes || WrBytes < tpu_pkg::CqeBytes) begin : g_bad_buf
     $error("tpu_queue_engine: DMA jobs must hold an SQE and a CQE");
   end
 
@@ -123,7 +133,7 @@ module tpu_queue_engine #(
   logic [15:0]              pf_head_q, pf_head_d;
   logic [PfW-1:0]           pf_n_q, pf_n_d, pf_req_n;   // buffered entries; requested ones
   logic [PfW-1:0]           pf_len_q, pf_len_d;     // entries of the outstanding job
-  logic [PfCap*512-1:0]     pf_buf_q, pf_buf_d;
+  logic [PfBits-1:0]        pf_buf_q, pf_buf_d;     // (entries >= PfCap stay 0)
   logic [15:0]              pf_req_s;               // SQ index of the block asked for
   logic                     pf_req;                 // ask for a prefetch job this cycle
   logic [QW-1:0]            pf_req_q;
@@ -204,7 +214,7 @@ module tpu_queue_engine #(
     pf_lp = lp_read(sqe_q[tpu_pkg::SqeOpcodeLsb +: 8], sqe_q[tpu_pkg::SqeOp0Lsb +: 32]) ||
             (pf_n_q != '0 && lp_read(pf_buf_q[tpu_pkg::SqeOpcodeLsb +: 8],
                                      pf_buf_q[tpu_pkg::SqeOp0Lsb +: 32]));
-    pf_req = rdy_i && (state_q == StDispatch || state_q == StExec) && !pf_busy_q &&
+    pf_req = Pf && rdy_i && (state_q == StDispatch || state_q == StExec) && !pf_busy_q &&
              32'(pf_n_q) <= PfEntries && pf_found && pf_req_n != '0 && !en_i && !pf_lp;
   end
 
@@ -235,7 +245,8 @@ module tpu_queue_engine #(
   assign wr_req_msi_o   = state_q == StMsi;
   assign wr_req_data_o  = state_q == StMsi ? (WrBytes*8)'(msi_data_i) : (WrBytes*8)'(cqe);
   assign cmd_valid_o    = state_q == StDispatch && rdy_i;
-  assign cmd_sqe_o      = sqe_q;
+  // without prefetch the SQE fetched in IDLE is still in the read job buffer
+  assign cmd_sqe_o      = Pf ? sqe_q : rd_buf_i[511:0];
   assign cmd_qid_o      = 8'(cur_q);
   // peek for the command processor's read-ahead (a hint: it compares the read on use)
   always_comb begin
@@ -253,7 +264,7 @@ module tpu_queue_engine #(
     logic [QW-1:0] dq, qi;
     logic [31:0]   ss, cs;
     logic [63:0]   sb, cb;
-    logic [PfCap*512-1:0] pf_blk;
+    logic [PfBits-1:0] pf_blk;
 
     state_d = state_q;
     sq_head_d = sq_head_q;  sq_tail_d = sq_tail_q;
@@ -371,7 +382,7 @@ module tpu_queue_engine #(
     if (pf_busy_q && rd_done_i) begin
       pf_busy_d = 1'b0;
       if (!rd_err_i) begin
-        pf_blk = (PfCap*512)'(rd_buf_i) << (512 * 32'(pf_n_d));
+        pf_blk = PfBits'(rd_buf_i) << (512 * 32'(pf_n_d));
         for (int unsigned e = 0; e < PfCap; e++) begin
           if (e >= 32'(pf_n_d)) begin
             pf_buf_d[512*e +: 512] = (e < 32'(pf_n_d) + 32'(pf_len_q)) ? pf_blk[512*e +: 512]
@@ -381,6 +392,7 @@ module tpu_queue_engine #(
         pf_n_d = pf_n_d + pf_len_q;
       end
     end
+    for (int unsigned e = PfCap; e < PfBits / 512; e++) pf_buf_d[512*e +: 512] = 512'd0;
 
     if (!rdy_i) begin
       state_d = StIdle;
@@ -452,7 +464,8 @@ module tpu_queue_engine #(
       phase_q <= phase_d;  cfg_q <= cfg_d;  broken_q <= broken_d;
       rr_q <= rr_d;  cur_q <= cur_d;  unmask_q <= unmask_d;
       gstat_set_o <= gstat_d;  fatal_o <= fatal_d;  irq_o <= irq_d;
-      pf_busy_q <= pf_busy_d;  pf_n_q <= pf_n_d;
+      // (constant without prefetch, so that synthesis drops the buffer)
+      pf_busy_q <= Pf && pf_busy_d;  pf_n_q <= Pf ? pf_n_d : '0;
     end
   end
 
