@@ -530,6 +530,27 @@ START_TEST(perf_counters_exact)
 }
 END_TEST
 
+/* Push s[0..k-1] (CID = index) on queue 0 as one batch, run them and check that command i
+ * completes, in order, with want[i]; _case names the loop case in a failure message. */
+static void run_batch_expect(struct gfx_sqe *s, unsigned k, const uint32_t *want, int _case)
+{
+	struct gfx_cqe c;
+	unsigned i;
+
+	for (i = 0; i < k; i++) {
+		GFX_SET(&s[i], CID, i);
+		gfx_push(&F, 0, &s[i]);
+	}
+	gfx_ring(&F, 0);
+	ck_assert_uint_eq(gfx_run(&F, 100), k);
+	for (i = 0; i < k; i++) {
+		ck_assert(gfx_reap(&F, 0, &c));
+		ck_assert_uint_eq(c.cid, i);
+		ck_assert_msg(c.sc == want[i], "case %d command %u: status 0x%x, expected 0x%x", _case,
+			      i, c.sc, want[i]);
+	}
+}
+
 /* Two LOAD_WEIGHTS whose tiles lie back to back in host memory, queued behind a LOAD_PARAMS
  * (a command that waits): the device may fetch both tiles ahead in one row stream. A read
  * failure inside the first tile (_i = 1), inside the second (_i = 2) or none (_i = 0) must give
@@ -539,7 +560,7 @@ START_TEST(chained_weight_tiles_fault)
 {
 	const uint32_t n = 8, tile = n * n;
 	struct gfx_sqe s[6];
-	struct gfx_cqe c;
+	uint32_t want[6];
 	uint64_t wa, wb;
 	unsigned i;
 
@@ -561,23 +582,13 @@ START_TEST(chained_weight_tiles_fault)
 	else if (_i == 2)
 		gfx_fail_range(&F, wb + 5 * n, n, HOSTMEM_READ, false);
 	for (i = 0; i < 6; i++) {
-		GFX_SET(&s[i], CID, i);
-		gfx_push(&F, 0, &s[i]);
-	}
-	gfx_ring(&F, 0);
-	ck_assert_uint_eq(gfx_run(&F, 100), 6);
-	for (i = 0; i < 6; i++) {
-		uint32_t want = TPU_SC_SUCCESS;
-
+		want[i] = TPU_SC_SUCCESS;
 		if ((_i == 1 && i == 1) || (_i == 2 && i == 2))
-			want = TPU_SC_DMA_XFER_ERROR;
+			want[i] = TPU_SC_DMA_XFER_ERROR;
 		else if (_i && i == 4)
-			want = TPU_SC_SEQUENCE_ERROR; /* only one tile reached the FIFO */
-		ck_assert(gfx_reap(&F, 0, &c));
-		ck_assert_uint_eq(c.cid, i);
-		ck_assert_msg(c.sc == want, "case %d command %u: status 0x%x, expected 0x%x", _i, i,
-			      c.sc, want);
+			want[i] = TPU_SC_SEQUENCE_ERROR; /* only one tile reached the FIFO */
 	}
+	run_batch_expect(s, 6, want, _i);
 	gfx_fail_off(&F);
 	teardown();
 }
@@ -595,7 +606,7 @@ START_TEST(weight_tile_queue_fault)
 {
 	const uint32_t n = 8, tile = n * n, ntiles = 5;
 	struct gfx_sqe s[13];
-	struct gfx_cqe c;
+	uint32_t want[13];
 	unsigned i, k = 0, fail_cmd = ~0u;
 	unsigned lw_cmd[5];
 	uint64_t wa;
@@ -623,23 +634,13 @@ START_TEST(weight_tile_queue_fault)
 		fail_cmd = lw_cmd[_i - 1];
 	}
 	for (i = 0; i < k; i++) {
-		GFX_SET(&s[i], CID, i);
-		gfx_push(&F, 0, &s[i]);
-	}
-	gfx_ring(&F, 0);
-	ck_assert_uint_eq(gfx_run(&F, 100), k);
-	for (i = 0; i < k; i++) {
-		uint32_t want = TPU_SC_SUCCESS;
-
+		want[i] = TPU_SC_SUCCESS;
 		if (i == fail_cmd)
-			want = TPU_SC_DMA_XFER_ERROR;
+			want[i] = TPU_SC_DMA_XFER_ERROR;
 		else if (_i && i == k - 2)
-			want = TPU_SC_SEQUENCE_ERROR; /* one tile fewer reached the FIFO */
-		ck_assert(gfx_reap(&F, 0, &c));
-		ck_assert_uint_eq(c.cid, i);
-		ck_assert_msg(c.sc == want, "case %d command %u: status 0x%x, expected 0x%x", _i, i,
-			      c.sc, want);
+			want[i] = TPU_SC_SEQUENCE_ERROR; /* one tile fewer reached the FIFO */
 	}
+	run_batch_expect(s, k, want, _i);
 	gfx_fail_off(&F);
 	teardown();
 }
