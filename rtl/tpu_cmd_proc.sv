@@ -57,9 +57,9 @@
 // rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
 // read stream) is finished so local state stays consistent; no completion is reported.
 // Size options for small FPGAs (defaults: as above): ReadAhead = 0 leaves out the LOAD_WEIGHTS
-// read-ahead (its SQE copies, decode and staging regions); LutStage = 1 reads the 256-byte LUT
-// of LOAD_PARAMS as a row stream of LutEntries / N packed rows into the staging ring (then
-// PARAM writes from there, still only after every byte is in), so read jobs need only hold
+// read-ahead (its tile queue, peek decode and staging regions); LutStage = 1 reads the
+// 256-byte LUT of LOAD_PARAMS as a row stream of LutEntries / N packed rows into the staging
+// ring (then PARAM writes from there, still only after every byte is in), so read jobs need only hold
 // an SQE or a 4N-byte vector (RdBytes >= max(4N, 64)); SpanSerial = 1 computes CHECK1's span
 // product with a shift-add multiplier (CHECK1 then takes 2 + bit length of ROWS - 1 cycles)
 // instead of a 32 x 32 one.
