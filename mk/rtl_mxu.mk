@@ -38,7 +38,9 @@ RTLMXU_DPT := -GUbRows=256 -GAccRows=256 -GTiles=4
 rtlmxu_dpd  = -DOPS_FN=$(1) -DDP_N=$(2) -DDP_UB=$(3) -DDP_ACC=$(3) -DDP_TILES=4 -DDP_THREADS=$(4)
 
 $(eval $(call rtlmxu_model,Vtpu_pe_m,tpu_pe,-GRow=1 -GKBits=2,sim/verilated/tpu_pe_harness.cpp,,RTLMXU_TLIBS))
-$(eval $(call rtlmxu_model,Vtpu_array_n6,tpu_systolic_array,-GN=6,sim/verilated/tpu_systolic_array_harness.cpp,,RTLMXU_TLIBS))
+RTLMXU_ARH := sim/verilated/tpu_systolic_array_harness.cpp
+$(eval $(call rtlmxu_model,Vtpu_array_n6,tpu_systolic_array,-GN=6,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n6_ops -DARR_N=6,RTLMXU_TLIBS))
+$(eval $(call rtlmxu_model,Vtpu_array_n6p,tpu_systolic_array,-GN=6 -GPairMul=1,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n6_pair_ops -DARR_N=6,RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vtpu_wfifo_n6,tpu_weight_fifo,-GN=6 -GTiles=4,sim/verilated/tpu_weight_fifo_harness.cpp,,RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n4,tpu_datapath,-GN=4 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4_ops,4,256,1),RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n6,tpu_datapath,-GN=6 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n6_ops,6,256,1),RTLMXU_TLIBS))

@@ -11,9 +11,10 @@
 // One row at a time: in_ready_o = no row held. An accepted row is processed in N / Lanes
 // groups of Lanes channels, each group in phases X (bias add), L (left shift, one bit per
 // cycle), M (32 multiply steps), T (SRDHM), R (rounding add), S (right shift, one bit per
-// cycle), Z (+ zero point), V (clamp; the group's results replace its inputs), then the
+// cycle), Z (+ zero point), C (compare z with qmin/qmax, registered: keeps the 33-bit
+// compares off the clamp's path), V (clamp; the group's results replace its inputs), then the
 // row's LUT read (phase U) and the output (phase O). Latency per row: the sum over the groups
-// of 39 + max ls + max rs of the group, + 2 cycles (about 160..400 at N = 4, Lanes = 1).
+// of 40 + max ls + max rs of the group, + 2 cycles (about 160..400 at N = 4, Lanes = 1).
 // Output: out_valid_o holds the row until out_ready_i; the outputs hold steady meanwhile; the
 // next row is accepted the cycle after the transfer.
 // LUT port: as tpu_activation (lut_re_o for one cycle in phase U of a LUT row, addresses v+128,
@@ -64,7 +65,7 @@ module tpu_act_serial #(
   end
 
   typedef enum logic [3:0] {
-    PhIdle, PhX, PhL, PhM, PhT, PhR, PhS, PhZ, PhV, PhU, PhO
+    PhIdle, PhX, PhL, PhM, PhT, PhR, PhS, PhZ, PhC, PhV, PhU, PhO
   } phase_e;
 
   phase_e              ph_q, ph_d;
@@ -93,7 +94,8 @@ module tpu_act_serial #(
       PhT:    ph_d = PhR;
       PhR:    begin ph_d = PhS; cnt_d = '0; end
       PhS:    if (lane_busy == '0) ph_d = PhZ;
-      PhZ:    ph_d = PhV;
+      PhZ:    ph_d = PhC;
+      PhC:    ph_d = PhV;
       PhV:    begin
         if (grp_q == GrpW'(Groups - 1)) begin
           ph_d = PhU;
@@ -173,6 +175,7 @@ module tpu_act_serial #(
     logic signed [32:0] hi_q, hi_d;
     logic [31:0]        lo_q, lo_d;
     logic               ovf_q, ovf_d;
+    logic               lt_q, gt_q;   // z < qmin, z > qmax (phase C)
     logic signed [33:0] step;
     logic signed [32:0] rnd, zsum;
     logic signed [7:0]  v;
@@ -193,15 +196,15 @@ module tpu_act_serial #(
         rnd[k] = rs_q != 5'd0 && (a_q[31] ? 6'(k) + 6'd1 < 6'(rs_q) : 6'(k) + 6'd1 == 6'(rs_q));
       end
       zsum  = 33'(a_q) + 33'($signed(zp_i));
-      // clamp of z (held in hi_q in phase V); below qmin wins over above qmax
-      if (hi_q < 33'($signed(qmin_i))) begin
+      // clamp of z (held in hi_q in phases C and V); below qmin wins over above qmax
+      if (lt_q) begin
         v = $signed(qmin_i);
-      end else if (hi_q > 33'($signed(qmax_i))) begin
+      end else if (gt_q) begin
         v = $signed(qmax_i);
       end else begin
         v = hi_q[7:0];
       end
-      sat = !raw_q && (hi_q < 33'($signed(qmin_i)) || hi_q > 33'($signed(qmax_i)));
+      sat = !raw_q && (lt_q || gt_q);
       // SRDHM: (p + 2^30) >> 31 = (p[62:30] + 1) >> 1, with p = {hi[31:0], lo}
       tinc = {hi_q[30:0], lo_q[31:30]} + 33'd1;  // bit 0 is rounded away
       busy = 1'b0;
@@ -245,6 +248,10 @@ module tpu_act_serial #(
       if (ph_q == PhX) begin
         ls_q <= ls;
         rs_q <= rs;
+      end
+      if (ph_q == PhC) begin
+        lt_q <= hi_q < 33'($signed(qmin_i));
+        gt_q <= hi_q > 33'($signed(qmax_i));
       end
       a_q   <= a_d;
       hi_q  <= hi_d;

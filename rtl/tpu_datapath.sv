@@ -103,6 +103,10 @@ module tpu_datapath #(
   localparam int unsigned MmFlightW  = $clog2(2 * N + 8);
   localparam int unsigned ActFlightW = CntW;  // generous: rows in flight < 16
   localparam int unsigned TagWidth   = AccAw + 2;  // {acc address, accumulate, last}
+  // an in-range row address plus a row count (the range checks of ACTIVATE beside MATMUL);
+  // rows issued + rows in flight of one MATMUL
+  localparam int unsigned RngW = CntW + 1;
+  localparam int unsigned FlW  = (CntW > MmFlightW ? CntW : MmFlightW) + 1;
 
   if (N < 4 || N > 256) begin : g_bad_n
     $error("tpu_datapath: N must be in 4..256");
@@ -175,7 +179,9 @@ module tpu_datapath #(
   logic [UbAw-1:0]   act_dst_ub_q;
   logic [AccAw-1:0]  act_dst_acc_q;
   logic              a1_valid_q, a1_last_q;
-  logic [31:0]       act_sat_q;
+  // saturated values of one ACTIVATE: at most AccRows x N
+  localparam int unsigned SatW = $clog2(AccRows * N + 1);
+  logic [SatW-1:0]   act_sat_q, act_sat_d;
   logic [ActFlightW-1:0] act_flight_q;
   logic              act_active, act_fire, act_idle;
   // UB_READ / ACC_READ
@@ -189,18 +195,27 @@ module tpu_datapath #(
   // ---------------------------------------------------------------- command acceptance
   logic cmd_fire, can_accept, rd_mm_ok, act_mm_ok;
   // the last accepted MATMUL (ranges, ACCUMULATE, rows)
-  logic [31:0]       lm_ub_q, lm_acc_q;
+  logic [UbAw-1:0]   lm_ub_q;
+  logic [AccAw-1:0]  lm_acc_q;
   logic [CntW-1:0]   lm_rows_q;
   logic              lm_accum_q;
+  logic [RngW-1:0]   act_acc_lo, act_acc_hi, act_ub_lo, act_ub_hi, lm_acc_hi, lm_ub_hi;
   always_comb begin
+    // The ranges in RngW bits: addresses and rows are in range (checked by the device top,
+    // asserted below), so an address plus a row count never reaches 2^RngW. Narrow compares
+    // keep this acceptance term short (it feeds cmd_ready_o).
+    act_acc_lo = RngW'(cmd_a[AccAw-1:0]);
+    act_acc_hi = act_acc_lo + RngW'(cmd_rows[CntW-1:0]);
+    act_ub_lo  = RngW'(cmd_b[UbAw-1:0]);
+    act_ub_hi  = act_ub_lo + RngW'(cmd_rows[CntW-1:0]);
+    lm_acc_hi  = RngW'(lm_acc_q) + RngW'(lm_rows_q);
+    lm_ub_hi   = RngW'(lm_ub_q) + RngW'(lm_rows_q);
     // ACTIVATE beside the last MATMUL: only its rows are in the MXU (mm_flight counts rows
     // issued and not yet written), it leaves the ACC read port free, and the ranges are apart
     act_mm_ok = !cmd_flags[1] && !lm_accum_q &&
-                32'(mm_flight_q) <= 32'(lm_rows_q) - 32'(mm_left_q) &&
-                ({32'd0, cmd_a} + {32'd0, cmd_rows} <= {32'd0, lm_acc_q} ||
-                 {32'd0, lm_acc_q} + 64'(lm_rows_q) <= {32'd0, cmd_a}) &&
-                ({32'd0, cmd_b} + {32'd0, cmd_rows} <= {32'd0, lm_ub_q} ||
-                 {32'd0, lm_ub_q} + 64'(lm_rows_q) <= {32'd0, cmd_b});
+                FlW'(mm_flight_q) + FlW'(mm_left_q) <= FlW'(lm_rows_q) &&
+                (act_acc_hi <= RngW'(lm_acc_q) || lm_acc_hi <= act_acc_lo) &&
+                (act_ub_hi <= RngW'(lm_ub_q) || lm_ub_hi <= act_ub_lo);
     // a read stream that MATMULs may run beside: a UB_READ on the UB copy (an ACC_READ or its
     // held last row would share the ACC port with the MATMUL's read-modify-write)
     rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q));
@@ -270,8 +285,8 @@ module tpu_datapath #(
 
   always_ff @(posedge clk_i) begin
     if (acc_cmd_mm) begin
-      lm_ub_q    <= cmd_a;
-      lm_acc_q   <= cmd_b;
+      lm_ub_q    <= UbAw'(cmd_a);
+      lm_acc_q   <= AccAw'(cmd_b);
       lm_rows_q  <= CntW'(cmd_rows);
       lm_accum_q <= cmd_flags[0];
       mm_ub_q    <= UbAw'(cmd_a);
@@ -375,7 +390,7 @@ module tpu_datapath #(
       a1_valid_q   <= act_fire;
       act_flight_q <= act_flight_q + ActFlightW'(act_fire) - ActFlightW'(ap_out_valid);
       if (ap_out_valid) begin
-        act_sat_q <= ap_out_last ? '0 : act_sat_q + 32'(ap_out_sat);
+        act_sat_q <= ap_out_last ? '0 : act_sat_d;
       end
     end
   end
@@ -399,7 +414,8 @@ module tpu_datapath #(
   end
 
   assign act_done_o   = ap_out_valid && ap_out_last;
-  assign act_result_o = act_sat_q + 32'(ap_out_sat);
+  assign act_sat_d    = act_sat_q + SatW'(ap_out_sat);
+  assign act_result_o = 32'(act_sat_d);
 
   // ---------------------------------------------------------------- UB_READ / ACC_READ
   // The RAM's output register is the stream's register: a read is issued when it is free or

@@ -17,13 +17,18 @@
 // synthesis can put operand registers, multiplier and adder into one DSP; keep_hierarchy stops
 // Yosys' ice40_dsp from absorbing one register into two neighbouring DSPs
 // (shared/reference/fpga.md §0.1).
+// ExtMul = 1 moves the multiplier out of the PE: the registered operands leave on
+// mul_a_o/mul_w_o and the signed 16-bit product comes back on prod_i in the same cycle (the
+// iCE40 board computes two PEs' products in one dual 8x8 SB_MAC16, see tpu_mul_pair). With
+// ExtMul = 0 prod_i is ignored and mul_a_o/mul_w_o may be left unread.
 // Reset: only v_q/s_q/wpv_q (control). Weights, activations and sums are never reset.
 `default_nettype none
 
 (* keep_hierarchy *)
 module tpu_pe #(
   parameter int unsigned Row  = 0,  // this PE's row in the array (which tagged weight it takes)
-  parameter int unsigned KBits = 1  // width of the weight row tag
+  parameter int unsigned KBits = 1, // width of the weight row tag
+  parameter int unsigned ExtMul = 0    // product from prod_i instead of an own multiplier
 ) (
   input  logic              clk_i,
   input  logic              rst_i,
@@ -43,7 +48,11 @@ module tpu_pe #(
   input  logic [KBits-1:0]  wpk_i,
   output logic [7:0]        wp_o,
   output logic              wpv_o,
-  output logic [KBits-1:0]  wpk_o
+  output logic [KBits-1:0]  wpk_o,
+  // the multiplier outside (ExtMul): operands out, signed product in
+  output logic [7:0]        mul_a_o,
+  output logic [7:0]        mul_w_o,
+  input  logic [15:0]       prod_i
 );
   if (Row >= (1 << KBits)) begin : g_bad_row
     $error("tpu_pe: Row does not fit in KBits");
@@ -61,8 +70,16 @@ module tpu_pe #(
 
   assign take_w = wpv_i && (wpk_i == KBits'(Row));
   assign swap   = v_i && s_i;
-  // int8 x int8 fits 16 bits exactly; written plainly so it maps to a DSP multiplier
-  assign prod   = $signed(a_q) * $signed(w_act_q);
+  assign mul_a_o = a_q;
+  assign mul_w_o = w_act_q;
+  if (ExtMul != 0) begin : g_ext_mul
+    assign prod = prod_i;
+  end else begin : g_mul
+    // int8 x int8 fits 16 bits exactly; written plainly so it maps to a DSP multiplier
+    assign prod = $signed(a_q) * $signed(w_act_q);
+    logic unused_prod;
+    assign unused_prod = ^prod_i;
+  end
 
   // control state
   always_ff @(posedge clk_i) begin

@@ -14,10 +14,15 @@
 // tpu_mxu), with q_k the cycle row k is on wt_*, t_p the cycle the previous switch row was on
 // in_*, t_s the cycle the next switch row is on in_*:  q_k >= t_p  and  t_s > q_k for all k.
 // Rows are valid only with in_valid_i; values of invalid rows are don't-care.
+// PairMul = 1 (N even): the PEs take their products from outside (tpu_pe ExtMul) and one
+// tpu_mul_pair computes the two products of each PE pair (columns 2m, 2m+1) of a row; the iCE40
+// board replaces tpu_mul_pair by one dual 8x8 SB_MAC16 (fpga/ice40/tpu_mul_pair.sv), so a 4x4
+// array takes the UP5K's 8 DSPs. Timing and results are the same.
 `default_nettype none
 
 module tpu_systolic_array #(
-  parameter int unsigned N = 16
+  parameter int unsigned N       = 16,
+  parameter int unsigned PairMul = 0     // products of PE pairs in tpu_mul_pair (N even)
 ) (
   input  logic             clk_i,
   input  logic             rst_i,
@@ -39,6 +44,9 @@ module tpu_systolic_array #(
   if (N < 2) begin : g_bad_n
     $error("tpu_systolic_array: N must be >= 2");
   end
+  if (PairMul != 0 && N % 2 != 0) begin : g_bad_pair
+    $error("tpu_systolic_array: PairMul needs an even N");
+  end
 
   // Inter-PE nets. Index (i, j) flattened as i*N+j; the west edge feeds column 0, the north
   // edge row 0. East outputs of the last column and the valid/switch of rows above the last
@@ -49,6 +57,9 @@ module tpu_systolic_array #(
   logic [N*N*8-1:0]     wp_s;
   logic [N*N-1:0]       wpv_s;
   logic [N*N*KBits-1:0] wpk_s;
+  // multiplier operands and products of PE(i,j) (used with PairMul)
+  logic [N*N*8-1:0]     mul_a, mul_w;
+  logic [N*N*16-1:0]    mul_p;
 
   // west inputs per row after the skew
   logic [N*8-1:0] a_w;
@@ -107,7 +118,7 @@ module tpu_systolic_array #(
         assign wpk_in  = wpk_s[(Idx-N)*KBits +: KBits];
       end
 
-      tpu_pe #(.Row(i), .KBits(KBits)) u_pe (
+      tpu_pe #(.Row(i), .KBits(KBits), .ExtMul(PairMul)) u_pe (
         .clk_i,
         .rst_i,
         .a_i    (a_in),
@@ -123,9 +134,24 @@ module tpu_systolic_array #(
         .wpk_i  (wpk_in),
         .wp_o   (wp_s[Idx*8 +: 8]),
         .wpv_o  (wpv_s[Idx]),
-        .wpk_o  (wpk_s[Idx*KBits +: KBits])
+        .wpk_o  (wpk_s[Idx*KBits +: KBits]),
+        .mul_a_o(mul_a[Idx*8 +: 8]),
+        .mul_w_o(mul_w[Idx*8 +: 8]),
+        .prod_i (mul_p[Idx*16 +: 16])
       );
     end
+  end
+
+  if (PairMul != 0) begin : g_pair_mul
+    for (genvar p = 0; p < N * N / 2; p++) begin : g_pair
+      tpu_mul_pair u_mul (
+        .a_i(mul_a[p*16 +: 16]), .w_i(mul_w[p*16 +: 16]), .p_o(mul_p[p*32 +: 32])
+      );
+    end
+  end else begin : g_pe_mul
+    assign mul_p = '0;
+    logic unused_mul;
+    assign unused_mul = ^{mul_a, mul_w};
   end
 
   // De-skew: column j leaves PE(N-1,j) at t + N + j + 1 and is delayed N-1-j more cycles.

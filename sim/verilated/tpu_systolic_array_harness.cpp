@@ -1,29 +1,31 @@
-// Harness of the Verilated rtl/tpu_systolic_array.sv build (N = 6): exports tpu_varr_n6_ops().
+// Harness of a Verilated rtl/tpu_systolic_array.sv build: exports OPS_FN() (tpu_vmodels.h).
+// Compiled once per model build with -DVMODEL=<prefix> -DOPS_FN=<name> -DARR_N=<N>
+// (see mk/rtl_mxu.mk).
 #include "tpu_vharness.h"
 #include "tpu_vmodels.h"
 
-#include "Vtpu_array_n6.h"
-
-#define ARR_N 6
+#define STR2(x) #x
+#define STR(x) STR2(x)
+#include STR(VMODEL.h)
 
 namespace {
 
-using inst = tpu_vh::inst<Vtpu_array_n6>;
+using inst = tpu_vh::inst<VMODEL>;
 
 void *create(uint64_t seed)
 {
-	return tpu_vh::create<Vtpu_array_n6>(seed);
+	return tpu_vh::create<VMODEL>(seed);
 }
 
 void destroy(void *p)
 {
-	tpu_vh::destroy<Vtpu_array_n6>(p);
+	tpu_vh::destroy<VMODEL>(p);
 }
 
 void step(void *p, const struct tpu_varr_in *in, struct tpu_varr_out *out)
 {
 	inst *m = (inst *)p;
-	Vtpu_array_n6 *t = m->top;
+	VMODEL *t = m->top;
 	uint32_t w[TPU_VM_MAX_N];
 	t->clk_i = 0;
 	t->rst_i = in->rst;
@@ -49,7 +51,7 @@ const struct tpu_varr_ops ops = {ARR_N, create, destroy, step};
 
 } // namespace
 
-extern "C" const struct tpu_varr_ops *tpu_varr_n6_ops(void)
+extern "C" const struct tpu_varr_ops *OPS_FN(void)
 {
 	return &ops;
 }

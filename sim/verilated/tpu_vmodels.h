@@ -68,6 +68,8 @@ struct tpu_varr_ops {
 	void (*step)(void *m, const struct tpu_varr_in *in, struct tpu_varr_out *out);
 };
 const struct tpu_varr_ops *tpu_varr_n6_ops(void);
+/* the same array with PairMul = 1: products of PE pairs from tpu_mul_pair */
+const struct tpu_varr_ops *tpu_varr_n6_pair_ops(void);
 
 /* ---- tpu_weight_fifo */
 struct tpu_vwf_in {

@@ -85,9 +85,10 @@ END_TEST
 #define ARR_TILES 12
 #define ARR_MAXQ 4096
 
+/* _i = 0: the PEs' own multipliers; 1: PairMul (tpu_mul_pair, the iCE40 board's structure) */
 START_TEST(array_random_tiles)
 {
-	const struct tpu_varr_ops *ops = tpu_varr_n6_ops();
+	const struct tpu_varr_ops *ops = _i ? tpu_varr_n6_pair_ops() : tpu_varr_n6_ops();
 	unsigned n = ops->n;
 	uint64_t rng = unit_seed("array_random_tiles");
 	void *m = ops->create(rng);
@@ -263,7 +264,7 @@ static Suite *suite_rtl_mxu_units(void)
 	TCase *tc = tcase_create("units");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, pe_random);
-	tcase_add_test(tc, array_random_tiles);
+	tcase_add_loop_test(tc, array_random_tiles, 0, 2);
 	tcase_add_test(tc, fifo_random);
 	suite_add_tcase(s, tc);
 	return s;
