@@ -97,6 +97,9 @@ module tpu_cmd_proc #(
   output logic [63:0]           pk_chk_addr_o,    // its span for the read window check
   output logic [31:0]           pk_chk_len_o,
   input  logic                  pk_chk_ok_i,
+  output logic [63:0]           pa_chk_addr_o,    // the LOAD_PARAMS read-ahead candidate's read
+  output logic [31:0]           pa_chk_len_o,
+  input  logic                  pa_chk_ok_i,
   output logic                  cpl_valid_o,
   output logic [7:0]            cpl_sc_o,
   output logic [31:0]           cpl_result_o,
@@ -200,7 +203,7 @@ module tpu_cmd_proc #(
   typedef enum logic [4:0] {
     SIdle, SFence, SCheck1, SCheck2, SRowRead, SRowWait, SCommit, SCommitLast, SPush,
     SParRead, SParWait, SParWrite, SDpCmd, SActWait, SWhStream, SWhDrain, SWrJob, SDone,
-    SPreWait
+    SPreWait, SPaWait
   } state_e;
 
   // ---------------------------------------------------------------- command fields
@@ -295,6 +298,17 @@ module tpu_cmd_proc #(
   logic [SAw-1:0] pbase_q, pbase_d;                    // staging row of the tile being pushed
   logic           pre_go, pre_add, pre_wh;
   logic           wh_clean_q, wh_clean_d;             // no data write pending when WRITE_HOST began
+  // LOAD_PARAMS read-ahead: one parameter vector (BIAS/MULT/SHIFT, 4 x COLS bytes) read by a
+  // read job while earlier commands run, kept in pa_buf for the command with the same read
+  logic           pa_valid_q, pa_valid_d;    // a read-ahead for pa_addr/len/qid is held
+  logic           pa_busy_q, pa_busy_d;      // its read job is outstanding (also once dropped)
+  logic           pa_err_q, pa_err_d;        // ... and ended with an error
+  logic           pa_use_q, pa_use_d;        // the running LOAD_PARAMS adopted it
+  logic [63:0]    pa_addr_q, pa_addr_d;
+  logic [31:0]    pa_len_q, pa_len_d;
+  logic [7:0]     pa_qid_q, pa_qid_d;
+  logic [4*N*8-1:0] pa_buf, pbuf;            // the vector read ahead; the running command's
+  logic           pa_go, pa_wh, pa_apart;
   logic           dw_pend_q;                          // a data write job may not be sent yet
 
   // No accesses during reset: before the first reset edge the state is random (Verilator's random
@@ -425,6 +439,48 @@ module tpu_cmd_proc #(
   end
   assign pk_chk_addr_o = ReadAhead ? pk_addr : '0;
   assign pk_chk_len_o  = ReadAhead ? pk_len : '0;
+
+  // LOAD_PARAMS read-ahead candidate: the first LOAD_PARAMS of the peek that reads host memory
+  // (not OUTPUT); it is read ahead when it is a BIAS/MULT/SHIFT vector of 1..N channels
+  // (LENGTH = 4 x COLS) without FENCE flag, readable and clear of the rings and the MSI address
+  logic [PkW-1:0] pp_i;
+  logic           pp_found, pp_ok;
+  logic [31:0]    pp_op0, pp_len, pp_cols;
+  logic [63:0]    pp_addr;
+  always_comb begin
+    pp_i = '0;
+    pp_found = 1'b0;
+    for (int i = PeekN - 1; i >= 0; i--) begin
+      if (pk_valid_i[i] && pk_ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpLoadParams &&
+          pk_ent_dw(pk_sqe_i, PkW'(i), tpu_pkg::SqeOp0Lsb) != 32'(tpu_pkg::ParamOutput)) begin
+        pp_i = PkW'(i);
+        pp_found = 1'b1;
+      end
+    end
+    pp_addr = pk_ent_addr(pk_sqe_i, pp_i);
+    pp_len  = pk_ent_dw(pk_sqe_i, pp_i, tpu_pkg::SqeLengthLsb);
+    pp_cols = pk_ent_dw(pk_sqe_i, pp_i, tpu_pkg::SqeColsLsb);
+    pp_op0  = pk_ent_dw(pk_sqe_i, pp_i, tpu_pkg::SqeOp0Lsb);
+  end
+  always_comb begin  // apart from the decode: pa_chk_ok_i depends on pa_chk_addr_o/len_o
+    pp_ok = pp_found && (pk_sqe_i[512*pp_i + tpu_pkg::SqeFlagsLsb +: 8] & tpu_pkg::SqeFlagFence) == 0 &&
+            pp_op0 <= 32'(tpu_pkg::ParamShift) && pp_cols != 0 && pp_cols <= N &&
+            {32'd0, pp_len} == {30'd0, pp_cols, 2'b00} && pa_chk_ok_i;
+  end
+  assign pa_chk_addr_o = ReadAhead ? pp_addr : '0;
+  assign pa_chk_len_o  = ReadAhead ? pp_len : '0;
+  assign pa_apart = {1'b0, pa_addr_q} + {33'd0, pa_len_q} <= {1'b0, f_addr} ||
+                    {1'b0, f_addr} + {33'd0, f_len} <= {1'b0, pa_addr_q};
+  if (ReadAhead) begin : g_pa_buf
+    logic [4*N*8-1:0] pa_buf_q;
+    always_ff @(posedge clk_i) if (pa_busy_q && rd_done_i) pa_buf_q <= rd_buf_i[4*N*8-1:0];
+    assign pa_buf = pa_buf_q;
+  end else begin : g_no_pa_buf
+    assign pa_buf = '0;
+  end
+  assign pbuf = pa_use_q ? pa_buf : rd_buf_i[4*N*8-1:0];
+  logic unused_rd_buf;  // (the bytes beyond a vector serve the LUT, without LutStage)
+  assign unused_rd_buf = ^rd_buf_i;
   always_comb begin
     ra_apart = 1'b1;
     for (int unsigned r = 0; r < RaT; r++) begin
@@ -549,7 +605,7 @@ module tpu_cmd_proc #(
     params_ok = 1'b1;
     for (int unsigned i = 0; i < N; i++) begin
       logic [31:0] v;
-      v = rd_buf_i[32*i +: 32];
+      v = pbuf[32*i +: 32];
       if (32'(i) < f_cols) begin
         if (f_op0 == 32'(tpu_pkg::ParamMult) && v[31]) params_ok = 1'b0;
         if (f_op0 == 32'(tpu_pkg::ParamShift) &&
@@ -570,11 +626,13 @@ module tpu_cmd_proc #(
   end
 
   assign cmd_ready_o    = state_q == SIdle;
-  assign rd_req_valid_o = state_q == SParRead && rdy_i;
-  // LOAD_PARAMS reads the job buffer until its last PARAM write
-  assign rd_hold_o      = state_q == SParRead || state_q == SParWait || state_q == SParWrite;
-  assign rd_req_addr_o  = haddr_q;
-  assign rd_req_len_o   = LenW'(f_len);
+  // (a LOAD_PARAMS waits until a read-ahead job has ended: the job engine is shared)
+  assign rd_req_valid_o = (state_q == SParRead && rdy_i && !pa_busy_q) || pa_go;
+  // LOAD_PARAMS reads the job buffer until its last PARAM write; a read-ahead until its copy
+  assign rd_hold_o      = state_q == SParRead || state_q == SParWait || state_q == SParWrite ||
+                          pa_busy_q;
+  assign rd_req_addr_o  = pa_go ? pp_addr : haddr_q;
+  assign rd_req_len_o   = pa_go ? LenW'(pp_len) : LenW'(f_len);
   logic [31:0] f_rows_eff;  // rows of the row stream (LutStage: the LUT's)
   assign f_rows_eff = lut_rs ? 32'(LutRows) : f_rows;
   // one row stream per staging chunk: the rows left, at most StageRows
@@ -593,6 +651,13 @@ module tpu_cmd_proc #(
                (state_q == SPreWait && ra_n_q != '0) || state_q == SParRead || state_q == SParWait ||
                state_q == SParWrite || pre_wh);
     pre_go = pre_add && !stream_on;
+    // the LOAD_PARAMS read-ahead starts under the same conditions as a tile (not while a
+    // LOAD_PARAMS of its own uses the job engine), one vector at a time
+    pa_wh = state_q == SWhStream && wh_clean_q &&
+            (pp_addr + 64'(pp_len) <= f_addr || f_addr + 64'(f_len) <= pp_addr);
+    pa_go = ReadAhead && rdy_i && (!dw_pend_q || pa_wh) && pp_ok && !pa_valid_q && !pa_busy_q &&
+            ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
+             state_q == SPreWait || pa_wh);
   end
   assign stream_on       = ra_in_q != ra_n_q && !ra_fail_q;
   assign ra_fill         = RaW'(32'(ra_hd_q) + 32'(ra_in_q));
@@ -684,6 +749,17 @@ module tpu_cmd_proc #(
     ra_addr_d = ra_addr_q;  ra_stride_d = ra_stride_q;  ra_end_d = ra_end_q;  ra_rows_d = ra_rows_q;
     ra_cols_d = ra_cols_q;
     pbase_d = pbase_q;
+    pa_valid_d = pa_valid_q;  pa_busy_d = pa_busy_q;  pa_err_d = pa_err_q;  pa_use_d = pa_use_q;
+    pa_addr_d = pa_addr_q;  pa_len_d = pa_len_q;  pa_qid_d = pa_qid_q;
+    // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
+    if (pa_go && rd_req_ready_i) begin
+      pa_valid_d = 1'b1;  pa_busy_d = 1'b1;  pa_err_d = 1'b0;
+      pa_addr_d = pp_addr;  pa_len_d = pp_len;  pa_qid_d = pk_qid_i;
+    end
+    if (pa_busy_q && rd_done_i) begin
+      pa_busy_d = 1'b0;
+      pa_err_d = rd_err_i;
+    end
 
     // ---- read-ahead: a tile joins (new stream or extension), rows into the filling tile's
     // region, failure (the states below may override)
@@ -715,8 +791,9 @@ module tpu_cmd_proc #(
         end
       end
     end
-    if (!rdy_i) begin  // the DMA engine abandons the stream
+    if (!rdy_i) begin  // the DMA engine abandons the stream and the read job
       ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
+      pa_valid_d = 1'b0;  pa_busy_d = 1'b0;
     end
 
     unique case (state_q)
@@ -727,6 +804,7 @@ module tpu_cmd_proc #(
           qid_d = cmd_qid_i;
           sc_d = tpu_pkg::ScSuccess;  result_d = '0;  rdb_d = '0;  wrb_d = '0;
           wd_d = '0;  wdf_d = '0;
+          pa_use_d = 1'b0;
           state_d = SFence;
         end
       end
@@ -739,7 +817,7 @@ module tpu_cmd_proc #(
       end
       SCheck1: if (!span_busy) state_d = SCheck2;
       SCheck2: begin
-        logic adopt;
+        logic adopt, pa_adopt;
         sc_d = check_sc;
         haddr_d = f_addr;  row_d = '0;  cbase_d = '0;  crow_d = '0;  pbase_d = '0;
         adopt = ra_n_q != '0 && check_sc == tpu_pkg::ScSuccess && is_lw &&
@@ -754,10 +832,22 @@ module tpu_cmd_proc #(
           rs_abort_o = stream_on;
           ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
         end
+        // the LOAD_PARAMS read-ahead: adopted by a LOAD_PARAMS with the same read whose checks
+        // all pass; dropped by any other LOAD_PARAMS that reads host memory and by commands
+        // that may write its bytes (FENCE, IDENTIFY, a WRITE_HOST not apart from it)
+        pa_adopt = pa_valid_q && check_sc == tpu_pkg::ScSuccess &&
+                   f_op == tpu_pkg::OpLoadParams && !lp_out && !lp_lut &&
+                   f_addr == pa_addr_q && f_len == pa_len_q && qid_q == pa_qid_q;
+        if (pa_adopt ||
+            (f_op == tpu_pkg::OpLoadParams && !lp_out) || is_fence || is_id || (is_wh && !pa_apart))
+          pa_valid_d = 1'b0;
+        pa_use_d = pa_adopt;
         if (check_sc != tpu_pkg::ScSuccess) begin
           state_d = SDone;
         end else if (adopt) begin
           state_d = SPreWait;
+        end else if (pa_adopt) begin
+          state_d = SPaWait;
         end else begin
           unique case (f_op)
             tpu_pkg::OpReadHost, tpu_pkg::OpLoadWeights: state_d = SRowRead;
@@ -960,7 +1050,7 @@ module tpu_cmd_proc #(
       // ---- LOAD_PARAMS
       SParRead: begin
         if (!rdy_i) state_d = SDone;
-        else if (rd_req_ready_i) state_d = SParWait;
+        else if (rd_req_ready_i && !pa_busy_q) state_d = SParWait;  // (the request went out)
       end
       SParWait: begin
         if (!rdy_i) begin
@@ -978,6 +1068,28 @@ module tpu_cmd_proc #(
           end
         end else if (watchdog) begin
           rd_abort_o = 1'b1;
+          sc_d = tpu_pkg::ScCmdTimeout;
+          state_d = SDone;
+        end
+      end
+      // the vector was read ahead: wait for its job, then check and write it as SParWait does
+      SPaWait: begin
+        if (!rdy_i) begin
+          state_d = SDone;
+        end else if (!pa_busy_q) begin
+          if (pa_err_q) begin
+            sc_d = tpu_pkg::ScDmaXferError;
+            state_d = SDone;
+          end else if (!params_ok) begin
+            sc_d = tpu_pkg::ScInvalidField;
+            state_d = SDone;
+          end else begin
+            crow_d = '0;
+            state_d = SParWrite;
+          end
+        end else if (watchdog) begin
+          rd_abort_o = 1'b1;
+          pa_busy_d = 1'b0;
           sc_d = tpu_pkg::ScCmdTimeout;
           state_d = SDone;
         end
@@ -1000,7 +1112,7 @@ module tpu_cmd_proc #(
             c[COp +: 4] = DpParam;  c[CFl +: 3] = f_op0[2:0];
             c[CA +: 32] = lp_lut ? crow_q : f_la + crow_q;
             c[CData +: 32] = lp_lut ? {24'd0, lut_byte}
-                                  : rd_buf_i[32*crow_q[$clog2(N)-1:0] +: 32];
+                                  : pbuf[32*crow_q[$clog2(N)-1:0] +: 32];
             dpc_d = c;  dpv_d = 1'b1;
             crow_d = crow_q + 32'd1;
             if (lut_rs && (crow_q + 32'd1) % N == 0 && crow_q + 32'd1 != f_cols) begin
@@ -1094,6 +1206,7 @@ module tpu_cmd_proc #(
       mm_flight_q <= '0;  fhead_q <= '0;  fcount_q <= '0;  avalid_q <= 1'b0;  loaded_q <= '0;
       ra_n_q <= '0;  ra_in_q <= '0;  ra_hd_q <= '0;  ra_rin_q <= '0;  ra_fail_q <= 1'b0;
       ra_push_q <= 1'b0;  dw_pend_q <= 1'b0;
+      pa_valid_q <= 1'b0;  pa_busy_q <= 1'b0;  pa_use_q <= 1'b0;
     end else begin
       // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
       dw_pend_q <= (wr_req_valid_o && wr_req_ready_i) || (dw_pend_q && !wr_idle_i);
@@ -1103,6 +1216,8 @@ module tpu_cmd_proc #(
       // (constant without read-ahead: synthesis drops the queue)
       ra_n_q <= ReadAhead ? ra_n_d : '0;  ra_in_q <= ra_in_d;  ra_hd_q <= ra_hd_d;
       ra_rin_q <= ra_rin_d;  ra_fail_q <= ra_fail_d;  ra_push_q <= ra_push_d;
+      pa_valid_q <= ReadAhead ? pa_valid_d : 1'b0;  pa_busy_q <= ReadAhead ? pa_busy_d : 1'b0;
+      pa_use_q <= ReadAhead ? pa_use_d : 1'b0;
     end
   end
 
@@ -1114,6 +1229,7 @@ module tpu_cmd_proc #(
     fk_q <= fk_d;  fc_q <= fc_d;  ak_q <= ak_d;  ac_q <= ac_d;
     ra_qid_q <= ra_qid_d;  ra_addr_q <= ra_addr_d;  ra_stride_q <= ra_stride_d;  ra_end_q <= ra_end_d;
     ra_rows_q <= ra_rows_d;  ra_cols_q <= ra_cols_d;
+    pa_err_q <= pa_err_d;  pa_addr_q <= pa_addr_d;  pa_len_q <= pa_len_d;  pa_qid_q <= pa_qid_d;
     pbase_q <= pbase_d;  wg_q <= wg_d;  wgn_q <= wgn_d;  wh_clean_q <= wh_clean_d;
   end
 
