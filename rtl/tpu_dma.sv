@@ -237,6 +237,8 @@ module tpu_dma #(
     logic             beat_taken;
     logic [PktW-1:0]  pleft;
     logic             rs_fail, rs_can;
+    logic [31:0]      rs_want;
+    logic [12:0]      rs_pgr;
     logic [SlW-1:0]   cs, hs, is, ms;
     logic [RbW-1:0]   rleft;
     logic [63:0]      maddr;
@@ -416,9 +418,19 @@ module tpu_dma #(
         end
       end
     end
-    // a new row may be requested when its slot is free (fewer than Slots rows not delivered)
+    // a new row may be requested when its slot is free (fewer than Slots rows not delivered);
+    // a packed stream waits until half a merged MRD fits the free slots (or what it may still
+    // ask for before its end, its limit or the 4 KiB page end): slots free one row per cycle,
+    // and an MRD per free slot would cost a header and a whole beat per row on the link
+    rs_want = rs_rows_q - rs_issue_q;
+    if (rs_limit_i - rs_issue_q < rs_want) rs_want = rs_limit_i - rs_issue_q;
+    if (32'(MergeRows / 2) < rs_want) rs_want = 32'(MergeRows / 2);
+    rs_pgr = (13'd4096 - {1'b0, rs_raddr_q[11:0]}) / 13'(RowB);
+    if (32'(rs_pgr) < rs_want) rs_want = 32'(rs_pgr);
     rs_can = rs_active_q && !rs_abort_i && !rs_fail && rs_issue_q != rs_rows_q &&
-             (rs_issue_q - rs_head_q) < 32'(Slots) && rs_issue_q < rs_limit_i;
+             (rs_issue_q - rs_head_q) < 32'(Slots) && rs_issue_q < rs_limit_i &&
+             !(32'(rs_rb_q) == RowB && rs_stride_q == 64'(RowB) && rs_roff_q == '0 &&
+               32'(Slots) - (rs_issue_q - rs_head_q) < rs_want);
 
     // ---- output beat: packet in progress, else a new write packet, else an MRD (row stream
     // first: a read job only runs alone, for an SQE or a parameter vector)
