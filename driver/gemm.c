@@ -259,13 +259,36 @@ static void raw_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
 	EMIT(g, tpu_cmd_write_host, g->out, off * 4u, nc * 4u, 0, rows, nc, 1);
 }
 
-static void chunk(struct gemm *g, size_t r0, uint32_t rows)
+/* The output parameters loaded once (before the first ACTIVATE), placed after the first chunk's
+ * READ_HOST and weight tiles and over its first MATMULs: the device reads a BIAS/MULT/SHIFT
+ * vector ahead while the commands before it run (one at a time), so MULT is read during the
+ * READ_HOST and SHIFT during the first MATMUL instead of one round trip each up front. */
+static void first_params(struct gemm *g, const struct tpu_gemm_params *p, uint32_t kt)
 {
+	uint32_t nc = span_of(g->n, g->N, 0);
+
+	if (!g->q8)
+		return;
+	if (kt == ~0u) {
+		EMIT(g, tpu_cmd_load_output, p->out_zero_point, p->clamp_min, p->clamp_max);
+		if (g->uniform)
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
+	} else if (kt == (g->KT > 1 ? 1u : 0u) && g->uniform) {
+		EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
+	}
+}
+
+static void chunk(struct gemm *g, const struct tpu_gemm_params *p, size_t r0, uint32_t rows)
+{
+	bool first = r0 == 0;
+
 	if (g->resident)
 		read_chunk(g, r0, rows);
 	g->w_total = (size_t)g->NT * g->KT;
 	g->w_issued = g->w_popped = 0;
 	refill(g);
+	if (first)
+		first_params(g, p, ~0u);
 	for (uint32_t nt = 0; nt < g->NT; nt++) {
 		for (uint32_t kt = 0; kt < g->KT; kt++) {
 			if (!g->resident)
@@ -274,6 +297,8 @@ static void chunk(struct gemm *g, size_t r0, uint32_t rows)
 			     rows, TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
 			g->w_popped++;
 			refill(g);
+			if (first && nt == 0)
+				first_params(g, p, kt);
 			/* int8 output: the previous tile's ACTIVATE runs beside this tile's first
 			 * MATMUL (other ACC buffer), its write-back beside the second, this tile's
 			 * bias (one read round trip) beside the third: one each per MATMUL. */
@@ -298,22 +323,13 @@ static void build(struct gemm *g, const struct tpu_gemm_params *p)
 	/* Tiles left in the FIFO by earlier work would be popped in place of ours. */
 	for (uint32_t i = 0; i < g->dev->fifo_occ; i++)
 		EMIT(g, tpu_cmd_matmul, 0, 0, 1, TPU_MATMUL_POP);
-	if (g->q8) {
-		EMIT(g, tpu_cmd_load_output, p->out_zero_point, p->clamp_min, p->clamp_max);
-		if (g->lut)
-			EMIT(g, tpu_cmd_load_params, TPU_PARAM_LUT, g->lutb, 0, 0,
-			     TPU_LUT_ENTRIES);
-		if (g->uniform) {
-			/* Every column tile reads the same values: one load serves them all
-			 * (each LOAD_PARAMS read is a link round trip in a tile's prologue). */
-			uint32_t nc = span_of(g->n, g->N, 0);
-			EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
-			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
-		}
-	}
+	/* Uniform MULT/SHIFT: every column tile reads the same values, so one load serves them
+	 * all (first_params); OUTPUT goes with them. The LUT is not read ahead: first. */
+	if (g->lut)
+		EMIT(g, tpu_cmd_load_params, TPU_PARAM_LUT, g->lutb, 0, 0, TPU_LUT_ENTRIES);
 	for (size_t r0 = 0; r0 < g->m && !g->err; r0 += g->R) {
 		size_t left = g->m - r0;
-		chunk(g, r0, left < g->R ? (uint32_t)left : g->R);
+		chunk(g, p, r0, left < g->R ? (uint32_t)left : g->R);
 	}
 }
 
