@@ -52,12 +52,24 @@
 // write possible before the adopting command but CQEs/MSIs (excluded by pk_chk_ok_i) and
 // WRITE_HOSTs apart from them, so they equal what the command's own read would return;
 // statuses and their order are unchanged.
+// Tiles may also join while a READ_HOST commits once its own stream has delivered every row
+// (rh_tail: the row stream is free then).
+// LOAD_PARAMS read-ahead (pa_*): the first BIAS/MULT/SHIFT LOAD_PARAMS of the peek (1..N
+// channels, LENGTH = 4 x COLS, no FENCE flag, readable and clear of the rings and the MSI
+// address: pa_chk_ok_i) is read by a read job under the same start conditions as a tile (also
+// while a READ_HOST or LOAD_WEIGHTS streams or commits, never while a LOAD_PARAMS uses the job
+// engine), one vector at a time, and copied into pa_buf when the job ends (rd_hold_o until
+// then). A LOAD_PARAMS reaching CHECK2 with all checks passed and the same read (HOST_ADDR,
+// LENGTH, queue) adopts it: it waits for the job (under the watchdog), gets DMA_XFER_ERROR if
+// the job failed, else checks and writes the values from pa_buf exactly as from its own read.
+// Any other BIAS/MULT/SHIFT load, FENCE, IDENTIFY and a WRITE_HOST not apart from the vector
+// drop it (a job still running ends unused; a LOAD_PARAMS of its own waits for it).
 // Watchdog: a command still waiting on the link after timeout_units_i x 1024 cycles (0 = off)
 // ends with CMD_TIMEOUT (its read job is abandoned; a WRITE_HOST drains its read stream).
 // rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
 // read stream) is finished so local state stays consistent; no completion is reported.
 // Size options for small FPGAs (defaults: as above): ReadAhead = 0 leaves out the LOAD_WEIGHTS
-// read-ahead (its tile queue, peek decode and staging regions); LutStage = 1 reads the
+// and LOAD_PARAMS read-aheads (the tile queue, peek decode and staging regions, pa_buf); LutStage = 1 reads the
 // 256-byte LUT of LOAD_PARAMS as a row stream of LutEntries / N packed rows into the staging
 // ring (then PARAM writes from there, still only after every byte is in), so read jobs need only hold
 // an SQE or a 4N-byte vector (RdBytes >= max(4N, 64)); SpanSerial = 1 computes CHECK1's span
@@ -308,7 +320,7 @@ module tpu_cmd_proc #(
   logic [31:0]    pa_len_q, pa_len_d;
   logic [7:0]     pa_qid_q, pa_qid_d;
   logic [4*N*8-1:0] pa_buf, pbuf;            // the vector read ahead; the running command's
-  logic           pa_go, pa_wh, pa_apart;
+  logic           pa_go, pa_wh, pa_apart, rh_tail;
   logic           dw_pend_q;                          // a data write job may not be sent yet
 
   // No accesses during reset: before the first reset edge the state is random (Verilator's random
@@ -440,19 +452,19 @@ module tpu_cmd_proc #(
   assign pk_chk_addr_o = ReadAhead ? pk_addr : '0;
   assign pk_chk_len_o  = ReadAhead ? pk_len : '0;
 
-  // LOAD_PARAMS read-ahead candidate: the first LOAD_PARAMS of the peek that reads host memory
-  // (not OUTPUT); it is read ahead when it is a BIAS/MULT/SHIFT vector of 1..N channels
-  // (LENGTH = 4 x COLS) without FENCE flag, readable and clear of the rings and the MSI address
+  // LOAD_PARAMS read-ahead candidate: the first BIAS/MULT/SHIFT LOAD_PARAMS of the peek; it is
+  // read ahead when it has 1..N channels (LENGTH = 4 x COLS), no FENCE flag, and its vector is
+  // readable and clear of the rings and the MSI address
   logic [PkW-1:0] pp_i;
   logic           pp_found, pp_ok;
-  logic [31:0]    pp_op0, pp_len, pp_cols;
+  logic [31:0]    pp_len, pp_cols;
   logic [63:0]    pp_addr;
   always_comb begin
     pp_i = '0;
     pp_found = 1'b0;
     for (int i = PeekN - 1; i >= 0; i--) begin
       if (pk_valid_i[i] && pk_ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpLoadParams &&
-          pk_ent_dw(pk_sqe_i, PkW'(i), tpu_pkg::SqeOp0Lsb) != 32'(tpu_pkg::ParamOutput)) begin
+          pk_ent_dw(pk_sqe_i, PkW'(i), tpu_pkg::SqeOp0Lsb) <= 32'(tpu_pkg::ParamShift)) begin
         pp_i = PkW'(i);
         pp_found = 1'b1;
       end
@@ -460,11 +472,10 @@ module tpu_cmd_proc #(
     pp_addr = pk_ent_addr(pk_sqe_i, pp_i);
     pp_len  = pk_ent_dw(pk_sqe_i, pp_i, tpu_pkg::SqeLengthLsb);
     pp_cols = pk_ent_dw(pk_sqe_i, pp_i, tpu_pkg::SqeColsLsb);
-    pp_op0  = pk_ent_dw(pk_sqe_i, pp_i, tpu_pkg::SqeOp0Lsb);
   end
   always_comb begin  // apart from the decode: pa_chk_ok_i depends on pa_chk_addr_o/len_o
     pp_ok = pp_found && (pk_sqe_i[512*pp_i + tpu_pkg::SqeFlagsLsb +: 8] & tpu_pkg::SqeFlagFence) == 0 &&
-            pp_op0 <= 32'(tpu_pkg::ParamShift) && pp_cols != 0 && pp_cols <= N &&
+            pp_cols != 0 && pp_cols <= N &&
             {32'd0, pp_len} == {30'd0, pp_cols, 2'b00} && pa_chk_ok_i;
   end
   assign pa_chk_addr_o = ReadAhead ? pp_addr : '0;
@@ -645,9 +656,11 @@ module tpu_cmd_proc #(
              (pk_addr + 64'(pk_len) <= f_addr || f_addr + 64'(f_len) <= pk_addr);
     // a tile joins the queue when a region is free (the one being pushed is not) and the
     // stream is not failed: as a new stream when none runs, else as its extension
+    // (a READ_HOST's commit once its own stream has delivered every row: rh_tail)
+    rh_tail = (state_q == SCommit || state_q == SCommitLast) && row_q == f_rows;
     pre_add = ReadAhead && rdy_i && (!dw_pend_q || pre_wh) && pk_ok && !ra_fail_q &&
               32'(ra_n_q) + 32'(ra_push_q) < RaT &&
-              ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
+              ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush || rh_tail ||
                (state_q == SPreWait && ra_n_q != '0) || state_q == SParRead || state_q == SParWait ||
                state_q == SParWrite || pre_wh);
     pre_go = pre_add && !stream_on;
@@ -657,7 +670,8 @@ module tpu_cmd_proc #(
             (pp_addr + 64'(pp_len) <= f_addr || f_addr + 64'(f_len) <= pp_addr);
     pa_go = ReadAhead && rdy_i && (!dw_pend_q || pa_wh) && pp_ok && !pa_valid_q && !pa_busy_q &&
             ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
-             state_q == SPreWait || pa_wh);
+             state_q == SPreWait || state_q == SRowWait || state_q == SCommit ||
+             state_q == SCommitLast || pa_wh);
   end
   assign stream_on       = ra_in_q != ra_n_q && !ra_fail_q;
   assign ra_fill         = RaW'(32'(ra_hd_q) + 32'(ra_in_q));
@@ -833,13 +847,13 @@ module tpu_cmd_proc #(
           ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
         end
         // the LOAD_PARAMS read-ahead: adopted by a LOAD_PARAMS with the same read whose checks
-        // all pass; dropped by any other LOAD_PARAMS that reads host memory and by commands
-        // that may write its bytes (FENCE, IDENTIFY, a WRITE_HOST not apart from it)
+        // all pass; dropped by any other BIAS/MULT/SHIFT load (it is stale then) and by
+        // commands that may write its bytes (FENCE, IDENTIFY, a WRITE_HOST not apart from it)
         pa_adopt = pa_valid_q && check_sc == tpu_pkg::ScSuccess &&
                    f_op == tpu_pkg::OpLoadParams && !lp_out && !lp_lut &&
                    f_addr == pa_addr_q && f_len == pa_len_q && qid_q == pa_qid_q;
-        if (pa_adopt ||
-            (f_op == tpu_pkg::OpLoadParams && !lp_out) || is_fence || is_id || (is_wh && !pa_apart))
+        if (pa_adopt || (f_op == tpu_pkg::OpLoadParams && f_op0 <= 32'(tpu_pkg::ParamShift)) ||
+            is_fence || is_id || (is_wh && !pa_apart))
           pa_valid_d = 1'b0;
         pa_use_d = pa_adopt;
         if (check_sc != tpu_pkg::ScSuccess) begin
@@ -939,12 +953,14 @@ module tpu_cmd_proc #(
       // read the UB; the stream meanwhile delivers the next chunk's rows into the ring
       SCommit: begin
         cnt = (f_rows - cbase_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - cbase_q;
-        if (rs_row_valid_i) begin
+        // (rows and errors of the READ_HOST's stream: once it is complete, they are a
+        // read-ahead stream's)
+        if (rs_row_valid_i && row_q != f_rows) begin
           st_we = 1'b1;
           row_d = row_q + 32'd1;
           haddr_d = haddr_q + stride_q;
         end
-        if (rs_err_i) sc_d = tpu_pkg::ScDmaXferError;  // reported once the chunk is in
+        if (rs_err_i && row_q != f_rows) sc_d = tpu_pkg::ScDmaXferError;  // reported once the chunk is in
         if (cval_q && !(!dpv_q || dp_ready_i)) begin
           cval_d = 1'b1;  // hold: the read data stays in the RAM output register
         end else begin
@@ -966,14 +982,16 @@ module tpu_cmd_proc #(
       end
       SCommitLast: begin
         cnt = (f_rows - cbase_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - cbase_q;
-        if (rs_row_valid_i) begin
+        // (rows and errors of the READ_HOST's stream: once it is complete, they are a
+        // read-ahead stream's)
+        if (rs_row_valid_i && row_q != f_rows) begin
           st_we = 1'b1;
           row_d = row_q + 32'd1;
           haddr_d = haddr_q + stride_q;
         end
-        if (rs_err_i) sc_d = tpu_pkg::ScDmaXferError;
+        if (rs_err_i && row_q != f_rows) sc_d = tpu_pkg::ScDmaXferError;
         if (!dpv_q || dp_ready_i) begin
-          if (sc_q != tpu_pkg::ScSuccess || rs_err_i) begin
+          if (sc_q != tpu_pkg::ScSuccess || (rs_err_i && row_q != f_rows)) begin
             state_d = SDone;  // a later chunk failed: the chunks before it stay committed
           end else if (cbase_q + cnt == f_rows) begin
             result_d = f_rows * 32'(f_cols[KW-1:0]);  // (COLS <= N here)

@@ -8,7 +8,10 @@
 // free, so up to min(Tags, Slots) rows are in flight and the link stays busy. Packed full rows
 // (RB == STRIDE == RowB) are merged: one MRD asks for up to MergeRows consecutive rows (at most
 // MaxReadReq bytes, never across 4 KiB, only as many as free slots), which saves a packet
-// header per row; a beat's bytes land in the rows they belong to. Completion beats
+// header per row; a beat's bytes land in the rows they belong to. A packed stream waits until
+// MergeRows / 2 slots are free (or as many as it may still ask for before its end, its limit or
+// the page end): slots free one per cycle as rows leave, and an MRD per freed slot would cost
+// a header and a whole completion beat per row (~3 link cycles instead of ~1). Completion beats
 // land in their row's slot in any order across tags; rows leave on rs_row_valid_o /
 // rs_row_data_o strictly in row order (one per cycle, no back-pressure; bytes RB..RowB-1 are
 // 0), each as soon as it and every earlier row are complete. A completion with a status other

@@ -718,6 +718,68 @@ START_TEST(param_read_ahead)
 }
 END_TEST
 
+/* READ_HOST, two LOAD_WEIGHTS and three parameter loads behind it, with the nominal 50 ns link:
+ * the device may read the first parameter vector while the READ_HOST streams and the weight
+ * tiles while it commits its last rows. A read failure in the first tile (_i = 1), the second
+ * tile (2), the MULT vector (3) or the READ_HOST's last rows (4), or none (0), must give exactly
+ * the statuses and effects of executing the commands one by one (on sim, the golden twin checks
+ * every byte and register). */
+START_TEST(read_host_tail_read_ahead)
+{
+	const uint32_t n = 8, tile = n * n, rows = 48;
+	struct gfx_sqe s[12];
+	uint32_t want[12];
+	unsigned i, k = 0;
+	uint64_t in, wa, mv, sv, bv, out;
+
+	gfx_sim_latency(50);
+	setup_n(n);
+	in = hbuf + 2048;
+	wa = hbuf + 1024;
+	mv = hbuf + 4608;
+	sv = hbuf + 4864;
+	bv = hbuf + 5120;
+	out = hbuf + 8192;
+	for (i = 0; i < 2 * tile; i++)
+		hp[1024 + i] = (uint8_t)rand8();
+	for (i = 0; i < rows * n; i++)
+		hp[2048 + i] = (uint8_t)rand8();
+	for (i = 0; i < n; i++) {
+		put32(hp + 4608 + 4 * i, (uint32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1));
+		put32(hp + 4864 + 4 * i, (uint32_t)-5);
+		put32(hp + 5120 + 4 * i, (uint32_t)harness_range(&rng, -20000, 20000));
+	}
+	s[k++] = gfx_load_output(-2, -100, 120);
+	s[k++] = gfx_read_host(in, rows, n, 0, 0);
+	s[k++] = gfx_load_weights(wa, n, n, n, false);
+	s[k++] = gfx_load_weights(wa + tile, n, n, n, false);
+	s[k++] = gfx_load_vec(TPU_PARAM_MULT, mv, n, 0);
+	s[k++] = gfx_load_vec(TPU_PARAM_SHIFT, sv, n, 0);
+	s[k++] = gfx_load_vec(TPU_PARAM_BIAS, bv, n, 0);
+	s[k++] = gfx_matmul(0, 0, 16, TPU_MATMUL_POP);
+	s[k++] = gfx_matmul(16, 16, 32, TPU_MATMUL_POP);
+	s[k++] = gfx_activate(8, rows, 16, 0);
+	s[k++] = gfx_write_host(out, 16, n, 0, rows, false);
+	for (i = 0; i < k; i++)
+		want[i] = TPU_SC_SUCCESS;
+	if (_i == 1 || _i == 2) {
+		gfx_fail_range(&F, wa + (uint64_t)(_i - 1) * tile + 3 * n, n, HOSTMEM_READ, false);
+		want[_i + 1] = TPU_SC_DMA_XFER_ERROR;
+		want[8] = TPU_SC_SEQUENCE_ERROR; /* one tile reached the FIFO */
+	} else if (_i == 3) {
+		gfx_fail_range(&F, mv + 4, 4, HOSTMEM_READ, false);
+		want[4] = TPU_SC_DMA_XFER_ERROR;
+		want[9] = TPU_SC_SEQUENCE_ERROR; /* no multiplier loaded */
+	} else if (_i == 4) {
+		gfx_fail_range(&F, in + (rows - 2) * n, n, HOSTMEM_READ, false);
+		want[1] = TPU_SC_DMA_XFER_ERROR;
+	}
+	run_batch_expect(s, k, want, _i);
+	gfx_fail_off(&F);
+	teardown();
+}
+END_TEST
+
 /* Loop tests over sizes[]: on sim only the sizes with a Verilated model (N = 8 and 16 with the
  * default UB/ACC rows, which hold this file's ROWS and are otherwise the same device). */
 static void add_sized(TCase *tc, const TTest *t, enum gfx_backend be)
@@ -752,6 +814,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 		tcase_add_loop_test(tc, chained_weight_tiles_fault, 0, 3);
 		tcase_add_loop_test(tc, weight_tile_queue_fault, 0, 6);
 		tcase_add_loop_test(tc, param_read_ahead, 0, 5);
+		tcase_add_loop_test(tc, read_host_tail_read_ahead, 0, 5);
 	}
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
