@@ -80,13 +80,16 @@ module tpu_device #(
   // DMA job sizes: a read job holds a block of PrefetchSqes SQEs (the queue engine's prefetch:
   // one job per round trip, so the block size bounds the command rate at about PrefetchSqes
   // per ~130 cycles; one SQE without SqePrefetch), a parameter vector (4N) or the LUT (unless
-  // LutStage); a write job a CQE, an ACC row (4N) or an IDENTIFY chunk (64)
+  // LutStage); a write job a CQE, an ACC row (4N) or an IDENTIFY chunk (64), and with
+  // ReadAhead (the performance build) MaxPayload bytes of packed WRITE_HOST rows: one MWR header
+  // per 256 bytes instead of per 64 (1.06 instead of 1.25 link cycles per 16-byte row)
   localparam int unsigned PfSqes   = SqePrefetch ? PrefetchSqes : 0;
   localparam int unsigned RdPf     = SqePrefetch ? PrefetchSqes * tpu_pkg::SqeBytes : tpu_pkg::SqeBytes;
   localparam int unsigned RdMin    = LutStage ? tpu_pkg::SqeBytes : tpu_pkg::LutEntries;
   localparam int unsigned RdBytesP = (4 * N > RdMin) ? 4 * N : RdMin;
   localparam int unsigned RdBytes  = (RdPf > RdBytesP) ? RdPf : RdBytesP;
-  localparam int unsigned WrBytes  = (4 * N > 64) ? 4 * N : 64;
+  localparam int unsigned WrMin    = (ReadAhead && MaxPayload > 64) ? MaxPayload : 64;
+  localparam int unsigned WrBytes  = (4 * N > WrMin) ? 4 * N : WrMin;
   localparam int unsigned MaxJob   = RdBytes > WrBytes ? RdBytes : WrBytes;
   localparam int unsigned LenW     = $clog2(MaxJob + 1);
   localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N;
