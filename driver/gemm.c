@@ -7,7 +7,7 @@
  *   ACC rows [0, R)           the output column tile being accumulated (int8 output: tiles
  *                             alternate between [0, rows) and [rows, 2 rows)).
  * For each column tile nt the K-tiles are multiplied in order (POP, ACCUMULATE for kt > 0); the
- * tile's bias (and per-channel multiplier/shift) are loaded after its third MATMUL (overlapping
+ * tile's bias (and per-channel multiplier/shift) are loaded after its fifth MATMUL (overlapping
  * the MXU; the previous tile's ACTIVATE is complete by then), then ACTIVATE puts the result into
  * the UB and WRITE_HOST the valid columns into the output. For int8 output the ACTIVATE comes
  * after the next tile's first MATMUL and the WRITE_HOST after its second: the device runs them
@@ -178,11 +178,17 @@ static void load_weights(struct gemm *g)
 	g->w_issued++;
 }
 
-/* Keep the FIFO as full as its depth allows, counted in queue order. */
+/* Keep at least `ahead` tiles (at most the FIFO's depth) loaded ahead of the next MATMUL,
+ * counted in queue order. */
+static void refill_to(struct gemm *g, size_t ahead)
+{
+	while (g->w_issued < g->w_total && g->w_issued - g->w_popped < ahead)
+		load_weights(g);
+}
+
 static void refill(struct gemm *g)
 {
-	while (g->w_issued < g->w_total && g->w_issued - g->w_popped < g->dev->info.fifo_tiles)
-		load_weights(g);
+	refill_to(g, g->dev->info.fifo_tiles);
 }
 
 /* Offset of K-tile kt of the chunk at row r0 (rows rows) in the A buffer (see to_chunks). */
@@ -213,9 +219,9 @@ static void read_chunk(struct gemm *g, size_t r0, uint32_t rows)
 		     kc);
 }
 
-/* The column tile's bias (and multiplier/shift). Emitted after the tile's first MATMUL: the
- * previous tile's ACTIVATE has completed by then, and the loads overlap the MXU instead of
- * waiting in the tail. */
+/* The column tile's bias (and multiplier/shift). Emitted after one of the tile's first MATMULs
+ * (see chunk): the previous tile's ACTIVATE has completed by then, and the loads overlap the
+ * MXU instead of waiting in the tail. */
 static void column_tile_params(struct gemm *g, uint32_t nt)
 {
 	uint32_t nc = span_of(g->n, g->N, nt);
@@ -295,18 +301,26 @@ static void chunk(struct gemm *g, const struct tpu_gemm_params *p, size_t r0, ui
 				read_a(g, r0, rows, kt);
 			EMIT(g, tpu_cmd_matmul, (g->resident ? kt : 0) * rows, acc_row(g, rows, nt),
 			     rows, TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
+			bool wh = kt == (g->KT > 1 ? 1u : 0u) && nt > 0 && g->q8;
 			g->w_popped++;
-			refill(g);
+			/* The write-back holds the command chain about as long as a 64-row MATMUL
+			 * runs: no weight load beside it (one tile ahead is enough), the next
+			 * MATMUL's refill loads two. */
+			if (wh)
+				refill_to(g, 1);
+			else
+				refill(g);
 			if (first && nt == 0)
 				first_params(g, p, kt);
 			/* int8 output: the previous tile's ACTIVATE runs beside this tile's first
 			 * MATMUL (other ACC buffer), its write-back beside the second, this tile's
-			 * bias (one read round trip) beside the third: one each per MATMUL. */
+			 * bias beside the fifth (read ahead by the device while the MATMULs before
+			 * it run; measured best among the third to ninth). */
 			if (kt == 0 && nt > 0 && g->q8)
 				activate(g, rows, nt - 1);
-			if (kt == (g->KT > 1 ? 1u : 0u) && nt > 0 && g->q8)
+			if (wh)
 				write_out(g, r0, rows, nt - 1);
-			if (kt == (g->KT > 2 ? 2u : g->KT - 1))
+			if (kt == (g->KT > 4 ? 4u : g->KT - 1))
 				column_tile_params(g, nt);
 		}
 		if (!g->q8)
