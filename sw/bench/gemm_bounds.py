@@ -6,7 +6,7 @@ weights per chunk, one BIAS LOAD_PARAMS + ACTIVATE + WRITE_HOST (in pieces) per 
 for per-tensor requantization) and counts link bytes as sim/link.c charges them: 16 bytes of
 header per packet and whole LinkBytes (32) beats of data. Packed full rows (N bytes) are merged
 by the device into MRDs of up to MaxReadReq (512) bytes; packed output rows into write jobs of up
-to WrBytes (max(4N, 64)) bytes; narrower rows cost one packet each.
+to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet each.
   compute bound  = MXU busy cycles = sum of MATMUL rows = m x KT x NT (one row per cycle)
   link bound     = max(host->device, device->host bytes) / bytes per cycle
 of bound = max(compute, link bound) / measured cycles (100 % = at the bound).
@@ -27,7 +27,7 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
     chunks = math.ceil(m / R)
     R = math.ceil(m / chunks)
     span = lambda tot, t: min(N, tot - t * N)
-    wr_bytes = max(4 * N, 64)
+    wr_bytes = max(4 * N, 256)  # the device with ReadAhead: MaxPayload (256) bytes
     h2d = d2h = 0
 
     def stream(rows, rb):  # a packed row stream: (host->device, device->host) bytes
