@@ -7,11 +7,12 @@
  *   ACC rows [0, R)           the output column tile being accumulated (int8 output: tiles
  *                             alternate between [0, rows) and [rows, 2 rows)).
  * For each column tile nt the K-tiles are multiplied in order (POP, ACCUMULATE for kt > 0); the
- * tile's bias (and per-channel multiplier/shift) are loaded after its third MATMUL (overlapping
+ * tile's bias (and per-channel multiplier/shift) are loaded after its fifth MATMUL (overlapping
  * the MXU; the previous tile's ACTIVATE is complete by then), then ACTIVATE puts the result into
  * the UB and WRITE_HOST the valid columns into the output. For int8 output the ACTIVATE comes
- * after the next tile's first MATMUL and the WRITE_HOST after its second: the device runs them
- * beside those MATMULs (docs/device.md, "Overlap and dependencies"). Weight tiles are loaded ahead of their MATMUL, never more than
+ * after the next tile's first MATMUL and the WRITE_HOST (in pieces of at most 96 rows) after its
+ * second, third, ...: the device runs them beside those MATMULs (docs/device.md, "Overlap and
+ * dependencies"). Weight tiles are loaded ahead of their MATMUL, never more than
  * FIFO_TILES of them waiting in queue order. Chunks are of even size (R = ceil(m / chunks)).
  * The input zero point is folded into the bias on the host.
  *
@@ -213,9 +214,9 @@ static void read_chunk(struct gemm *g, size_t r0, uint32_t rows)
 		     kc);
 }
 
-/* The column tile's bias (and multiplier/shift). Emitted after the tile's first MATMUL: the
- * previous tile's ACTIVATE has completed by then, and the loads overlap the MXU instead of
- * waiting in the tail. */
+/* The column tile's bias (and multiplier/shift). Emitted after one of the tile's first MATMULs
+ * (see chunk): the previous tile's ACTIVATE has completed by then, and the loads overlap the
+ * MXU instead of waiting in the tail. */
 static void column_tile_params(struct gemm *g, uint32_t nt)
 {
 	uint32_t nc = span_of(g->n, g->N, nt);
@@ -228,12 +229,32 @@ static void column_tile_params(struct gemm *g, uint32_t nt)
 	}
 }
 
-static void write_out(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
+/* Rows [first, first + count) of column tile nt's int8 output (UB rows after the A slots). */
+static void write_out(struct gemm *g, size_t r0, uint32_t first, uint32_t count, uint32_t nt)
 {
 	uint32_t nc = span_of(g->n, g->N, nt);
-	size_t off = (size_t)nt * g->N * g->m + r0 * nc;
+	size_t off = (size_t)nt * g->N * g->m + (r0 + first) * nc;
 
-	EMIT(g, tpu_cmd_write_host, g->out, off, nc, g->out_row, rows, nc, 0);
+	EMIT(g, tpu_cmd_write_host, g->out, off, nc, g->out_row + first, count, nc, 0);
+}
+
+/* The write-back of a column tile runs beside the next tile's MATMULs, but a WRITE_HOST holds
+ * the command chain for ~1.06 link cycles per packed 16-byte row plus ~30 cycles of command
+ * and CQE turn-around, longer than the one MATMUL of `rows` cycles the datapath holds: split
+ * into pieces of at most 96 rows, one after each of the next tile's MATMULs from the second on
+ * (measured at N = 16: 512^3 (171 rows) 94.7 -> 95.3 %, 512x64x512 88.9 -> 91.4 %; below 96
+ * rows the extra commands cost more than they hide). */
+static uint32_t wh_pieces(const struct gemm *g, uint32_t rows)
+{
+	uint32_t p = rows < 96 ? 1 : (rows + 95) / 96, mm = g->KT > 1 ? g->KT - 1 : 1;
+
+	return p < mm ? p : mm;
+}
+
+/* The MATMUL (K-tile) after which piece q of the previous tile's write-back is emitted. */
+static uint32_t wh_slot(const struct gemm *g, uint32_t q)
+{
+	return g->KT == 1 ? 0 : 1 + q < g->KT ? 1 + q : g->KT - 1;
 }
 
 /* ACC rows of column tile nt's accumulator: int8 output alternates two buffers, so that the
@@ -259,29 +280,65 @@ static void raw_tail(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
 	EMIT(g, tpu_cmd_write_host, g->out, off * 4u, nc * 4u, 0, rows, nc, 1);
 }
 
-static void chunk(struct gemm *g, size_t r0, uint32_t rows)
+/* The output parameters loaded once (before the first ACTIVATE), placed after the first chunk's
+ * READ_HOST and weight tiles and over its first MATMULs: the device reads a BIAS/MULT/SHIFT
+ * vector ahead while the commands before it run (one at a time), so MULT is read during the
+ * READ_HOST and SHIFT during the first MATMUL instead of one round trip each up front. */
+static void first_params(struct gemm *g, const struct tpu_gemm_params *p, uint32_t kt)
 {
+	uint32_t nc = span_of(g->n, g->N, 0);
+
+	if (!g->q8)
+		return;
+	if (kt == ~0u) {
+		EMIT(g, tpu_cmd_load_output, p->out_zero_point, p->clamp_min, p->clamp_max);
+		if (g->uniform)
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
+	} else if (kt == (g->KT > 1 ? 1u : 0u) && g->uniform) {
+		EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
+	}
+}
+
+static void chunk(struct gemm *g, const struct tpu_gemm_params *p, size_t r0, uint32_t rows)
+{
+	bool first = r0 == 0;
+
 	if (g->resident)
 		read_chunk(g, r0, rows);
 	g->w_total = (size_t)g->NT * g->KT;
 	g->w_issued = g->w_popped = 0;
 	refill(g);
+	if (first)
+		first_params(g, p, ~0u);
 	for (uint32_t nt = 0; nt < g->NT; nt++) {
 		for (uint32_t kt = 0; kt < g->KT; kt++) {
 			if (!g->resident)
 				read_a(g, r0, rows, kt);
 			EMIT(g, tpu_cmd_matmul, (g->resident ? kt : 0) * rows, acc_row(g, rows, nt),
 			     rows, TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
+			uint32_t P = wh_pieces(g, rows);
+			bool wh = false;
+
+			for (uint32_t q = 0; q < P; q++)
+				wh |= wh_slot(g, q) == kt;
+			wh = wh && nt > 0 && g->q8;
 			g->w_popped++;
 			refill(g);
+			if (first && nt == 0)
+				first_params(g, p, kt);
 			/* int8 output: the previous tile's ACTIVATE runs beside this tile's first
-			 * MATMUL (other ACC buffer), its write-back beside the second, this tile's
-			 * bias (one read round trip) beside the third: one each per MATMUL. */
+			 * MATMUL (other ACC buffer), its write-back beside the next (wh_pieces), this tile's
+			 * bias beside the fifth (read ahead by the device while the MATMULs before
+			 * it run; measured best among the third to ninth). */
 			if (kt == 0 && nt > 0 && g->q8)
 				activate(g, rows, nt - 1);
-			if (kt == (g->KT > 1 ? 1u : 0u) && nt > 0 && g->q8)
-				write_out(g, r0, rows, nt - 1);
-			if (kt == (g->KT > 2 ? 2u : g->KT - 1))
+			for (uint32_t q = 0; q < P && wh; q++) {
+				uint32_t lo = (uint32_t)((uint64_t)rows * q / P);
+				uint32_t hi = (uint32_t)((uint64_t)rows * (q + 1) / P);
+				if (wh_slot(g, q) == kt && hi > lo)
+					write_out(g, r0, lo, hi - lo, nt - 1);
+			}
+			if (kt == (g->KT > 4 ? 4u : g->KT - 1))
 				column_tile_params(g, nt);
 		}
 		if (!g->q8)
@@ -289,7 +346,7 @@ static void chunk(struct gemm *g, size_t r0, uint32_t rows)
 	}
 	if (g->q8) {
 		activate(g, rows, g->NT - 1);
-		write_out(g, r0, rows, g->NT - 1);
+		write_out(g, r0, 0, rows, g->NT - 1);
 	}
 }
 
@@ -298,22 +355,13 @@ static void build(struct gemm *g, const struct tpu_gemm_params *p)
 	/* Tiles left in the FIFO by earlier work would be popped in place of ours. */
 	for (uint32_t i = 0; i < g->dev->fifo_occ; i++)
 		EMIT(g, tpu_cmd_matmul, 0, 0, 1, TPU_MATMUL_POP);
-	if (g->q8) {
-		EMIT(g, tpu_cmd_load_output, p->out_zero_point, p->clamp_min, p->clamp_max);
-		if (g->lut)
-			EMIT(g, tpu_cmd_load_params, TPU_PARAM_LUT, g->lutb, 0, 0,
-			     TPU_LUT_ENTRIES);
-		if (g->uniform) {
-			/* Every column tile reads the same values: one load serves them all
-			 * (each LOAD_PARAMS read is a link round trip in a tile's prologue). */
-			uint32_t nc = span_of(g->n, g->N, 0);
-			EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
-			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
-		}
-	}
+	/* Uniform MULT/SHIFT: every column tile reads the same values, so one load serves them
+	 * all (first_params); OUTPUT goes with them. The LUT is not read ahead: first. */
+	if (g->lut)
+		EMIT(g, tpu_cmd_load_params, TPU_PARAM_LUT, g->lutb, 0, 0, TPU_LUT_ENTRIES);
 	for (size_t r0 = 0; r0 < g->m && !g->err; r0 += g->R) {
 		size_t left = g->m - r0;
-		chunk(g, r0, left < g->R ? (uint32_t)left : g->R);
+		chunk(g, p, r0, left < g->R ? (uint32_t)left : g->R);
 	}
 }
 

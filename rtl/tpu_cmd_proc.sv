@@ -52,12 +52,24 @@
 // write possible before the adopting command but CQEs/MSIs (excluded by pk_chk_ok_i) and
 // WRITE_HOSTs apart from them, so they equal what the command's own read would return;
 // statuses and their order are unchanged.
+// Tiles may also join while a READ_HOST commits once its own stream has delivered every row
+// (rh_tail: the row stream is free then).
+// LOAD_PARAMS read-ahead (pa_*): the first BIAS/MULT/SHIFT LOAD_PARAMS of the peek (1..N
+// channels, LENGTH = 4 x COLS, no FENCE flag, readable and clear of the rings and the MSI
+// address: pa_chk_ok_i) is read by a read job under the same start conditions as a tile (also
+// while a READ_HOST or LOAD_WEIGHTS streams or commits, never while a LOAD_PARAMS uses the job
+// engine), one vector at a time, and copied into pa_buf when the job ends (rd_hold_o until
+// then). A LOAD_PARAMS reaching CHECK2 with all checks passed and the same read (HOST_ADDR,
+// LENGTH, queue) adopts it: it waits for the job (under the watchdog), gets DMA_XFER_ERROR if
+// the job failed, else checks and writes the values from pa_buf exactly as from its own read.
+// Any other BIAS/MULT/SHIFT load, FENCE, IDENTIFY and a WRITE_HOST not apart from the vector
+// drop it (a job still running ends unused; a LOAD_PARAMS of its own waits for it).
 // Watchdog: a command still waiting on the link after timeout_units_i x 1024 cycles (0 = off)
 // ends with CMD_TIMEOUT (its read job is abandoned; a WRITE_HOST drains its read stream).
 // rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
 // read stream) is finished so local state stays consistent; no completion is reported.
 // Size options for small FPGAs (defaults: as above): ReadAhead = 0 leaves out the LOAD_WEIGHTS
-// read-ahead (its tile queue, peek decode and staging regions); LutStage = 1 reads the
+// and LOAD_PARAMS read-aheads (the tile queue, peek decode and staging regions, pa_buf); LutStage = 1 reads the
 // 256-byte LUT of LOAD_PARAMS as a row stream of LutEntries / N packed rows into the staging
 // ring (then PARAM writes from there, still only after every byte is in), so read jobs need only hold
 // an SQE or a 4N-byte vector (RdBytes >= max(4N, 64)); SpanSerial = 1 computes CHECK1's span
@@ -97,6 +109,9 @@ module tpu_cmd_proc #(
   output logic [63:0]           pk_chk_addr_o,    // its span for the read window check
   output logic [31:0]           pk_chk_len_o,
   input  logic                  pk_chk_ok_i,
+  output logic [63:0]           pa_chk_addr_o,    // the LOAD_PARAMS read-ahead candidate's read
+  output logic [31:0]           pa_chk_len_o,
+  input  logic                  pa_chk_ok_i,
   output logic                  cpl_valid_o,
   output logic [7:0]            cpl_sc_o,
   output logic [31:0]           cpl_result_o,
@@ -200,7 +215,7 @@ module tpu_cmd_proc #(
   typedef enum logic [4:0] {
     SIdle, SFence, SCheck1, SCheck2, SRowRead, SRowWait, SCommit, SCommitLast, SPush,
     SParRead, SParWait, SParWrite, SDpCmd, SActWait, SWhStream, SWhDrain, SWrJob, SDone,
-    SPreWait
+    SPreWait, SPaWait
   } state_e;
 
   // ---------------------------------------------------------------- command fields
@@ -295,6 +310,17 @@ module tpu_cmd_proc #(
   logic [SAw-1:0] pbase_q, pbase_d;                    // staging row of the tile being pushed
   logic           pre_go, pre_add, pre_wh;
   logic           wh_clean_q, wh_clean_d;             // no data write pending when WRITE_HOST began
+  // LOAD_PARAMS read-ahead: one parameter vector (BIAS/MULT/SHIFT, 4 x COLS bytes) read by a
+  // read job while earlier commands run, kept in pa_buf for the command with the same read
+  logic           pa_valid_q, pa_valid_d;    // a read-ahead for pa_addr/len/qid is held
+  logic           pa_busy_q, pa_busy_d;      // its read job is outstanding (also once dropped)
+  logic           pa_err_q, pa_err_d;        // ... and ended with an error
+  logic           pa_use_q, pa_use_d;        // the running LOAD_PARAMS adopted it
+  logic [63:0]    pa_addr_q, pa_addr_d;
+  logic [31:0]    pa_len_q, pa_len_d;
+  logic [7:0]     pa_qid_q, pa_qid_d;
+  logic [4*N*8-1:0] pa_buf, pbuf;            // the vector read ahead; the running command's
+  logic           pa_go, pa_wh, pa_apart, rh_tail;
   logic           dw_pend_q;                          // a data write job may not be sent yet
 
   // No accesses during reset: before the first reset edge the state is random (Verilator's random
@@ -425,6 +451,47 @@ module tpu_cmd_proc #(
   end
   assign pk_chk_addr_o = ReadAhead ? pk_addr : '0;
   assign pk_chk_len_o  = ReadAhead ? pk_len : '0;
+
+  // LOAD_PARAMS read-ahead candidate: the first BIAS/MULT/SHIFT LOAD_PARAMS of the peek; it is
+  // read ahead when it has 1..N channels (LENGTH = 4 x COLS), no FENCE flag, and its vector is
+  // readable and clear of the rings and the MSI address
+  logic [PkW-1:0] pp_i;
+  logic           pp_found, pp_ok;
+  logic [31:0]    pp_len, pp_cols;
+  logic [63:0]    pp_addr;
+  always_comb begin
+    pp_i = '0;
+    pp_found = 1'b0;
+    for (int i = PeekN - 1; i >= 0; i--) begin
+      if (pk_valid_i[i] && pk_ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpLoadParams &&
+          pk_ent_dw(pk_sqe_i, PkW'(i), tpu_pkg::SqeOp0Lsb) <= 32'(tpu_pkg::ParamShift)) begin
+        pp_i = PkW'(i);
+        pp_found = 1'b1;
+      end
+    end
+    pp_addr = pk_ent_addr(pk_sqe_i, pp_i);
+    pp_len  = pk_ent_dw(pk_sqe_i, pp_i, tpu_pkg::SqeLengthLsb);
+    pp_cols = pk_ent_dw(pk_sqe_i, pp_i, tpu_pkg::SqeColsLsb);
+  end
+  always_comb begin  // apart from the decode: pa_chk_ok_i depends on pa_chk_addr_o/len_o
+    pp_ok = pp_found && (pk_sqe_i[512*pp_i + tpu_pkg::SqeFlagsLsb +: 8] & tpu_pkg::SqeFlagFence) == 0 &&
+            pp_cols != 0 && pp_cols <= N &&
+            {32'd0, pp_len} == {30'd0, pp_cols, 2'b00} && pa_chk_ok_i;
+  end
+  assign pa_chk_addr_o = ReadAhead ? pp_addr : '0;
+  assign pa_chk_len_o  = ReadAhead ? pp_len : '0;
+  assign pa_apart = {1'b0, pa_addr_q} + {33'd0, pa_len_q} <= {1'b0, f_addr} ||
+                    {1'b0, f_addr} + {33'd0, f_len} <= {1'b0, pa_addr_q};
+  if (ReadAhead) begin : g_pa_buf
+    logic [4*N*8-1:0] pa_buf_q;
+    always_ff @(posedge clk_i) if (pa_busy_q && rd_done_i) pa_buf_q <= rd_buf_i[4*N*8-1:0];
+    assign pa_buf = pa_buf_q;
+  end else begin : g_no_pa_buf
+    assign pa_buf = '0;
+  end
+  assign pbuf = pa_use_q ? pa_buf : rd_buf_i[4*N*8-1:0];
+  logic unused_rd_buf;  // (the bytes beyond a vector serve the LUT, without LutStage)
+  assign unused_rd_buf = ^rd_buf_i;
   always_comb begin
     ra_apart = 1'b1;
     for (int unsigned r = 0; r < RaT; r++) begin
@@ -549,7 +616,7 @@ module tpu_cmd_proc #(
     params_ok = 1'b1;
     for (int unsigned i = 0; i < N; i++) begin
       logic [31:0] v;
-      v = rd_buf_i[32*i +: 32];
+      v = pbuf[32*i +: 32];
       if (32'(i) < f_cols) begin
         if (f_op0 == 32'(tpu_pkg::ParamMult) && v[31]) params_ok = 1'b0;
         if (f_op0 == 32'(tpu_pkg::ParamShift) &&
@@ -570,11 +637,13 @@ module tpu_cmd_proc #(
   end
 
   assign cmd_ready_o    = state_q == SIdle;
-  assign rd_req_valid_o = state_q == SParRead && rdy_i;
-  // LOAD_PARAMS reads the job buffer until its last PARAM write
-  assign rd_hold_o      = state_q == SParRead || state_q == SParWait || state_q == SParWrite;
-  assign rd_req_addr_o  = haddr_q;
-  assign rd_req_len_o   = LenW'(f_len);
+  // (a LOAD_PARAMS waits until a read-ahead job has ended: the job engine is shared)
+  assign rd_req_valid_o = (state_q == SParRead && rdy_i && !pa_busy_q) || pa_go;
+  // LOAD_PARAMS reads the job buffer until its last PARAM write; a read-ahead until its copy
+  assign rd_hold_o      = state_q == SParRead || state_q == SParWait || state_q == SParWrite ||
+                          pa_busy_q;
+  assign rd_req_addr_o  = pa_go ? pp_addr : haddr_q;
+  assign rd_req_len_o   = pa_go ? LenW'(pp_len) : LenW'(f_len);
   logic [31:0] f_rows_eff;  // rows of the row stream (LutStage: the LUT's)
   assign f_rows_eff = lut_rs ? 32'(LutRows) : f_rows;
   // one row stream per staging chunk: the rows left, at most StageRows
@@ -587,12 +656,22 @@ module tpu_cmd_proc #(
              (pk_addr + 64'(pk_len) <= f_addr || f_addr + 64'(f_len) <= pk_addr);
     // a tile joins the queue when a region is free (the one being pushed is not) and the
     // stream is not failed: as a new stream when none runs, else as its extension
+    // (a READ_HOST's commit once its own stream has delivered every row: rh_tail)
+    rh_tail = (state_q == SCommit || state_q == SCommitLast) && row_q == f_rows;
     pre_add = ReadAhead && rdy_i && (!dw_pend_q || pre_wh) && pk_ok && !ra_fail_q &&
               32'(ra_n_q) + 32'(ra_push_q) < RaT &&
-              ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
+              ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush || rh_tail ||
                (state_q == SPreWait && ra_n_q != '0) || state_q == SParRead || state_q == SParWait ||
                state_q == SParWrite || pre_wh);
     pre_go = pre_add && !stream_on;
+    // the LOAD_PARAMS read-ahead starts under the same conditions as a tile (not while a
+    // LOAD_PARAMS of its own uses the job engine), one vector at a time
+    pa_wh = state_q == SWhStream && wh_clean_q &&
+            (pp_addr + 64'(pp_len) <= f_addr || f_addr + 64'(f_len) <= pp_addr);
+    pa_go = ReadAhead && rdy_i && (!dw_pend_q || pa_wh) && pp_ok && !pa_valid_q && !pa_busy_q &&
+            ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
+             state_q == SPreWait || state_q == SRowWait || state_q == SCommit ||
+             state_q == SCommitLast || pa_wh);
   end
   assign stream_on       = ra_in_q != ra_n_q && !ra_fail_q;
   assign ra_fill         = RaW'(32'(ra_hd_q) + 32'(ra_in_q));
@@ -684,6 +763,17 @@ module tpu_cmd_proc #(
     ra_addr_d = ra_addr_q;  ra_stride_d = ra_stride_q;  ra_end_d = ra_end_q;  ra_rows_d = ra_rows_q;
     ra_cols_d = ra_cols_q;
     pbase_d = pbase_q;
+    pa_valid_d = pa_valid_q;  pa_busy_d = pa_busy_q;  pa_err_d = pa_err_q;  pa_use_d = pa_use_q;
+    pa_addr_d = pa_addr_q;  pa_len_d = pa_len_q;  pa_qid_d = pa_qid_q;
+    // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
+    if (pa_go && rd_req_ready_i) begin
+      pa_valid_d = 1'b1;  pa_busy_d = 1'b1;  pa_err_d = 1'b0;
+      pa_addr_d = pp_addr;  pa_len_d = pp_len;  pa_qid_d = pk_qid_i;
+    end
+    if (pa_busy_q && rd_done_i) begin
+      pa_busy_d = 1'b0;
+      pa_err_d = rd_err_i;
+    end
 
     // ---- read-ahead: a tile joins (new stream or extension), rows into the filling tile's
     // region, failure (the states below may override)
@@ -715,8 +805,9 @@ module tpu_cmd_proc #(
         end
       end
     end
-    if (!rdy_i) begin  // the DMA engine abandons the stream
+    if (!rdy_i) begin  // the DMA engine abandons the stream and the read job
       ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
+      pa_valid_d = 1'b0;  pa_busy_d = 1'b0;
     end
 
     unique case (state_q)
@@ -727,6 +818,7 @@ module tpu_cmd_proc #(
           qid_d = cmd_qid_i;
           sc_d = tpu_pkg::ScSuccess;  result_d = '0;  rdb_d = '0;  wrb_d = '0;
           wd_d = '0;  wdf_d = '0;
+          pa_use_d = 1'b0;
           state_d = SFence;
         end
       end
@@ -739,7 +831,7 @@ module tpu_cmd_proc #(
       end
       SCheck1: if (!span_busy) state_d = SCheck2;
       SCheck2: begin
-        logic adopt;
+        logic adopt, pa_adopt;
         sc_d = check_sc;
         haddr_d = f_addr;  row_d = '0;  cbase_d = '0;  crow_d = '0;  pbase_d = '0;
         adopt = ra_n_q != '0 && check_sc == tpu_pkg::ScSuccess && is_lw &&
@@ -754,10 +846,22 @@ module tpu_cmd_proc #(
           rs_abort_o = stream_on;
           ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
         end
+        // the LOAD_PARAMS read-ahead: adopted by a LOAD_PARAMS with the same read whose checks
+        // all pass; dropped by any other BIAS/MULT/SHIFT load (it is stale then) and by
+        // commands that may write its bytes (FENCE, IDENTIFY, a WRITE_HOST not apart from it)
+        pa_adopt = pa_valid_q && check_sc == tpu_pkg::ScSuccess &&
+                   f_op == tpu_pkg::OpLoadParams && !lp_out && !lp_lut &&
+                   f_addr == pa_addr_q && f_len == pa_len_q && qid_q == pa_qid_q;
+        if (pa_adopt || (f_op == tpu_pkg::OpLoadParams && f_op0 <= 32'(tpu_pkg::ParamShift)) ||
+            is_fence || is_id || (is_wh && !pa_apart))
+          pa_valid_d = 1'b0;
+        pa_use_d = pa_adopt;
         if (check_sc != tpu_pkg::ScSuccess) begin
           state_d = SDone;
         end else if (adopt) begin
           state_d = SPreWait;
+        end else if (pa_adopt) begin
+          state_d = SPaWait;
         end else begin
           unique case (f_op)
             tpu_pkg::OpReadHost, tpu_pkg::OpLoadWeights: state_d = SRowRead;
@@ -849,12 +953,14 @@ module tpu_cmd_proc #(
       // read the UB; the stream meanwhile delivers the next chunk's rows into the ring
       SCommit: begin
         cnt = (f_rows - cbase_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - cbase_q;
-        if (rs_row_valid_i) begin
+        // (rows and errors of the READ_HOST's stream: once it is complete, they are a
+        // read-ahead stream's)
+        if (rs_row_valid_i && row_q != f_rows) begin
           st_we = 1'b1;
           row_d = row_q + 32'd1;
           haddr_d = haddr_q + stride_q;
         end
-        if (rs_err_i) sc_d = tpu_pkg::ScDmaXferError;  // reported once the chunk is in
+        if (rs_err_i && row_q != f_rows) sc_d = tpu_pkg::ScDmaXferError;  // reported once the chunk is in
         if (cval_q && !(!dpv_q || dp_ready_i)) begin
           cval_d = 1'b1;  // hold: the read data stays in the RAM output register
         end else begin
@@ -876,14 +982,16 @@ module tpu_cmd_proc #(
       end
       SCommitLast: begin
         cnt = (f_rows - cbase_q > 32'(StageRows)) ? 32'(StageRows) : f_rows - cbase_q;
-        if (rs_row_valid_i) begin
+        // (rows and errors of the READ_HOST's stream: once it is complete, they are a
+        // read-ahead stream's)
+        if (rs_row_valid_i && row_q != f_rows) begin
           st_we = 1'b1;
           row_d = row_q + 32'd1;
           haddr_d = haddr_q + stride_q;
         end
-        if (rs_err_i) sc_d = tpu_pkg::ScDmaXferError;
+        if (rs_err_i && row_q != f_rows) sc_d = tpu_pkg::ScDmaXferError;
         if (!dpv_q || dp_ready_i) begin
-          if (sc_q != tpu_pkg::ScSuccess || rs_err_i) begin
+          if (sc_q != tpu_pkg::ScSuccess || (rs_err_i && row_q != f_rows)) begin
             state_d = SDone;  // a later chunk failed: the chunks before it stay committed
           end else if (cbase_q + cnt == f_rows) begin
             result_d = f_rows * 32'(f_cols[KW-1:0]);  // (COLS <= N here)
@@ -960,7 +1068,7 @@ module tpu_cmd_proc #(
       // ---- LOAD_PARAMS
       SParRead: begin
         if (!rdy_i) state_d = SDone;
-        else if (rd_req_ready_i) state_d = SParWait;
+        else if (rd_req_ready_i && !pa_busy_q) state_d = SParWait;  // (the request went out)
       end
       SParWait: begin
         if (!rdy_i) begin
@@ -978,6 +1086,28 @@ module tpu_cmd_proc #(
           end
         end else if (watchdog) begin
           rd_abort_o = 1'b1;
+          sc_d = tpu_pkg::ScCmdTimeout;
+          state_d = SDone;
+        end
+      end
+      // the vector was read ahead: wait for its job, then check and write it as SParWait does
+      SPaWait: begin
+        if (!rdy_i) begin
+          state_d = SDone;
+        end else if (!pa_busy_q) begin
+          if (pa_err_q) begin
+            sc_d = tpu_pkg::ScDmaXferError;
+            state_d = SDone;
+          end else if (!params_ok) begin
+            sc_d = tpu_pkg::ScInvalidField;
+            state_d = SDone;
+          end else begin
+            crow_d = '0;
+            state_d = SParWrite;
+          end
+        end else if (watchdog) begin
+          rd_abort_o = 1'b1;
+          pa_busy_d = 1'b0;
           sc_d = tpu_pkg::ScCmdTimeout;
           state_d = SDone;
         end
@@ -1000,7 +1130,7 @@ module tpu_cmd_proc #(
             c[COp +: 4] = DpParam;  c[CFl +: 3] = f_op0[2:0];
             c[CA +: 32] = lp_lut ? crow_q : f_la + crow_q;
             c[CData +: 32] = lp_lut ? {24'd0, lut_byte}
-                                  : rd_buf_i[32*crow_q[$clog2(N)-1:0] +: 32];
+                                  : pbuf[32*crow_q[$clog2(N)-1:0] +: 32];
             dpc_d = c;  dpv_d = 1'b1;
             crow_d = crow_q + 32'd1;
             if (lut_rs && (crow_q + 32'd1) % N == 0 && crow_q + 32'd1 != f_cols) begin
@@ -1094,6 +1224,7 @@ module tpu_cmd_proc #(
       mm_flight_q <= '0;  fhead_q <= '0;  fcount_q <= '0;  avalid_q <= 1'b0;  loaded_q <= '0;
       ra_n_q <= '0;  ra_in_q <= '0;  ra_hd_q <= '0;  ra_rin_q <= '0;  ra_fail_q <= 1'b0;
       ra_push_q <= 1'b0;  dw_pend_q <= 1'b0;
+      pa_valid_q <= 1'b0;  pa_busy_q <= 1'b0;  pa_use_q <= 1'b0;
     end else begin
       // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
       dw_pend_q <= (wr_req_valid_o && wr_req_ready_i) || (dw_pend_q && !wr_idle_i);
@@ -1103,6 +1234,8 @@ module tpu_cmd_proc #(
       // (constant without read-ahead: synthesis drops the queue)
       ra_n_q <= ReadAhead ? ra_n_d : '0;  ra_in_q <= ra_in_d;  ra_hd_q <= ra_hd_d;
       ra_rin_q <= ra_rin_d;  ra_fail_q <= ra_fail_d;  ra_push_q <= ra_push_d;
+      pa_valid_q <= ReadAhead ? pa_valid_d : 1'b0;  pa_busy_q <= ReadAhead ? pa_busy_d : 1'b0;
+      pa_use_q <= ReadAhead ? pa_use_d : 1'b0;
     end
   end
 
@@ -1114,6 +1247,7 @@ module tpu_cmd_proc #(
     fk_q <= fk_d;  fc_q <= fc_d;  ak_q <= ak_d;  ac_q <= ac_d;
     ra_qid_q <= ra_qid_d;  ra_addr_q <= ra_addr_d;  ra_stride_q <= ra_stride_d;  ra_end_q <= ra_end_d;
     ra_rows_q <= ra_rows_d;  ra_cols_q <= ra_cols_d;
+    pa_err_q <= pa_err_d;  pa_addr_q <= pa_addr_d;  pa_len_q <= pa_len_d;  pa_qid_q <= pa_qid_d;
     pbase_q <= pbase_d;  wg_q <= wg_d;  wgn_q <= wgn_d;  wh_clean_q <= wh_clean_d;
   end
 

@@ -8,7 +8,10 @@
 // free, so up to min(Tags, Slots) rows are in flight and the link stays busy. Packed full rows
 // (RB == STRIDE == RowB) are merged: one MRD asks for up to MergeRows consecutive rows (at most
 // MaxReadReq bytes, never across 4 KiB, only as many as free slots), which saves a packet
-// header per row; a beat's bytes land in the rows they belong to. Completion beats
+// header per row; a beat's bytes land in the rows they belong to. A packed stream waits until
+// MergeRows / 2 slots are free (or as many as it may still ask for before its end, its limit or
+// the page end): slots free one per cycle as rows leave, and an MRD per freed slot would cost
+// a header and a whole completion beat per row (~3 link cycles instead of ~1). Completion beats
 // land in their row's slot in any order across tags; rows leave on rs_row_valid_o /
 // rs_row_data_o strictly in row order (one per cycle, no back-pressure; bytes RB..RowB-1 are
 // 0), each as soon as it and every earlier row are complete. A completion with a status other
@@ -237,6 +240,8 @@ module tpu_dma #(
     logic             beat_taken;
     logic [PktW-1:0]  pleft;
     logic             rs_fail, rs_can;
+    logic [31:0]      rs_want;
+    logic [12:0]      rs_pgr;
     logic [SlW-1:0]   cs, hs, is, ms;
     logic [RbW-1:0]   rleft;
     logic [63:0]      maddr;
@@ -416,9 +421,19 @@ module tpu_dma #(
         end
       end
     end
-    // a new row may be requested when its slot is free (fewer than Slots rows not delivered)
+    // a new row may be requested when its slot is free (fewer than Slots rows not delivered);
+    // a packed stream waits until half a merged MRD fits the free slots (or what it may still
+    // ask for before its end, its limit or the 4 KiB page end): slots free one row per cycle,
+    // and an MRD per free slot would cost a header and a whole beat per row on the link
+    rs_want = rs_rows_q - rs_issue_q;
+    if (rs_limit_i - rs_issue_q < rs_want) rs_want = rs_limit_i - rs_issue_q;
+    if (32'(MergeRows / 2) < rs_want) rs_want = 32'(MergeRows / 2);
+    rs_pgr = (13'd4096 - {1'b0, rs_raddr_q[11:0]}) / 13'(RowB);
+    if (32'(rs_pgr) < rs_want) rs_want = 32'(rs_pgr);
     rs_can = rs_active_q && !rs_abort_i && !rs_fail && rs_issue_q != rs_rows_q &&
-             (rs_issue_q - rs_head_q) < 32'(Slots) && rs_issue_q < rs_limit_i;
+             (rs_issue_q - rs_head_q) < 32'(Slots) && rs_issue_q < rs_limit_i &&
+             !(32'(rs_rb_q) == RowB && rs_stride_q == 64'(RowB) && rs_roff_q == '0 &&
+               32'(Slots) - (rs_issue_q - rs_head_q) < rs_want);
 
     // ---- output beat: packet in progress, else a new write packet, else an MRD (row stream
     // first: a read job only runs alone, for an SQE or a parameter vector)

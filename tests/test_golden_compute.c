@@ -646,6 +646,140 @@ START_TEST(weight_tile_queue_fault)
 }
 END_TEST
 
+/* A LOAD_PARAMS behind long commands (MATMUL, ACTIVATE, WRITE_HOST) with the nominal 50 ns
+ * link: the device may read its vector ahead while they run. Whatever it does, statuses and
+ * effects must be those of executing the commands one by one (on sim, the golden twin checks
+ * every byte and register; the second ACTIVATE's output shows which bias it used):
+ * _i = 0 plain; 1 a read fault in the vector (DMA_XFER_ERROR, the old bias stays); 2 the
+ * WRITE_HOST before it overwrites the vector (the load must see the new bytes); 3 a MULT vector
+ * with a negative entry (INVALID_FIELD); 4 a LOAD_PARAMS that fails its checks comes first (a
+ * read ahead for it is dropped; the next one reads its own vector). */
+START_TEST(param_read_ahead)
+{
+	const uint32_t n = 8, rows = 16;
+	struct gfx_sqe s[16];
+	uint32_t want[16];
+	unsigned i, k = 0, lp_cmd;
+	uint64_t in, b0, b1, mv, sv, bad, out;
+
+	gfx_sim_latency(50); /* the vector's round trip spans the commands before it */
+	setup_n(n);
+	in = hbuf + 2048;
+	b0 = hbuf + 4096;
+	b1 = hbuf + 4352;
+	mv = hbuf + 4608;
+	sv = hbuf + 4864;
+	bad = hbuf + 5120;
+	out = hbuf + 8192;
+	for (i = 0; i < n * n; i++)
+		hp[1024 + i] = (uint8_t)rand8();
+	for (i = 0; i < rows * n; i++)
+		hp[2048 + i] = (uint8_t)rand8();
+	for (i = 0; i < n; i++) {
+		put32(hp + 4096 + 4 * i, (uint32_t)harness_range(&rng, -20000, 20000));
+		put32(hp + 4352 + 4 * i, (uint32_t)harness_range(&rng, -20000, 20000));
+		put32(hp + 4608 + 4 * i, (uint32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1));
+		put32(hp + 4864 + 4 * i, (uint32_t)-6);
+	}
+	memcpy(hp + 5120, hp + 4608, 4 * n);
+	put32(hp + 5120 + 4 * (n - 1), 0x80000000u); /* a negative multiplier */
+	s[k++] = gfx_load_output(3, -128, 127);
+	s[k++] = gfx_load_vec(TPU_PARAM_MULT, mv, n, 0);
+	s[k++] = gfx_load_vec(TPU_PARAM_SHIFT, sv, n, 0);
+	s[k++] = gfx_load_vec(TPU_PARAM_BIAS, b0, n, 0);
+	s[k++] = gfx_read_host(in, rows, n, 0, 0);
+	s[k++] = gfx_load_weights(hbuf + 1024, n, n, n, false);
+	s[k++] = gfx_matmul(0, 0, rows, TPU_MATMUL_POP);
+	s[k++] = gfx_activate(0, rows, rows, 0);
+	/* int8 rows 16.. out: apart from the vector, or (_i = 2) over it */
+	s[k++] = gfx_write_host(_i == 2 ? b1 : out, 4, n, 0, rows, false);
+	if (_i == 4)
+		s[k++] = gfx_load_vec(TPU_PARAM_BIAS, b1, n, 1); /* channels 1..n: LOCAL_RANGE */
+	lp_cmd = k;
+	if (_i == 3)
+		s[k++] = gfx_load_vec(TPU_PARAM_MULT, bad, n, 0); /* the old MULT stays */
+	else
+		s[k++] = gfx_load_vec(TPU_PARAM_BIAS, b1, n, 0);
+	s[k++] = gfx_activate(0, 2 * rows, rows, 0);
+	s[k++] = gfx_write_host(out + 256, rows, n, 0, 2 * rows, false);
+	for (i = 0; i < k; i++)
+		want[i] = TPU_SC_SUCCESS;
+	if (_i == 1) {
+		gfx_fail_range(&F, b1 + 8, 4, HOSTMEM_READ, false);
+		want[lp_cmd] = TPU_SC_DMA_XFER_ERROR;
+	} else if (_i == 3) {
+		want[lp_cmd] = TPU_SC_INVALID_FIELD;
+	} else if (_i == 4) {
+		want[lp_cmd - 1] = TPU_SC_LOCAL_RANGE;
+	}
+	run_batch_expect(s, k, want, _i);
+	gfx_fail_off(&F);
+	teardown();
+}
+END_TEST
+
+/* READ_HOST, two LOAD_WEIGHTS and three parameter loads behind it, with the nominal 50 ns link:
+ * the device may read the first parameter vector while the READ_HOST streams and the weight
+ * tiles while it commits its last rows. A read failure in the first tile (_i = 1), the second
+ * tile (2), the MULT vector (3) or the READ_HOST's last rows (4), or none (0), must give exactly
+ * the statuses and effects of executing the commands one by one (on sim, the golden twin checks
+ * every byte and register). */
+START_TEST(read_host_tail_read_ahead)
+{
+	const uint32_t n = 8, tile = n * n, rows = 48;
+	struct gfx_sqe s[12];
+	uint32_t want[12];
+	unsigned i, k = 0;
+	uint64_t in, wa, mv, sv, bv, out;
+
+	gfx_sim_latency(50);
+	setup_n(n);
+	in = hbuf + 2048;
+	wa = hbuf + 1024;
+	mv = hbuf + 4608;
+	sv = hbuf + 4864;
+	bv = hbuf + 5120;
+	out = hbuf + 8192;
+	for (i = 0; i < 2 * tile; i++)
+		hp[1024 + i] = (uint8_t)rand8();
+	for (i = 0; i < rows * n; i++)
+		hp[2048 + i] = (uint8_t)rand8();
+	for (i = 0; i < n; i++) {
+		put32(hp + 4608 + 4 * i, (uint32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1));
+		put32(hp + 4864 + 4 * i, (uint32_t)-5);
+		put32(hp + 5120 + 4 * i, (uint32_t)harness_range(&rng, -20000, 20000));
+	}
+	s[k++] = gfx_load_output(-2, -100, 120);
+	s[k++] = gfx_read_host(in, rows, n, 0, 0);
+	s[k++] = gfx_load_weights(wa, n, n, n, false);
+	s[k++] = gfx_load_weights(wa + tile, n, n, n, false);
+	s[k++] = gfx_load_vec(TPU_PARAM_MULT, mv, n, 0);
+	s[k++] = gfx_load_vec(TPU_PARAM_SHIFT, sv, n, 0);
+	s[k++] = gfx_load_vec(TPU_PARAM_BIAS, bv, n, 0);
+	s[k++] = gfx_matmul(0, 0, 16, TPU_MATMUL_POP);
+	s[k++] = gfx_matmul(16, 16, 32, TPU_MATMUL_POP);
+	s[k++] = gfx_activate(8, rows, 16, 0);
+	s[k++] = gfx_write_host(out, 16, n, 0, rows, false);
+	for (i = 0; i < k; i++)
+		want[i] = TPU_SC_SUCCESS;
+	if (_i == 1 || _i == 2) {
+		gfx_fail_range(&F, wa + (uint64_t)(_i - 1) * tile + 3 * n, n, HOSTMEM_READ, false);
+		want[_i + 1] = TPU_SC_DMA_XFER_ERROR;
+		want[8] = TPU_SC_SEQUENCE_ERROR; /* one tile reached the FIFO */
+	} else if (_i == 3) {
+		gfx_fail_range(&F, mv + 4, 4, HOSTMEM_READ, false);
+		want[4] = TPU_SC_DMA_XFER_ERROR;
+		want[9] = TPU_SC_SEQUENCE_ERROR; /* no multiplier loaded */
+	} else if (_i == 4) {
+		gfx_fail_range(&F, in + (rows - 2) * n, n, HOSTMEM_READ, false);
+		want[1] = TPU_SC_DMA_XFER_ERROR;
+	}
+	run_batch_expect(s, k, want, _i);
+	gfx_fail_off(&F);
+	teardown();
+}
+END_TEST
+
 /* Loop tests over sizes[]: on sim only the sizes with a Verilated model (N = 8 and 16 with the
  * default UB/ACC rows, which hold this file's ROWS and are otherwise the same device). */
 static void add_sized(TCase *tc, const TTest *t, enum gfx_backend be)
@@ -679,6 +813,8 @@ static Suite *build(const char *name, enum gfx_backend be)
 		tcase_add_test(tc, perf_counters_exact);
 		tcase_add_loop_test(tc, chained_weight_tiles_fault, 0, 3);
 		tcase_add_loop_test(tc, weight_tile_queue_fault, 0, 6);
+		tcase_add_loop_test(tc, param_read_ahead, 0, 5);
+		tcase_add_loop_test(tc, read_host_tail_read_ahead, 0, 5);
 	}
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

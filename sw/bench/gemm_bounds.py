@@ -2,11 +2,11 @@
 """Analytical bounds of an end-to-end int8-output tpu_gemm() on the sim link (docs/performance.md).
 
 Replays driver/gemm.c's schedule (resident A as one READ_HOST per chunk, even chunks of R rows,
-weights per chunk, one BIAS LOAD_PARAMS + ACTIVATE + WRITE_HOST per column tile, MULT/SHIFT once
+weights per chunk, one BIAS LOAD_PARAMS + ACTIVATE + WRITE_HOST (in pieces) per column tile, MULT/SHIFT once
 for per-tensor requantization) and counts link bytes as sim/link.c charges them: 16 bytes of
 header per packet and whole LinkBytes (32) beats of data. Packed full rows (N bytes) are merged
 by the device into MRDs of up to MaxReadReq (512) bytes; packed output rows into write jobs of up
-to WrBytes (max(4N, 64)) bytes; narrower rows cost one packet each.
+to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet each.
   compute bound  = MXU busy cycles = sum of MATMUL rows = m x KT x NT (one row per cycle)
   link bound     = max(host->device, device->host bytes) / bytes per cycle
 of bound = max(compute, link bound) / measured cycles (100 % = at the bound).
@@ -27,7 +27,7 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
     chunks = math.ceil(m / R)
     R = math.ceil(m / chunks)
     span = lambda tot, t: min(N, tot - t * N)
-    wr_bytes = max(4 * N, 64)
+    wr_bytes = max(4 * N, 256)  # the device with ReadAhead: MaxPayload (256) bytes
     h2d = d2h = 0
 
     def stream(rows, rb):  # a packed row stream: (host->device, device->host) bytes
@@ -55,8 +55,12 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
             for kt in range(KT):  # LOAD_WEIGHTS (one packed tile) + MATMUL
                 a, b = stream(span(k, kt), nc)
                 h2d += a; d2h += b; cmds += 2
-            h2d += pkt(4 * nc); d2h += HDR; cmds += 3  # BIAS, ACTIVATE, WRITE_HOST
-            d2h += writes(rows, nc)
+            # BIAS, ACTIVATE, WRITE_HOST (beside the next tile's MATMULs in pieces of at most
+            # 96 rows, one per MATMUL; the chunk's last tile in one)
+            pieces = 1 if nt == NT - 1 or rows < 96 else min(-(-rows // 96), max(KT - 1, 1))
+            h2d += pkt(4 * nc); d2h += HDR; cmds += 2 + pieces
+            for q in range(pieces):
+                d2h += writes(rows * (q + 1) // pieces - rows * q // pieces, nc)
     h2d += cmds * 64 + math.ceil(cmds / 8) * HDR  # SQEs, 8 per prefetch block (PrefetchSqes)
     d2h += math.ceil(cmds / 8) * HDR + cmds * pkt(16)  # SQE MRDs, CQEs
     compute = m * KT * NT
