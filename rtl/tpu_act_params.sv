@@ -25,11 +25,19 @@
 // lut_re_i is low. Cost: N block RAMs (one SB_RAM40_4K or DP16KD each) instead of N 256:1 muxes
 // of 8 bits (~700 LUT4 per channel).
 //
+// ChanRam = 1 (for the serial activation, which reads one channel at a time): bias, multiplier
+// and shift live in three small block RAMs (tpu_ram Block, N words each, instead of N x 70
+// flip-flops and their channel mux) and are read on the channel port: ch_bias_o,
+// ch_mult_o, ch_shift_o = channel ch_raddr_i from the cycle after ch_re_i, held while ch_re_i is
+// low (registered read, like the LUT); bias_o, mult_o and shift_o are 0 then. With ChanRam = 0
+// the channel port reads 0 and ch_re_i/ch_raddr_i are ignored.
+//
 // Reset (synchronous, rst_i) clears loaded_o only; the values and the LUT keep their contents.
 `default_nettype none
 
 module tpu_act_params #(
-  parameter int unsigned N = 16  // channels (the array width)
+  parameter int unsigned N       = 16,  // channels (the array width)
+  parameter int unsigned ChanRam = 0    // per-channel values in RAM, read one channel at a time
 ) (
   input  logic            clk_i,
   input  logic            rst_i,
@@ -45,6 +53,12 @@ module tpu_act_params #(
   output logic [7:0]      zp_o,
   output logic [7:0]      qmin_o,
   output logic [7:0]      qmax_o,
+  // channel read port (ChanRam)
+  input  logic            ch_re_i,
+  input  logic [ChW-1:0]  ch_raddr_i,
+  output logic [31:0]     ch_bias_o,
+  output logic [31:0]     ch_mult_o,
+  output logic [5:0]      ch_shift_o,
   // LUT read port (one lookup per channel per cycle, registered)
   input  logic            lut_re_i,
   input  logic [N*8-1:0]  lut_raddr_i,
@@ -52,8 +66,13 @@ module tpu_act_params #(
   // loaded flags, indexed by tpu_pkg::param_kind_e
   output logic [4:0]      loaded_o
 );
+  localparam int unsigned ChW = N > 1 ? $clog2(N) : 1;
+
   if (N < 1 || N > 256) begin : g_bad_n
     $error("tpu_act_params: N must be in 1..256");
+  end
+  if (ChanRam != 0 && N < 2) begin : g_bad_chan_ram
+    $error("tpu_act_params: ChanRam needs N >= 2");
   end
 
   logic wr_bias, wr_mult, wr_shift, wr_lut, wr_output;
@@ -65,26 +84,51 @@ module tpu_act_params #(
     wr_output = wr_valid_i && (wr_kind_i == tpu_pkg::ParamOutput);
   end
 
-  // ---------------------------------------------------------------- per-channel registers
+  // ---------------------------------------------------------------- per-channel values
   logic [N*32-1:0] bias_q, mult_q;
   logic [N*6-1:0]  shift_q;
 
-  for (genvar j = 0; j < N; j++) begin : g_ch
-    logic sel;
-    assign sel = (wr_index_i == 8'(j));
-
-    always_ff @(posedge clk_i) begin
-      if (wr_bias && sel) begin
-        bias_q[32*j +: 32] <= wr_data_i;
-      end
-      if (wr_mult && sel) begin
-        mult_q[32*j +: 32] <= wr_data_i;
-      end
-      if (wr_shift && sel) begin
-        shift_q[6*j +: 6] <= wr_data_i[5:0];
+  if (ChanRam != 0) begin : g_chan_ram
+    // channel index checked by the command processor (< N; asserted below)
+    tpu_ram #(.Width(32), .Depth(N), .Block(1)) u_bias (
+      .clk_i, .we_i(wr_bias), .waddr_i(ChW'(wr_index_i)), .wdata_i(wr_data_i),
+      .re_i(ch_re_i), .raddr_i(ch_raddr_i), .rdata_o(ch_bias_o)
+    );
+    tpu_ram #(.Width(32), .Depth(N), .Block(1)) u_mult (
+      .clk_i, .we_i(wr_mult), .waddr_i(ChW'(wr_index_i)), .wdata_i(wr_data_i),
+      .re_i(ch_re_i), .raddr_i(ch_raddr_i), .rdata_o(ch_mult_o)
+    );
+    tpu_ram #(.Width(6), .Depth(N), .Block(1)) u_shift (
+      .clk_i, .we_i(wr_shift), .waddr_i(ChW'(wr_index_i)), .wdata_i(wr_data_i[5:0]),
+      .re_i(ch_re_i), .raddr_i(ch_raddr_i), .rdata_o(ch_shift_o)
+    );
+    assign bias_q  = '0;
+    assign mult_q  = '0;
+    assign shift_q = '0;
+  end else begin : g_chan_regs
+    for (genvar j = 0; j < N; j++) begin : g_reg
+      logic sel;
+      assign sel = (wr_index_i == 8'(j));
+      always_ff @(posedge clk_i) begin
+        if (wr_bias && sel) begin
+          bias_q[32*j +: 32] <= wr_data_i;
+        end
+        if (wr_mult && sel) begin
+          mult_q[32*j +: 32] <= wr_data_i;
+        end
+        if (wr_shift && sel) begin
+          shift_q[6*j +: 6] <= wr_data_i[5:0];
+        end
       end
     end
+    assign ch_bias_o  = '0;
+    assign ch_mult_o  = '0;
+    assign ch_shift_o = '0;
+    logic unused_ch;
+    assign unused_ch = ^{ch_re_i, ch_raddr_i};
+  end
 
+  for (genvar j = 0; j < N; j++) begin : g_ch
     // LUT replica of channel j.
     tpu_ram #(
       .Width(8),

@@ -20,12 +20,16 @@
 // LUT port: as tpu_activation (lut_re_o for one cycle in phase U of a LUT row, addresses v+128,
 // lut_rdata_i the registered read, held while lut_re_o is low).
 // Parameters must stay stable from the input transfer until the output transfer.
+// ChanRam = 1 (Lanes = 1 only): bias, multiplier and shift come from tpu_act_params' channel
+// read port instead of bias_i/mult_i/shift_i: channel c is read (par_re_o, par_addr_o = c) when
+// the row is accepted (c = 0) or in phase V of channel c - 1, and used in phase X of channel c.
 // Reset (synchronous, rst_i) clears the FSM only.
 `default_nettype none
 
 module tpu_act_serial #(
   parameter int unsigned N     = 4,  // channels per row (the array width)
-  parameter int unsigned Lanes = 1   // channels processed together; divides N, < N
+  parameter int unsigned Lanes = 1,  // channels processed together; divides N, < N
+  parameter int unsigned ChanRam = 0 // per-channel parameters from the channel read port
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -36,6 +40,12 @@ module tpu_act_serial #(
   input  logic [7:0]             zp_i,
   input  logic [7:0]             qmin_i,
   input  logic [7:0]             qmax_i,
+  // channel read port of tpu_act_params (ChanRam; registered read)
+  output logic                   par_re_o,
+  output logic [GrpW-1:0]        par_addr_o,
+  input  logic [31:0]            par_bias_i,
+  input  logic [31:0]            par_mult_i,
+  input  logic [5:0]             par_shift_i,
   // LUT read port (to tpu_act_params)
   output logic                   lut_re_o,
   output logic [N*8-1:0]         lut_raddr_o,
@@ -62,6 +72,9 @@ module tpu_act_serial #(
 
   if (Lanes < 1 || Lanes >= N || N % Lanes != 0) begin : g_bad_lanes
     $error("tpu_act_serial: Lanes must divide N and be below N");
+  end
+  if (ChanRam != 0 && Lanes != 1) begin : g_bad_chan_ram
+    $error("tpu_act_serial: ChanRam needs Lanes = 1");
   end
 
   typedef enum logic [3:0] {
@@ -161,6 +174,11 @@ module tpu_act_serial #(
           mult  = $signed(mult_i[32*(g*Lanes+l) +: 32]);
           shift = $signed(shift_i[6*(g*Lanes+l) +: 6]);
         end
+      end
+      if (ChanRam != 0) begin
+        bias  = $signed(par_bias_i);
+        mult  = $signed(par_mult_i);
+        shift = $signed(par_shift_i);
       end
       // -32 is not a legal shift; its rs wraps to 0 (as in tpu_activation)
       ls = (raw_q || shift[5]) ? 5'd0 : shift[4:0];
@@ -264,6 +282,10 @@ module tpu_act_serial #(
     assign lane_sat[l]          = ph_q == PhV && sat;
     assign lane_res[32*l +: 32] = raw_q ? a_q : 32'(v);
   end
+
+  // channel c's parameters are read one cycle before its phase X
+  assign par_re_o   = ChanRam != 0 && (accept || (ph_q == PhV && grp_q != GrpW'(Groups - 1)));
+  assign par_addr_o = accept ? '0 : grp_q + 1'b1;
 
   // ---------------------------------------------------------------- output
   for (genvar j = 0; j < N; j++) begin : g_out

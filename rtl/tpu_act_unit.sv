@@ -4,7 +4,9 @@
 // Write port: as tpu_act_params (wr_valid_i/wr_kind_i/wr_index_i/wr_data_i, loaded_o).
 // Streams, latency and the parameter-stability rule: as tpu_activation (Latency = 6) with
 // ActLanes = N (the default); with ActLanes < N the small multi-cycle tpu_act_serial (same
-// results, one row at a time, in_ready_o low while a row is processed; for FPGAs).
+// results, one row at a time, in_ready_o low while a row is processed; for FPGAs). With
+// ActLanes = 1 the per-channel parameters live in RAM (tpu_act_params ChanRam) and the serial
+// unit reads them one channel at a time.
 `default_nettype none
 
 module tpu_act_unit #(
@@ -39,9 +41,17 @@ module tpu_act_unit #(
   logic [7:0]      zp, qmin, qmax;
   logic            lut_re;
   logic [N*8-1:0]  lut_raddr, lut_rdata;
+  // channel read port (ActLanes = 1)
+  localparam int unsigned ChanRam = (ActLanes == 1 && N > 1) ? 1 : 0;
+  localparam int unsigned ChW     = N > 1 ? $clog2(N) : 1;
+  logic            ch_re;
+  logic [ChW-1:0]  ch_raddr;
+  logic [31:0]     ch_bias, ch_mult;
+  logic [5:0]      ch_shift;
 
   tpu_act_params #(
-    .N(N)
+    .N      (N),
+    .ChanRam(ChanRam)
   ) u_params (
     .clk_i      (clk_i),
     .rst_i      (rst_i),
@@ -55,6 +65,11 @@ module tpu_act_unit #(
     .zp_o       (zp),
     .qmin_o     (qmin),
     .qmax_o     (qmax),
+    .ch_re_i    (ch_re),
+    .ch_raddr_i (ch_raddr),
+    .ch_bias_o  (ch_bias),
+    .ch_mult_o  (ch_mult),
+    .ch_shift_o (ch_shift),
     .lut_re_i   (lut_re),
     .lut_raddr_i(lut_raddr),
     .lut_rdata_o(lut_rdata),
@@ -62,6 +77,10 @@ module tpu_act_unit #(
   );
 
   if (ActLanes >= N) begin : g_pipe
+    assign ch_re    = 1'b0;
+    assign ch_raddr = '0;
+    logic unused_ch;
+    assign unused_ch = ^{ch_bias, ch_mult, ch_shift};
     tpu_activation #(
       .N(N)
     ) u_act (
@@ -90,9 +109,14 @@ module tpu_act_unit #(
       .out_last_o (out_last_o)
     );
   end else begin : g_serial
+    // the serial unit's group index (= the channel with ChanRam, where Lanes = 1)
+    localparam int unsigned Groups = N / (ActLanes > 0 ? ActLanes : 1);
+    localparam int unsigned GrpW   = Groups > 1 ? $clog2(Groups) : 1;
+    logic [GrpW-1:0] par_addr;
     tpu_act_serial #(
-      .N    (N),
-      .Lanes(ActLanes)
+      .N      (N),
+      .Lanes  (ActLanes),
+      .ChanRam(ChanRam)
     ) u_act (
       .clk_i      (clk_i),
       .rst_i      (rst_i),
@@ -102,6 +126,11 @@ module tpu_act_unit #(
       .zp_i       (zp),
       .qmin_i     (qmin),
       .qmax_i     (qmax),
+      .par_re_o   (ch_re),
+      .par_addr_o (par_addr),
+      .par_bias_i (ch_bias),
+      .par_mult_i (ch_mult),
+      .par_shift_i(ch_shift),
       .lut_re_o   (lut_re),
       .lut_raddr_o(lut_raddr),
       .lut_rdata_i(lut_rdata),
@@ -118,6 +147,7 @@ module tpu_act_unit #(
       .out_sat_o  (out_sat_o),
       .out_last_o (out_last_o)
     );
+    assign ch_raddr = ChW'(par_addr);
   end
 endmodule
 

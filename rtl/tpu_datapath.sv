@@ -199,7 +199,8 @@ module tpu_datapath #(
   logic [AccAw-1:0]  lm_acc_q;
   logic [CntW-1:0]   lm_rows_q;
   logic              lm_accum_q;
-  logic [RngW-1:0]   act_acc_lo, act_acc_hi, act_ub_lo, act_ub_hi, lm_acc_hi, lm_ub_hi;
+  logic [RngW-1:0]   act_acc_lo, act_acc_hi, act_ub_lo, act_ub_hi;
+  logic [RngW-1:0]   lm_acc_hi_q, lm_ub_hi_q;  // ends of its ranges, summed when accepted
   always_comb begin
     // The ranges in RngW bits: addresses and rows are in range (checked by the device top,
     // asserted below), so an address plus a row count never reaches 2^RngW. Narrow compares
@@ -208,14 +209,12 @@ module tpu_datapath #(
     act_acc_hi = act_acc_lo + RngW'(cmd_rows[CntW-1:0]);
     act_ub_lo  = RngW'(cmd_b[UbAw-1:0]);
     act_ub_hi  = act_ub_lo + RngW'(cmd_rows[CntW-1:0]);
-    lm_acc_hi  = RngW'(lm_acc_q) + RngW'(lm_rows_q);
-    lm_ub_hi   = RngW'(lm_ub_q) + RngW'(lm_rows_q);
     // ACTIVATE beside the last MATMUL: only its rows are in the MXU (mm_flight counts rows
     // issued and not yet written), it leaves the ACC read port free, and the ranges are apart
     act_mm_ok = !cmd_flags[1] && !lm_accum_q &&
                 FlW'(mm_flight_q) + FlW'(mm_left_q) <= FlW'(lm_rows_q) &&
-                (act_acc_hi <= RngW'(lm_acc_q) || lm_acc_hi <= act_acc_lo) &&
-                (act_ub_hi <= RngW'(lm_ub_q) || lm_ub_hi <= act_ub_lo);
+                (act_acc_hi <= RngW'(lm_acc_q) || lm_acc_hi_q <= act_acc_lo) &&
+                (act_ub_hi <= RngW'(lm_ub_q) || lm_ub_hi_q <= act_ub_lo);
     // a read stream that MATMULs may run beside: a UB_READ on the UB copy (an ACC_READ or its
     // held last row would share the ACC port with the MATMUL's read-modify-write)
     rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q));
@@ -287,6 +286,8 @@ module tpu_datapath #(
     if (acc_cmd_mm) begin
       lm_ub_q    <= UbAw'(cmd_a);
       lm_acc_q   <= AccAw'(cmd_b);
+      lm_ub_hi_q  <= RngW'(cmd_a[UbAw-1:0]) + RngW'(cmd_rows[CntW-1:0]);
+      lm_acc_hi_q <= RngW'(cmd_b[AccAw-1:0]) + RngW'(cmd_rows[CntW-1:0]);
       lm_rows_q  <= CntW'(cmd_rows);
       lm_accum_q <= cmd_flags[0];
       mm_ub_q    <= UbAw'(cmd_a);

@@ -13,11 +13,15 @@
 // simulation. (The simulation model itself returns the old word.)
 // Contents are never reset and start undefined (random under Verilator's +verilator+rand+reset+2).
 // Addresses at or above Depth (non-power-of-two Depth) are illegal: an assertion flags them.
+// Block = 1 asks synthesis for block RAM even when the memory is tiny (Yosys' ram_style
+// attribute; iCE40 has no distributed RAM, so a small memory would otherwise become flip-flops
+// and a read mux).
 `default_nettype none
 
 module tpu_ram #(
   parameter int unsigned Width = 8,   // bits per word
-  parameter int unsigned Depth = 256  // words, >= 2
+  parameter int unsigned Depth = 256, // words, >= 2
+  parameter int unsigned Block = 0    // 1: block RAM whatever the size
 ) (
   input  logic                     clk_i,
   // write port
@@ -37,19 +41,34 @@ module tpu_ram #(
     $error("tpu_ram: Depth must be >= 2");
   end
 
-  (* no_rw_check *)
-  logic [Width-1:0] mem_q [0:Depth-1];
   logic [Width-1:0] rdata_q;
 
-  always_ff @(posedge clk_i) begin
-    if (we_i) begin
-      mem_q[waddr_i] <= wdata_i;
+  // the same memory twice: an attribute cannot depend on a parameter
+  if (Block != 0) begin : g_block
+    (* no_rw_check, ram_style = "block" *)
+    logic [Width-1:0] mem_q [0:Depth-1];
+    always_ff @(posedge clk_i) begin
+      if (we_i) begin
+        mem_q[waddr_i] <= wdata_i;
+      end
     end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (re_i) begin
-      rdata_q <= mem_q[raddr_i];
+    always_ff @(posedge clk_i) begin
+      if (re_i) begin
+        rdata_q <= mem_q[raddr_i];
+      end
+    end
+  end else begin : g_auto
+    (* no_rw_check *)
+    logic [Width-1:0] mem_q [0:Depth-1];
+    always_ff @(posedge clk_i) begin
+      if (we_i) begin
+        mem_q[waddr_i] <= wdata_i;
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (re_i) begin
+        rdata_q <= mem_q[raddr_i];
+      end
     end
   end
 
