@@ -189,6 +189,8 @@ def main():
     ap.add_argument("--variant", default=None, help="ecp5: 12k/25k/45k/85k")
     ap.add_argument("--design", default="auto", choices=["auto", "stub"],
                     help="stub: the datapath alone (fpga/common/tpu_board_stub.sv)")
+    ap.add_argument("--target-mhz", type=float, default=None,
+                    help="override board.json target_mhz (with --set for the PLL parameters)")
     ap.add_argument("--synth-only", action="store_true",
                     help="stop after synthesis (report.json without place and route)")
     ap.add_argument("--pnr-only", action="store_true",
@@ -202,6 +204,8 @@ def main():
     if a.variant:
         v = cfg["variants"][a.variant]
         cfg.update(v)
+    if a.target_mhz is not None:
+        cfg["target_mhz"] = a.target_mhz
     params = dict(cfg["params"])
     for s in a.set:
         k, v = s.split("=", 1)
