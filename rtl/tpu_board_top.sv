@@ -13,8 +13,8 @@
 // StageRows (small defaults that fit an iCE40 UP5K's memories at N = 4), ActLanes (1: the
 // serial activation) and UbReadPort2 (0: one UB copy), the host interface's SqePrefetch (0: no SQE
 // prefetch buffer), ReadAhead (0: no LOAD_WEIGHTS read-ahead) and LutStage (1: the LUT load
-// through the staging ring, 64-byte read jobs) and SpanSerial (1: a shift-add span check)
-// (tpu_device), the link's LinkBytes,
+// through the staging ring, 64-byte read jobs), SpanSerial (1: a shift-add span check) and
+// RegSlices (1: register slices between the blocks) (tpu_device), the link's LinkBytes,
 // MaxPayload, MaxReadReq and Tags (small: the UART moves a few KB/s), ClkHz and Baud.
 // Timeouts follow from the clock: the device's completion timeout is CplTimeoutCycles (default
 // 1 s: the host serves DMA only while its driver runs), its watchdog WatchdogUnits x 1024
@@ -49,7 +49,10 @@ module tpu_board_top #(
   parameter bit          SqePrefetch      = 1'b0,
   parameter bit          ReadAhead        = 1'b0,
   parameter bit          LutStage         = 1'b1,
-  parameter bit          SpanSerial       = 1'b1
+  parameter bit          SpanSerial       = 1'b1,
+  // register slices between the device's blocks for FPGA clock rates (tpu_device RegSlices:
+  // one more cycle per datapath command, nothing else changes)
+  parameter bit          RegSlices        = 1'b1
 ) (
   input  logic       clk_i,
   input  logic       rst_i,
@@ -93,7 +96,8 @@ module tpu_board_top #(
     .MaxPayload(MaxPayload), .MaxReadReq(MaxReadReq), .Tags(Tags),
     .CplTimeoutCycles(CplTimeoutCycles), .WatchdogUnits(WatchdogUnits), .StageRows(StageRows),
     .ActLanes(ActLanes), .UbReadPort2(UbReadPort2), .SqePrefetch(SqePrefetch),
-    .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial)
+    .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial),
+    .RegSlices(RegSlices)
   ) u_dev (
     .clk_i, .rst_i,
     .dreq_valid_o(dreq_valid), .dreq_ready_i(dreq_ready), .dreq_kind_o(dreq_kind),

@@ -24,6 +24,15 @@
 //   SpanSerial  1: CHECK1's (ROWS - 1) x stride product by a shift-add multiplier (tpu_cmd_proc;
 //               up to 33 more cycles per command) instead of a 32 x 32 multiplier
 // None of them changes a status, a completion or a memory effect, only timing.
+// RegSlices 1: register slices for FPGA clock rates (the board top sets it): a skid buffer
+//             (tpu_skid) on the command processor -> datapath command stream, so the
+//             datapath's command acceptance (range compares) no longer runs combinationally
+//             into the command processor and on into the DMA; and the MATMUL PERF update
+//             (mm_valid/rows/macs: a product) reaches tpu_regs one cycle later. Each datapath
+//             command starts one cycle later (the slice still moves one per cycle); statuses,
+//             completions and memory effects are unchanged (the datapath takes commands in
+//             order, and the command processor sees the datapath idle only once the slice is
+//             empty).
 `default_nettype none
 
 module tpu_device #(
@@ -48,7 +57,8 @@ module tpu_device #(
   parameter bit          SqePrefetch      = 1'b1,  // size options: see above
   parameter bit          ReadAhead        = 1'b1,
   parameter bit          LutStage         = 1'b0,
-  parameter bit          SpanSerial       = 1'b0
+  parameter bit          SpanSerial       = 1'b0,
+  parameter bit          RegSlices        = 1'b0
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -119,7 +129,9 @@ module tpu_device #(
   logic [15:0]  acct_cid;
   logic [63:0]  acct_addr;
   logic [31:0]  acct_rd_bytes, acct_wr_bytes;
-  logic         mm_valid;
+  logic         mm_valid, mm_valid_s;
+  logic [31:0]  mm_rows_s;
+  logic [63:0]  mm_macs_s;
   logic [31:0]  mm_rows;
   logic [63:0]  mm_macs;
 
@@ -142,7 +154,12 @@ module tpu_device #(
     .acct_valid_i(acct_valid), .acct_qid_i(acct_qid), .acct_cid_i(acct_cid),
     .acct_opcode_i(acct_opcode), .acct_sc_i(acct_sc), .acct_addr_i(acct_addr),
     .acct_rd_bytes_i(acct_rd_bytes), .acct_wr_bytes_i(acct_wr_bytes),
-    .mm_valid_i(mm_valid), .mm_rows_i(mm_rows), .mm_macs_i(mm_macs)
+    .mm_valid_i(mm_valid_s), .mm_rows_i(mm_rows_s), .mm_macs_i(mm_macs_s)
+  );
+
+  // RegSlices: the MATMUL PERF update one cycle later (cuts the product -> PERF adder path)
+  tpu_delay #(.Width(97), .Depth(RegSlices ? 1 : 0), .ResetEn(1'b1)) u_mm_slice (
+    .clk_i, .rst_i, .d_i({mm_valid, mm_rows, mm_macs}), .q_o({mm_valid_s, mm_rows_s, mm_macs_s})
   );
 
   // ---------------------------------------------------------------- DMA and its two users
@@ -346,6 +363,16 @@ module tpu_device #(
     .act_result_i(act_result), .dp_idle_i(dp_idle)
   );
 
+  // RegSlices: the command stream through a skid buffer; the datapath counts as idle for the
+  // command processor only when the slice holds no command
+  logic                dps_valid, dps_ready, dps_busy, dp_idle_raw;
+  logic [CmdWidth-1:0] dps_cmd;
+  tpu_skid #(.Width(CmdWidth), .Enable(RegSlices)) u_dp_slice (
+    .clk_i, .rst_i(dev_rst), .in_valid_i(dp_valid), .in_ready_o(dp_ready), .in_data_i(dp_cmd),
+    .out_valid_o(dps_valid), .out_ready_i(dps_ready), .out_data_o(dps_cmd), .busy_o(dps_busy)
+  );
+  assign dp_idle = dp_idle_raw && !dps_busy;
+
   // ---------------------------------------------------------------- datapath
   logic [TileBits-1:0] dp_tiles;
   logic [4:0]          dp_loaded;
@@ -354,12 +381,12 @@ module tpu_device #(
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles),
                  .ActLanes(ActLanes), .UbReadPort2(UbReadPort2)) u_dp (
     .clk_i, .rst_i(dev_rst),
-    .cmd_valid_i(dp_valid), .cmd_ready_o(dp_ready), .cmd_i(dp_cmd),
+    .cmd_valid_i(dps_valid), .cmd_ready_o(dps_ready), .cmd_i(dps_cmd),
     .wpush_valid_i(wpush_valid), .wpush_ready_o(wpush_ready), .wpush_row_i(wpush_row),
     .wpush_transpose_i(wpush_transpose),
     .rd_valid_o(dp_rd_valid), .rd_ready_i(dp_rd_ready), .rd_data_o(dp_rd_data),
     .rd_last_o(dp_rd_last),
-    .mm_done_o(mm_done), .act_done_o(act_done), .act_result_o(act_result), .idle_o(dp_idle),
+    .mm_done_o(mm_done), .act_done_o(act_done), .act_result_o(act_result), .idle_o(dp_idle_raw),
     .tiles_o(dp_tiles), .params_loaded_o(dp_loaded),
     .perf_busy_o(dp_perf_busy), .perf_mxu_busy_o(dp_perf_mxu), .perf_macs_o(dp_perf_macs)
   );

@@ -117,6 +117,7 @@ module tpu_dma #(
   // packed rows merged into one MRD: as many as MaxReadReq and the slots allow
   localparam int unsigned MergeRows = (MaxReadReq / RowB < Slots) ? MaxReadReq / RowB : Slots;
   localparam int unsigned MergeB  = MergeRows * RowB;
+  localparam int unsigned MkW     = $clog2(MergeRows + 1);
   localparam int unsigned OffW    = $clog2(((BufB > MergeB + LinkBytes) ? BufB : MergeB + LinkBytes) + 1);
   localparam int unsigned RowsPerBeat = LinkBytes / RowB + 2;  // rows one beat may touch
   localparam int unsigned TmrW    = $clog2(CplTimeoutCycles + 1);
@@ -153,6 +154,11 @@ module tpu_dma #(
     if (lim < l) l = lim;
     if (to_4k < l) l = to_4k;
     pkt_len = l;
+  endfunction
+
+  // min(x, MergeRows) in MkW bits (the merge count's terms, compared side by side)
+  function automatic logic [MkW-1:0] clamp_mr(input logic [31:0] x);
+    clamp_mr = (x < 32'(MergeRows)) ? MkW'(x) : MkW'(MergeRows);
   endfunction
 
   // ---------------------------------------------------------------- output beat register
@@ -249,6 +255,13 @@ module tpu_dma #(
     logic [31:0]      mk, room;
     logic [PktW-1:0]  pg;
     logic             merge;
+    // row slot bookkeeping changes of this cycle, per slot (static indices): completions that
+    // finish a row's MRD (dn), MRDs issued (up), rows fully requested (set), the head row
+    // delivered (clr); applied once at the end, so the completion and the issue logic do not
+    // form one chain of dynamically indexed read-modify-writes (the ECP5 critical path)
+    logic [Slots*2-1:0] sl_dn, sl_up;
+    logic [MkW-1:0]     mk_a, mk_b, mk_c, mk_d;
+    logic [Slots-1:0]   sl_set, sl_clr;
 
     ov_valid_d = ov_valid_q && !dreq_ready_i;
     ov_kind_d  = ov_kind_q;
@@ -303,6 +316,14 @@ module tpu_dma #(
     room        = '0;
     pg          = '0;
     merge       = 1'b0;
+    sl_dn       = '0;
+    mk_a        = '0;
+    mk_b        = '0;
+    mk_c        = '0;
+    mk_d        = '0;
+    sl_up       = '0;
+    sl_set      = '0;
+    sl_clr      = '0;
 
     wj_active_d = wj_active_q;
     wj_addr_d   = wj_addr_q;
@@ -369,7 +390,8 @@ module tpu_dma #(
             if (rs0 < (OffW+1)'(e) && rend > (OffW+1)'(o) &&
                 rend <= (OffW+1)'(o) + (OffW+1)'(LinkBytes)) begin
               ms = SlW'(32'(cs) + 32'(o) / RowB + j);
-              sl_pend_d[2*ms +: 2] = sl_pend_d[2*ms +: 2] - 2'd1;
+              for (int unsigned s = 0; s < Slots; s++)
+                if (ms == SlW'(s)) sl_dn[2*s +: 2] = sl_dn[2*s +: 2] + 2'd1;
             end
           end
         end
@@ -415,7 +437,7 @@ module tpu_dma #(
           for (int unsigned i = 0; i < RowB; i++) begin
             rsdata_d[8*i +: 8] = (32'(i) < 32'(rs_rb_q)) ? sl_buf_q[(32'(hs)*RowB + i)*8 +: 8] : 8'd0;
           end
-          sl_req_d[hs] = 1'b0;
+          sl_clr[hs]   = 1'b1;
           rs_head_d    = rs_head_q + 32'd1;
           if (rs_head_q + 32'd1 == rs_rows_q) rs_active_d = 1'b0;
         end
@@ -459,11 +481,17 @@ module tpu_dma #(
           // MergeRows (one row, or a row crossing 4 KiB, takes the per-row path)
           room  = 32'(Slots) - (rs_issue_q - rs_head_q);
           pg    = (13'd4096 - {1'b0, maddr[11:0]}) / PktW'(RowB);
-          mk    = rs_rows_q - rs_issue_q;
-          if (room < mk) mk = room;
-          if (rs_limit_i - rs_issue_q < mk) mk = rs_limit_i - rs_issue_q;
-          if (32'(MergeRows) < mk) mk = 32'(MergeRows);
-          if (32'(pg) < mk) mk = 32'(pg);
+          // the least of the rows left, the free slots, the rows below the limit, MergeRows
+          // and the rows before 4 KiB: each term clamped to MergeRows first, so the compares
+          // run side by side instead of as one chain (the same minimum)
+          mk_a  = clamp_mr(rs_rows_q - rs_issue_q);
+          mk_b  = clamp_mr(room);
+          mk_c  = clamp_mr(rs_limit_i - rs_issue_q);
+          mk_d  = clamp_mr(32'(pg));
+          if (mk_b < mk_a) mk_a = mk_b;
+          if (mk_d < mk_c) mk_c = mk_d;
+          if (mk_c < mk_a) mk_a = mk_c;
+          mk    = 32'(mk_a);
           merge = 32'(rs_rb_q) == RowB && rs_stride_q == 64'(RowB) && rs_roff_q == '0 &&
                   mk >= 32'd2;
           if (merge) plen = PktW'(mk * RowB);
@@ -486,16 +514,20 @@ module tpu_dma #(
             for (int unsigned j = 0; j < MergeRows; j++) begin
               if (32'(j) < mk) begin
                 ms = SlW'(32'(is) + j);
-                sl_pend_d[2*ms +: 2] = sl_pend_d[2*ms +: 2] + 2'd1;
-                sl_req_d[ms] = 1'b1;
+                for (int unsigned s = 0; s < Slots; s++) begin
+                  if (ms == SlW'(s)) begin
+                    sl_up[2*s +: 2] = sl_up[2*s +: 2] + 2'd1;
+                    sl_set[s]       = 1'b1;
+                  end
+                end
               end
             end
             rs_issue_d  = rs_issue_q + mk;
             rs_raddr_d  = rs_raddr_q + 64'(plen);
           end else begin
-            sl_pend_d[2*is +: 2] = sl_pend_d[2*is +: 2] + 2'd1;
+            sl_up[2*is +: 2] = 2'd1;
             if (PktW'(rleft) == plen) begin
-              sl_req_d[is] = 1'b1;
+              sl_set[is]   = 1'b1;
               rs_issue_d   = rs_issue_q + 32'd1;
               rs_raddr_d   = rs_raddr_q + rs_stride_q;
               rs_roff_d    = '0;
@@ -556,6 +588,11 @@ module tpu_dma #(
       wj_active_d = 1'b0;
       wdrop_d     = 1'b0;
     end
+
+    // the row slots: completions first, then the issue (mod 4, so the order does not matter)
+    for (int unsigned s = 0; s < Slots; s++)
+      sl_pend_d[2*s +: 2] = sl_pend_q[2*s +: 2] - sl_dn[2*s +: 2] + sl_up[2*s +: 2];
+    sl_req_d = (sl_req_q & ~sl_clr) | sl_set;
 
     // ---- new jobs
     if (rd_req_valid_i && rd_req_ready_o) begin

@@ -189,6 +189,12 @@ def main():
     ap.add_argument("--variant", default=None, help="ecp5: 12k/25k/45k/85k")
     ap.add_argument("--design", default="auto", choices=["auto", "stub"],
                     help="stub: the datapath alone (fpga/common/tpu_board_stub.sv)")
+    ap.add_argument("--target-mhz", type=float, default=None,
+                    help="override board.json target_mhz (with --set for the PLL parameters)")
+    ap.add_argument("--synth-only", action="store_true",
+                    help="stop after synthesis (report.json without place and route)")
+    ap.add_argument("--pnr-only", action="store_true",
+                    help="reuse the netlist of an earlier --synth-only run in the same directory")
     a = ap.parse_args()
     os.chdir(ROOT)
     bdir = os.path.join("fpga", a.board)
@@ -198,6 +204,8 @@ def main():
     if a.variant:
         v = cfg["variants"][a.variant]
         cfg.update(v)
+    if a.target_mhz is not None:
+        cfg["target_mhz"] = a.target_mhz
     params = dict(cfg["params"])
     for s in a.set:
         k, v = s.split("=", 1)
@@ -230,14 +238,24 @@ def main():
     ys = os.path.join(out, "synth.ys")
     stat = os.path.join(out, "stat.json")
     netjson = os.path.join(out, "top.json")
-    for p in (stat, netjson):
-        if os.path.exists(p):
-            os.remove(p)
-    with open(ys, "w") as f:
-        f.write(synth_script(family, cfg, "top", files, params, json_out=netjson,
-                             stat_out=stat))
-    rc, secs = run([tool(fam["yosys"][0]), "-q", "-l", os.path.join(out, "yosys.log"), "-s", ys],
-                   os.path.join(out, "yosys.out"))
+    script = synth_script(family, cfg, "top", files, params, json_out=netjson, stat_out=stat)
+    if a.pnr_only:
+        # the netlist must come from the same synthesis script (same sources, parameters)
+        with open(ys) as f:
+            if f.read() != script:
+                rep["error"] = f"--pnr-only: {ys} differs from this run's synthesis script"
+                return finish(1)
+        rc, secs = 0, None
+        with open(os.path.join(out, "synth-report.json")) as f:
+            secs = json.load(f).get("synth_seconds")
+    else:
+        for p in (stat, netjson):
+            if os.path.exists(p):
+                os.remove(p)
+        with open(ys, "w") as f:
+            f.write(script)
+        rc, secs = run([tool(fam["yosys"][0]), "-q", "-l", os.path.join(out, "yosys.log"),
+                        "-s", ys], os.path.join(out, "yosys.out"))
     rep["synth_seconds"] = secs
     if rc != 0 or not os.path.exists(netjson):
         rep["error"] = f"synthesis failed, see {out}/yosys.log"
@@ -245,6 +263,12 @@ def main():
     cells = load_stat(stat)
     rep["synth_cells"] = {k: v for k, v in cells.items() if not k.startswith("$paramod")}
     rep.update(classify(family, cells))
+    if a.synth_only:
+        with open(os.path.join(out, "synth-report.json"), "w") as f:
+            json.dump(rep, f, indent=2)
+            f.write("\n")
+        print(f"  FPGA    {a.board}: synthesized ({secs:.0f} s), {out}/top.json")
+        return 0
 
     # ---------------------------------------------------------------- place and route
     preport = os.path.join(out, "pnr-report.json")

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Refreshes the GENERATED resource/timing table of docs/fpga.md from <reports>/<board>/report.json.
 
-usage: fpga_table.py --reports build/fpga --doc docs/fpga.md
+usage: fpga_table.py --reports build/fpga [--reports other/fpga ...] --doc docs/fpga.md
+(several --reports: their rows together, e.g. runs made in different build directories)
 """
 import argparse
 import glob
@@ -20,12 +21,13 @@ def fmt(v):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--reports", required=True)
+    ap.add_argument("--reports", required=True, action="append")
     ap.add_argument("--doc", required=True)
     a = ap.parse_args()
     rows = ["| board | device | design | N | LUT | FF | DSP | BRAM | Fmax MHz | target MHz | "
             "timing | fits | result |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for p in sorted(glob.glob(os.path.join(a.reports, "*", "report.json"))):
+    paths = [p for d in a.reports for p in glob.glob(os.path.join(d, "*", "report.json"))]
+    for p in sorted(paths, key=lambda p: (os.path.basename(os.path.dirname(p)), p)):
         with open(p) as f:
             r = json.load(f)
         res = r.get("error") or ("bitstream" if r.get("bitstream") else "")
