@@ -165,20 +165,22 @@ module tpu_act_serial #(
     logic signed [5:0]  shift;
     logic [4:0]         ls, rs;
     always_comb begin
-      bias  = $signed(bias_i[32*l +: 32]);
-      mult  = $signed(mult_i[32*l +: 32]);
-      shift = $signed(shift_i[6*l +: 6]);
-      for (int unsigned g = 1; g < Groups; g++) begin
-        if (grp_q == GrpW'(g)) begin
-          bias  = $signed(bias_i[32*(g*Lanes+l) +: 32]);
-          mult  = $signed(mult_i[32*(g*Lanes+l) +: 32]);
-          shift = $signed(shift_i[6*(g*Lanes+l) +: 6]);
-        end
-      end
       if (ChanRam != 0) begin
+        // read for this channel one cycle before phase X
         bias  = $signed(par_bias_i);
         mult  = $signed(par_mult_i);
         shift = $signed(par_shift_i);
+      end else begin
+        bias  = $signed(bias_i[32*l +: 32]);
+        mult  = $signed(mult_i[32*l +: 32]);
+        shift = $signed(shift_i[6*l +: 6]);
+        for (int unsigned g = 1; g < Groups; g++) begin
+          if (grp_q == GrpW'(g)) begin
+            bias  = $signed(bias_i[32*(g*Lanes+l) +: 32]);
+            mult  = $signed(mult_i[32*(g*Lanes+l) +: 32]);
+            shift = $signed(shift_i[6*(g*Lanes+l) +: 6]);
+          end
+        end
       end
       // -32 is not a legal shift; its rs wraps to 0 (as in tpu_activation)
       ls = (raw_q || shift[5]) ? 5'd0 : shift[4:0];
