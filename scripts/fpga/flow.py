@@ -185,7 +185,9 @@ def main():
     ap.add_argument("--board", required=True)
     ap.add_argument("--pkg", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--set", action="append", default=[], help="NAME=VALUE top parameter")
+    ap.add_argument("--set", action="append", default=[],
+                    help="NAME=VALUE top parameter, or MODULE.NAME=VALUE a parameter of a module "
+                    "below the top (like board.json module_params, e.g. tpu_datapath.ActLanes=1)")
     ap.add_argument("--variant", default=None, help="ecp5: 12k/25k/45k/85k")
     ap.add_argument("--design", default="auto", choices=["auto", "stub"],
                     help="stub: the datapath alone (fpga/common/tpu_board_stub.sv)")
@@ -209,7 +211,11 @@ def main():
     params = dict(cfg["params"])
     for s in a.set:
         k, v = s.split("=", 1)
-        params[k] = int(v)
+        if "." in k:
+            mod, k = k.split(".", 1)
+            cfg.setdefault("module_params", {}).setdefault(mod, {})[k] = int(v)
+        else:
+            params[k] = int(v)
     if a.design == "stub":
         # the stand-in has only the datapath's parameters
         params = {k: v for k, v in params.items() if k not in BOARD_TOP_ONLY}
@@ -219,7 +225,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     files, design = board_files(a.pkg, bdir, a.design)
     rep = {"board": a.board, "device": cfg["device"], "family": family, "design": design,
-           "n": params.get("N"), "params": params, "target_mhz": cfg["target_mhz"],
+           "n": params.get("N"), "params": params,
+           "module_params": cfg.get("module_params", {}), "target_mhz": cfg["target_mhz"],
            "seed": cfg["seed"], "luts": None, "ffs": None, "dsps": None, "brams": None,
            "fmax_mhz": None, "timing_met": False, "fits": None, "error": None}
 
