@@ -188,6 +188,8 @@ def main():
     ap.add_argument("--set", action="append", default=[],
                     help="NAME=VALUE top parameter, or MODULE.NAME=VALUE a parameter of a module "
                     "below the top (like board.json module_params, e.g. tpu_datapath.ActLanes=1)")
+    ap.add_argument("--dsp", action="append", default=[],
+                    help="KEY=VALUE DSP budget entry (like board.json dsp, e.g. pe_lut_rows_from=9)")
     ap.add_argument("--variant", default=None, help="ecp5: 12k/25k/45k/85k")
     ap.add_argument("--design", default="auto", choices=["auto", "stub"],
                     help="stub: the datapath alone (fpga/common/tpu_board_stub.sv)")
@@ -208,6 +210,9 @@ def main():
         cfg.update(v)
     if a.target_mhz is not None:
         cfg["target_mhz"] = a.target_mhz
+    for s in a.dsp:
+        k, v = s.split("=", 1)
+        cfg.setdefault("dsp", {})[k] = int(v)
     params = dict(cfg["params"])
     for s in a.set:
         k, v = s.split("=", 1)
@@ -221,12 +226,13 @@ def main():
         params = {k: v for k, v in params.items() if k not in BOARD_TOP_ONLY}
     out = os.path.join(a.out, a.board + ("_stub" if a.design == "stub" else "")
                        + (f"_{a.variant}" if a.variant and a.variant != "85k" else "")
-                       + "".join(f"_{s.replace('=', '')}" for s in a.set))
+                       + "".join(f"_{s.replace('=', '')}" for s in a.set + a.dsp))
     os.makedirs(out, exist_ok=True)
     files, design = board_files(a.pkg, bdir, a.design)
     rep = {"board": a.board, "device": cfg["device"], "family": family, "design": design,
            "n": params.get("N"), "params": params,
-           "module_params": cfg.get("module_params", {}), "target_mhz": cfg["target_mhz"],
+           "module_params": cfg.get("module_params", {}), "dsp_budget": cfg.get("dsp", {}),
+           "target_mhz": cfg["target_mhz"],
            "seed": cfg["seed"], "luts": None, "ffs": None, "dsps": None, "brams": None,
            "fmax_mhz": None, "timing_met": False, "fits": None, "error": None}
 
