@@ -4,6 +4,7 @@
 #       ULX3S=12k|25k|45k|85k picks the ULX3S density (default 85k); FPGA_SET="N=12 ..." top
 #       parameters; FPGA_DESIGN=stub builds the datapath alone (fpga/common/tpu_board_stub.sv)
 #   make fpga-all                                    every board, then the table in docs/fpga.md
+#   make fpga-table                                  the table from the reference runs in fpga/reports/
 #   make fpga-equiv BOARD=...                        netlist vs RTL simulation (FPGA_SEEDS, FPGA_ROUNDS)
 #   make test-fpga-equiv                             the cheap iCE40 version, part of `make test`
 # ECP5 and Gowin need `scripts/setup --fpga` (YoWASP tools in .venv-fpga/).
@@ -19,7 +20,7 @@ FPGA_FLOW    = $(PYTHON) scripts/fpga/flow.py --pkg $(SPEC_SV) --out $(FPGA_OUT)
                $(foreach s,$(FPGA_SET),--set $(s)) $(if $(FPGA_DESIGN),--design $(FPGA_DESIGN))
 fpga_variant = $(if $(filter ulx3s,$(1)),--variant $(ULX3S))
 
-.PHONY: fpga fpga-all fpga-equiv test-fpga-equiv
+.PHONY: fpga fpga-all fpga-table fpga-equiv test-fpga-equiv
 fpga: $(SPEC_SV)
 	$(Q)$(FPGA_FLOW) --board $(BOARD) $(call fpga_variant,$(BOARD))
 
@@ -30,6 +31,10 @@ fpga-all: $(SPEC_SV)
 	    || fail=1; \
 	done; \
 	$(PYTHON) scripts/fpga/fpga_table.py --reports $(FPGA_OUT) --doc docs/fpga.md; exit $$fail
+
+# the documented runs (fpga/reports/README.md): no tools needed
+fpga-table:
+	$(Q)$(PYTHON) scripts/fpga/fpga_table.py --reports fpga/reports --doc docs/fpga.md
 
 fpga-equiv: $(SPEC_SV)
 	$(Q)$(PYTHON) scripts/fpga/equiv.py --board $(BOARD) --pkg $(SPEC_SV) \
