@@ -6,7 +6,8 @@
 //
 // Pipeline: IDLE -> [FENCE wait: datapath idle and writes sent] -> CHECK1 (register row bytes,
 // span = (ROWS-1) x stride + row bytes, 64-bit) -> CHECK2 (status in spec order; the window
-// check is tpu_win_check outside, on chk_*) -> execute -> DONE (cpl_valid_o one cycle).
+// check is tpu_win_check outside, on chk_*) -> execute -> DONE (cpl_valid_o one cycle). FENCE
+// is skipped when there is nothing to wait for, CHECK1 too for MATMUL and ACTIVATE.
 // Execution:
 //   READ_HOST     one DMA row stream of all ROWS (many MRDs in flight, rows delivered in
 //                 order) into a staging ring of 2 x StageRows rows (bytes COLS..N-1 zeroed),
@@ -842,6 +843,13 @@ module tpu_cmd_proc #(
           wd_d = '0;  wdf_d = '0;
           pa_use_d = 1'b0;
           state_d = SFence;
+          // nothing to wait for (no FENCE flag, not FENCE, no background commit): skip FENCE,
+          // and CHECK1 too for MATMUL and ACTIVATE (no span, no window check)
+          if ((cmd_sqe_i[tpu_pkg::SqeFlagsLsb +: 8] & tpu_pkg::SqeFlagFence) == 0 &&
+              cmd_sqe_i[tpu_pkg::SqeOpcodeLsb +: 8] != tpu_pkg::OpFence && !bg_active_q)
+            state_d = (cmd_sqe_i[tpu_pkg::SqeOpcodeLsb +: 8] == tpu_pkg::OpMatmul ||
+                       cmd_sqe_i[tpu_pkg::SqeOpcodeLsb +: 8] == tpu_pkg::OpActivate) ? SCheck2
+                                                                                   : SCheck1;
         end
       end
       // FENCE flag or FENCE command: every earlier command complete, its writes sent
