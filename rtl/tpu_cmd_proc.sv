@@ -6,7 +6,8 @@
 //
 // Pipeline: IDLE -> [FENCE wait: datapath idle and writes sent] -> CHECK1 (register row bytes,
 // span = (ROWS-1) x stride + row bytes, 64-bit) -> CHECK2 (status in spec order; the window
-// check is tpu_win_check outside, on chk_*) -> execute -> DONE (cpl_valid_o one cycle).
+// check is tpu_win_check outside, on chk_*) -> execute -> DONE (cpl_valid_o one cycle). FENCE
+// is skipped when there is nothing to wait for, CHECK1 too for MATMUL and ACTIVATE.
 // Execution:
 //   READ_HOST     one DMA row stream of all ROWS (many MRDs in flight, rows delivered in
 //                 order) into a staging ring of 2 x StageRows rows (bytes COLS..N-1 zeroed),
@@ -53,7 +54,8 @@
 // WRITE_HOSTs apart from them, so they equal what the command's own read would return;
 // statuses and their order are unchanged.
 // Tiles may also join while a READ_HOST commits once its own stream has delivered every row
-// (rh_tail: the row stream is free then).
+// (rh_tail: the row stream is free then), and in SDone while a background commit runs (the
+// READ_HOST's own, or of a command that may run beside it).
 // LOAD_PARAMS read-ahead (pa_*): the first BIAS/MULT/SHIFT LOAD_PARAMS of the peek (1..N
 // channels, LENGTH = 4 x COLS, no FENCE flag, readable and clear of the rings and the MSI
 // address: pa_chk_ok_i) is read by a read job under the same start conditions as a tile (also
@@ -64,6 +66,14 @@
 // the job failed, else checks and writes the values from pa_buf exactly as from its own read.
 // Any other BIAS/MULT/SHIFT load, FENCE, IDENTIFY and a WRITE_HOST not apart from the vector
 // drop it (a job still running ends unused; a LOAD_PARAMS of its own waits for it).
+// READ_HOST background commit (bg_*, ReadAhead): when every row of a READ_HOST is in the staging
+// ring (so no error can follow) it completes, and the rows not yet committed go to the UB beside
+// the next commands: a staging row is read when the state leaves the staging read port free,
+// and issued as a UB_WRITE in the next cycle when the state issues no datapath command (else it
+// is read again), once the MATMULs accepted before the READ_HOST are done (bg_mm). Meanwhile only
+// a MATMUL apart from the rows left, LOAD_WEIGHTS (its own stream waits in SRowRead), a LOAD_PARAMS
+// that is no staged LUT and NOP start (bg_pass); the rest and a FENCE flag wait in SFence. It is
+// not stopped by rdy_i (the READ_HOST completed).
 // Watchdog: a command still waiting on the link after timeout_units_i x 1024 cycles (0 = off)
 // ends with CMD_TIMEOUT (its read job is abandoned; a WRITE_HOST drains its read stream).
 // rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
@@ -322,6 +332,15 @@ module tpu_cmd_proc #(
   logic [4*N*8-1:0] pa_buf, pbuf;            // the vector read ahead; the running command's
   logic           pa_go, pa_wh, pa_apart, rh_tail;
   logic           dw_pend_q;                          // a data write job may not be sent yet
+  // READ_HOST background commit (ReadAhead): once every row of a READ_HOST is in the staging
+  // ring without error its status is final; it completes, and rows [bg_row, bg_rows) are
+  // committed to UB rows bg_la + row beside the next commands (see the header)
+  logic           bg_active_q, bg_active_d;
+  logic           bg_cval_q, bg_cval_d;        // st_rdata holds staging row bg_row (read last cycle)
+  logic [15:0]    bg_mm_q, bg_mm_d;            // MATMULs accepted before it, still in flight
+  logic [31:0]    bg_row_q, bg_row_d, bg_rows_q, bg_rows_d, bg_la_q, bg_la_d;
+  logic           bg_pass;                     // the command in sqe_q may start beside it
+  logic           bg_rd_ok, bg_wr_ok;          // the staging read port / command slot are free
 
   // No accesses during reset: before the first reset edge the state is random (Verilator's random
   // initial state) and would address a random, possibly out-of-range, staging row.
@@ -662,7 +681,7 @@ module tpu_cmd_proc #(
               32'(ra_n_q) + 32'(ra_push_q) < RaT &&
               ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush || rh_tail ||
                (state_q == SPreWait && ra_n_q != '0) || state_q == SParRead || state_q == SParWait ||
-               state_q == SParWrite || pre_wh);
+               state_q == SParWrite || pre_wh || (state_q == SDone && bg_active_q));
     pre_go = pre_add && !stream_on;
     // the LOAD_PARAMS read-ahead starts under the same conditions as a tile (not while a
     // LOAD_PARAMS of its own uses the job engine), one vector at a time
@@ -678,7 +697,9 @@ module tpu_cmd_proc #(
   assign ra_new          = RaW'(32'(ra_hd_q) + 32'(ra_n_q));
   assign rs_ext_valid_o  = pre_add && stream_on;
   assign rs_ext_rows_o   = pk_rows;
-  assign rs_req_valid_o  = (state_q == SRowRead && rdy_i) || pre_go;
+  // (a READ_HOST, LOAD_WEIGHTS or staged LUT stream writes the ring: not before a background
+  // commit has read its rows)
+  assign rs_req_valid_o  = (state_q == SRowRead && rdy_i && !bg_active_q) || pre_go;
   assign rs_req_addr_o   = pre_go ? pk_addr : haddr_q;
   assign rs_req_rb_o     = pre_go ? KW'(pk_cols) : lut_rs ? KW'(N) : KW'(f_cols);
   assign rs_req_stride_o = pre_go ? pk_stride_eff : stride_q;
@@ -765,6 +786,8 @@ module tpu_cmd_proc #(
     pbase_d = pbase_q;
     pa_valid_d = pa_valid_q;  pa_busy_d = pa_busy_q;  pa_err_d = pa_err_q;  pa_use_d = pa_use_q;
     pa_addr_d = pa_addr_q;  pa_len_d = pa_len_q;  pa_qid_d = pa_qid_q;
+    bg_active_d = bg_active_q;  bg_cval_d = 1'b0;  bg_row_d = bg_row_q;  bg_rows_d = bg_rows_q;
+    bg_la_d = bg_la_q;  bg_mm_d = bg_mm_q - 16'(bg_mm_q != '0 && mm_done_i);
     // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
     if (pa_go && rd_req_ready_i) begin
       pa_valid_d = 1'b1;  pa_busy_d = 1'b1;  pa_err_d = 1'b0;
@@ -820,16 +843,25 @@ module tpu_cmd_proc #(
           wd_d = '0;  wdf_d = '0;
           pa_use_d = 1'b0;
           state_d = SFence;
+          // nothing to wait for (no FENCE flag, not FENCE, no background commit): skip FENCE,
+          // and CHECK1 too for MATMUL and ACTIVATE (no span, no window check)
+          if ((cmd_sqe_i[tpu_pkg::SqeFlagsLsb +: 8] & tpu_pkg::SqeFlagFence) == 0 &&
+              cmd_sqe_i[tpu_pkg::SqeOpcodeLsb +: 8] != tpu_pkg::OpFence && !bg_active_q)
+            state_d = (cmd_sqe_i[tpu_pkg::SqeOpcodeLsb +: 8] == tpu_pkg::OpMatmul ||
+                       cmd_sqe_i[tpu_pkg::SqeOpcodeLsb +: 8] == tpu_pkg::OpActivate) ? SCheck2
+                                                                                   : SCheck1;
         end
       end
       // FENCE flag or FENCE command: every earlier command complete, its writes sent
       SFence: begin
         if (!(((sqe_q[tpu_pkg::SqeFlagsLsb +: 8] & tpu_pkg::SqeFlagFence) != 0 ||
                sqe_q[tpu_pkg::SqeOpcodeLsb +: 8] == tpu_pkg::OpFence) &&
-              !(dp_idle_i && mm_flight_q == 0 && !dpv_q && wr_idle_i)))
+              !(dp_idle_i && mm_flight_q == 0 && !dpv_q && wr_idle_i && !bg_active_q)) &&
+            (!bg_active_q || bg_pass))
           state_d = SCheck1;
       end
-      SCheck1: if (!span_busy) state_d = SCheck2;
+      // (a background commit's UB_WRITE still in the command slot goes first: CHECK2 issues)
+      SCheck1: if (!span_busy && (!dpv_q || dp_ready_i)) state_d = SCheck2;
       SCheck2: begin
         logic adopt, pa_adopt;
         sc_d = check_sc;
@@ -918,7 +950,7 @@ module tpu_cmd_proc #(
       // ---- READ_HOST / LOAD_WEIGHTS: rows into the staging RAM
       SRowRead: begin
         if (!rdy_i) state_d = SDone;
-        else if (rs_req_ready_i) state_d = SRowWait;
+        else if (rs_req_ready_i && !bg_active_q) state_d = SRowWait;
       end
       SRowWait: begin
         if (!rdy_i) begin
@@ -939,6 +971,13 @@ module tpu_cmd_proc #(
           end else if (lut_rs) begin
             if (last_row) state_d = SParWrite;  // the LUT is in the ring (Ring >= LutRows)
             crow_d = '0;
+          end else if (ReadAhead && last_row && !aborted_q && rdy_i) begin
+            // every row is in: the status is final, the chunk commits in the background
+            bg_active_d = 1'b1;  bg_cval_d = 1'b0;  bg_mm_d = mm_flight_d;
+            bg_row_d = cbase_q;  bg_rows_d = f_rows;  bg_la_d = f_la;
+            result_d = f_rows * 32'(f_cols[KW-1:0]);  // (COLS <= N here)
+            rdb_d = result_d;
+            state_d = SDone;
           end else if (last_row || chunk_full) begin
             state_d = SCommit;
             crow_d = '0;
@@ -1003,6 +1042,13 @@ module tpu_cmd_proc #(
             crow_d = '0;
             if (aborted_q) begin
               rs_abort_o = 1'b1;
+              state_d = SDone;
+            end else if (ReadAhead && row_d == f_rows && rdy_i) begin
+              // the rest is in: commit it in the background (see SRowWait)
+              bg_active_d = 1'b1;  bg_cval_d = 1'b0;  bg_mm_d = mm_flight_d;
+              bg_row_d = cbase_q + cnt;  bg_rows_d = f_rows;  bg_la_d = f_la;
+              result_d = f_rows * 32'(f_cols[KW-1:0]);
+              rdb_d = result_d;
               state_d = SDone;
             end else if (row_d == f_rows || row_d - (cbase_q + cnt) == 32'(StageRows)) begin
               state_d = SCommit;
@@ -1209,6 +1255,58 @@ module tpu_cmd_proc #(
       end
       default: state_d = SIdle;
     endcase
+
+    // ---- READ_HOST background commit: staging row bg_row is read in one cycle (when the
+    // staging read port is free) and handed to the datapath as a UB_WRITE in the next (when
+    // the command slot is free and the current state issues nothing; else it is read again),
+    // once every MATMUL accepted before the READ_HOST has written its last row. It runs on
+    // when rdy_i drops (the READ_HOST has completed: its rows must reach the UB).
+    if (bg_active_q) begin
+      logic issue;
+      issue = bg_cval_q && bg_wr_ok && (!dpv_q || dp_ready_i);
+      if (issue) begin
+        c = '0;
+        c[COp +: 4] = DpUbWrite;
+        c[CA +: 32] = bg_la_q + bg_row_q;
+        c[CRows +: 32] = 32'd1;
+        c[CData +: N*8] = st_rdata;
+        dpc_d = c;  dpv_d = 1'b1;
+        bg_row_d = bg_row_q + 32'd1;
+        if (bg_row_q + 32'd1 == bg_rows_q) bg_active_d = 1'b0;
+      end
+      if (bg_rd_ok && bg_mm_q == '0 && bg_row_d != bg_rows_q) begin
+        st_re = 1'b1;
+        st_raddr = SAw'(bg_row_d % Ring);
+        bg_cval_d = 1'b1;
+      end
+    end
+    if (!ReadAhead) bg_active_d = 1'b0;
+  end
+
+  // the command in sqe_q may start beside a background commit: a MATMUL that reads none of
+  // its UB rows (rows read by MATMULs accepted after it are never written by it), a
+  // LOAD_WEIGHTS (its own row stream waits in SRowRead; a read-ahead tile is pushed from its
+  // region), a LOAD_PARAMS that is no staged LUT, a NOP; everything else waits for its end
+  always_comb begin
+    bg_pass = 1'b0;
+    unique case (f_op)
+      tpu_pkg::OpMatmul:
+        bg_pass = {1'b0, f_la} + {1'b0, f_rows} <= {1'b0, bg_la_q} + {1'b0, bg_row_q} ||
+                  {1'b0, bg_la_q} + {1'b0, bg_rows_q} <= {1'b0, f_la};
+      tpu_pkg::OpLoadWeights, tpu_pkg::OpNop: bg_pass = 1'b1;
+      tpu_pkg::OpLoadParams: bg_pass = !lut_rs;
+      default: bg_pass = 1'b0;
+    endcase
+    // the staging read port is the background commit's unless the state reads it (commit,
+    // push, staged LUT); the command slot is its in states that issue no datapath command
+    // (SDpCmd only holds one: the slot is free once it is taken)
+    bg_rd_ok = state_q != SPush && state_q != SCommit && state_q != SCommitLast &&
+               state_q != SParWrite;
+    bg_wr_ok = state_q == SIdle || state_q == SFence || state_q == SRowRead ||
+               state_q == SRowWait || state_q == SPreWait || state_q == SPush ||
+               state_q == SParRead || state_q == SParWait || state_q == SPaWait ||
+               state_q == SActWait || state_q == SWhStream || state_q == SWhDrain ||
+               state_q == SWrJob || state_q == SDone || state_q == SDpCmd;
   end
 
   assign ftail = TW'((32'(fhead_q) + 32'(fcount_q)) % Tiles);
@@ -1225,6 +1323,7 @@ module tpu_cmd_proc #(
       ra_n_q <= '0;  ra_in_q <= '0;  ra_hd_q <= '0;  ra_rin_q <= '0;  ra_fail_q <= 1'b0;
       ra_push_q <= 1'b0;  dw_pend_q <= 1'b0;
       pa_valid_q <= 1'b0;  pa_busy_q <= 1'b0;  pa_use_q <= 1'b0;
+      bg_active_q <= 1'b0;  bg_cval_q <= 1'b0;  bg_mm_q <= '0;
     end else begin
       // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
       dw_pend_q <= (wr_req_valid_o && wr_req_ready_i) || (dw_pend_q && !wr_idle_i);
@@ -1236,6 +1335,7 @@ module tpu_cmd_proc #(
       ra_rin_q <= ra_rin_d;  ra_fail_q <= ra_fail_d;  ra_push_q <= ra_push_d;
       pa_valid_q <= ReadAhead ? pa_valid_d : 1'b0;  pa_busy_q <= ReadAhead ? pa_busy_d : 1'b0;
       pa_use_q <= ReadAhead ? pa_use_d : 1'b0;
+      bg_active_q <= bg_active_d;  bg_cval_q <= bg_cval_d;  bg_mm_q <= bg_mm_d;
     end
   end
 
@@ -1249,6 +1349,7 @@ module tpu_cmd_proc #(
     ra_rows_q <= ra_rows_d;  ra_cols_q <= ra_cols_d;
     pa_err_q <= pa_err_d;  pa_addr_q <= pa_addr_d;  pa_len_q <= pa_len_d;  pa_qid_q <= pa_qid_d;
     pbase_q <= pbase_d;  wg_q <= wg_d;  wgn_q <= wgn_d;  wh_clean_q <= wh_clean_d;
+    bg_row_q <= bg_row_d;  bg_rows_q <= bg_rows_d;  bg_la_q <= bg_la_d;
   end
 
   assign cpl_sc_o       = sc_q;

@@ -17,7 +17,8 @@
 // Host interface size options for small FPGAs (defaults: everything on, as docs/device.md):
 //   SqePrefetch 0: no SQE prefetch (tpu_queue_engine PfEntries = 0): each SQE is fetched when
 //               its queue is picked, so the LOAD_WEIGHTS read-ahead never finds a candidate
-//   ReadAhead   0: no LOAD_WEIGHTS read-ahead logic at all (tpu_cmd_proc)
+//   ReadAhead   0: no LOAD_WEIGHTS / LOAD_PARAMS read-ahead logic and no READ_HOST background
+//               commit (tpu_cmd_proc); write jobs of max(4N, 64) bytes
 //   LutStage    1: LOAD_PARAMS LUT as a row stream through the staging ring (tpu_cmd_proc), so
 //               read jobs (RdBytes, the DMA's reassembly buffer) shrink from 256 bytes to
 //               max(4N, 64)

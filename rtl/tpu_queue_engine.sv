@@ -239,7 +239,9 @@ module tpu_queue_engine #(
                                  : sq_base_i[64*cur_q +: 64] + {42'd0, sq_head_q[16*cur_q +: 16], 6'd0};
   assign rd_req_len_o   = pf_req ? LenW'(32'(pf_req_n) * tpu_pkg::SqeBytes)
                                  : LenW'(tpu_pkg::SqeBytes);
-  assign wr_req_valid_o = (state_q == StPost || (state_q == StMsi && msi_win_ok_i)) && rdy_i;
+  // (an MSI that fails its checks is never offered: it would be taken whenever the DMA has room)
+  assign wr_req_valid_o = (state_q == StPost ||
+                           (state_q == StMsi && msi_win_ok_i && msi_addr_i[1:0] == 2'b00)) && rdy_i;
   assign wr_req_addr_o  = state_q == StMsi ? msi_addr_i : cqe_addr;
   assign wr_req_len_o   = state_q == StMsi ? LenW'(4) : LenW'(tpu_pkg::CqeBytes);
   assign wr_req_msi_o   = state_q == StMsi;

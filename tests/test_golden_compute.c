@@ -780,6 +780,96 @@ START_TEST(read_host_tail_read_ahead)
 }
 END_TEST
 
+/* READ_HOST background commit: once every row of a READ_HOST is in, the device completes it and
+ * commits the rest beside the next commands; a MATMUL reading other UB rows and LOAD_WEIGHTS may
+ * run at once, a MATMUL reading its rows, a WRITE_HOST of them and an ACTIVATE wait. UB rows
+ * 0..47 hold old data, the READ_HOST under test writes new rows over them. _i = 0: a MATMUL of
+ * other rows right after it, then one of its rows; 1: a read failure in its last rows, 2: in its
+ * first row (it fails, the old rows stay); 3: a WRITE_HOST of its rows right after it; 4: the
+ * MATMUL of its rows right after it; 5: the weight tiles loaded after it (pushed beside the
+ * commit); 6: no link latency, a MATMUL of the old rows right before it and a READ_HOST of only
+ * the last of them (its commit must wait until that MATMUL has read the row). Statuses and every byte and register must be those of executing the commands one by
+ * one (on sim, the golden twin checks). */
+START_TEST(read_host_background_commit)
+{
+	const uint32_t n = 8, tile = n * n, rows = 48;
+	struct gfx_sqe s[16];
+	uint32_t want[16];
+	unsigned i, k = 0, rh;
+	uint64_t old, a1, in, wa, mv, sv, bv, out, out2;
+
+	gfx_sim_latency(_i == 6 ? 0 : 50);
+	setup_n(n);
+	old = hbuf;
+	a1 = hbuf + 512;
+	wa = hbuf + 1024;
+	in = hbuf + 2048;
+	mv = hbuf + 4608;
+	sv = hbuf + 4864;
+	bv = hbuf + 5120;
+	out = hbuf + 8192;
+	out2 = hbuf + 12288;
+	for (i = 0; i < rows * n; i++) {
+		hp[i] = (uint8_t)rand8();
+		hp[2048 + i] = (uint8_t)rand8();
+	}
+	for (i = 0; i < 16 * n; i++)
+		hp[512 + i] = (uint8_t)rand8();
+	for (i = 0; i < 3 * tile; i++)
+		hp[1024 + i] = (uint8_t)rand8();
+	for (i = 0; i < n; i++) {
+		put32(hp + 4608 + 4 * i, (uint32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1));
+		put32(hp + 4864 + 4 * i, (uint32_t)-5);
+		put32(hp + 5120 + 4 * i, (uint32_t)harness_range(&rng, -20000, 20000));
+	}
+	s[k++] = gfx_load_output(-2, -100, 120);
+	s[k++] = gfx_read_host(old, rows, n, 0, 0);
+	s[k++] = gfx_read_host(a1, 16, n, 0, rows);
+	s[k++] = gfx_load_vec(TPU_PARAM_MULT, mv, n, 0);
+	s[k++] = gfx_load_vec(TPU_PARAM_SHIFT, sv, n, 0);
+	s[k++] = gfx_load_vec(TPU_PARAM_BIAS, bv, n, 0);
+	if (_i != 5) {
+		s[k++] = gfx_load_weights(wa, n, n, n, false);
+		s[k++] = gfx_load_weights(wa + tile, n, n, n, false);
+	}
+	if (_i == 6) {
+		s[k++] = gfx_load_weights(wa + 2 * tile, n, n, n, false);
+		s[k++] = gfx_matmul(0, 0, 64, TPU_MATMUL_POP); /* every old row */
+	}
+	rh = k;
+	if (_i == 6) /* one row, quickly in: the MATMUL before it has not read that row yet */
+		s[k++] = gfx_read_host(in, 1, n, 0, 63);
+	else
+		s[k++] = gfx_read_host(in, rows, n, 0, 0);
+	if (_i == 3)
+		s[k++] = gfx_write_host(out2, rows, n, 0, 0, false);
+	if (_i == 5) {
+		s[k++] = gfx_load_weights(wa, n, n, n, false);
+		s[k++] = gfx_load_weights(wa + tile, n, n, n, false);
+	}
+	if (_i == 4)
+		s[k++] = gfx_matmul(0, 0, 32, TPU_MATMUL_POP); /* the new rows */
+	s[k++] = gfx_matmul(rows, 32, 16, TPU_MATMUL_POP); /* other rows */
+	if (_i != 4 && _i != 6) /* (the queue holds 15) */
+		s[k++] = gfx_matmul(0, 0, 32, TPU_MATMUL_POP); /* the new rows */
+	s[k++] = gfx_activate(0, rows, 16, 0);
+	s[k++] = gfx_write_host(out, 16, n, 0, rows, false);
+	if (_i == 6) /* the ACC rows of the MATMUL before it that read the row */
+		s[k++] = gfx_write_host(out2 + 1024, 16, n, 0, rows, true);
+	else
+		s[k++] = gfx_write_host(out2 + 1024, rows, n, 0, 0, false);
+	for (i = 0; i < k; i++)
+		want[i] = TPU_SC_SUCCESS;
+	if (_i == 1 || _i == 2) {
+		gfx_fail_range(&F, in + (_i == 1 ? (rows - 2) * n : 0), n, HOSTMEM_READ, false);
+		want[rh] = TPU_SC_DMA_XFER_ERROR;
+	}
+	run_batch_expect(s, k, want, _i);
+	gfx_fail_off(&F);
+	teardown();
+}
+END_TEST
+
 /* Loop tests over sizes[]: on sim only the sizes with a Verilated model (N = 8 and 16 with the
  * default UB/ACC rows, which hold this file's ROWS and are otherwise the same device). */
 static void add_sized(TCase *tc, const TTest *t, enum gfx_backend be)
@@ -815,6 +905,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 		tcase_add_loop_test(tc, weight_tile_queue_fault, 0, 6);
 		tcase_add_loop_test(tc, param_read_ahead, 0, 5);
 		tcase_add_loop_test(tc, read_host_tail_read_ahead, 0, 5);
+		tcase_add_loop_test(tc, read_host_background_commit, 0, 7);
 	}
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
