@@ -84,6 +84,7 @@ module tpu_act_serial #(
   phase_e              ph_q, ph_d;
   logic [GrpW-1:0]     grp_q, grp_d;
   logic [4:0]          cnt_q, cnt_d;
+  logic                m_sub_q;       // cnt_q == 31 in phase M (registered: off the adder's path)
   logic                raw_q, lut_q, last_q;
   logic [N*32-1:0]     row_q;         // inputs; each group's results replace its inputs
   logic [SatWidth-1:0] sat_q;
@@ -145,6 +146,9 @@ module tpu_act_serial #(
   always_ff @(posedge clk_i) begin
     grp_q <= grp_d;
     cnt_q <= cnt_d;
+    // phase M counts 0..31 one by one from phase L, so cnt_q == 31 there exactly when the
+    // cycle before was phase M with cnt_q == 30
+    m_sub_q <= ph_q == PhM && cnt_q == 5'd30;
     if (accept) begin
       row_q  <= in_acc_i;
       raw_q  <= in_raw_i;
@@ -208,7 +212,7 @@ module tpu_act_serial #(
       lo_d  = lo_q;
       ovf_d = ovf_q;
       // multiply step: add a (bit 31 of b: subtract, b is two's complement), shift right
-      step  = lo_q[0] ? ((cnt_q == 5'd31) ? 34'({hi_q[32], hi_q}) - 34'(a_q)
+      step  = lo_q[0] ? (m_sub_q ? 34'({hi_q[32], hi_q}) - 34'(a_q)
                                            : 34'({hi_q[32], hi_q}) + 34'(a_q))
                       : 34'({hi_q[32], hi_q});
       // 2^(rs-1) - [t < 0] without a subtraction: bit rs-1 for t >= 0, bits below it for t < 0
@@ -319,6 +323,9 @@ module tpu_act_serial #(
         else $error("tpu_act_serial: in_valid_i dropped while in_ready_o was low");
       assert ({in_acc_i, in_raw_i, in_lut_i, in_last_i} == past_in_q)
         else $error("tpu_act_serial: input row changed while stalled");
+    end
+    if (!rst_i && ph_q == PhM) begin
+      assert (m_sub_q == (cnt_q == 5'd31)) else $error("tpu_act_serial: m_sub_q");
     end
     if (!rst_i && past_ok_q && out_stall_q) begin
       assert (out_valid_o && out_int8_o == past_out_int8_q)

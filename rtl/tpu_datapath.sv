@@ -48,7 +48,12 @@ module tpu_datapath #(
   // activation channels computed at once: N = the pipelined tpu_activation (one row per
   // cycle); fewer = the small multi-cycle tpu_act_serial (one row at a time, for FPGAs)
   parameter int unsigned ActLanes = N,
-  parameter bit          UbReadPort2 = 1'b1  // UB_READ on its own UB copy (overlaps MATMUL)
+  parameter bit          UbReadPort2 = 1'b1, // UB_READ on its own UB copy (overlaps MATMUL)
+  // board option (FPGAs): a register stage on the command port. The command and its range
+  // ends (address + rows) are registered before the acceptance decision, so no path runs from
+  // the command bus through the range checks into cmd_ready_o and the engines; one more cycle
+  // per command, same results. cmd_ready_o = the stage is free or its command is accepted.
+  parameter bit          CmdSlice = 1'b0
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -107,6 +112,7 @@ module tpu_datapath #(
   // rows issued + rows in flight of one MATMUL
   localparam int unsigned RngW = CntW + 1;
   localparam int unsigned FlW  = (CntW > MmFlightW ? CntW : MmFlightW) + 1;
+  localparam int unsigned SlW  = FlW + 1;  // mm_slack_q: a row count difference, signed
 
   if (N < 4 || N > 256) begin : g_bad_n
     $error("tpu_datapath: N must be in 4..256");
@@ -115,16 +121,67 @@ module tpu_datapath #(
     $error("tpu_datapath: UbRows and AccRows must be >= 16");
   end
 
+  // The command the engines see (cmd_*): the port itself, or the CmdSlice stage. Its range
+  // ends: hi_a = a + rows and hi_b = b + rows in RngW bits, a and b cut to the widths the
+  // command uses them in (MATMUL: a UB, b ACC; ACTIVATE: a ACC, b UB): addresses and rows are
+  // in range (checked by the device top, asserted below), so the sums never reach 2^RngW.
+  logic             cmd_valid;
+  logic [CmdWidth-1:0] cmd;
   logic [3:0]       cmd_op;
   logic [3:0]       cmd_flags;
   logic [31:0]      cmd_a, cmd_b, cmd_rows;
   logic [N*8-1:0]   cmd_data;
-  assign cmd_op    = cmd_i[OpLsb +: 4];
-  assign cmd_flags = cmd_i[FlagsLsb +: 4];
-  assign cmd_a     = cmd_i[ALsb +: 32];
-  assign cmd_b     = cmd_i[BLsb +: 32];
-  assign cmd_rows  = cmd_i[RowsLsb +: 32];
-  assign cmd_data  = cmd_i[DataLsb +: N*8];
+  logic [RngW-1:0]  cmd_hi_a, cmd_hi_b;
+  assign cmd_op    = cmd[OpLsb +: 4];
+  assign cmd_flags = cmd[FlagsLsb +: 4];
+  assign cmd_a     = cmd[ALsb +: 32];
+  assign cmd_b     = cmd[BLsb +: 32];
+  assign cmd_rows  = cmd[RowsLsb +: 32];
+  assign cmd_data  = cmd[DataLsb +: N*8];
+
+  localparam int unsigned AdW = UbAw > AccAw ? UbAw : AccAw;
+  function automatic logic [2*RngW-1:0] range_ends(input logic [3:0] op, input logic [AdW-1:0] a,
+                                                   input logic [AdW-1:0] b,
+                                                   input logic [CntW-1:0] rows);
+    logic            mm;
+    logic [RngW-1:0] a_n, b_n;
+    mm  = op == OpMatmul;
+    a_n = mm ? RngW'(a[UbAw-1:0]) : RngW'(a[AccAw-1:0]);
+    b_n = mm ? RngW'(b[AccAw-1:0]) : RngW'(b[UbAw-1:0]);
+    range_ends = {a_n + RngW'(rows), b_n + RngW'(rows)};
+  endfunction
+
+  logic can_accept, cmd_fire;
+  if (CmdSlice) begin : g_cmd_slice
+    logic                v_q;
+    logic [CmdWidth-1:0] c_q;
+    logic [RngW-1:0]     hi_a_q, hi_b_q;
+    assign cmd_ready_o = !v_q || can_accept;
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        v_q <= 1'b0;
+      end else if (cmd_ready_o) begin
+        v_q <= cmd_valid_i;
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (cmd_ready_o && cmd_valid_i) begin
+        c_q              <= cmd_i;
+        {hi_a_q, hi_b_q} <= range_ends(cmd_i[OpLsb +: 4], cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
+                                        cmd_i[RowsLsb +: CntW]);
+      end
+    end
+    assign cmd_valid = v_q;
+    assign cmd       = c_q;
+    assign cmd_hi_a  = hi_a_q;
+    assign cmd_hi_b  = hi_b_q;
+  end else begin : g_cmd_port
+    assign cmd_ready_o          = can_accept;
+    assign cmd_valid            = cmd_valid_i;
+    assign cmd                  = cmd_i;
+    assign {cmd_hi_a, cmd_hi_b} = range_ends(cmd_i[OpLsb +: 4], cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
+                                        cmd_i[RowsLsb +: CntW]);
+  end
 
   // ---------------------------------------------------------------- RAM ports
   logic               ub_we, ub_re;
@@ -167,7 +224,7 @@ module tpu_datapath #(
   logic                p_valid_q, p_accum_q, p_last_q;
   logic [AccAw-1:0]    p_addr_q;
   logic [N*32-1:0]     p_row_q;
-  logic                fwd_valid_q;
+  logic                fwd_valid_q, fwd_hit_q;
   logic [AccAw-1:0]    fwd_addr_q;
   logic [N*32-1:0]     fwd_data_q;
   logic [MmFlightW-1:0] mm_flight_q;
@@ -193,7 +250,7 @@ module tpu_datapath #(
   logic              rd_active, rd_fire, rd_idle;
 
   // ---------------------------------------------------------------- command acceptance
-  logic cmd_fire, can_accept, rd_mm_ok, act_mm_ok;
+  logic rd_mm_ok, act_mm_ok;
   // the last accepted MATMUL (ranges, ACCUMULATE, rows)
   logic [UbAw-1:0]   lm_ub_q;
   logic [AccAw-1:0]  lm_acc_q;
@@ -201,18 +258,22 @@ module tpu_datapath #(
   logic              lm_accum_q;
   logic [RngW-1:0]   act_acc_lo, act_acc_hi, act_ub_lo, act_ub_hi;
   logic [RngW-1:0]   lm_acc_hi_q, lm_ub_hi_q;  // ends of its ranges, summed when accepted
+  // lm_rows_q - (mm_flight_q + mm_left_q), signed: >= 0 when every earlier MATMUL's rows are
+  // written (rows leave in order). Kept as a register, so the acceptance does not add and
+  // compare: a MATMUL is accepted only when the previous one issues its last row, so then it
+  // becomes -(the rows in flight next cycle); otherwise each ACC write adds 1.
+  logic [SlW-1:0]    mm_slack_q;
   always_comb begin
-    // The ranges in RngW bits: addresses and rows are in range (checked by the device top,
-    // asserted below), so an address plus a row count never reaches 2^RngW. Narrow compares
-    // keep this acceptance term short (it feeds cmd_ready_o).
+    // The ranges in RngW bits (see cmd_hi_a): narrow compares keep this acceptance term short
+    // (it feeds cmd_ready_o).
     act_acc_lo = RngW'(cmd_a[AccAw-1:0]);
-    act_acc_hi = act_acc_lo + RngW'(cmd_rows[CntW-1:0]);
+    act_acc_hi = cmd_hi_a;
     act_ub_lo  = RngW'(cmd_b[UbAw-1:0]);
-    act_ub_hi  = act_ub_lo + RngW'(cmd_rows[CntW-1:0]);
+    act_ub_hi  = cmd_hi_b;
     // ACTIVATE beside the last MATMUL: only its rows are in the MXU (mm_flight counts rows
     // issued and not yet written), it leaves the ACC read port free, and the ranges are apart
     act_mm_ok = !cmd_flags[1] && !lm_accum_q &&
-                FlW'(mm_flight_q) + FlW'(mm_left_q) <= FlW'(lm_rows_q) &&
+                !mm_slack_q[SlW-1] &&
                 (act_acc_hi <= RngW'(lm_acc_q) || lm_acc_hi_q <= act_acc_lo) &&
                 (act_ub_hi <= RngW'(lm_ub_q) || lm_ub_hi_q <= act_ub_lo);
     // a read stream that MATMULs may run beside: a UB_READ on the UB copy (an ACC_READ or its
@@ -227,8 +288,7 @@ module tpu_datapath #(
       default:            can_accept = 1'b0;
     endcase
   end
-  assign cmd_ready_o = can_accept;
-  assign cmd_fire    = cmd_valid_i && cmd_ready_o;
+  assign cmd_fire = cmd_valid && can_accept;
 
   logic acc_cmd_mm, acc_cmd_act, acc_cmd_rd;
   assign acc_cmd_mm  = cmd_fire && cmd_op == OpMatmul;
@@ -286,8 +346,8 @@ module tpu_datapath #(
     if (acc_cmd_mm) begin
       lm_ub_q    <= UbAw'(cmd_a);
       lm_acc_q   <= AccAw'(cmd_b);
-      lm_ub_hi_q  <= RngW'(cmd_a[UbAw-1:0]) + RngW'(cmd_rows[CntW-1:0]);
-      lm_acc_hi_q <= RngW'(cmd_b[AccAw-1:0]) + RngW'(cmd_rows[CntW-1:0]);
+      lm_ub_hi_q  <= cmd_hi_a;
+      lm_acc_hi_q <= cmd_hi_b;
       lm_rows_q  <= CntW'(cmd_rows);
       lm_accum_q <= cmd_flags[0];
       mm_ub_q    <= UbAw'(cmd_a);
@@ -311,21 +371,30 @@ module tpu_datapath #(
   assign {mxu_out_addr, mxu_out_accum, mxu_out_last} = mxu_out_tag;
 
   logic [N*32-1:0] mm_old, mm_wdata;
-  assign mm_old = (fwd_valid_q && fwd_addr_q == p_addr_q) ? fwd_data_q : acc_rdata;
+  assign mm_old = fwd_hit_q ? fwd_data_q : acc_rdata;
   for (genvar j = 0; j < N; j++) begin : g_rmw
     assign mm_wdata[j*32 +: 32] = p_accum_q ? mm_old[j*32 +: 32] + p_row_q[j*32 +: 32]
                                             : p_row_q[j*32 +: 32];
   end
 
+  logic [MmFlightW-1:0] mm_flight_d;
+  assign mm_flight_d = mm_flight_q + MmFlightW'(mm_fire) - MmFlightW'(p_valid_q);
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       p_valid_q   <= 1'b0;
       fwd_valid_q <= 1'b0;
+      fwd_hit_q   <= 1'b0;
       mm_flight_q <= '0;
+      mm_slack_q  <= '0;
     end else begin
       p_valid_q   <= mxu_out_valid;
       fwd_valid_q <= p_valid_q;
-      mm_flight_q <= mm_flight_q + MmFlightW'(mm_fire) - MmFlightW'(p_valid_q);
+      // = fwd_valid_q && fwd_addr_q == p_addr_q next cycle, without the compare on the RMW path
+      fwd_hit_q   <= p_valid_q && p_addr_q == mxu_out_addr;
+      mm_flight_q <= mm_flight_d;
+      // (a MATMUL accepted while one is active is accepted as that one fires its last row)
+      mm_slack_q  <= acc_cmd_mm ? SlW'(p_valid_q) - SlW'(mm_flight_q) - SlW'(mm_active)
+                                : mm_slack_q + SlW'(p_valid_q);
     end
   end
   always_ff @(posedge clk_i) begin
@@ -517,7 +586,8 @@ module tpu_datapath #(
 
   // ---------------------------------------------------------------- status and counters
   logic [63:0] perf_busy_q, perf_mxu_q, perf_macs_q;
-  assign idle_o = mxu_idle && act_idle && rd_idle;
+  // (a command waiting in the CmdSlice stage is in progress)
+  assign idle_o = mxu_idle && act_idle && rd_idle && !(CmdSlice && cmd_valid);
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -539,7 +609,7 @@ module tpu_datapath #(
 
 `ifndef SYNTHESIS
   // ---------------------------------------------------------------- assertions
-  logic                cmd_stall_q, rd_stall_q;
+  logic                cmd_stall_q, rd_stall_q, lm_seen_q;
   logic [CmdWidth-1:0] cmd_prev_q;
   logic [N*32-1:0]     rd_prev_q;
   logic                rd_last_prev_q;
@@ -547,7 +617,19 @@ module tpu_datapath #(
     if (rst_i) begin
       cmd_stall_q <= 1'b0;
       rd_stall_q  <= 1'b0;
+      lm_seen_q   <= 1'b0;
     end else begin
+      // the registered MATMUL slack is what it stands for (once there was a MATMUL)
+      if (lm_seen_q) begin
+        assert ($signed(mm_slack_q) == $signed(SlW'(lm_rows_q)) - $signed(SlW'(mm_flight_q))
+                                       - $signed(SlW'(mm_left_q)))
+          else $error("tpu_datapath: MATMUL slack %0d", $signed(mm_slack_q));
+      end
+      if (acc_cmd_mm) begin
+        lm_seen_q <= 1'b1;
+      end
+      assert (fwd_hit_q == (fwd_valid_q && fwd_addr_q == p_addr_q))
+        else $error("tpu_datapath: registered forward hit");
       // handshakes: a stalled transfer stays offered and unchanged
       if (cmd_stall_q) begin
         assert (cmd_valid_i && cmd_i == cmd_prev_q)

@@ -21,6 +21,7 @@ module equiv_tb;
   parameter AccRows = 32;
   parameter Tiles   = 2;
   parameter ActLanes = N;  // < N: the multi-cycle activation (tpu_act_serial)
+  parameter CmdSlice = 0;  // 1: the command port's register stage (boards)
   localparam CmdWidth = 104 + 8 * N;
   localparam TileBits = $clog2(Tiles + 2);
   localparam RMax     = (AccRows / 2 < UbRows / 2 ? AccRows / 2 : UbRows / 2);
@@ -46,7 +47,8 @@ module equiv_tb;
 `ifdef NETLIST
   tpu_datapath dut (
 `else
-  tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .ActLanes(ActLanes)) dut (
+  tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .ActLanes(ActLanes),
+                 .CmdSlice(CmdSlice)) dut (
 `endif
     .clk_i(clk), .rst_i(rst),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_i(cmd),
