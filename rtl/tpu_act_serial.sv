@@ -10,11 +10,12 @@
 //
 // One row at a time: in_ready_o = no row held. An accepted row is processed in N / Lanes
 // groups of Lanes channels, each group in phases X (bias add), L (left shift, one bit per
-// cycle), M (32 multiply steps), T (SRDHM), R (rounding add), S (right shift, one bit per
-// cycle), Z (+ zero point), C (compare z with qmin/qmax, registered: keeps the 33-bit
-// compares off the clamp's path), V (clamp; the group's results replace its inputs), then the
-// row's LUT read (phase U) and the output (phase O). Latency per row: the sum over the groups
-// of 40 + max ls + max rs of the group, + 2 cycles (about 160..400 at N = 4, Lanes = 1).
+// cycle), M (32 multiply steps), T (SRDHM), P (the rounding term, registered: keeps its
+// decode off the adder's path), R (rounding add), S (right shift, one bit per cycle), Z (+ zero
+// point), C (compare z with qmin/qmax, registered: keeps the 33-bit compares off the clamp's
+// path), V (clamp; the group's results replace its inputs), then the row's LUT read (phase U)
+// and the output (phase O). Latency per row: the sum over the groups of 41 + max ls + max rs
+// of the group, + 2 cycles (about 160..400 at N = 4, Lanes = 1).
 // Output: out_valid_o holds the row until out_ready_i; the outputs hold steady meanwhile; the
 // next row is accepted the cycle after the transfer.
 // LUT port: as tpu_activation (lut_re_o for one cycle in phase U of a LUT row, addresses v+128,
@@ -78,7 +79,7 @@ module tpu_act_serial #(
   end
 
   typedef enum logic [3:0] {
-    PhIdle, PhX, PhL, PhM, PhT, PhR, PhS, PhZ, PhC, PhV, PhU, PhO
+    PhIdle, PhX, PhL, PhM, PhT, PhP, PhR, PhS, PhZ, PhC, PhV, PhU, PhO
   } phase_e;
 
   phase_e              ph_q, ph_d;
@@ -105,7 +106,8 @@ module tpu_act_serial #(
       PhX:    begin ph_d = PhL; cnt_d = '0; end
       PhL:    if (lane_busy == '0) begin ph_d = PhM; cnt_d = '0; end
       PhM:    if (cnt_q == 5'd31) ph_d = PhT;
-      PhT:    ph_d = PhR;
+      PhT:    ph_d = PhP;
+      PhP:    ph_d = PhR;
       PhR:    begin ph_d = PhS; cnt_d = '0; end
       PhS:    if (lane_busy == '0) ph_d = PhZ;
       PhZ:    ph_d = PhC;
@@ -212,9 +214,10 @@ module tpu_act_serial #(
       lo_d  = lo_q;
       ovf_d = ovf_q;
       // multiply step: add a (bit 31 of b: subtract, b is two's complement), shift right
-      step  = lo_q[0] ? (m_sub_q ? 34'({hi_q[32], hi_q}) - 34'(a_q)
-                                           : 34'({hi_q[32], hi_q}) + 34'(a_q))
-                      : 34'({hi_q[32], hi_q});
+      // (hi + (a xor s) + s, s = subtract, operand 0 when lo_q[0] is 0: the selects act on the
+      // adder's operand, so only the phase mux follows the carry chain)
+      step  = 34'({hi_q[32], hi_q}) + ((34'(a_q) ^ {34{m_sub_q}}) & {34{lo_q[0]}})
+              + 34'(m_sub_q && lo_q[0]);
       // 2^(rs-1) - [t < 0] without a subtraction: bit rs-1 for t >= 0, bits below it for t < 0
       for (int unsigned k = 0; k < 33; k++) begin
         rnd[k] = rs_q != 5'd0 && (a_q[31] ? 6'(k) + 6'd1 < 6'(rs_q) : 6'(k) + 6'd1 == 6'(rs_q));
@@ -256,7 +259,8 @@ module tpu_act_serial #(
             a_d = tinc[32:1];
           end
         end
-        PhR: hi_d = 33'(a_q) + rnd;  // 33 bits: no overflow
+        PhP: hi_d = rnd;              // registered: the rounding term off the adder's path
+        PhR: hi_d = 33'(a_q) + hi_q;  // t + rnd in 33 bits: no overflow
         PhS: begin
           busy = cnt_q < rs_q;
           if (busy) hi_d = hi_q >>> 1;

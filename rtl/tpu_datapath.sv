@@ -256,26 +256,20 @@ module tpu_datapath #(
   logic [AccAw-1:0]  lm_acc_q;
   logic [CntW-1:0]   lm_rows_q;
   logic              lm_accum_q;
-  logic [RngW-1:0]   act_acc_lo, act_acc_hi, act_ub_lo, act_ub_hi;
   logic [RngW-1:0]   lm_acc_hi_q, lm_ub_hi_q;  // ends of its ranges, summed when accepted
+  // the command's ACC rows [a, a + rows) and UB rows [b, b + rows) (an ACTIVATE's) lie apart
+  // from the last MATMUL's
+  logic              act_apart;
   // lm_rows_q - (mm_flight_q + mm_left_q), signed: >= 0 when every earlier MATMUL's rows are
   // written (rows leave in order). Kept as a register, so the acceptance does not add and
   // compare: a MATMUL is accepted only when the previous one issues its last row, so then it
   // becomes -(the rows in flight next cycle); otherwise each ACC write adds 1.
   logic [SlW-1:0]    mm_slack_q;
   always_comb begin
-    // The ranges in RngW bits (see cmd_hi_a): narrow compares keep this acceptance term short
-    // (it feeds cmd_ready_o).
-    act_acc_lo = RngW'(cmd_a[AccAw-1:0]);
-    act_acc_hi = cmd_hi_a;
-    act_ub_lo  = RngW'(cmd_b[UbAw-1:0]);
-    act_ub_hi  = cmd_hi_b;
     // ACTIVATE beside the last MATMUL: only its rows are in the MXU (mm_flight counts rows
     // issued and not yet written), it leaves the ACC read port free, and the ranges are apart
     act_mm_ok = !cmd_flags[1] && !lm_accum_q &&
-                !mm_slack_q[SlW-1] &&
-                (act_acc_hi <= RngW'(lm_acc_q) || lm_acc_hi_q <= act_acc_lo) &&
-                (act_ub_hi <= RngW'(lm_ub_q) || lm_ub_hi_q <= act_ub_lo);
+                !mm_slack_q[SlW-1] && act_apart;
     // a read stream that MATMULs may run beside: a UB_READ on the UB copy (an ACC_READ or its
     // held last row would share the ACC port with the MATMUL's read-modify-write)
     rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q));
@@ -294,6 +288,44 @@ module tpu_datapath #(
   assign acc_cmd_mm  = cmd_fire && cmd_op == OpMatmul;
   assign acc_cmd_act = cmd_fire && cmd_op == OpActivate;
   assign acc_cmd_rd  = cmd_fire && (cmd_op == OpUbRead || cmd_op == OpAccRead);
+
+  // The ranges in RngW bits (see cmd_hi_a): narrow compares keep the acceptance term short.
+  function automatic logic apart(input logic [RngW-1:0] acc_lo, input logic [RngW-1:0] acc_hi,
+                                 input logic [RngW-1:0] ub_lo, input logic [RngW-1:0] ub_hi,
+                                 input logic [AccAw-1:0] m_acc, input logic [RngW-1:0] m_acc_hi,
+                                 input logic [UbAw-1:0] m_ub, input logic [RngW-1:0] m_ub_hi);
+    apart = (acc_hi <= RngW'(m_acc) || m_acc_hi <= acc_lo) &&
+            (ub_hi <= RngW'(m_ub) || m_ub_hi <= ub_lo);
+  endfunction
+  if (CmdSlice) begin : g_apart_q
+    // Decided from registers only: the compares of the stage's command with the last MATMUL,
+    // registered, are used from the command's second cycle in the stage (settled_q). In the
+    // cycle before, the command was already there and, as it was not accepted, no MATMUL was
+    // either, so lm_* are the same. An ACTIVATE beside a MATMUL waits one cycle more for it.
+    logic apart_q, settled_q;
+    always_ff @(posedge clk_i) begin
+      apart_q <= apart(RngW'(cmd_a[AccAw-1:0]), cmd_hi_a, RngW'(cmd_b[UbAw-1:0]), cmd_hi_b,
+                       lm_acc_q, lm_acc_hi_q, lm_ub_q, lm_ub_hi_q);
+      if (rst_i) begin
+        settled_q <= 1'b0;
+      end else begin
+        settled_q <= cmd_valid && !can_accept;
+      end
+    end
+    assign act_apart = apart_q && settled_q;
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i) begin
+      if (!rst_i && cmd_valid && cmd_op == OpActivate && settled_q) begin
+        assert (apart_q == apart(RngW'(cmd_a[AccAw-1:0]), cmd_hi_a, RngW'(cmd_b[UbAw-1:0]),
+                                 cmd_hi_b, lm_acc_q, lm_acc_hi_q, lm_ub_q, lm_ub_hi_q))
+          else $error("tpu_datapath: registered range decision");
+      end
+    end
+`endif
+  end else begin : g_apart
+    assign act_apart = apart(RngW'(cmd_a[AccAw-1:0]), cmd_hi_a, RngW'(cmd_b[UbAw-1:0]), cmd_hi_b,
+                             lm_acc_q, lm_acc_hi_q, lm_ub_q, lm_ub_hi_q);
+  end
 
   // ---------------------------------------------------------------- MXU
   logic                mxu_in_ready, mxu_out_valid, mxu_swap_ready, mxu_swap_ready_next;
@@ -585,22 +617,27 @@ module tpu_datapath #(
   end
 
   // ---------------------------------------------------------------- status and counters
+  // perf_busy: the busy bit is registered first and added to the output (the same count, but
+  // the idle decode is not in front of the 64-bit carry chain)
   logic [63:0] perf_busy_q, perf_mxu_q, perf_macs_q;
+  logic        busy_q;
   // (a command waiting in the CmdSlice stage is in progress)
   assign idle_o = mxu_idle && act_idle && rd_idle && !(CmdSlice && cmd_valid);
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       perf_busy_q <= '0;
+      busy_q      <= 1'b0;
       perf_mxu_q  <= '0;
       perf_macs_q <= '0;
     end else begin
-      perf_busy_q <= perf_busy_q + 64'(!idle_o);
+      busy_q      <= !idle_o;
+      perf_busy_q <= perf_busy_q + 64'(busy_q);
       perf_mxu_q  <= perf_mxu_q + 64'(s1_valid_q);
       perf_macs_q <= perf_macs_q + (s1_valid_q ? 64'(N * N) : 64'd0);
     end
   end
-  assign perf_busy_o     = perf_busy_q;
+  assign perf_busy_o     = perf_busy_q + 64'(busy_q);
   assign perf_mxu_busy_o = perf_mxu_q;
   assign perf_macs_o     = perf_macs_q;
 
