@@ -203,7 +203,9 @@ module tpu_act_serial #(
     logic               ovf_q, ovf_d;
     logic               lt_q, gt_q;   // z < qmin, z > qmax (phase C)
     logic signed [33:0] step;
-    logic signed [32:0] rnd, zsum;
+    logic [31:0]        rnd;          // the rounding term (below 2^31: rs <= 31)
+    logic signed [32:0] radd, rsum;   // phases R and Z: a + (rnd or the zero point)
+    logic               in8;          // hi_q (z) is an int8 value
     logic signed [7:0]  v;
     logic               sat, busy;
     logic [32:0]        tinc;
@@ -219,10 +221,14 @@ module tpu_act_serial #(
       step  = 34'({hi_q[32], hi_q}) + ((34'(a_q) ^ {34{m_sub_q}}) & {34{lo_q[0]}})
               + 34'(m_sub_q && lo_q[0]);
       // 2^(rs-1) - [t < 0] without a subtraction: bit rs-1 for t >= 0, bits below it for t < 0
-      for (int unsigned k = 0; k < 33; k++) begin
+      for (int unsigned k = 0; k < 32; k++) begin
         rnd[k] = rs_q != 5'd0 && (a_q[31] ? 6'(k) + 6'd1 < 6'(rs_q) : 6'(k) + 6'd1 == 6'(rs_q));
       end
-      zsum  = 33'(a_q) + 33'($signed(zp_i));
+      // one adder for R (t + rnd, rnd in lo_q) and Z (y + zp; RAW32: y + 0); its operand is
+      // chosen from registers, so only the phase mux follows the carry chain
+      radd  = (ph_q == PhR) ? 33'(lo_q) : (raw_q ? 33'sd0 : 33'($signed(zp_i)));
+      rsum  = 33'(a_q) + radd;
+      in8   = hi_q[32:7] == '0 || hi_q[32:7] == '1;
       // clamp of z (held in hi_q in phases C and V); below qmin wins over above qmax
       if (lt_q) begin
         v = $signed(qmin_i);
@@ -259,14 +265,14 @@ module tpu_act_serial #(
             a_d = tinc[32:1];
           end
         end
-        PhP: hi_d = rnd;              // registered: the rounding term off the adder's path
-        PhR: hi_d = 33'(a_q) + hi_q;  // t + rnd in 33 bits: no overflow
+        PhP: lo_d = rnd;              // registered: the rounding term off the adder's path
+        PhR: hi_d = rsum;             // t + rnd in 33 bits: no overflow
         PhS: begin
           busy = cnt_q < rs_q;
           if (busy) hi_d = hi_q >>> 1;
           else a_d = hi_q[31:0];
         end
-        PhZ: hi_d = raw_q ? 33'(a_q) : zsum;
+        PhZ: hi_d = rsum;
         default: begin
         end
       endcase
@@ -278,8 +284,10 @@ module tpu_act_serial #(
         rs_q <= rs;
       end
       if (ph_q == PhC) begin
-        lt_q <= hi_q < 33'($signed(qmin_i));
-        gt_q <= hi_q > 33'($signed(qmax_i));
+        // z < qmin, z > qmax: an int8 compare when z is an int8 value, else z's sign decides
+        // (qmin, qmax are int8): no 33-bit compares
+        lt_q <= in8 ? $signed(hi_q[7:0]) < $signed(qmin_i) : hi_q[32];
+        gt_q <= in8 ? $signed(hi_q[7:0]) > $signed(qmax_i) : !hi_q[32];
       end
       a_q   <= a_d;
       hi_q  <= hi_d;

@@ -239,7 +239,7 @@ module tpu_datapath #(
   // saturated values of one ACTIVATE: at most AccRows x N
   localparam int unsigned SatW = $clog2(AccRows * N + 1);
   logic [SatW-1:0]   act_sat_q, act_sat_d;
-  logic [ActFlightW-1:0] act_flight_q;
+  logic [ActFlightW-1:0] act_flight_q, act_flight_d;
   logic              act_active, act_fire, act_idle;
   // UB_READ / ACC_READ
   logic              rd_acc_q;
@@ -251,6 +251,7 @@ module tpu_datapath #(
 
   // ---------------------------------------------------------------- command acceptance
   logic rd_mm_ok, act_mm_ok;
+  logic ok_wr, ok_mm, ok_act, ok_ub_rd, ok_acc_rd;  // per op: its engines can take it
   // the last accepted MATMUL (ranges, ACCUMULATE, rows)
   logic [UbAw-1:0]   lm_ub_q;
   logic [AccAw-1:0]  lm_acc_q;
@@ -273,21 +274,28 @@ module tpu_datapath #(
     // a read stream that MATMULs may run beside: a UB_READ on the UB copy (an ACC_READ or its
     // held last row would share the ACC port with the MATMUL's read-modify-write)
     rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q));
+    ok_wr     = act_idle;
+    ok_mm     = act_idle && rd_mm_ok && (!mm_active || mm_last_fire);
+    ok_act    = (mxu_idle || act_mm_ok) && act_idle && rd_idle;
+    ok_ub_rd  = act_idle && rd_idle && (UbReadPort2 || !mm_active);
+    ok_acc_rd = mxu_idle && act_idle && rd_idle;
     unique case (cmd_op)
-      OpUbWrite, OpParam: can_accept = act_idle;
-      OpMatmul:           can_accept = act_idle && rd_mm_ok && (!mm_active || mm_last_fire);
-      OpActivate:         can_accept = (mxu_idle || act_mm_ok) && act_idle && rd_idle;
-      OpUbRead:           can_accept = act_idle && rd_idle && (UbReadPort2 || !mm_active);
-      OpAccRead:          can_accept = mxu_idle && act_idle && rd_idle;
+      OpUbWrite, OpParam: can_accept = ok_wr;
+      OpMatmul:           can_accept = ok_mm;
+      OpActivate:         can_accept = ok_act;
+      OpUbRead:           can_accept = ok_ub_rd;
+      OpAccRead:          can_accept = ok_acc_rd;
       default:            can_accept = 1'b0;
     endcase
   end
   assign cmd_fire = cmd_valid && can_accept;
 
+  // (each from its own op's condition, not through can_accept: fewer logic levels to the
+  // engines' registers)
   logic acc_cmd_mm, acc_cmd_act, acc_cmd_rd;
-  assign acc_cmd_mm  = cmd_fire && cmd_op == OpMatmul;
-  assign acc_cmd_act = cmd_fire && cmd_op == OpActivate;
-  assign acc_cmd_rd  = cmd_fire && (cmd_op == OpUbRead || cmd_op == OpAccRead);
+  assign acc_cmd_mm  = cmd_valid && cmd_op == OpMatmul && ok_mm;
+  assign acc_cmd_act = cmd_valid && cmd_op == OpActivate && ok_act;
+  assign acc_cmd_rd  = cmd_valid && (cmd_op == OpUbRead ? ok_ub_rd : cmd_op == OpAccRead && ok_acc_rd);
 
   // The ranges in RngW bits (see cmd_hi_a): narrow compares keep the acceptance term short.
   function automatic logic apart(input logic [RngW-1:0] acc_lo, input logic [RngW-1:0] acc_hi,
@@ -327,6 +335,24 @@ module tpu_datapath #(
                              lm_acc_q, lm_acc_hi_q, lm_ub_q, lm_ub_hi_q);
   end
 
+  // The engines' row counters (mm_left_q, act_left_q, rd_left_q) are loaded with a command's
+  // rows and count down as rows issue; their "!= 0" and "== 1" decodes are kept as registers
+  // (exact: asserted below), so the acceptance and the issue decisions start at flip-flops.
+  function automatic logic [1:0] left_flags(input logic load, input logic [CntW-1:0] rows,
+                                            input logic dec, input logic [CntW-1:0] left,
+                                            input logic [1:0] cur);  // {!= 0, == 1}
+    if (load) begin
+      left_flags = {rows != '0, rows == CntW'(1)};
+    end else if (dec) begin
+      left_flags = {!cur[0], left == CntW'(2)};
+    end else begin
+      left_flags = cur;
+    end
+  endfunction
+  logic mm_nz_q, mm_one_q, act_nz_q, act_one_q, rd_nz_q, rd_one_q;
+  // mm_flight_q == 0, act_flight_q == 0, likewise registered
+  logic mm_fl0_q, act_fl0_q;
+
   // ---------------------------------------------------------------- MXU
   logic                mxu_in_ready, mxu_out_valid, mxu_swap_ready, mxu_swap_ready_next;
   logic [N*32-1:0]     mxu_out_row;
@@ -355,10 +381,10 @@ module tpu_datapath #(
   // A switch row is read from the UB one cycle before it reaches the MXU, so it may issue when
   // the next tile will be complete in the shadow registers in the next cycle (this already
   // accounts for a switch row entering the MXU now, which uses the current one up).
-  assign mm_active    = mm_left_q != '0;
+  assign mm_active    = mm_nz_q;
   assign mm_swap_ok   = !mm_pop_q || mxu_swap_ready_next;
   assign mm_fire      = mm_active && mm_swap_ok;
-  assign mm_last_fire = mm_fire && mm_left_q == CntW'(1);
+  assign mm_last_fire = mm_fire && mm_one_q;
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -392,7 +418,7 @@ module tpu_datapath #(
       mm_pop_q <= 1'b0;
     end
     s1_sw_q  <= mm_fire && mm_pop_q;
-    s1_tag_q <= {mm_acc_q, mm_accum_q, mm_left_q == CntW'(1)};
+    s1_tag_q <= {mm_acc_q, mm_accum_q, mm_one_q};
   end
 
   // ACC read-modify-write: the ACC row is read when the MXU result appears and written one
@@ -417,6 +443,7 @@ module tpu_datapath #(
       fwd_valid_q <= 1'b0;
       fwd_hit_q   <= 1'b0;
       mm_flight_q <= '0;
+      mm_fl0_q    <= 1'b1;
       mm_slack_q  <= '0;
     end else begin
       p_valid_q   <= mxu_out_valid;
@@ -424,6 +451,7 @@ module tpu_datapath #(
       // = fwd_valid_q && fwd_addr_q == p_addr_q next cycle, without the compare on the RMW path
       fwd_hit_q   <= p_valid_q && p_addr_q == mxu_out_addr;
       mm_flight_q <= mm_flight_d;
+      mm_fl0_q    <= mm_flight_d == '0;
       // (a MATMUL accepted while one is active is accepted as that one fires its last row)
       mm_slack_q  <= acc_cmd_mm ? SlW'(p_valid_q) - SlW'(mm_flight_q) - SlW'(mm_active)
                                 : mm_slack_q + SlW'(p_valid_q);
@@ -438,7 +466,7 @@ module tpu_datapath #(
     fwd_data_q <= mm_wdata;
   end
 
-  assign mxu_idle  = !mm_active && mm_flight_q == '0;
+  assign mxu_idle  = !mm_active && mm_fl0_q;
   assign mm_done_o = p_valid_q && p_last_q;
 
   // ---------------------------------------------------------------- activation
@@ -473,15 +501,17 @@ module tpu_datapath #(
   // The pipeline's output is always taken, so its input is always ready: rows are read from
   // ACC one per cycle and enter the pipeline the cycle after. The serial unit takes one row at
   // a time: the next row is read once the previous one has come out (then it is ready again).
-  assign act_active = act_left_q != '0;
-  assign act_fire   = act_active && (ActLanes >= N || act_flight_q == '0);
-  assign act_idle   = !act_active && act_flight_q == '0;
+  assign act_active = act_nz_q;
+  assign act_fire   = act_active && (ActLanes >= N || act_fl0_q);
+  assign act_idle   = !act_active && act_fl0_q;
+  assign act_flight_d = act_flight_q + ActFlightW'(act_fire) - ActFlightW'(ap_out_valid);
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       act_left_q   <= '0;
       a1_valid_q   <= 1'b0;
       act_flight_q <= '0;
+      act_fl0_q    <= 1'b1;
       act_sat_q    <= '0;
     end else begin
       if (acc_cmd_act) begin
@@ -490,7 +520,8 @@ module tpu_datapath #(
         act_left_q <= act_left_q - 1'b1;
       end
       a1_valid_q   <= act_fire;
-      act_flight_q <= act_flight_q + ActFlightW'(act_fire) - ActFlightW'(ap_out_valid);
+      act_flight_q <= act_flight_d;
+      act_fl0_q    <= act_flight_d == '0;
       if (ap_out_valid) begin
         act_sat_q <= ap_out_last ? '0 : act_sat_d;
       end
@@ -512,7 +543,7 @@ module tpu_datapath #(
         act_dst_acc_q <= act_dst_acc_q + 1'b1;
       end
     end
-    a1_last_q <= act_left_q == CntW'(1);
+    a1_last_q <= act_one_q;
   end
 
   assign act_done_o   = ap_out_valid && ap_out_last;
@@ -522,7 +553,7 @@ module tpu_datapath #(
   // ---------------------------------------------------------------- UB_READ / ACC_READ
   // The RAM's output register is the stream's register: a read is issued when it is free or
   // being emptied, and it holds while rd_ready_i is low.
-  assign rd_active = rd_left_q != '0;
+  assign rd_active = rd_nz_q;
   assign rd_fire   = rd_active && (!rd_valid_q || rd_ready_i);
   assign rd_idle   = !rd_active && !rd_valid_q;
 
@@ -553,8 +584,23 @@ module tpu_datapath #(
       rd_addr_acc_q <= rd_addr_acc_q + 1'b1;
     end
     if (rd_fire) begin
-      rd_last_q    <= rd_left_q == CntW'(1);
+      rd_last_q    <= rd_one_q;
       rd_src_acc_q <= rd_acc_q;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      {mm_nz_q, mm_one_q}   <= 2'b00;
+      {act_nz_q, act_one_q} <= 2'b00;
+      {rd_nz_q, rd_one_q}   <= 2'b00;
+    end else begin
+      {mm_nz_q, mm_one_q}   <= left_flags(acc_cmd_mm, CntW'(cmd_rows), mm_fire, mm_left_q,
+                                          {mm_nz_q, mm_one_q});
+      {act_nz_q, act_one_q} <= left_flags(acc_cmd_act, CntW'(cmd_rows), act_fire, act_left_q,
+                                          {act_nz_q, act_one_q});
+      {rd_nz_q, rd_one_q}   <= left_flags(acc_cmd_rd, CntW'(cmd_rows), rd_fire, rd_left_q,
+                                          {rd_nz_q, rd_one_q});
     end
   end
 
@@ -667,6 +713,12 @@ module tpu_datapath #(
       end
       assert (fwd_hit_q == (fwd_valid_q && fwd_addr_q == p_addr_q))
         else $error("tpu_datapath: registered forward hit");
+      assert ({mm_nz_q, mm_one_q} == {mm_left_q != '0, mm_left_q == CntW'(1)} &&
+              {act_nz_q, act_one_q} == {act_left_q != '0, act_left_q == CntW'(1)} &&
+              {rd_nz_q, rd_one_q} == {rd_left_q != '0, rd_left_q == CntW'(1)})
+        else $error("tpu_datapath: registered row counter decodes");
+      assert (mm_fl0_q == (mm_flight_q == '0) && act_fl0_q == (act_flight_q == '0))
+        else $error("tpu_datapath: registered in-flight decodes");
       // handshakes: a stalled transfer stays offered and unchanged
       if (cmd_stall_q) begin
         assert (cmd_valid_i && cmd_i == cmd_prev_q)
