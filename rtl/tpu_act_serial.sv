@@ -86,6 +86,7 @@ module tpu_act_serial #(
   logic [GrpW-1:0]     grp_q, grp_d;
   logic [4:0]          cnt_q, cnt_d;
   logic                m_sub_q;       // cnt_q == 31 in phase M (registered: off the adder's path)
+  logic                ph_m_q;        // ph_q == PhM, as a flip-flop of its own (the hi_q mux)
   logic                raw_q, lut_q, last_q;
   logic [N*32-1:0]     row_q;         // inputs; each group's results replace its inputs
   logic [SatWidth-1:0] sat_q;
@@ -131,9 +132,12 @@ module tpu_act_serial #(
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
-      ph_q <= PhIdle;
+      ph_q   <= PhIdle;
+      ph_m_q <= 1'b0;
     end else begin
-      ph_q <= ph_d;
+      ph_q   <= ph_d;
+      // = (ph_d == PhM), written without the rest of the FSM
+      ph_m_q <= (ph_q == PhL && lane_busy == '0) || (ph_q == PhM && cnt_q != 5'd31);
     end
   end
 
@@ -198,13 +202,14 @@ module tpu_act_serial #(
     // the rounded sum
     logic [4:0]         ls_q, rs_q;
     logic signed [31:0] a_q, a_d;
-    logic signed [32:0] hi_q, hi_d;
+    logic signed [32:0] hi_q, hi_new, hi_alt;
+    logic               hi_we;
     logic [31:0]        lo_q, lo_d;
     logic               ovf_q, ovf_d;
     logic               lt_q, gt_q;   // z < qmin, z > qmax (phase C)
     logic signed [33:0] step;
     logic [31:0]        rnd;          // the rounding term (below 2^31: rs <= 31)
-    logic signed [32:0] radd, rsum;   // phases R and Z: a + (rnd or the zero point)
+    logic signed [32:0] rsum;         // phases R and Z: a + (rnd or the zero point)
     logic               in8;          // hi_q (z) is an int8 value
     logic signed [7:0]  v;
     logic               sat, busy;
@@ -212,7 +217,6 @@ module tpu_act_serial #(
 
     always_comb begin
       a_d   = a_q;
-      hi_d  = hi_q;
       lo_d  = lo_q;
       ovf_d = ovf_q;
       // multiply step: add a (bit 31 of b: subtract, b is two's complement), shift right
@@ -224,10 +228,9 @@ module tpu_act_serial #(
       for (int unsigned k = 0; k < 32; k++) begin
         rnd[k] = rs_q != 5'd0 && (a_q[31] ? 6'(k) + 6'd1 < 6'(rs_q) : 6'(k) + 6'd1 == 6'(rs_q));
       end
-      // one adder for R (t + rnd, rnd in lo_q) and Z (y + zp; RAW32: y + 0); its operand is
-      // chosen from registers, so only the phase mux follows the carry chain
-      radd  = (ph_q == PhR) ? 33'(lo_q) : (raw_q ? 33'sd0 : 33'($signed(zp_i)));
-      rsum  = 33'(a_q) + radd;
+      // one adder for R (t + rnd) and Z (y + zp; RAW32: y + 0), its operand in lo_q (written in
+      // phases P and S; rnd < 2^31, so sign-extending lo_q is right for both)
+      rsum  = 33'(a_q) + 33'($signed(lo_q));
       in8   = hi_q[32:7] == '0 || hi_q[32:7] == '1;
       // clamp of z (held in hi_q in phases C and V); below qmin wins over above qmax
       if (lt_q) begin
@@ -249,11 +252,9 @@ module tpu_act_serial #(
         PhL: begin
           busy = cnt_q < ls_q;
           if (busy) a_d = a_q <<< 1;
-          hi_d = '0;
         end
         PhM: begin
           if (cnt_q == 5'd0) ovf_d = a_q == 32'sh8000_0000 && lo_q == 32'h8000_0000;
-          hi_d = step[33:1];
           lo_d = {step[0], lo_q[31:1]};
         end
         PhT: begin
@@ -266,16 +267,21 @@ module tpu_act_serial #(
           end
         end
         PhP: lo_d = rnd;              // registered: the rounding term off the adder's path
-        PhR: hi_d = rsum;             // t + rnd in 33 bits: no overflow
         PhS: begin
           busy = cnt_q < rs_q;
-          if (busy) hi_d = hi_q >>> 1;
-          else a_d = hi_q[31:0];
+          if (!busy) a_d = hi_q[31:0];
+          lo_d = raw_q ? 32'd0 : 32'($signed(zp_i));
         end
-        PhZ: hi_d = rsum;
         default: begin
         end
       endcase
+      // hi_q: cleared in phase L; M: the multiply step; R, Z: the shared adder (t + rnd in 33
+      // bits: no overflow; y + zp); S: shifted
+      // right (while busy). Written as two 2:1 muxes, so one LUT level follows the multiply
+      // step's carry chain (the clear and the hold are the flip-flop's reset and enable).
+      hi_alt = (ph_q == PhS) ? hi_q >>> 1 : rsum;
+      hi_new = ph_m_q ? step[33:1] : hi_alt;
+      hi_we  = ph_q == PhM || ph_q == PhR || ph_q == PhZ || (ph_q == PhS && busy);
     end
 
     always_ff @(posedge clk_i) begin
@@ -290,7 +296,11 @@ module tpu_act_serial #(
         gt_q <= in8 ? $signed(hi_q[7:0]) > $signed(qmax_i) : !hi_q[32];
       end
       a_q   <= a_d;
-      hi_q  <= hi_d;
+      if (ph_q == PhL) begin
+        hi_q <= '0;
+      end else if (hi_we) begin
+        hi_q <= hi_new;
+      end
       lo_q  <= lo_d;
       ovf_q <= ovf_d;
     end
@@ -338,6 +348,9 @@ module tpu_act_serial #(
     end
     if (!rst_i && ph_q == PhM) begin
       assert (m_sub_q == (cnt_q == 5'd31)) else $error("tpu_act_serial: m_sub_q");
+    end
+    if (!rst_i) begin
+      assert (ph_m_q == (ph_q == PhM)) else $error("tpu_act_serial: ph_m_q");
     end
     if (!rst_i && past_ok_q && out_stall_q) begin
       assert (out_valid_o && out_int8_o == past_out_int8_q)

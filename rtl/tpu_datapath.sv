@@ -18,7 +18,8 @@
 // FIFO fills while the MXU computes.
 // Ordering: commands take effect in order. A command is accepted when the engines it shares
 // a RAM port or a data dependence with are idle; MATMULs follow each other without a gap (the
-// next one is accepted in the cycle the previous one issues its last row). With UbReadPort2
+// next one is accepted in the cycle the previous one issues its last row; CmdSlice: the cycle
+// after). With UbReadPort2
 // the UB has a second copy (written together with the first) whose read port serves UB_READ
 // only, so a UB_READ and MATMULs run at the same time (neither writes the UB).
 // An int8 ACTIVATE is accepted beside the last accepted MATMUL (instead of after the MXU has
@@ -53,6 +54,8 @@ module tpu_datapath #(
   // ends (address + rows) are registered before the acceptance decision, so no path runs from
   // the command bus through the range checks into cmd_ready_o and the engines; one more cycle
   // per command, same results. cmd_ready_o = the stage is free or its command is accepted.
+  // Also: an ACTIVATE beside a MATMUL waits one cycle more (its range decision is registered)
+  // and a MATMUL is accepted once the previous one has issued its last row, not in that cycle.
   parameter bit          CmdSlice = 1'b0
 ) (
   input  logic                clk_i,
@@ -275,7 +278,9 @@ module tpu_datapath #(
     // held last row would share the ACC port with the MATMUL's read-modify-write)
     rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q));
     ok_wr     = act_idle;
-    ok_mm     = act_idle && rd_mm_ok && (!mm_active || mm_last_fire);
+    // (with CmdSlice not in the cycle the previous MATMUL issues its last row: that needs
+    // the weight FIFO's next state, a long path on an FPGA; one cycle between MATMULs)
+    ok_mm     = act_idle && rd_mm_ok && (!mm_active || (!CmdSlice && mm_last_fire));
     ok_act    = (mxu_idle || act_mm_ok) && act_idle && rd_idle;
     ok_ub_rd  = act_idle && rd_idle && (UbReadPort2 || !mm_active);
     ok_acc_rd = mxu_idle && act_idle && rd_idle;
@@ -451,9 +456,12 @@ module tpu_datapath #(
       // = fwd_valid_q && fwd_addr_q == p_addr_q next cycle, without the compare on the RMW path
       fwd_hit_q   <= p_valid_q && p_addr_q == mxu_out_addr;
       mm_flight_q <= mm_flight_d;
-      mm_fl0_q    <= mm_flight_d == '0;
+      // (a row written was in flight, so after an issue the count is >= 1)
+      mm_fl0_q    <= !mm_fire && mm_flight_q == MmFlightW'(p_valid_q);
       // (a MATMUL accepted while one is active is accepted as that one fires its last row)
-      mm_slack_q  <= acc_cmd_mm ? SlW'(p_valid_q) - SlW'(mm_flight_q) - SlW'(mm_active)
+      // (p - f - a = ~f + (p + !a), one carry chain)
+      mm_slack_q  <= acc_cmd_mm ? (~(SlW'(mm_flight_q))) + SlW'({p_valid_q && !mm_active,
+                                                             p_valid_q ^ !mm_active})
                                 : mm_slack_q + SlW'(p_valid_q);
     end
   end
@@ -521,7 +529,7 @@ module tpu_datapath #(
       end
       a1_valid_q   <= act_fire;
       act_flight_q <= act_flight_d;
-      act_fl0_q    <= act_flight_d == '0;
+      act_fl0_q    <= !act_fire && act_flight_q == ActFlightW'(ap_out_valid);
       if (ap_out_valid) begin
         act_sat_q <= ap_out_last ? '0 : act_sat_d;
       end

@@ -49,10 +49,11 @@ def counts(cells, depth):
 # MULT18X18D 4.5. Only to rank paths before a place and route; nextpnr's report is the truth.
 DELAY = {"LUT4": 0.9, "PFUMX": 0.3, "L6MUX21": 0.3, "TRELLIS_DPR16X4": 1.2, "MULT18X18D": 4.5,
          "ALU54B": 3.0}
-# iCE40 UP5K (nextpnr-ice40's reports of the iCEBreaker stand-in, 96 % full): a LUT 0.9 ns plus
-# about 2 ns of routing into it; a carry bit CI -> CO 0.3 ns, a carry entered from the fabric
-# 0.6 ns plus the route; a combinational SB_MAC16 about 6 ns
-DELAY.update({"SB_LUT4": 2.9, "SB_MAC16": 6.0})
+# iCE40 UP5K (nextpnr-ice40's reports of the iCEBreaker stand-in, 93-96 % full): a LUT about
+# 1.2 ns plus 3-4 ns of routing into it; a carry bit CI -> CO 0.3 ns, a carry entered from the
+# fabric 0.6 ns plus the route; a combinational SB_MAC16 about 6 ns. Calibrated on a few
+# reported paths (LUT chains: about 5 ns a level), so only good for ranking.
+DELAY.update({"SB_LUT4": 4.5, "SB_MAC16": 6.0})
 
 
 def cell_delay(t, port, out):
@@ -63,7 +64,7 @@ def cell_delay(t, port, out):
             return 0.05 if out == "COUT" else 0.4
         return 1.0
     if t == "SB_CARRY":
-        return 0.3 if port == "CI" else 2.6
+        return 0.3 if port == "CI" else 4.0
     return DELAY.get(t, 1.0)
 
 
