@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a synthesized board netlist spends its cells, and its deepest combinational path.
 
-usage: netlist_stats.py build/fpga/ulx3s/top.json [--depth 3] [--top top] [--path] [--delay]
+usage: netlist_stats.py build/fpga/ulx3s/top.json [--depth 3] [--top top] [--path] [--delay] [--ends N]
 
 Reads the yosys JSON netlist the board flow writes (scripts/fpga/flow.py: <out>/top.json,
 flattened, ECP5 cells) and prints
@@ -140,7 +140,7 @@ def main():
     ap.add_argument("--ends", type=int, default=0,
                     help="also list the N worst endpoints (flip-flops, RAMs) and their input")
     ap.add_argument("--delay", action="store_true",
-                    help="rank paths by a rough ECP5 delay estimate (ns) instead of cells")
+                    help="rank paths by a rough ECP5 / iCE40 delay estimate (ns) instead of cells")
     a = ap.parse_args()
     global DELAY_MODE
     DELAY_MODE = a.delay
