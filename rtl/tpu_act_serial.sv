@@ -10,11 +10,12 @@
 //
 // One row at a time: in_ready_o = no row held. An accepted row is processed in N / Lanes
 // groups of Lanes channels, each group in phases X (bias add), L (left shift, one bit per
-// cycle), M (32 multiply steps), T (SRDHM), R (rounding add), S (right shift, one bit per
-// cycle), Z (+ zero point), C (compare z with qmin/qmax, registered: keeps the 33-bit
-// compares off the clamp's path), V (clamp; the group's results replace its inputs), then the
-// row's LUT read (phase U) and the output (phase O). Latency per row: the sum over the groups
-// of 40 + max ls + max rs of the group, + 2 cycles (about 160..400 at N = 4, Lanes = 1).
+// cycle), M (32 multiply steps), T (SRDHM), P (the rounding term, registered: keeps its
+// decode off the adder's path), R (rounding add), S (right shift, one bit per cycle), Z (+ zero
+// point), C (compare z with qmin/qmax, registered: keeps the 33-bit compares off the clamp's
+// path), V (clamp; the group's results replace its inputs), then the row's LUT read (phase U)
+// and the output (phase O). Latency per row: the sum over the groups of 41 + max ls + max rs
+// of the group, + 2 cycles (about 160..400 at N = 4, Lanes = 1).
 // Output: out_valid_o holds the row until out_ready_i; the outputs hold steady meanwhile; the
 // next row is accepted the cycle after the transfer.
 // LUT port: as tpu_activation (lut_re_o for one cycle in phase U of a LUT row, addresses v+128,
@@ -78,12 +79,14 @@ module tpu_act_serial #(
   end
 
   typedef enum logic [3:0] {
-    PhIdle, PhX, PhL, PhM, PhT, PhR, PhS, PhZ, PhC, PhV, PhU, PhO
+    PhIdle, PhX, PhL, PhM, PhT, PhP, PhR, PhS, PhZ, PhC, PhV, PhU, PhO
   } phase_e;
 
   phase_e              ph_q, ph_d;
   logic [GrpW-1:0]     grp_q, grp_d;
   logic [4:0]          cnt_q, cnt_d;
+  logic                m_sub_q;       // cnt_q == 31 in phase M (registered: off the adder's path)
+  logic                ph_m_q;        // ph_q == PhM, as a flip-flop of its own (the hi_q mux)
   logic                raw_q, lut_q, last_q;
   logic [N*32-1:0]     row_q;         // inputs; each group's results replace its inputs
   logic [SatWidth-1:0] sat_q;
@@ -104,7 +107,8 @@ module tpu_act_serial #(
       PhX:    begin ph_d = PhL; cnt_d = '0; end
       PhL:    if (lane_busy == '0) begin ph_d = PhM; cnt_d = '0; end
       PhM:    if (cnt_q == 5'd31) ph_d = PhT;
-      PhT:    ph_d = PhR;
+      PhT:    ph_d = PhP;
+      PhP:    ph_d = PhR;
       PhR:    begin ph_d = PhS; cnt_d = '0; end
       PhS:    if (lane_busy == '0) ph_d = PhZ;
       PhZ:    ph_d = PhC;
@@ -128,9 +132,12 @@ module tpu_act_serial #(
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
-      ph_q <= PhIdle;
+      ph_q   <= PhIdle;
+      ph_m_q <= 1'b0;
     end else begin
-      ph_q <= ph_d;
+      ph_q   <= ph_d;
+      // = (ph_d == PhM), written without the rest of the FSM
+      ph_m_q <= (ph_q == PhL && lane_busy == '0) || (ph_q == PhM && cnt_q != 5'd31);
     end
   end
 
@@ -145,6 +152,9 @@ module tpu_act_serial #(
   always_ff @(posedge clk_i) begin
     grp_q <= grp_d;
     cnt_q <= cnt_d;
+    // phase M counts 0..31 one by one from phase L, so cnt_q == 31 there exactly when the
+    // cycle before was phase M with cnt_q == 30
+    m_sub_q <= ph_q == PhM && cnt_q == 5'd30;
     if (accept) begin
       row_q  <= in_acc_i;
       raw_q  <= in_raw_i;
@@ -192,30 +202,36 @@ module tpu_act_serial #(
     // the rounded sum
     logic [4:0]         ls_q, rs_q;
     logic signed [31:0] a_q, a_d;
-    logic signed [32:0] hi_q, hi_d;
+    logic signed [32:0] hi_q, hi_new, hi_alt;
+    logic               hi_we;
     logic [31:0]        lo_q, lo_d;
     logic               ovf_q, ovf_d;
     logic               lt_q, gt_q;   // z < qmin, z > qmax (phase C)
     logic signed [33:0] step;
-    logic signed [32:0] rnd, zsum;
+    logic [31:0]        rnd;          // the rounding term (below 2^31: rs <= 31)
+    logic signed [32:0] rsum;         // phases R and Z: a + (rnd or the zero point)
+    logic               in8;          // hi_q (z) is an int8 value
     logic signed [7:0]  v;
     logic               sat, busy;
     logic [32:0]        tinc;
 
     always_comb begin
       a_d   = a_q;
-      hi_d  = hi_q;
       lo_d  = lo_q;
       ovf_d = ovf_q;
       // multiply step: add a (bit 31 of b: subtract, b is two's complement), shift right
-      step  = lo_q[0] ? ((cnt_q == 5'd31) ? 34'({hi_q[32], hi_q}) - 34'(a_q)
-                                           : 34'({hi_q[32], hi_q}) + 34'(a_q))
-                      : 34'({hi_q[32], hi_q});
+      // (hi + (a xor s) + s, s = subtract, operand 0 when lo_q[0] is 0: the selects act on the
+      // adder's operand, so only the phase mux follows the carry chain)
+      step  = 34'({hi_q[32], hi_q}) + ((34'(a_q) ^ {34{m_sub_q}}) & {34{lo_q[0]}})
+              + 34'(m_sub_q && lo_q[0]);
       // 2^(rs-1) - [t < 0] without a subtraction: bit rs-1 for t >= 0, bits below it for t < 0
-      for (int unsigned k = 0; k < 33; k++) begin
+      for (int unsigned k = 0; k < 32; k++) begin
         rnd[k] = rs_q != 5'd0 && (a_q[31] ? 6'(k) + 6'd1 < 6'(rs_q) : 6'(k) + 6'd1 == 6'(rs_q));
       end
-      zsum  = 33'(a_q) + 33'($signed(zp_i));
+      // one adder for R (t + rnd) and Z (y + zp; RAW32: y + 0), its operand in lo_q (written in
+      // phases P and S; rnd < 2^31, so sign-extending lo_q is right for both)
+      rsum  = 33'(a_q) + 33'($signed(lo_q));
+      in8   = hi_q[32:7] == '0 || hi_q[32:7] == '1;
       // clamp of z (held in hi_q in phases C and V); below qmin wins over above qmax
       if (lt_q) begin
         v = $signed(qmin_i);
@@ -236,11 +252,9 @@ module tpu_act_serial #(
         PhL: begin
           busy = cnt_q < ls_q;
           if (busy) a_d = a_q <<< 1;
-          hi_d = '0;
         end
         PhM: begin
           if (cnt_q == 5'd0) ovf_d = a_q == 32'sh8000_0000 && lo_q == 32'h8000_0000;
-          hi_d = step[33:1];
           lo_d = {step[0], lo_q[31:1]};
         end
         PhT: begin
@@ -252,16 +266,22 @@ module tpu_act_serial #(
             a_d = tinc[32:1];
           end
         end
-        PhR: hi_d = 33'(a_q) + rnd;  // 33 bits: no overflow
+        PhP: lo_d = rnd;              // registered: the rounding term off the adder's path
         PhS: begin
           busy = cnt_q < rs_q;
-          if (busy) hi_d = hi_q >>> 1;
-          else a_d = hi_q[31:0];
+          if (!busy) a_d = hi_q[31:0];
+          lo_d = raw_q ? 32'd0 : 32'($signed(zp_i));
         end
-        PhZ: hi_d = raw_q ? 33'(a_q) : zsum;
         default: begin
         end
       endcase
+      // hi_q: cleared in phase L; M: the multiply step; R, Z: the shared adder (t + rnd in 33
+      // bits: no overflow; y + zp); S: shifted
+      // right (while busy). Written as two 2:1 muxes, so one LUT level follows the multiply
+      // step's carry chain (the clear and the hold are the flip-flop's reset and enable).
+      hi_alt = (ph_q == PhS) ? hi_q >>> 1 : rsum;
+      hi_new = ph_m_q ? step[33:1] : hi_alt;
+      hi_we  = ph_q == PhM || ph_q == PhR || ph_q == PhZ || (ph_q == PhS && busy);
     end
 
     always_ff @(posedge clk_i) begin
@@ -270,11 +290,17 @@ module tpu_act_serial #(
         rs_q <= rs;
       end
       if (ph_q == PhC) begin
-        lt_q <= hi_q < 33'($signed(qmin_i));
-        gt_q <= hi_q > 33'($signed(qmax_i));
+        // z < qmin, z > qmax: an int8 compare when z is an int8 value, else z's sign decides
+        // (qmin, qmax are int8): no 33-bit compares
+        lt_q <= in8 ? $signed(hi_q[7:0]) < $signed(qmin_i) : hi_q[32];
+        gt_q <= in8 ? $signed(hi_q[7:0]) > $signed(qmax_i) : !hi_q[32];
       end
       a_q   <= a_d;
-      hi_q  <= hi_d;
+      if (ph_q == PhL) begin
+        hi_q <= '0;
+      end else if (hi_we) begin
+        hi_q <= hi_new;
+      end
       lo_q  <= lo_d;
       ovf_q <= ovf_d;
     end
@@ -319,6 +345,12 @@ module tpu_act_serial #(
         else $error("tpu_act_serial: in_valid_i dropped while in_ready_o was low");
       assert ({in_acc_i, in_raw_i, in_lut_i, in_last_i} == past_in_q)
         else $error("tpu_act_serial: input row changed while stalled");
+    end
+    if (!rst_i && ph_q == PhM) begin
+      assert (m_sub_q == (cnt_q == 5'd31)) else $error("tpu_act_serial: m_sub_q");
+    end
+    if (!rst_i) begin
+      assert (ph_m_q == (ph_q == PhM)) else $error("tpu_act_serial: ph_m_q");
     end
     if (!rst_i && past_ok_q && out_stall_q) begin
       assert (out_valid_o && out_int8_o == past_out_int8_q)

@@ -18,7 +18,8 @@
 // FIFO fills while the MXU computes.
 // Ordering: commands take effect in order. A command is accepted when the engines it shares
 // a RAM port or a data dependence with are idle; MATMULs follow each other without a gap (the
-// next one is accepted in the cycle the previous one issues its last row). With UbReadPort2
+// next one is accepted in the cycle the previous one issues its last row; CmdSlice: the cycle
+// after). With UbReadPort2
 // the UB has a second copy (written together with the first) whose read port serves UB_READ
 // only, so a UB_READ and MATMULs run at the same time (neither writes the UB).
 // An int8 ACTIVATE is accepted beside the last accepted MATMUL (instead of after the MXU has
@@ -48,7 +49,14 @@ module tpu_datapath #(
   // activation channels computed at once: N = the pipelined tpu_activation (one row per
   // cycle); fewer = the small multi-cycle tpu_act_serial (one row at a time, for FPGAs)
   parameter int unsigned ActLanes = N,
-  parameter bit          UbReadPort2 = 1'b1  // UB_READ on its own UB copy (overlaps MATMUL)
+  parameter bit          UbReadPort2 = 1'b1, // UB_READ on its own UB copy (overlaps MATMUL)
+  // board option (FPGAs): a register stage on the command port. The command and its range
+  // ends (address + rows) are registered before the acceptance decision, so no path runs from
+  // the command bus through the range checks into cmd_ready_o and the engines; one more cycle
+  // per command, same results. cmd_ready_o = the stage is free or its command is accepted.
+  // Also: an ACTIVATE beside a MATMUL waits one cycle more (its range decision is registered)
+  // and a MATMUL is accepted once the previous one has issued its last row, not in that cycle.
+  parameter bit          CmdSlice = 1'b0
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -107,6 +115,7 @@ module tpu_datapath #(
   // rows issued + rows in flight of one MATMUL
   localparam int unsigned RngW = CntW + 1;
   localparam int unsigned FlW  = (CntW > MmFlightW ? CntW : MmFlightW) + 1;
+  localparam int unsigned SlW  = FlW + 1;  // mm_slack_q: a row count difference, signed
 
   if (N < 4 || N > 256) begin : g_bad_n
     $error("tpu_datapath: N must be in 4..256");
@@ -115,16 +124,67 @@ module tpu_datapath #(
     $error("tpu_datapath: UbRows and AccRows must be >= 16");
   end
 
+  // The command the engines see (cmd_*): the port itself, or the CmdSlice stage. Its range
+  // ends: hi_a = a + rows and hi_b = b + rows in RngW bits, a and b cut to the widths the
+  // command uses them in (MATMUL: a UB, b ACC; ACTIVATE: a ACC, b UB): addresses and rows are
+  // in range (checked by the device top, asserted below), so the sums never reach 2^RngW.
+  logic             cmd_valid;
+  logic [CmdWidth-1:0] cmd;
   logic [3:0]       cmd_op;
   logic [3:0]       cmd_flags;
   logic [31:0]      cmd_a, cmd_b, cmd_rows;
   logic [N*8-1:0]   cmd_data;
-  assign cmd_op    = cmd_i[OpLsb +: 4];
-  assign cmd_flags = cmd_i[FlagsLsb +: 4];
-  assign cmd_a     = cmd_i[ALsb +: 32];
-  assign cmd_b     = cmd_i[BLsb +: 32];
-  assign cmd_rows  = cmd_i[RowsLsb +: 32];
-  assign cmd_data  = cmd_i[DataLsb +: N*8];
+  logic [RngW-1:0]  cmd_hi_a, cmd_hi_b;
+  assign cmd_op    = cmd[OpLsb +: 4];
+  assign cmd_flags = cmd[FlagsLsb +: 4];
+  assign cmd_a     = cmd[ALsb +: 32];
+  assign cmd_b     = cmd[BLsb +: 32];
+  assign cmd_rows  = cmd[RowsLsb +: 32];
+  assign cmd_data  = cmd[DataLsb +: N*8];
+
+  localparam int unsigned AdW = UbAw > AccAw ? UbAw : AccAw;
+  function automatic logic [2*RngW-1:0] range_ends(input logic [3:0] op, input logic [AdW-1:0] a,
+                                                   input logic [AdW-1:0] b,
+                                                   input logic [CntW-1:0] rows);
+    logic            mm;
+    logic [RngW-1:0] a_n, b_n;
+    mm  = op == OpMatmul;
+    a_n = mm ? RngW'(a[UbAw-1:0]) : RngW'(a[AccAw-1:0]);
+    b_n = mm ? RngW'(b[AccAw-1:0]) : RngW'(b[UbAw-1:0]);
+    range_ends = {a_n + RngW'(rows), b_n + RngW'(rows)};
+  endfunction
+
+  logic can_accept, cmd_fire;
+  if (CmdSlice) begin : g_cmd_slice
+    logic                v_q;
+    logic [CmdWidth-1:0] c_q;
+    logic [RngW-1:0]     hi_a_q, hi_b_q;
+    assign cmd_ready_o = !v_q || can_accept;
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        v_q <= 1'b0;
+      end else if (cmd_ready_o) begin
+        v_q <= cmd_valid_i;
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (cmd_ready_o && cmd_valid_i) begin
+        c_q              <= cmd_i;
+        {hi_a_q, hi_b_q} <= range_ends(cmd_i[OpLsb +: 4], cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
+                                        cmd_i[RowsLsb +: CntW]);
+      end
+    end
+    assign cmd_valid = v_q;
+    assign cmd       = c_q;
+    assign cmd_hi_a  = hi_a_q;
+    assign cmd_hi_b  = hi_b_q;
+  end else begin : g_cmd_port
+    assign cmd_ready_o          = can_accept;
+    assign cmd_valid            = cmd_valid_i;
+    assign cmd                  = cmd_i;
+    assign {cmd_hi_a, cmd_hi_b} = range_ends(cmd_i[OpLsb +: 4], cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
+                                        cmd_i[RowsLsb +: CntW]);
+  end
 
   // ---------------------------------------------------------------- RAM ports
   logic               ub_we, ub_re;
@@ -167,7 +227,7 @@ module tpu_datapath #(
   logic                p_valid_q, p_accum_q, p_last_q;
   logic [AccAw-1:0]    p_addr_q;
   logic [N*32-1:0]     p_row_q;
-  logic                fwd_valid_q;
+  logic                fwd_valid_q, fwd_hit_q;
   logic [AccAw-1:0]    fwd_addr_q;
   logic [N*32-1:0]     fwd_data_q;
   logic [MmFlightW-1:0] mm_flight_q;
@@ -182,7 +242,7 @@ module tpu_datapath #(
   // saturated values of one ACTIVATE: at most AccRows x N
   localparam int unsigned SatW = $clog2(AccRows * N + 1);
   logic [SatW-1:0]   act_sat_q, act_sat_d;
-  logic [ActFlightW-1:0] act_flight_q;
+  logic [ActFlightW-1:0] act_flight_q, act_flight_d;
   logic              act_active, act_fire, act_idle;
   // UB_READ / ACC_READ
   logic              rd_acc_q;
@@ -193,47 +253,110 @@ module tpu_datapath #(
   logic              rd_active, rd_fire, rd_idle;
 
   // ---------------------------------------------------------------- command acceptance
-  logic cmd_fire, can_accept, rd_mm_ok, act_mm_ok;
+  logic rd_mm_ok, act_mm_ok;
+  logic ok_wr, ok_mm, ok_act, ok_ub_rd, ok_acc_rd;  // per op: its engines can take it
   // the last accepted MATMUL (ranges, ACCUMULATE, rows)
   logic [UbAw-1:0]   lm_ub_q;
   logic [AccAw-1:0]  lm_acc_q;
   logic [CntW-1:0]   lm_rows_q;
   logic              lm_accum_q;
-  logic [RngW-1:0]   act_acc_lo, act_acc_hi, act_ub_lo, act_ub_hi;
   logic [RngW-1:0]   lm_acc_hi_q, lm_ub_hi_q;  // ends of its ranges, summed when accepted
+  // the command's ACC rows [a, a + rows) and UB rows [b, b + rows) (an ACTIVATE's) lie apart
+  // from the last MATMUL's
+  logic              act_apart;
+  // lm_rows_q - (mm_flight_q + mm_left_q), signed: >= 0 when every earlier MATMUL's rows are
+  // written (rows leave in order). Kept as a register, so the acceptance does not add and
+  // compare: a MATMUL is accepted only when the previous one issues its last row, so then it
+  // becomes -(the rows in flight next cycle); otherwise each ACC write adds 1.
+  logic [SlW-1:0]    mm_slack_q;
   always_comb begin
-    // The ranges in RngW bits: addresses and rows are in range (checked by the device top,
-    // asserted below), so an address plus a row count never reaches 2^RngW. Narrow compares
-    // keep this acceptance term short (it feeds cmd_ready_o).
-    act_acc_lo = RngW'(cmd_a[AccAw-1:0]);
-    act_acc_hi = act_acc_lo + RngW'(cmd_rows[CntW-1:0]);
-    act_ub_lo  = RngW'(cmd_b[UbAw-1:0]);
-    act_ub_hi  = act_ub_lo + RngW'(cmd_rows[CntW-1:0]);
     // ACTIVATE beside the last MATMUL: only its rows are in the MXU (mm_flight counts rows
     // issued and not yet written), it leaves the ACC read port free, and the ranges are apart
     act_mm_ok = !cmd_flags[1] && !lm_accum_q &&
-                FlW'(mm_flight_q) + FlW'(mm_left_q) <= FlW'(lm_rows_q) &&
-                (act_acc_hi <= RngW'(lm_acc_q) || lm_acc_hi_q <= act_acc_lo) &&
-                (act_ub_hi <= RngW'(lm_ub_q) || lm_ub_hi_q <= act_ub_lo);
+                !mm_slack_q[SlW-1] && act_apart;
     // a read stream that MATMULs may run beside: a UB_READ on the UB copy (an ACC_READ or its
     // held last row would share the ACC port with the MATMUL's read-modify-write)
     rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q));
+    ok_wr     = act_idle;
+    // (with CmdSlice not in the cycle the previous MATMUL issues its last row: that needs
+    // the weight FIFO's next state, a long path on an FPGA; one cycle between MATMULs)
+    ok_mm     = act_idle && rd_mm_ok && (!mm_active || (!CmdSlice && mm_last_fire));
+    ok_act    = (mxu_idle || act_mm_ok) && act_idle && rd_idle;
+    ok_ub_rd  = act_idle && rd_idle && (UbReadPort2 || !mm_active);
+    ok_acc_rd = mxu_idle && act_idle && rd_idle;
     unique case (cmd_op)
-      OpUbWrite, OpParam: can_accept = act_idle;
-      OpMatmul:           can_accept = act_idle && rd_mm_ok && (!mm_active || mm_last_fire);
-      OpActivate:         can_accept = (mxu_idle || act_mm_ok) && act_idle && rd_idle;
-      OpUbRead:           can_accept = act_idle && rd_idle && (UbReadPort2 || !mm_active);
-      OpAccRead:          can_accept = mxu_idle && act_idle && rd_idle;
+      OpUbWrite, OpParam: can_accept = ok_wr;
+      OpMatmul:           can_accept = ok_mm;
+      OpActivate:         can_accept = ok_act;
+      OpUbRead:           can_accept = ok_ub_rd;
+      OpAccRead:          can_accept = ok_acc_rd;
       default:            can_accept = 1'b0;
     endcase
   end
-  assign cmd_ready_o = can_accept;
-  assign cmd_fire    = cmd_valid_i && cmd_ready_o;
+  assign cmd_fire = cmd_valid && can_accept;
 
+  // (each from its own op's condition, not through can_accept: fewer logic levels to the
+  // engines' registers)
   logic acc_cmd_mm, acc_cmd_act, acc_cmd_rd;
-  assign acc_cmd_mm  = cmd_fire && cmd_op == OpMatmul;
-  assign acc_cmd_act = cmd_fire && cmd_op == OpActivate;
-  assign acc_cmd_rd  = cmd_fire && (cmd_op == OpUbRead || cmd_op == OpAccRead);
+  assign acc_cmd_mm  = cmd_valid && cmd_op == OpMatmul && ok_mm;
+  assign acc_cmd_act = cmd_valid && cmd_op == OpActivate && ok_act;
+  assign acc_cmd_rd  = cmd_valid && (cmd_op == OpUbRead ? ok_ub_rd : cmd_op == OpAccRead && ok_acc_rd);
+
+  // The ranges in RngW bits (see cmd_hi_a): narrow compares keep the acceptance term short.
+  function automatic logic apart(input logic [RngW-1:0] acc_lo, input logic [RngW-1:0] acc_hi,
+                                 input logic [RngW-1:0] ub_lo, input logic [RngW-1:0] ub_hi,
+                                 input logic [AccAw-1:0] m_acc, input logic [RngW-1:0] m_acc_hi,
+                                 input logic [UbAw-1:0] m_ub, input logic [RngW-1:0] m_ub_hi);
+    apart = (acc_hi <= RngW'(m_acc) || m_acc_hi <= acc_lo) &&
+            (ub_hi <= RngW'(m_ub) || m_ub_hi <= ub_lo);
+  endfunction
+  if (CmdSlice) begin : g_apart_q
+    // Decided from registers only: the compares of the stage's command with the last MATMUL,
+    // registered, are used from the command's second cycle in the stage (settled_q). In the
+    // cycle before, the command was already there and, as it was not accepted, no MATMUL was
+    // either, so lm_* are the same. An ACTIVATE beside a MATMUL waits one cycle more for it.
+    logic apart_q, settled_q;
+    always_ff @(posedge clk_i) begin
+      apart_q <= apart(RngW'(cmd_a[AccAw-1:0]), cmd_hi_a, RngW'(cmd_b[UbAw-1:0]), cmd_hi_b,
+                       lm_acc_q, lm_acc_hi_q, lm_ub_q, lm_ub_hi_q);
+      if (rst_i) begin
+        settled_q <= 1'b0;
+      end else begin
+        settled_q <= cmd_valid && !can_accept;
+      end
+    end
+    assign act_apart = apart_q && settled_q;
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i) begin
+      if (!rst_i && cmd_valid && cmd_op == OpActivate && settled_q) begin
+        assert (apart_q == apart(RngW'(cmd_a[AccAw-1:0]), cmd_hi_a, RngW'(cmd_b[UbAw-1:0]),
+                                 cmd_hi_b, lm_acc_q, lm_acc_hi_q, lm_ub_q, lm_ub_hi_q))
+          else $error("tpu_datapath: registered range decision");
+      end
+    end
+`endif
+  end else begin : g_apart
+    assign act_apart = apart(RngW'(cmd_a[AccAw-1:0]), cmd_hi_a, RngW'(cmd_b[UbAw-1:0]), cmd_hi_b,
+                             lm_acc_q, lm_acc_hi_q, lm_ub_q, lm_ub_hi_q);
+  end
+
+  // The engines' row counters (mm_left_q, act_left_q, rd_left_q) are loaded with a command's
+  // rows and count down as rows issue; their "!= 0" and "== 1" decodes are kept as registers
+  // (exact: asserted below), so the acceptance and the issue decisions start at flip-flops.
+  function automatic logic [1:0] left_flags(input logic load, input logic [CntW-1:0] rows,
+                                            input logic dec, input logic [CntW-1:0] left,
+                                            input logic [1:0] cur);  // {!= 0, == 1}
+    if (load) begin
+      left_flags = {rows != '0, rows == CntW'(1)};
+    end else if (dec) begin
+      left_flags = {!cur[0], left == CntW'(2)};
+    end else begin
+      left_flags = cur;
+    end
+  endfunction
+  logic mm_nz_q, mm_one_q, act_nz_q, act_one_q, rd_nz_q, rd_one_q;
+  // mm_flight_q == 0, act_flight_q == 0, likewise registered
+  logic mm_fl0_q, act_fl0_q;
 
   // ---------------------------------------------------------------- MXU
   logic                mxu_in_ready, mxu_out_valid, mxu_swap_ready, mxu_swap_ready_next;
@@ -263,10 +386,10 @@ module tpu_datapath #(
   // A switch row is read from the UB one cycle before it reaches the MXU, so it may issue when
   // the next tile will be complete in the shadow registers in the next cycle (this already
   // accounts for a switch row entering the MXU now, which uses the current one up).
-  assign mm_active    = mm_left_q != '0;
+  assign mm_active    = mm_nz_q;
   assign mm_swap_ok   = !mm_pop_q || mxu_swap_ready_next;
   assign mm_fire      = mm_active && mm_swap_ok;
-  assign mm_last_fire = mm_fire && mm_left_q == CntW'(1);
+  assign mm_last_fire = mm_fire && mm_one_q;
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -286,8 +409,8 @@ module tpu_datapath #(
     if (acc_cmd_mm) begin
       lm_ub_q    <= UbAw'(cmd_a);
       lm_acc_q   <= AccAw'(cmd_b);
-      lm_ub_hi_q  <= RngW'(cmd_a[UbAw-1:0]) + RngW'(cmd_rows[CntW-1:0]);
-      lm_acc_hi_q <= RngW'(cmd_b[AccAw-1:0]) + RngW'(cmd_rows[CntW-1:0]);
+      lm_ub_hi_q  <= cmd_hi_a;
+      lm_acc_hi_q <= cmd_hi_b;
       lm_rows_q  <= CntW'(cmd_rows);
       lm_accum_q <= cmd_flags[0];
       mm_ub_q    <= UbAw'(cmd_a);
@@ -300,7 +423,7 @@ module tpu_datapath #(
       mm_pop_q <= 1'b0;
     end
     s1_sw_q  <= mm_fire && mm_pop_q;
-    s1_tag_q <= {mm_acc_q, mm_accum_q, mm_left_q == CntW'(1)};
+    s1_tag_q <= {mm_acc_q, mm_accum_q, mm_one_q};
   end
 
   // ACC read-modify-write: the ACC row is read when the MXU result appears and written one
@@ -311,21 +434,35 @@ module tpu_datapath #(
   assign {mxu_out_addr, mxu_out_accum, mxu_out_last} = mxu_out_tag;
 
   logic [N*32-1:0] mm_old, mm_wdata;
-  assign mm_old = (fwd_valid_q && fwd_addr_q == p_addr_q) ? fwd_data_q : acc_rdata;
+  assign mm_old = fwd_hit_q ? fwd_data_q : acc_rdata;
   for (genvar j = 0; j < N; j++) begin : g_rmw
     assign mm_wdata[j*32 +: 32] = p_accum_q ? mm_old[j*32 +: 32] + p_row_q[j*32 +: 32]
                                             : p_row_q[j*32 +: 32];
   end
 
+  logic [MmFlightW-1:0] mm_flight_d;
+  assign mm_flight_d = mm_flight_q + MmFlightW'(mm_fire) - MmFlightW'(p_valid_q);
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       p_valid_q   <= 1'b0;
       fwd_valid_q <= 1'b0;
+      fwd_hit_q   <= 1'b0;
       mm_flight_q <= '0;
+      mm_fl0_q    <= 1'b1;
+      mm_slack_q  <= '0;
     end else begin
       p_valid_q   <= mxu_out_valid;
       fwd_valid_q <= p_valid_q;
-      mm_flight_q <= mm_flight_q + MmFlightW'(mm_fire) - MmFlightW'(p_valid_q);
+      // = fwd_valid_q && fwd_addr_q == p_addr_q next cycle, without the compare on the RMW path
+      fwd_hit_q   <= p_valid_q && p_addr_q == mxu_out_addr;
+      mm_flight_q <= mm_flight_d;
+      // (a row written was in flight, so after an issue the count is >= 1)
+      mm_fl0_q    <= !mm_fire && mm_flight_q == MmFlightW'(p_valid_q);
+      // (a MATMUL accepted while one is active is accepted as that one fires its last row)
+      // (p - f - a = ~f + (p + !a), one carry chain)
+      mm_slack_q  <= acc_cmd_mm ? (~(SlW'(mm_flight_q))) + SlW'({p_valid_q && !mm_active,
+                                                             p_valid_q ^ !mm_active})
+                                : mm_slack_q + SlW'(p_valid_q);
     end
   end
   always_ff @(posedge clk_i) begin
@@ -337,7 +474,7 @@ module tpu_datapath #(
     fwd_data_q <= mm_wdata;
   end
 
-  assign mxu_idle  = !mm_active && mm_flight_q == '0;
+  assign mxu_idle  = !mm_active && mm_fl0_q;
   assign mm_done_o = p_valid_q && p_last_q;
 
   // ---------------------------------------------------------------- activation
@@ -372,15 +509,17 @@ module tpu_datapath #(
   // The pipeline's output is always taken, so its input is always ready: rows are read from
   // ACC one per cycle and enter the pipeline the cycle after. The serial unit takes one row at
   // a time: the next row is read once the previous one has come out (then it is ready again).
-  assign act_active = act_left_q != '0;
-  assign act_fire   = act_active && (ActLanes >= N || act_flight_q == '0);
-  assign act_idle   = !act_active && act_flight_q == '0;
+  assign act_active = act_nz_q;
+  assign act_fire   = act_active && (ActLanes >= N || act_fl0_q);
+  assign act_idle   = !act_active && act_fl0_q;
+  assign act_flight_d = act_flight_q + ActFlightW'(act_fire) - ActFlightW'(ap_out_valid);
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       act_left_q   <= '0;
       a1_valid_q   <= 1'b0;
       act_flight_q <= '0;
+      act_fl0_q    <= 1'b1;
       act_sat_q    <= '0;
     end else begin
       if (acc_cmd_act) begin
@@ -389,7 +528,8 @@ module tpu_datapath #(
         act_left_q <= act_left_q - 1'b1;
       end
       a1_valid_q   <= act_fire;
-      act_flight_q <= act_flight_q + ActFlightW'(act_fire) - ActFlightW'(ap_out_valid);
+      act_flight_q <= act_flight_d;
+      act_fl0_q    <= !act_fire && act_flight_q == ActFlightW'(ap_out_valid);
       if (ap_out_valid) begin
         act_sat_q <= ap_out_last ? '0 : act_sat_d;
       end
@@ -411,7 +551,7 @@ module tpu_datapath #(
         act_dst_acc_q <= act_dst_acc_q + 1'b1;
       end
     end
-    a1_last_q <= act_left_q == CntW'(1);
+    a1_last_q <= act_one_q;
   end
 
   assign act_done_o   = ap_out_valid && ap_out_last;
@@ -421,7 +561,7 @@ module tpu_datapath #(
   // ---------------------------------------------------------------- UB_READ / ACC_READ
   // The RAM's output register is the stream's register: a read is issued when it is free or
   // being emptied, and it holds while rd_ready_i is low.
-  assign rd_active = rd_left_q != '0;
+  assign rd_active = rd_nz_q;
   assign rd_fire   = rd_active && (!rd_valid_q || rd_ready_i);
   assign rd_idle   = !rd_active && !rd_valid_q;
 
@@ -452,8 +592,23 @@ module tpu_datapath #(
       rd_addr_acc_q <= rd_addr_acc_q + 1'b1;
     end
     if (rd_fire) begin
-      rd_last_q    <= rd_left_q == CntW'(1);
+      rd_last_q    <= rd_one_q;
       rd_src_acc_q <= rd_acc_q;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      {mm_nz_q, mm_one_q}   <= 2'b00;
+      {act_nz_q, act_one_q} <= 2'b00;
+      {rd_nz_q, rd_one_q}   <= 2'b00;
+    end else begin
+      {mm_nz_q, mm_one_q}   <= left_flags(acc_cmd_mm, CntW'(cmd_rows), mm_fire, mm_left_q,
+                                          {mm_nz_q, mm_one_q});
+      {act_nz_q, act_one_q} <= left_flags(acc_cmd_act, CntW'(cmd_rows), act_fire, act_left_q,
+                                          {act_nz_q, act_one_q});
+      {rd_nz_q, rd_one_q}   <= left_flags(acc_cmd_rd, CntW'(cmd_rows), rd_fire, rd_left_q,
+                                          {rd_nz_q, rd_one_q});
     end
   end
 
@@ -516,21 +671,27 @@ module tpu_datapath #(
   end
 
   // ---------------------------------------------------------------- status and counters
+  // perf_busy: the busy bit is registered first and added to the output (the same count, but
+  // the idle decode is not in front of the 64-bit carry chain)
   logic [63:0] perf_busy_q, perf_mxu_q, perf_macs_q;
-  assign idle_o = mxu_idle && act_idle && rd_idle;
+  logic        busy_q;
+  // (a command waiting in the CmdSlice stage is in progress)
+  assign idle_o = mxu_idle && act_idle && rd_idle && !(CmdSlice && cmd_valid);
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       perf_busy_q <= '0;
+      busy_q      <= 1'b0;
       perf_mxu_q  <= '0;
       perf_macs_q <= '0;
     end else begin
-      perf_busy_q <= perf_busy_q + 64'(!idle_o);
+      busy_q      <= !idle_o;
+      perf_busy_q <= perf_busy_q + 64'(busy_q);
       perf_mxu_q  <= perf_mxu_q + 64'(s1_valid_q);
       perf_macs_q <= perf_macs_q + (s1_valid_q ? 64'(N * N) : 64'd0);
     end
   end
-  assign perf_busy_o     = perf_busy_q;
+  assign perf_busy_o     = perf_busy_q + 64'(busy_q);
   assign perf_mxu_busy_o = perf_mxu_q;
   assign perf_macs_o     = perf_macs_q;
 
@@ -539,7 +700,7 @@ module tpu_datapath #(
 
 `ifndef SYNTHESIS
   // ---------------------------------------------------------------- assertions
-  logic                cmd_stall_q, rd_stall_q;
+  logic                cmd_stall_q, rd_stall_q, lm_seen_q;
   logic [CmdWidth-1:0] cmd_prev_q;
   logic [N*32-1:0]     rd_prev_q;
   logic                rd_last_prev_q;
@@ -547,7 +708,25 @@ module tpu_datapath #(
     if (rst_i) begin
       cmd_stall_q <= 1'b0;
       rd_stall_q  <= 1'b0;
+      lm_seen_q   <= 1'b0;
     end else begin
+      // the registered MATMUL slack is what it stands for (once there was a MATMUL)
+      if (lm_seen_q) begin
+        assert ($signed(mm_slack_q) == $signed(SlW'(lm_rows_q)) - $signed(SlW'(mm_flight_q))
+                                       - $signed(SlW'(mm_left_q)))
+          else $error("tpu_datapath: MATMUL slack %0d", $signed(mm_slack_q));
+      end
+      if (acc_cmd_mm) begin
+        lm_seen_q <= 1'b1;
+      end
+      assert (fwd_hit_q == (fwd_valid_q && fwd_addr_q == p_addr_q))
+        else $error("tpu_datapath: registered forward hit");
+      assert ({mm_nz_q, mm_one_q} == {mm_left_q != '0, mm_left_q == CntW'(1)} &&
+              {act_nz_q, act_one_q} == {act_left_q != '0, act_left_q == CntW'(1)} &&
+              {rd_nz_q, rd_one_q} == {rd_left_q != '0, rd_left_q == CntW'(1)})
+        else $error("tpu_datapath: registered row counter decodes");
+      assert (mm_fl0_q == (mm_flight_q == '0) && act_fl0_q == (act_flight_q == '0))
+        else $error("tpu_datapath: registered in-flight decodes");
       // handshakes: a stalled transfer stays offered and unchanged
       if (cmd_stall_q) begin
         assert (cmd_valid_i && cmd_i == cmd_prev_q)

@@ -7,7 +7,8 @@
 // Program per round: UB_WRITE R random rows, PARAM (bias, multiplier, shift of every channel,
 // OUTPUT zero point/clamp; the LUT once), push T weight tiles (random, half of them transposed),
 // per tile one or two MATMULs (the first of a round without ACCUMULATE, POP on a tile's last
-// one), then ACTIVATE (random LUT / RAW32), ACC_READ and UB_READ with random back-pressure.
+// one), then ACTIVATE (random LUT / RAW32), ACC_READ and UB_READ with random back-pressure;
+// then a MATMUL with an int8 ACTIVATE beside it (disjoint ranges) and both read back.
 // Only rows written earlier are ever read, so no uninitialised RAM content reaches the trace.
 // Trace lines (sampled at each rising edge, with the cycle number): "RD" read beats,
 // "MM" mm_done, "ACT" act_done + act_result, "ST" idle/tiles/params_loaded when they change.
@@ -21,6 +22,7 @@ module equiv_tb;
   parameter AccRows = 32;
   parameter Tiles   = 2;
   parameter ActLanes = N;  // < N: the multi-cycle activation (tpu_act_serial)
+  parameter CmdSlice = 0;  // 1: the command port's register stage (boards)
   localparam CmdWidth = 104 + 8 * N;
   localparam TileBits = $clog2(Tiles + 2);
   localparam RMax     = (AccRows / 2 < UbRows / 2 ? AccRows / 2 : UbRows / 2);
@@ -46,7 +48,8 @@ module equiv_tb;
 `ifdef NETLIST
   tpu_datapath dut (
 `else
-  tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .ActLanes(ActLanes)) dut (
+  tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .ActLanes(ActLanes),
+                 .CmdSlice(CmdSlice)) dut (
 `endif
     .clk_i(clk), .rst_i(rst),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_i(cmd),
@@ -230,6 +233,14 @@ module equiv_tb;
       end
       send(4'd5, 4'd0, 0, 0, R, {N*8{1'b0}});
       send(4'd4, 4'd0, 0, 0, R, {N*8{1'b0}});
+      wait_idle;
+      // an int8 ACTIVATE beside a MATMUL (accepted while the MXU still works: the MATMUL does
+      // not accumulate and its ranges, ACC[AccRows/2 ..) and UB[0 ..), lie apart from the
+      // ACTIVATE's, ACC[0 ..) and UB[UbRows/2 ..)), then both results read back
+      send(4'd2, 4'd0, 0, AccRows / 2, R, {N*8{1'b0}});
+      send(4'd3, {3'b000, rs[10]}, 0, UbRows / 2, R, {N*8{1'b0}});
+      send(4'd5, 4'd0, AccRows / 2, 0, R, {N*8{1'b0}});
+      send(4'd4, 4'd0, UbRows / 2, 0, R, {N*8{1'b0}});
       wait_idle;
     end
     repeat (8) @(negedge clk);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a synthesized board netlist spends its cells, and its deepest combinational path.
 
-usage: netlist_stats.py build/fpga/ulx3s/top.json [--depth 3] [--top top] [--path] [--delay]
+usage: netlist_stats.py build/fpga/ulx3s/top.json [--depth 3] [--top top] [--path] [--delay] [--ends N]
 
 Reads the yosys JSON netlist the board flow writes (scripts/fpga/flow.py: <out>/top.json,
 flattened, ECP5 cells) and prints
@@ -49,6 +49,11 @@ def counts(cells, depth):
 # MULT18X18D 4.5. Only to rank paths before a place and route; nextpnr's report is the truth.
 DELAY = {"LUT4": 0.9, "PFUMX": 0.3, "L6MUX21": 0.3, "TRELLIS_DPR16X4": 1.2, "MULT18X18D": 4.5,
          "ALU54B": 3.0}
+# iCE40 UP5K (nextpnr-ice40's reports of the iCEBreaker stand-in, 93-96 % full): a LUT about
+# 1.2 ns plus 3-4 ns of routing into it; a carry bit CI -> CO 0.3 ns, a carry entered from the
+# fabric 0.6 ns plus the route; a combinational SB_MAC16 about 6 ns. Calibrated on a few
+# reported paths (LUT chains: about 5 ns a level), so only good for ranking.
+DELAY.update({"SB_LUT4": 4.5, "SB_MAC16": 6.0})
 
 
 def cell_delay(t, port, out):
@@ -58,10 +63,13 @@ def cell_delay(t, port, out):
         if port == "CIN":
             return 0.05 if out == "COUT" else 0.4
         return 1.0
+    if t == "SB_CARRY":
+        return 0.3 if port == "CI" else 4.0
     return DELAY.get(t, 1.0)
 
 
 DELAY_MODE = False
+ENDS = {}  # sequential cell -> (worst arrival at one of its inputs, that input bit)
 
 
 def longest_path(cells):
@@ -100,6 +108,18 @@ def longest_path(cells):
                 work.append(o)
     if not dist:
         return 0, [], done < len(nodes)
+    ENDS.clear()
+    for name, c in cells.items():
+        if c["type"] in COMB and c["type"] not in SYNC_INPUTS:
+            continue
+        dirs, con = c["port_directions"], c["connections"]
+        skip = set(con) - SYNC_INPUTS.get(c["type"], set()) if c["type"] in SYNC_INPUTS else set()
+        for p, bs in con.items():
+            if dirs[p] != "input" or p in skip:
+                continue
+            for b in bs:
+                if isinstance(b, int) and b in dist and dist[b] > ENDS.get(name, (-1, 0))[0]:
+                    ENDS[name] = (dist[b], b)
     end = max(dist, key=dist.get)
     path = []
     x = end
@@ -117,8 +137,10 @@ def main():
     ap.add_argument("--top", default="top")
     ap.add_argument("--depth", type=int, default=3, help="instance path components to group by")
     ap.add_argument("--path", action="store_true", help="print the nets of the longest path")
+    ap.add_argument("--ends", type=int, default=0,
+                    help="also list the N worst endpoints (flip-flops, RAMs) and their input")
     ap.add_argument("--delay", action="store_true",
-                    help="rank paths by a rough ECP5 delay estimate (ns) instead of cells")
+                    help="rank paths by a rough ECP5 / iCE40 delay estimate (ns) instead of cells")
     a = ap.parse_args()
     global DELAY_MODE
     DELAY_MODE = a.delay
@@ -141,13 +163,18 @@ def main():
     unit = "ns (rough estimate)" if a.delay else "cells"
     print(f"longest combinational path: {n:.4g} {unit}" + (" (combinational loops found)"
                                                           if loops else ""))
-    if a.path and path:
-        names = {}
+    names = {}
+    if (a.path and path) or a.ends:
         for nn, v in mod["netnames"].items():
             src = v.get("attributes", {}).get("src", "").split("|")[0]
             for b in v["bits"]:
                 if isinstance(b, int) and (b not in names or len(nn) < len(names[b][0])):
                     names[b] = (nn, src)
+    if a.ends:
+        print(f"worst {a.ends} endpoints:")
+        for cn, (d, b) in sorted(ENDS.items(), key=lambda kv: -kv[1][0])[:a.ends]:
+            print(f"  {d:6.1f} {cells[cn]['type']:12s} {cn[:70]} <- {names.get(b, ('?',))[0][:60]}")
+    if a.path and path:
         step = max(1, len(path) // 40)
         last_src = None
         for i, (bit, cn) in enumerate(path):
