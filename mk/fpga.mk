@@ -2,7 +2,9 @@
 #   make fpga BOARD=icebreaker|ulx3s|tangprimer20k   synth + pnr (seed pinned) + bitstream +
 #                                                    $(BUILD)/fpga/<board>/report.json
 #       ULX3S=12k|25k|45k|85k picks the ULX3S density (default 85k); FPGA_SET="N=12 ..." top
-#       parameters; FPGA_DESIGN=stub builds the datapath alone (fpga/common/tpu_board_stub.sv)
+#       parameters (MODULE.NAME=V: a module below the top, e.g. tpu_datapath.ActLanes=1);
+#       FPGA_DSP="pe_lut_rows_from=9" DSP budget entries; FPGA_DESIGN=stub builds the datapath
+#       alone (fpga/common/tpu_board_stub.sv)
 #   make fpga-all                                    every board, then the table in docs/fpga.md
 #   make fpga-table                                  the table from the reference runs in fpga/reports/
 #   make fpga-equiv BOARD=...                        netlist vs RTL simulation (FPGA_SEEDS, FPGA_ROUNDS)
@@ -13,11 +15,13 @@ BOARD       ?= icebreaker
 ULX3S       ?= 85k
 FPGA_SET    ?=
 FPGA_DESIGN ?=
+FPGA_DSP    ?=
 FPGA_SEEDS  ?= 1,2,3
 FPGA_ROUNDS ?= 4
 FPGA_OUT    := $(BUILD)/fpga
 FPGA_FLOW    = $(PYTHON) scripts/fpga/flow.py --pkg $(SPEC_SV) --out $(FPGA_OUT) \
-               $(foreach s,$(FPGA_SET),--set $(s)) $(if $(FPGA_DESIGN),--design $(FPGA_DESIGN))
+               $(foreach s,$(FPGA_SET),--set $(s)) $(foreach s,$(FPGA_DSP),--dsp $(s)) \
+               $(if $(FPGA_DESIGN),--design $(FPGA_DESIGN))
 fpga_variant = $(if $(filter ulx3s,$(1)),--variant $(ULX3S))
 
 .PHONY: fpga fpga-all fpga-table fpga-equiv test-fpga-equiv

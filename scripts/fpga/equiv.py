@@ -84,7 +84,12 @@ def main():
     p = dict(cfg["equiv"])
     for s in a.set:
         k, v = s.split("=", 1)
-        p[k] = int(v)
+        mod, _, name = k.rpartition(".")
+        if mod and mod != "tpu_datapath":
+            # a module below the datapath (flow.py's MODULE.NAME form)
+            cfg.setdefault("module_params", {}).setdefault(mod, {})[name] = int(v)
+        else:
+            p[name] = int(v)
     if not a.budget:
         cfg["dsp"] = {}
     # board.json "equiv_synth": the synth command for the equivalence netlist when it must
