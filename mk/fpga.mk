@@ -3,8 +3,9 @@
 #                                                    $(BUILD)/fpga/<board>/report.json
 #       ULX3S=12k|25k|45k|85k picks the ULX3S density (default 85k); FPGA_SET="N=12 ..." top
 #       parameters (MODULE.NAME=V: a module below the top, e.g. tpu_datapath.ActLanes=1);
-#       FPGA_DSP="pe_lut_rows_from=9" DSP budget entries; FPGA_DESIGN=stub builds the datapath
-#       alone (fpga/common/tpu_board_stub.sv)
+#       FPGA_DSP="pe_lut_rows_from=9" DSP budget entries; FPGA_MHZ=100 the timing target (with
+#       the PLL parameters in FPGA_SET); FPGA_DESIGN=stub builds the datapath alone
+#       (fpga/common/tpu_board_stub.sv)
 #   make fpga-all                                    every board, then the table in docs/fpga.md
 #   make fpga-table                                  the table from the reference runs in fpga/reports/
 #   make fpga-equiv BOARD=...                        netlist vs RTL simulation (FPGA_SEEDS, FPGA_ROUNDS)
@@ -16,12 +17,13 @@ ULX3S       ?= 85k
 FPGA_SET    ?=
 FPGA_DESIGN ?=
 FPGA_DSP    ?=
+FPGA_MHZ    ?=
 FPGA_SEEDS  ?= 1,2,3
 FPGA_ROUNDS ?= 4
 FPGA_OUT    := $(BUILD)/fpga
 FPGA_FLOW    = $(PYTHON) scripts/fpga/flow.py --pkg $(SPEC_SV) --out $(FPGA_OUT) \
                $(foreach s,$(FPGA_SET),--set $(s)) $(foreach s,$(FPGA_DSP),--dsp $(s)) \
-               $(if $(FPGA_DESIGN),--design $(FPGA_DESIGN))
+               $(if $(FPGA_DESIGN),--design $(FPGA_DESIGN)) $(if $(FPGA_MHZ),--target-mhz $(FPGA_MHZ))
 fpga_variant = $(if $(filter ulx3s,$(1)),--variant $(ULX3S))
 
 .PHONY: fpga fpga-all fpga-table fpga-equiv test-fpga-equiv

@@ -77,6 +77,17 @@ static uint32_t get32(const uint8_t *p)
 	return v;
 }
 
+/* Random per-channel MULT (2^29..2^30-1) at host offset 4608, SHIFT -5 at 4864 and BIAS
+ * (-20000..20000) at 5120: the vectors of the read-ahead tests. */
+static void put_requant_vectors(uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		put32(hp + 4608 + 4 * i, (uint32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1));
+		put32(hp + 4864 + 4 * i, (uint32_t)-5);
+		put32(hp + 5120 + 4 * i, (uint32_t)harness_range(&rng, -20000, 20000));
+	}
+}
+
 /* READ_HOST random int8 rows (random cols and stride) into UB rows [row, row + rows). */
 static void ref_read_host(uint32_t row, uint32_t rows, uint32_t cols)
 {
@@ -744,11 +755,7 @@ START_TEST(read_host_tail_read_ahead)
 		hp[1024 + i] = (uint8_t)rand8();
 	for (i = 0; i < rows * n; i++)
 		hp[2048 + i] = (uint8_t)rand8();
-	for (i = 0; i < n; i++) {
-		put32(hp + 4608 + 4 * i, (uint32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1));
-		put32(hp + 4864 + 4 * i, (uint32_t)-5);
-		put32(hp + 5120 + 4 * i, (uint32_t)harness_range(&rng, -20000, 20000));
-	}
+	put_requant_vectors(n);
 	s[k++] = gfx_load_output(-2, -100, 120);
 	s[k++] = gfx_read_host(in, rows, n, 0, 0);
 	s[k++] = gfx_load_weights(wa, n, n, n, false);
@@ -817,11 +824,7 @@ START_TEST(read_host_background_commit)
 		hp[512 + i] = (uint8_t)rand8();
 	for (i = 0; i < 3 * tile; i++)
 		hp[1024 + i] = (uint8_t)rand8();
-	for (i = 0; i < n; i++) {
-		put32(hp + 4608 + 4 * i, (uint32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1));
-		put32(hp + 4864 + 4 * i, (uint32_t)-5);
-		put32(hp + 5120 + 4 * i, (uint32_t)harness_range(&rng, -20000, 20000));
-	}
+	put_requant_vectors(n);
 	s[k++] = gfx_load_output(-2, -100, 120);
 	s[k++] = gfx_read_host(old, rows, n, 0, 0);
 	s[k++] = gfx_read_host(a1, 16, n, 0, rows);
