@@ -4,7 +4,7 @@
 usage: netlist_stats.py build/fpga/ulx3s/top.json [--depth 3] [--top top] [--path] [--delay] [--ends N]
 
 Reads the yosys JSON netlist the board flow writes (scripts/fpga/flow.py: <out>/top.json,
-flattened, ECP5 cells) and prints
+flattened; ECP5, iCE40 or Gowin cells) and prints
   - cell counts per instance path prefix (e.g. u_tpu.u_dev.u_dma), largest first: yosys names
     each mapped cell after the net it drives, which carries the instance path; a cell whose
     net is a port of another block is counted there (a bus between blocks is named after
@@ -28,7 +28,12 @@ COMB = {"LUT4", "PFUMX", "L6MUX21", "CCU2C", "MULT18X18D", "ALU54B", "TRELLIS_DP
         "SB_LUT4", "SB_CARRY", "SB_MAC16", "LUT1", "LUT2", "LUT3", "ALU", "MUX2_LUT5",
         "MUX2_LUT6", "MUX2_LUT7", "MUX2_LUT8", "MULT9X9", "MULT18X18", "MULT36X36"}
 SYNC_INPUTS = {"TRELLIS_DPR16X4": {"DI", "WAD", "WRE", "WCK"}}
-LUT_EQ = {"LUT4": 1, "CCU2C": 2, "SB_LUT4": 1}
+# LUT sites per cell: ECP5 (a CCU2C is two), iCE40, Gowin (LUT1..LUT4 and an ALU bit each
+# take one LUT of a slice)
+LUT_EQ = {"LUT4": 1, "CCU2C": 2, "SB_LUT4": 1, "LUT1": 1, "LUT2": 1, "LUT3": 1, "ALU": 1}
+LUTS = ("LUT4", "SB_LUT4", "LUT1", "LUT2", "LUT3")
+CARRY = ("CCU2C", "ALU")
+BRAMS = ("DP16KD", "PDPW16KD", "SB_RAM40_4K", "SDPB", "DPB", "SDPX9B", "DPX9B")
 
 
 def counts(cells, depth):
@@ -151,13 +156,14 @@ def main():
 
     def lut(c):
         return sum(c[t] * k for t, k in LUT_EQ.items())
-    print(f"{'instance':44s} {'LUT4eq':>7s} {'LUT4':>6s} {'CCU2C':>6s} {'FF':>6s} {'DSP':>4s} "
+    print(f"{'instance':44s} {'LUT4eq':>7s} {'LUT':>6s} {'carry':>6s} {'FF':>6s} {'DSP':>4s} "
           f"{'BRAM':>4s}")
     for k, c in sorted(by.items(), key=lambda kv: -lut(kv[1])):
         ff = sum(v for t, v in c.items() if "FF" in t or t.startswith("DFF"))
         dsp = sum(v for t, v in c.items() if t.startswith("MULT") or t in ("ALU54B", "SB_MAC16"))
-        bram = sum(v for t, v in c.items() if t in ("DP16KD", "PDPW16KD", "SB_RAM40_4K"))
-        print(f"{k:44s} {lut(c):7d} {c['LUT4'] + c['SB_LUT4']:6d} {c['CCU2C']:6d} {ff:6d} "
+        bram = sum(v for t, v in c.items() if t in BRAMS)
+        print(f"{k:44s} {lut(c):7d} {sum(c[t] for t in LUTS):6d} {sum(c[t] for t in CARRY):6d} "
+              f"{ff:6d} "
               f"{dsp:4d} {bram:4d}")
     n, path, loops = longest_path(cells)
     unit = "ns (rough estimate)" if a.delay else "cells"
