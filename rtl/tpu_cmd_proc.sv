@@ -665,6 +665,9 @@ module tpu_cmd_proc #(
   assign rd_req_len_o   = pa_go ? LenW'(pp_len) : LenW'(f_len);
   logic [31:0] f_rows_eff;  // rows of the row stream (LutStage: the LUT's)
   assign f_rows_eff = lut_rs ? 32'(LutRows) : f_rows;
+  // RESULT of READ_HOST and LOAD_WEIGHTS: bytes read, ROWS x COLS (used where COLS <= N)
+  logic [31:0] f_bytes;
+  assign f_bytes = f_rows * 32'(f_cols[KW-1:0]);
   // one row stream per staging chunk: the rows left, at most StageRows
   // ... or the read-ahead's stream (never both: see pre_go)
   always_comb begin
@@ -753,6 +756,8 @@ module tpu_cmd_proc #(
   // ---------------------------------------------------------------- next state
   always_comb begin
     logic          watchdog, last_row, chunk_full;
+    logic          bg_go;    // start a background commit from staging row bg_from
+    logic [31:0]   bg_from;
     logic [CmdWidth-1:0] c;
     logic [31:0]   cnt;
 
@@ -788,6 +793,7 @@ module tpu_cmd_proc #(
     pa_addr_d = pa_addr_q;  pa_len_d = pa_len_q;  pa_qid_d = pa_qid_q;
     bg_active_d = bg_active_q;  bg_cval_d = 1'b0;  bg_row_d = bg_row_q;  bg_rows_d = bg_rows_q;
     bg_la_d = bg_la_q;  bg_mm_d = bg_mm_q - 16'(bg_mm_q != '0 && mm_done_i);
+    bg_go = 1'b0;  bg_from = '0;
     // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
     if (pa_go && rd_req_ready_i) begin
       pa_valid_d = 1'b1;  pa_busy_d = 1'b1;  pa_err_d = 1'b0;
@@ -973,11 +979,7 @@ module tpu_cmd_proc #(
             crow_d = '0;
           end else if (ReadAhead && last_row && !aborted_q && rdy_i) begin
             // every row is in: the status is final, the chunk commits in the background
-            bg_active_d = 1'b1;  bg_cval_d = 1'b0;  bg_mm_d = mm_flight_d;
-            bg_row_d = cbase_q;  bg_rows_d = f_rows;  bg_la_d = f_la;
-            result_d = f_rows * 32'(f_cols[KW-1:0]);  // (COLS <= N here)
-            rdb_d = result_d;
-            state_d = SDone;
+            bg_go = 1'b1;  bg_from = cbase_q;
           end else if (last_row || chunk_full) begin
             state_d = SCommit;
             crow_d = '0;
@@ -1033,7 +1035,7 @@ module tpu_cmd_proc #(
           if (sc_q != tpu_pkg::ScSuccess || (rs_err_i && row_q != f_rows)) begin
             state_d = SDone;  // a later chunk failed: the chunks before it stay committed
           end else if (cbase_q + cnt == f_rows) begin
-            result_d = f_rows * 32'(f_cols[KW-1:0]);  // (COLS <= N here)
+            result_d = f_bytes;
             rdb_d = result_d;
             state_d = SDone;
           end else begin
@@ -1045,11 +1047,7 @@ module tpu_cmd_proc #(
               state_d = SDone;
             end else if (ReadAhead && row_d == f_rows && rdy_i) begin
               // the rest is in: commit it in the background (see SRowWait)
-              bg_active_d = 1'b1;  bg_cval_d = 1'b0;  bg_mm_d = mm_flight_d;
-              bg_row_d = cbase_q + cnt;  bg_rows_d = f_rows;  bg_la_d = f_la;
-              result_d = f_rows * 32'(f_cols[KW-1:0]);
-              rdb_d = result_d;
-              state_d = SDone;
+              bg_go = 1'b1;  bg_from = cbase_q + cnt;
             end else if (row_d == f_rows || row_d - (cbase_q + cnt) == 32'(StageRows)) begin
               state_d = SCommit;
             end else begin
@@ -1104,7 +1102,7 @@ module tpu_cmd_proc #(
             fc_d[KW*ftail +: KW] = KW'(wpush_transpose_o ? f_rows : f_cols);
             fcount_d = fcount_q + 1'b1;
             state_d = SDone;
-            result_d = f_rows * 32'(f_cols[KW-1:0]);  // (COLS <= N here)
+            result_d = f_bytes;
             rdb_d = result_d;
           end
         end else begin
@@ -1255,6 +1253,16 @@ module tpu_cmd_proc #(
       end
       default: state_d = SIdle;
     endcase
+
+    // ---- a READ_HOST whose rows are all in completes (its RESULT), and its rows from staging
+    // row bg_from on are committed in the background
+    if (bg_go) begin
+      bg_active_d = 1'b1;  bg_mm_d = mm_flight_d;
+      bg_row_d = bg_from;  bg_rows_d = f_rows;  bg_la_d = f_la;
+      result_d = f_bytes;
+      rdb_d = result_d;
+      state_d = SDone;
+    end
 
     // ---- READ_HOST background commit: staging row bg_row is read in one cycle (when the
     // staging read port is free) and handed to the datapath as a UB_WRITE in the next (when

@@ -83,13 +83,7 @@ def main():
     family = cfg["family"]
     p = dict(cfg["equiv"])
     for s in a.set:
-        k, v = s.split("=", 1)
-        mod, _, name = k.rpartition(".")
-        if mod and mod != "tpu_datapath":
-            # a module below the datapath (flow.py's MODULE.NAME form)
-            cfg.setdefault("module_params", {}).setdefault(mod, {})[name] = int(v)
-        else:
-            p[name] = int(v)
+        flow.apply_set(cfg, p, s, "tpu_datapath")
     if not a.budget:
         cfg["dsp"] = {}
     # board.json "equiv_synth": the synth command for the equivalence netlist when it must

@@ -109,6 +109,17 @@ def substitute(files, cfg):
     return out
 
 
+def apply_set(cfg, params, setting, top):
+    """--set NAME=VALUE: a parameter of the synthesized top (params); MODULE.NAME=VALUE: one of
+    a module below it (cfg "module_params", as in board.json), or of the top if MODULE is it."""
+    k, v = setting.split("=", 1)
+    mod, _, name = k.rpartition(".")
+    if mod and mod != top:
+        cfg.setdefault("module_params", {}).setdefault(mod, {})[name] = int(v)
+    else:
+        params[name] = int(v)
+
+
 def synth_script(family, cfg, top, files, params, json_out=None, verilog_out=None,
                  stat_out=None, keep_pe=True):
     fam = FAMILIES[family]
@@ -215,12 +226,7 @@ def main():
         cfg.setdefault("dsp", {})[k] = int(v)
     params = dict(cfg["params"])
     for s in a.set:
-        k, v = s.split("=", 1)
-        if "." in k:
-            mod, k = k.split(".", 1)
-            cfg.setdefault("module_params", {}).setdefault(mod, {})[k] = int(v)
-        else:
-            params[k] = int(v)
+        apply_set(cfg, params, s, "top")
     if a.design == "stub":
         # the stand-in has only the datapath's parameters
         params = {k: v for k, v in params.items() if k not in BOARD_TOP_ONLY}
