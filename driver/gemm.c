@@ -1,5 +1,9 @@
 /* tpu_gemm: a whole int8 GEMM tiled onto the N x N array.
  *
+ * Two schedules: the column-tile order below (chunk), and for int8 output with chunks of N..256
+ * rows the grouped one (chunk_groups / chunk_hyb, see "grouped schedule"), which loads A in
+ * K-tile groups the device reads ahead beside the MATMULs instead of one READ_HOST up front.
+ *
  * Layout per chunk of R rows of A (R chosen so that the UB and ACC hold it):
  *   UB rows [kt*rows, kt*rows + rows)  A[r0.., kt*N .. kt*N+N)  (every K-tile resident), or, when K is
  *                             too long for that, one slot at row 0 reloaded before each MATMUL;
@@ -39,6 +43,7 @@ struct gemm {
 	bool q8, resident, lut;
 	bool pairs;   /* the grouped schedule (chunk_groups) */
 	uint32_t gp;  /* pairs: column tiles per group (2 or 4) */
+	bool hyb;     /* pairs: only the first group, then column tiles one by one (chunk_hyb) */
 	uint32_t ag;  /* pairs: full-width K-tiles of A per READ_HOST (after the first) */
 	bool uniform; /* one multiplier and shift for every channel: loaded once */
 	tpu_buf *a, *b, *bias, *mult, *shift, *lutb, *out;
@@ -181,6 +186,18 @@ static void tile_of(const struct gemm *g, size_t i, uint32_t *nt, uint32_t *kt)
 		*kt = (uint32_t)(i % g->KT);
 		return;
 	}
+	if (g->hyb) {
+		uint32_t first = g->NT < g->gp ? g->NT : g->gp;
+		if (i < (size_t)first * g->KT) {
+			*kt = (uint32_t)(i / first);
+			*nt = (uint32_t)(i % first);
+		} else {
+			i -= (size_t)first * g->KT;
+			*nt = first + (uint32_t)(i / g->KT);
+			*kt = (uint32_t)(i % g->KT);
+		}
+		return;
+	}
 	size_t gi = i / ((size_t)g->gp * g->KT), rem = i - gi * g->gp * g->KT;
 	uint32_t t0 = (uint32_t)gi * g->gp, np = g->NT - t0 < g->gp ? g->NT - t0 : g->gp;
 
@@ -196,7 +213,7 @@ static size_t b_off(const struct gemm *g, uint32_t nt, uint32_t kt)
 {
 	uint32_t nc = span_of(g->n, g->N, nt);
 
-	if (!g->pairs)
+	if (!g->pairs || (g->hyb && nt >= g->gp))
 		return (size_t)nt * g->N * g->k + (size_t)kt * g->N * nc;
 	uint32_t t0 = nt / g->gp * g->gp;
 	size_t gw = (size_t)(g->n - (size_t)t0 * g->N < (size_t)g->gp * g->N ?
@@ -468,6 +485,8 @@ static void read_group(struct gemm *g, size_t r0, uint32_t rows, uint32_t grp)
  * out_row + j x rows. */
 static uint32_t acc_group(const struct gemm *g, uint32_t rows, uint32_t nt)
 {
+	if (g->hyb)
+		return nt % 3 * rows;
 	return ((nt / g->gp) % 2 * g->gp + nt % g->gp) * rows;
 }
 
@@ -532,7 +551,10 @@ static void chunk_groups(struct gemm *g, const struct tpu_gemm_params *p, size_t
 		read_group(g, r0, rows, next_grp++);
 	for (uint32_t gi = 0; gi < NG; gi++) {
 		uint32_t t0 = gi * g->gp, np = g->NT - t0 < g->gp ? g->NT - t0 : g->gp;
-		uint32_t nslots = np * g->KT, bias_slot = nslots - 1 < 5 ? nslots - 1 : 5;
+		/* (the bias late in the group: its read job holds the SQE prefetch off for a round
+		 * trip, which early in the first group, with A and the tiles on the link, left the
+		 * peek empty; measured 64x512x64 72.1 -> 72.5..73.1 %, 128x512x128 91.6 -> 92.0 %) */
+		uint32_t nslots = np * g->KT, bias_slot = nslots > 4 ? nslots - 4 : nslots - 1;
 		uint32_t pa = 0; /* the previous group's ACTIVATEs emitted */
 
 		if (bias_slot < pnp)
@@ -579,6 +601,76 @@ static void chunk_groups(struct gemm *g, const struct tpu_gemm_params *p, size_t
 		write_piece(g, r0, rows, &w[iw++]);
 }
 
+/* The hybrid: the first group (gp tiles, K-outer) while A comes in, then the other column
+ * tiles one by one (A resident), tile t's ACTIVATE beside tile t + 2's first MATMUL (three
+ * ACC buffers), its write-back beside the MATMULs after it, tile t + 1's bias after that:
+ * one ACTIVATE per column-tile transition, as in the column-tile order. */
+static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0, uint32_t rows)
+{
+	bool first = r0 == 0;
+	uint32_t ng = a_groups(g), next_grp = 0, np = g->NT < g->gp ? g->NT : g->gp;
+	uint32_t nslots = np * g->KT, bias_slot = nslots - 1 < 5 ? nslots - 1 : 5;
+	struct wpiece w[3];
+	uint32_t nw = 0, iw = 0;
+
+	read_group(g, r0, rows, next_grp++);
+	g->w_total = (size_t)g->NT * g->KT;
+	g->w_issued = g->w_popped = 0;
+	refill(g);
+	if (first)
+		first_params(g, p, ~0u);
+	while (next_grp < ng && next_grp < 2)
+		read_group(g, r0, rows, next_grp++);
+	for (uint32_t s = 0; s < nslots; s++) {
+		uint32_t kt = s / np, j = s % np;
+
+		EMIT(g, tpu_cmd_matmul, kt * rows, acc_group(g, rows, j), rows,
+		     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
+		g->w_popped++;
+		refill(g);
+		if (first && g->uniform && s == (nslots > 1 ? 1u : 0u))
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0,
+			     span_of(g->n, g->N, 0));
+		if (j == 0)
+			while (next_grp < ng && next_grp <= a_group_of(g, kt) + 2)
+				read_group(g, r0, rows, next_grp++);
+		if (s == bias_slot)
+			column_tile_params(g, 0);
+	}
+	for (uint32_t t = np; t < g->NT; t++) {
+		uint32_t bias_kt = g->KT - 1 < 4 ? g->KT - 1 : 4;
+
+		for (uint32_t kt = 0; kt < g->KT; kt++) {
+			EMIT(g, tpu_cmd_matmul, kt * rows, acc_group(g, rows, t), rows,
+			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
+			g->w_popped++;
+			refill(g);
+			if (kt == 0) {
+				activate_group(g, rows, t - 2);
+				nw = group_pieces(rows, t - 2, 1, w);
+				iw = 0;
+			} else if (iw < nw) {
+				write_piece(g, r0, rows, &w[iw++]);
+			}
+			if (kt == bias_kt)
+				column_tile_params(g, t - 1);
+		}
+		while (iw < nw)
+			write_piece(g, r0, rows, &w[iw++]);
+	}
+	/* the last two tiles (or the one) */
+	for (uint32_t t = g->NT >= 2 ? g->NT - 2 : 0; t < g->NT; t++) {
+		activate_group(g, rows, t);
+		if (t + 1 < g->NT)
+			column_tile_params(g, t + 1);
+	}
+	for (uint32_t t = g->NT >= 2 ? g->NT - 2 : 0; t < g->NT; t++) {
+		nw = group_pieces(rows, t, 1, w);
+		for (iw = 0; iw < nw; iw++)
+			write_piece(g, r0, rows, &w[iw]);
+	}
+}
+
 static void build(struct gemm *g, const struct tpu_gemm_params *p)
 {
 	/* Tiles left in the FIFO by earlier work would be popped in place of ours. */
@@ -590,7 +682,9 @@ static void build(struct gemm *g, const struct tpu_gemm_params *p)
 		EMIT(g, tpu_cmd_load_params, TPU_PARAM_LUT, g->lutb, 0, 0, TPU_LUT_ENTRIES);
 	for (size_t r0 = 0; r0 < g->m && !g->err; r0 += g->R) {
 		size_t left = g->m - r0;
-		if (g->pairs)
+		if (g->pairs && g->hyb)
+			chunk_hyb(g, p, r0, left < g->R ? (uint32_t)left : g->R);
+		else if (g->pairs)
 			chunk_groups(g, p, r0, left < g->R ? (uint32_t)left : g->R);
 		else
 			chunk(g, p, r0, left < g->R ? (uint32_t)left : g->R);
@@ -632,6 +726,11 @@ static void plan(struct gemm *g)
 	 * rows a chunk's A is a few rows and costs little in the chain (batch-1 keeps the column
 	 * order). */
 	g->gp = 2;
+	/* With many column tiles the pairs' transitions (two ACTIVATEs, a bias load between
+	 * them, two write-backs) cost more than one per tile (measured at N = 16: 64x256x256
+	 * 78.8 -> 80.4 %, 256x128x512 93.2 -> 93.8 %, 512^3 98.0 -> 98.2 %); with few (64x512x64,
+	 * 4: 73.1 vs 71.4 %; 128x512x128, 8: 92.0 vs 91.6 %) the pairs are better. */
+	g->hyb = g->NT > 8;
 	g->pairs = g->q8 && g->resident && g->R >= g->N && g->R <= GEMM_RA_ROWS &&
 		   2ull * g->gp * g->R <= in->acc_rows &&
 		   (uint64_t)(g->slots + g->gp) * g->R <= in->ub_rows;
