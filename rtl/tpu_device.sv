@@ -221,7 +221,7 @@ module tpu_device #(
   tpu_dma #(
     .LinkBytes(LinkBytes), .MaxPayload(MaxPayload), .MaxReadReq(MaxReadReq), .Tags(Tags),
     .CplTimeoutCycles(CplTimeoutCycles), .RdBytes(RdBytes), .WrBytes(WrBytes), .RowB(N),
-    .Slots(RowSlots)
+    .Slots(RowSlots), .Joint(ReadAhead)
   ) u_dma (
     .clk_i, .rst_i,
     .rd_req_valid_i(rd_req_valid), .rd_req_ready_o(rd_req_ready), .rd_req_addr_i(rd_req_addr),

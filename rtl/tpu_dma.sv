@@ -60,7 +60,8 @@ module tpu_dma #(
   parameter int unsigned RdBytes          = 256,  // largest read job
   parameter int unsigned WrBytes          = 64,   // largest write job
   parameter int unsigned RowB             = 16,   // largest row of a row stream (N)
-  parameter int unsigned Slots            = 32    // rows of a row stream in flight (power of 2)
+  parameter int unsigned Slots            = 32,   // rows of a row stream in flight (power of 2)
+  parameter bit          Joint            = 1'b1  // rs_ext_jump_i (0: ignored, no joint state)
 ) (
   input  logic                     clk_i,
   input  logic                     rst_i,
@@ -305,7 +306,7 @@ module tpu_dma #(
     jp_d        = jp_q;
     jp_row_d    = jp_row_q;
     jp_addr_d   = jp_addr_q;
-    if (rs_ext_valid_i && rs_ext_ready_o && rs_ext_jump_i) begin
+    if (Joint && rs_ext_valid_i && rs_ext_ready_o && rs_ext_jump_i) begin
       jp_d      = 1'b1;
       jp_row_d  = rs_rows_q;
       jp_addr_d = rs_ext_addr_i;
@@ -681,7 +682,7 @@ module tpu_dma #(
       rs_active_q <= rs_active_d;
       rsv_q       <= rsv_d;
       rserr_q     <= rserr_d;
-      jp_q        <= jp_d;
+      jp_q        <= Joint ? jp_d : 1'b0;
     end
   end
 
