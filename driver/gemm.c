@@ -1,5 +1,9 @@
 /* tpu_gemm: a whole int8 GEMM tiled onto the N x N array.
  *
+ * Two schedules: the column-tile order below (chunk), and for int8 output with chunks of N..256
+ * rows the grouped one (chunk_groups / chunk_hyb, see "grouped schedule"), which loads A in
+ * K-tile groups the device reads ahead beside the MATMULs instead of one READ_HOST up front.
+ *
  * Layout per chunk of R rows of A (R chosen so that the UB and ACC hold it):
  *   UB rows [kt*rows, kt*rows + rows)  A[r0.., kt*N .. kt*N+N)  (every K-tile resident), or, when K is
  *                             too long for that, one slot at row 0 reloaded before each MATMUL;
@@ -37,6 +41,10 @@ struct gemm {
 	size_t m, k, n;
 	uint32_t N, KT, NT, R, slots, out_row;
 	bool q8, resident, lut;
+	bool pairs;   /* the grouped schedule (chunk_groups) */
+	uint32_t gp;  /* pairs: column tiles per group (2 or 4) */
+	bool hyb;     /* pairs: only the first group, then column tiles one by one (chunk_hyb) */
+	uint32_t ag;  /* pairs: full-width K-tiles of A per READ_HOST (after the first) */
 	bool uniform; /* one multiplier and shift for every channel: loaded once */
 	tpu_buf *a, *b, *bias, *mult, *shift, *lutb, *out;
 	struct tpu_cmd *cmds;
@@ -169,11 +177,58 @@ static uint32_t span_of(size_t total, uint32_t N, uint32_t t)
 	return left < N ? (uint32_t)left : N;
 }
 
+/* Weight tile i of a chunk in the order of use: column-tile major, or (pairs) group by group
+ * (gp column tiles), each group's K-tiles in order, the group's tiles per K-tile. */
+static void tile_of(const struct gemm *g, size_t i, uint32_t *nt, uint32_t *kt)
+{
+	if (!g->pairs) {
+		*nt = (uint32_t)(i / g->KT);
+		*kt = (uint32_t)(i % g->KT);
+		return;
+	}
+	if (g->hyb) {
+		uint32_t first = g->NT < g->gp ? g->NT : g->gp;
+		if (i < (size_t)first * g->KT) {
+			*kt = (uint32_t)(i / first);
+			*nt = (uint32_t)(i % first);
+		} else {
+			i -= (size_t)first * g->KT;
+			*nt = first + (uint32_t)(i / g->KT);
+			*kt = (uint32_t)(i % g->KT);
+		}
+		return;
+	}
+	size_t gi = i / ((size_t)g->gp * g->KT), rem = i - gi * g->gp * g->KT;
+	uint32_t t0 = (uint32_t)gi * g->gp, np = g->NT - t0 < g->gp ? g->NT - t0 : g->gp;
+
+	*kt = (uint32_t)(rem / np);
+	*nt = t0 + (uint32_t)(rem % np);
+}
+
+/* Offset of weight tile (nt, kt) in the B buffer: column panels (panel nt: k rows of its span),
+ * or (pairs) group panels, each K-tile's rows of the group's tiles one after the other (only
+ * the last column tile can be narrower than N): either way the tiles lie in their order of
+ * use, back to back (see to_panels/to_groups). */
+static size_t b_off(const struct gemm *g, uint32_t nt, uint32_t kt)
+{
+	uint32_t nc = span_of(g->n, g->N, nt);
+
+	if (!g->pairs || (g->hyb && nt >= g->gp))
+		return (size_t)nt * g->N * g->k + (size_t)kt * g->N * nc;
+	uint32_t t0 = nt / g->gp * g->gp;
+	size_t gw = (size_t)(g->n - (size_t)t0 * g->N < (size_t)g->gp * g->N ?
+			     g->n - (size_t)t0 * g->N : (size_t)g->gp * g->N);
+
+	return (size_t)t0 * g->N * g->k + (size_t)kt * g->N * gw +
+	       (size_t)span_of(g->k, g->N, kt) * (nt - t0) * g->N;
+}
+
 static void load_weights(struct gemm *g)
 {
-	uint32_t nt = (uint32_t)(g->w_issued / g->KT), kt = (uint32_t)(g->w_issued % g->KT);
+	uint32_t nt, kt;
+	tile_of(g, g->w_issued, &nt, &kt);
 	uint32_t nc = span_of(g->n, g->N, nt);
-	size_t off = (size_t)nt * g->N * g->k + (size_t)kt * g->N * nc;
+	size_t off = b_off(g, nt, kt);
 
 	EMIT(g, tpu_cmd_load_weights, g->b, off, nc, span_of(g->k, g->N, kt), nc, 0);
 	g->w_issued++;
@@ -363,6 +418,259 @@ static void chunk(struct gemm *g, const struct tpu_gemm_params *p, size_t r0, ui
 	}
 }
 
+/* ------------------------------------------------------------------ grouped schedule
+ *
+ * tpu_gemm's A load used to be one READ_HOST per chunk before the first MATMUL, with the MXU
+ * idle while it streamed (75-86 % of the idle cycles of 64x512x64 and 128x512x128). The
+ * device reads a READ_HOST of at most StageRows rows ahead, on the weight tiles' row stream,
+ * while earlier commands run, and commits it beside the next MATMULs (docs/device.md, "Overlap
+ * and dependencies"). So here A comes in groups of K-tiles (the first one alone, then `ag`),
+ * each READ_HOST two groups ahead of the first MATMUL that reads it; and the column tiles go in
+ * groups of gp, each group's K-tiles in the outer loop (MATMUL (t0, kt), (t0 + 1, kt), ...), so
+ * that a K-tile of A is read once per gp MATMULs and the link (A rows, gp weight tiles and the
+ * SQEs per K-tile) stays below the compute time. A group's accumulators are ACC buffers
+ * 0..gp-1 or gp..2gp-1 (alternating), their int8 outputs gp UB regions. The previous group's
+ * ACTIVATEs run beside this group's first MATMULs (K-tile 0: none accumulates), each tile's
+ * bias loaded after the ACTIVATE before it, its write-back beside the MATMULs after them. */
+
+/* the device's read-ahead limit for a READ_HOST (StageRows of the sim and ASIC builds); a
+ * device with less just runs the READ_HOST in the command chain */
+#define GEMM_RA_ROWS 256u
+
+/* Full-width K-tile groups: K-tile 0 alone (the first MATMUL waits for it), then ag each. */
+static uint32_t a_full_groups(const struct gemm *g)
+{
+	uint32_t full = (uint32_t)(g->k / g->N);
+	return full ? 1 + (full - 1 + g->ag - 1) / g->ag : 0;
+}
+
+static uint32_t a_groups(const struct gemm *g)
+{
+	return a_full_groups(g) + (g->k % g->N ? 1 : 0);
+}
+
+/* The group holding K-tile kt, and a group's first K-tile. */
+static uint32_t a_group_of(const struct gemm *g, uint32_t kt)
+{
+	uint32_t full = (uint32_t)(g->k / g->N);
+	if (kt >= full)
+		return a_full_groups(g);
+	return kt == 0 ? 0 : 1 + (kt - 1) / g->ag;
+}
+
+static uint32_t a_group_first(const struct gemm *g, uint32_t grp)
+{
+	if (grp >= a_full_groups(g))
+		return (uint32_t)(g->k / g->N);
+	return grp == 0 ? 0 : 1 + (grp - 1) * g->ag;
+}
+
+/* One group of K-tiles of the chunk into their UB slots (as read_chunk, a part of it). */
+static void read_group(struct gemm *g, size_t r0, uint32_t rows, uint32_t grp)
+{
+	uint32_t full = (uint32_t)(g->k / g->N), kt0 = a_group_first(g, grp);
+
+	if (grp < a_full_groups(g)) {
+		uint32_t n = grp == 0 ? 1 : full - kt0 < g->ag ? full - kt0 : g->ag;
+		EMIT(g, tpu_cmd_read_host, g->a, a_off(g, r0, rows, kt0), g->N, kt0 * rows,
+		     n * rows, g->N);
+	} else {
+		uint32_t kc = span_of(g->k, g->N, full);
+		EMIT(g, tpu_cmd_read_host, g->a, a_off(g, r0, rows, full), kc, full * rows, rows,
+		     kc);
+	}
+}
+
+/* ACC rows of column tile nt (group nt / gp, j = nt % gp); its int8 output goes to UB rows
+ * out_row + j x rows. */
+static uint32_t acc_group(const struct gemm *g, uint32_t rows, uint32_t nt)
+{
+	if (g->hyb)
+		return nt % 3 * rows;
+	return ((nt / g->gp) % 2 * g->gp + nt % g->gp) * rows;
+}
+
+struct wpiece {
+	uint32_t nt, lo, hi;
+};
+
+static void activate_group(struct gemm *g, uint32_t rows, uint32_t nt)
+{
+	EMIT(g, tpu_cmd_activate, acc_group(g, rows, nt), g->out_row + nt % g->gp * rows, rows,
+	     g->lut ? TPU_ACTIVATE_LUT : 0);
+}
+
+static void write_piece(struct gemm *g, size_t r0, uint32_t rows, const struct wpiece *w)
+{
+	uint32_t nc = span_of(g->n, g->N, w->nt);
+	size_t off = (size_t)w->nt * g->N * g->m + (r0 + w->lo) * nc;
+
+	EMIT(g, tpu_cmd_write_host, g->out, off, nc, g->out_row + w->nt % g->gp * rows + w->lo,
+	     w->hi - w->lo, nc, 0);
+}
+
+/* The write-back of group tiles t0..t0+np-1 in pieces of at most 96 rows (see wh_pieces). */
+static uint32_t group_pieces(uint32_t rows, uint32_t t0, uint32_t np, struct wpiece *w)
+{
+	uint32_t n = 0, P = rows < 96 ? 1 : (rows + 95) / 96;
+
+	for (uint32_t nt = t0; nt < t0 + np; nt++)
+		for (uint32_t q = 0; q < P; q++) {
+			w[n].nt = nt;
+			w[n].lo = (uint32_t)((uint64_t)rows * q / P);
+			w[n].hi = (uint32_t)((uint64_t)rows * (q + 1) / P);
+			n++;
+		}
+	return n;
+}
+
+/* Tile j of the group at t0 (np tiles) ends: its ACTIVATE, then the next tile's bias. */
+static void group_activate(struct gemm *g, uint32_t rows, uint32_t t0, uint32_t np, uint32_t j)
+{
+	activate_group(g, rows, t0 + j);
+	if (j + 1 < np)
+		column_tile_params(g, t0 + j + 1);
+}
+
+static void chunk_groups(struct gemm *g, const struct tpu_gemm_params *p, size_t r0,
+			 uint32_t rows)
+{
+	bool first = r0 == 0;
+	uint32_t ng = a_groups(g), next_grp = 0, NG = (g->NT + g->gp - 1) / g->gp;
+	uint32_t pt0 = 0, pnp = 0; /* the previous group */
+	struct wpiece w[4 * 3];    /* gp <= 4 tiles, rows <= GEMM_RA_ROWS: 3 pieces each */
+	uint32_t nw = 0, iw = 0;
+
+	read_group(g, r0, rows, next_grp++);
+	g->w_total = (size_t)g->NT * g->KT;
+	g->w_issued = g->w_popped = 0;
+	refill(g);
+	if (first)
+		first_params(g, p, ~0u);
+	while (next_grp < ng && next_grp < 2)
+		read_group(g, r0, rows, next_grp++);
+	for (uint32_t gi = 0; gi < NG; gi++) {
+		uint32_t t0 = gi * g->gp, np = g->NT - t0 < g->gp ? g->NT - t0 : g->gp;
+		/* (the bias late in the group: its read job holds the SQE prefetch off for a round
+		 * trip, which early in the first group, with A and the tiles on the link, left the
+		 * peek empty; measured 64x512x64 72.1 -> 72.5..73.1 %, 128x512x128 91.6 -> 92.0 %) */
+		uint32_t nslots = np * g->KT, bias_slot = nslots > 4 ? nslots - 4 : nslots - 1;
+		uint32_t pa = 0; /* the previous group's ACTIVATEs emitted */
+
+		if (bias_slot < pnp)
+			bias_slot = pnp < nslots ? pnp : nslots - 1;
+		for (uint32_t s = 0; s < nslots; s++) {
+			uint32_t kt = s / np, j = s % np;
+
+			EMIT(g, tpu_cmd_matmul, kt * rows, acc_group(g, rows, t0 + j), rows,
+			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
+			g->w_popped++;
+			refill(g);
+			if (first && gi == 0 && g->uniform && s == (nslots > 1 ? 1u : 0u))
+				EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0,
+				     span_of(g->n, g->N, 0));
+			/* A: two groups ahead of the first MATMUL that reads them */
+			if (gi == 0 && j == 0)
+				while (next_grp < ng && next_grp <= a_group_of(g, kt) + 2)
+					read_group(g, r0, rows, next_grp++);
+			/* the previous group's end beside this group's first MATMULs */
+			if (pa < pnp && s == pa)
+				group_activate(g, rows, pt0, pnp, pa++);
+			else if (pa == pnp && iw < nw)
+				write_piece(g, r0, rows, &w[iw++]);
+			if (s == bias_slot) {
+				while (pa < pnp)
+					group_activate(g, rows, pt0, pnp, pa++);
+				column_tile_params(g, t0);
+			}
+		}
+		/* what did not fit beside this group's MATMULs */
+		while (pa < pnp)
+			group_activate(g, rows, pt0, pnp, pa++);
+		while (iw < nw)
+			write_piece(g, r0, rows, &w[iw++]);
+		nw = group_pieces(rows, t0, np, w);
+		iw = 0;
+		pt0 = t0;
+		pnp = np;
+	}
+	/* the last group */
+	for (uint32_t j = 0; j < pnp; j++)
+		group_activate(g, rows, pt0, pnp, j);
+	while (iw < nw)
+		write_piece(g, r0, rows, &w[iw++]);
+}
+
+/* The hybrid: the first group (gp tiles, K-outer) while A comes in, then the other column
+ * tiles one by one (A resident), tile t's ACTIVATE beside tile t + 2's first MATMUL (three
+ * ACC buffers), its write-back beside the MATMULs after it, tile t + 1's bias after that:
+ * one ACTIVATE per column-tile transition, as in the column-tile order. */
+static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0, uint32_t rows)
+{
+	bool first = r0 == 0;
+	uint32_t ng = a_groups(g), next_grp = 0, np = g->NT < g->gp ? g->NT : g->gp;
+	uint32_t nslots = np * g->KT, bias_slot = nslots - 1 < 5 ? nslots - 1 : 5;
+	struct wpiece w[3];
+	uint32_t nw = 0, iw = 0;
+
+	read_group(g, r0, rows, next_grp++);
+	g->w_total = (size_t)g->NT * g->KT;
+	g->w_issued = g->w_popped = 0;
+	refill(g);
+	if (first)
+		first_params(g, p, ~0u);
+	while (next_grp < ng && next_grp < 2)
+		read_group(g, r0, rows, next_grp++);
+	for (uint32_t s = 0; s < nslots; s++) {
+		uint32_t kt = s / np, j = s % np;
+
+		EMIT(g, tpu_cmd_matmul, kt * rows, acc_group(g, rows, j), rows,
+		     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
+		g->w_popped++;
+		refill(g);
+		if (first && g->uniform && s == (nslots > 1 ? 1u : 0u))
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0,
+			     span_of(g->n, g->N, 0));
+		if (j == 0)
+			while (next_grp < ng && next_grp <= a_group_of(g, kt) + 2)
+				read_group(g, r0, rows, next_grp++);
+		if (s == bias_slot)
+			column_tile_params(g, 0);
+	}
+	for (uint32_t t = np; t < g->NT; t++) {
+		uint32_t bias_kt = g->KT - 1 < 4 ? g->KT - 1 : 4;
+
+		for (uint32_t kt = 0; kt < g->KT; kt++) {
+			EMIT(g, tpu_cmd_matmul, kt * rows, acc_group(g, rows, t), rows,
+			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
+			g->w_popped++;
+			refill(g);
+			if (kt == 0) {
+				activate_group(g, rows, t - 2);
+				nw = group_pieces(rows, t - 2, 1, w);
+				iw = 0;
+			} else if (iw < nw) {
+				write_piece(g, r0, rows, &w[iw++]);
+			}
+			if (kt == bias_kt)
+				column_tile_params(g, t - 1);
+		}
+		while (iw < nw)
+			write_piece(g, r0, rows, &w[iw++]);
+	}
+	/* the last two tiles (or the one) */
+	for (uint32_t t = g->NT >= 2 ? g->NT - 2 : 0; t < g->NT; t++) {
+		activate_group(g, rows, t);
+		if (t + 1 < g->NT)
+			column_tile_params(g, t + 1);
+	}
+	for (uint32_t t = g->NT >= 2 ? g->NT - 2 : 0; t < g->NT; t++) {
+		nw = group_pieces(rows, t, 1, w);
+		for (iw = 0; iw < nw; iw++)
+			write_piece(g, r0, rows, &w[iw]);
+	}
+}
+
 static void build(struct gemm *g, const struct tpu_gemm_params *p)
 {
 	/* Tiles left in the FIFO by earlier work would be popped in place of ours. */
@@ -374,7 +682,12 @@ static void build(struct gemm *g, const struct tpu_gemm_params *p)
 		EMIT(g, tpu_cmd_load_params, TPU_PARAM_LUT, g->lutb, 0, 0, TPU_LUT_ENTRIES);
 	for (size_t r0 = 0; r0 < g->m && !g->err; r0 += g->R) {
 		size_t left = g->m - r0;
-		chunk(g, p, r0, left < g->R ? (uint32_t)left : g->R);
+		if (g->pairs && g->hyb)
+			chunk_hyb(g, p, r0, left < g->R ? (uint32_t)left : g->R);
+		else if (g->pairs)
+			chunk_groups(g, p, r0, left < g->R ? (uint32_t)left : g->R);
+		else
+			chunk(g, p, r0, left < g->R ? (uint32_t)left : g->R);
 	}
 }
 
@@ -406,6 +719,26 @@ static void plan(struct gemm *g)
 		r = (g->m + (g->m + r - 1) / r - 1) / ((g->m + r - 1) / r);
 	g->R = (uint32_t)r;
 	g->out_row = g->slots * g->R;
+	/* The grouped schedule: int8 output, A resident and read in groups the device reads
+	 * ahead (at most GEMM_RA_ROWS rows), 2 x gp ACC buffers and gp output regions. gp = 4 at
+	 * up to 64 rows (a K-tile of A, gp weight tiles and the SQEs of 2 x gp commands per gp x
+	 * rows MXU cycles: with two tiles the link was nearly full at 64 rows), else 2. Below N
+	 * rows a chunk's A is a few rows and costs little in the chain (batch-1 keeps the column
+	 * order). */
+	g->gp = 2;
+	/* With many column tiles the pairs' transitions (two ACTIVATEs, a bias load between
+	 * them, two write-backs) cost more than one per tile (measured at N = 16: 64x256x256
+	 * 78.8 -> 80.4 %, 256x128x512 93.2 -> 93.8 %, 512^3 98.0 -> 98.2 %); with few (64x512x64,
+	 * 4: 73.1 vs 71.4 %; 128x512x128, 8: 92.0 vs 91.6 %) the pairs are better. */
+	g->hyb = g->NT > 8;
+	g->pairs = g->q8 && g->resident && g->R >= g->N && g->R <= GEMM_RA_ROWS &&
+		   2ull * g->gp * g->R <= in->acc_rows &&
+		   (uint64_t)(g->slots + g->gp) * g->R <= in->ub_rows;
+	g->ag = g->R ? GEMM_RA_ROWS / g->R : 1;
+	if (g->ag > 2)
+		g->ag = 2;
+	if (g->ag < 1)
+		g->ag = 1;
 }
 
 static int alloc_copy(tpu_dev *dev, tpu_buf **b, const void *src, size_t len)
@@ -440,6 +773,22 @@ static void from_panels(uint8_t *dst, const uint8_t *src, size_t rows, size_t co
 	}
 }
 
+/* Row-major k x n B to weight tiles at b_off (pairs): tile (nt, kt) holds rows kt x N.. of
+ * columns nt x N.., packed. */
+static void to_groups(const struct gemm *g, uint8_t *dst, const uint8_t *src)
+{
+	for (uint32_t nt = 0; nt < g->NT; nt++) {
+		uint32_t nc = span_of(g->n, g->N, nt);
+		for (uint32_t kt = 0; kt < g->KT; kt++) {
+			uint32_t kc = span_of(g->k, g->N, kt);
+			uint8_t *p = dst + b_off(g, nt, kt);
+			for (uint32_t r = 0; r < kc; r++)
+				memcpy(p + (size_t)r * nc,
+				       src + ((size_t)kt * g->N + r) * g->n + (size_t)nt * g->N, nc);
+		}
+	}
+}
+
 /* Row-major m x k A to chunks of R rows (the last one shorter), each as its K-tiles one after
  * the other, K-tile kt holding the chunk's rows of span_k bytes (a_off). */
 static void to_chunks(const struct gemm *g, uint8_t *dst, const uint8_t *src)
@@ -469,7 +818,10 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 	    (err = alloc_copy(g->dev, &g->out, NULL, g->m * n * (g->q8 ? 1 : 4))))
 		return err;
 	to_chunks(g, tpu_buf_ptr(g->a), (const uint8_t *)a);
-	to_panels(tpu_buf_ptr(g->b), (const uint8_t *)b, g->k, n, g->N, 1);
+	if (g->pairs)
+		to_groups(g, tpu_buf_ptr(g->b), (const uint8_t *)b);
+	else
+		to_panels(tpu_buf_ptr(g->b), (const uint8_t *)b, g->k, n, g->N, 1);
 	bias = tpu_buf_ptr(g->bias);
 	for (size_t j = 0; j < n; j++) {
 		/* bias'[j] = bias[j] - za * sum_k B[k][j], wrapping like the accumulator. */

@@ -74,6 +74,18 @@
 // a MATMUL apart from the rows left, LOAD_WEIGHTS (its own stream waits in SRowRead), a LOAD_PARAMS
 // that is no staged LUT and NOP start (bg_pass); the rest and a FENCE flag wait in SFence. It is
 // not stopped by rdy_i (the READ_HOST completed).
+// READ_HOST read-ahead (rh_*, ReadAhead): the first READ_HOST of the peek (when no LOAD_WEIGHTS
+// before it can join the tile queue) with 1..StageRows rows, COLS 1..N, no FENCE flag and a
+// span that passes pk_chk_ok_i is read into the half of the staging ring that no background
+// commit uses, under the same start conditions as a tile: as a new row stream, or joining the
+// running tile stream at its address (rs_ext_jump_o: same row bytes and stride); tiles may join
+// after it the same way. The READ_HOST reaching CHECK2 with all checks passed and the same read
+// (HOST_ADDR, STRIDE, ROWS, COLS, queue) adopts it: it waits until its rows are in (SRhWait),
+// then completes and commits them in the background exactly like its own last chunk. A stream
+// error while its rows are due drops it (and the incomplete tiles): the command reads its own
+// rows (failing exactly when one of them fails). It is passed on and dropped by the same
+// commands as the tile queue (a WRITE_HOST must be apart from its span), so its rows equal the
+// command's own read, and nothing reaches the UB before the command runs.
 // Watchdog: a command still waiting on the link after timeout_units_i x 1024 cycles (0 = off)
 // ends with CMD_TIMEOUT (its read job is abandoned; a WRITE_HOST drains its read stream).
 // rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
@@ -101,6 +113,7 @@ module tpu_cmd_proc #(
   parameter bit          ReadAhead = 1'b1,   // LOAD_WEIGHTS read-ahead (see above)
   parameter bit          LutStage  = 1'b0,   // LUT load through the staging ring (see above)
   parameter bit          SpanSerial = 1'b0,  // CHECK1's product bit-serial (see above)
+  parameter bit          BgBypass  = 1'b0,   // background commit beside a waiting MATMUL (below)
   localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
 ) (
   input  logic                  clk_i,
@@ -161,6 +174,8 @@ module tpu_cmd_proc #(
   output logic [31:0]           rs_limit_o,    // rows of the stream that may be requested
   output logic                  rs_ext_valid_o,  // extend the running read-ahead stream
   output logic [31:0]           rs_ext_rows_o,
+  output logic                  rs_ext_jump_o,   // ... by rows at rs_ext_addr_o (not continuing)
+  output logic [63:0]           rs_ext_addr_o,
   input  logic                  rs_ext_ready_i,
   input  logic                  rs_row_valid_i,
   input  logic [N*8-1:0]        rs_row_data_i,
@@ -175,6 +190,8 @@ module tpu_cmd_proc #(
   // datapath
   output logic                  dp_valid_o,
   input  logic                  dp_ready_i,
+  input  logic                  dp_mm_ok_i,    // the datapath would take a MATMUL / UB_WRITE now
+  input  logic                  dp_wr_ok_i,
   output logic [CmdWidth-1:0]   dp_cmd_o,
   output logic                  wpush_valid_o,
   input  logic                  wpush_ready_i,
@@ -225,7 +242,7 @@ module tpu_cmd_proc #(
   typedef enum logic [4:0] {
     SIdle, SFence, SCheck1, SCheck2, SRowRead, SRowWait, SCommit, SCommitLast, SPush,
     SParRead, SParWait, SParWrite, SDpCmd, SActWait, SWhStream, SWhDrain, SWrJob, SDone,
-    SPreWait, SPaWait
+    SPreWait, SPaWait, SRhWait
   } state_e;
 
   // ---------------------------------------------------------------- command fields
@@ -341,6 +358,25 @@ module tpu_cmd_proc #(
   logic [31:0]    bg_row_q, bg_row_d, bg_rows_q, bg_rows_d, bg_la_q, bg_la_d;
   logic           bg_pass;                     // the command in sqe_q may start beside it
   logic           bg_rd_ok, bg_wr_ok;          // the staging read port / command slot are free
+  logic           bg_half_q, bg_half_d;        // the staging ring half its rows are in
+  logic [31:0]    mu_lo_q, mu_hi_q;            // UB rows [lo, hi) read by the MATMULs in flight
+  logic           mm_acc;                      // a MATMUL is accepted now
+  // READ_HOST read-ahead (ReadAhead): one READ_HOST of at most StageRows rows read into staging
+  // ring half rh_half while earlier commands run, adopted by the READ_HOST with the same read
+  localparam int unsigned RhW = $clog2(StageRows + 1);
+  logic           rh_v_q, rh_v_d;              // held (its rows in or due)
+  logic [RhW-1:0] rh_in_q, rh_in_d;            // rows in
+  logic [31:0]    rh_rows_q, rh_rows_d, rh_stride_q, rh_stride_d, rh_cols_q, rh_cols_d;
+  logic [63:0]    rh_addr_q, rh_addr_d, rh_end_q, rh_end_d;
+  logic [7:0]     rh_qid_q, rh_qid_d;
+  logic           rh_half_q, rh_half_d;
+  logic [RaW:0]   rh_tb_q, rh_tb_d;            // incomplete tiles whose rows come before its rows
+  logic           st_tlrh_q, st_tlrh_d;        // the stream's last rows are the READ_HOST's
+  logic [KW-1:0]  st_rb_q, st_rb_d;            // row bytes and stride of the running stream
+  logic [63:0]    st_stride_q, st_stride_d;
+  logic           rh_on, rh_rown, rh_ok, rh_add, rh_go, rh_ext, rh_apart, pk_rh;
+  logic           ra_go, tl_jump, st_run, st_compat;
+  logic [N*8-1:0] rh_mask;
 
   // No accesses during reset: before the first reset edge the state is random (Verilator's random
   // initial state) and would address a random, possibly out-of-range, staging row.
@@ -427,9 +463,18 @@ module tpu_cmd_proc #(
   logic [7:0]   pk_op, pk_flags;
   logic [31:0]  pk_len, pk_stride, pk_rows, pk_cols;
   logic [63:0]  pk_addr, pk_stride_eff, pk_span, tl_next, tl_stride_eff;
-  logic [PkW-1:0] pk_i;
-  logic         pk_ok, pk_val, pk_cont;
+  logic [PkW-1:0] pk_i, pr_i;
+  logic         pk_ok, pk_val, pk_cont, pr_found;
   always_comb begin
+    // the first READ_HOST of the peek (READ_HOST read-ahead), when none is held
+    pr_i = '0;
+    pr_found = 1'b0;
+    for (int i = PeekN - 1; i >= 0; i--) begin
+      if (pk_valid_i[i] && pk_ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpReadHost) begin
+        pr_i = PkW'(i);
+        pr_found = ReadAhead && !rh_v_q;
+      end
+    end
     ra_tl   = RaW'(32'(ra_hd_q) + 32'(ra_n_q) - 32'd1);
     tl_stride_eff = (ra_stride_q[32*ra_tl +: 32] != 0) ? {32'd0, ra_stride_q[32*ra_tl +: 32]}
                                                        : 64'(ra_cols_q[KW*ra_tl +: KW]);
@@ -440,12 +485,16 @@ module tpu_cmd_proc #(
       pk_i = '0;
       for (int i = PeekN - 1; i >= 0; i--) begin
         if (pk_valid_i[i] && pk_ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpLoadWeights &&
-            pk_ent_addr(pk_sqe_i, PkW'(i)) == tl_next) begin
+            pk_ent_addr(pk_sqe_i, PkW'(i)) == tl_next && (!pr_found || PkW'(i) < pr_i)) begin
           pk_i = PkW'(i);
           pk_cont = 1'b1;
         end
       end
     end
+    // no tile before it in command order: the READ_HOST is the candidate
+    pk_rh = pr_found && !(ra_n_q != '0 ? pk_cont :
+                          pk_valid_i[pk_i] && pk_ent_op(pk_sqe_i, pk_i) == tpu_pkg::OpLoadWeights);
+    if (pk_rh) pk_i = pr_i;
     pk_val    = pk_valid_i[pk_i];
     pk_op     = pk_ent_op(pk_sqe_i, pk_i);
     pk_flags  = pk_sqe_i[512*pk_i + tpu_pkg::SqeFlagsLsb +: 8];
@@ -467,6 +516,10 @@ module tpu_cmd_proc #(
                  (pk_cont && 32'(ra_rows_q[KW*ra_tl +: KW]) == N && pk_qid_i == ra_qid_q &&
                   pk_cols == 32'(ra_cols_q[KW*ra_tl +: KW]) &&
                   pk_stride == ra_stride_q[32*ra_tl +: 32]));
+    rh_ok     = pk_rh && pk_val && (pk_flags & tpu_pkg::SqeFlagFence) == 0 &&
+                pk_rows != 0 && pk_rows <= StageRows && pk_cols != 0 && pk_cols <= N &&
+                !(pk_stride != 0 && pk_stride < pk_cols) && pk_span == {32'd0, pk_len} &&
+                pk_chk_ok_i;
   end
   assign pk_chk_addr_o = ReadAhead ? pk_addr : '0;
   assign pk_chk_len_o  = ReadAhead ? pk_len : '0;
@@ -519,6 +572,13 @@ module tpu_cmd_proc #(
           {1'b0, f_addr} < {1'b0, ra_end_q[64*r +: 64]})
         ra_apart = 1'b0;
     end
+  end
+
+  assign rh_apart = !({1'b0, rh_addr_q} < {1'b0, f_addr} + {33'd0, f_len} &&
+                      {1'b0, f_addr} < {1'b0, rh_end_q});
+  always_comb begin
+    for (int unsigned i = 0; i < N; i++)
+      rh_mask[8*i +: 8] = (32'(i) < rh_cols_q) ? 8'hFF : 8'h00;
   end
 
   // window check operands: the whole span, R for transfers into the device, W otherwise
@@ -680,12 +740,29 @@ module tpu_cmd_proc #(
     // stream is not failed: as a new stream when none runs, else as its extension
     // (a READ_HOST's commit once its own stream has delivered every row: rh_tail)
     rh_tail = (state_q == SCommit || state_q == SCommitLast) && row_q == f_rows;
+    // a read-ahead joining the running stream (tile rows due, or the READ_HOST's) at another
+    // address than the next row's needs its row bytes and stride
+    st_run    = stream_on || rh_on;
+    st_compat = KW'(pk_cols) == st_rb_q && pk_stride_eff == st_stride_q;
+    tl_jump   = st_run && (st_tlrh_q || ra_n_q == '0);
     pre_add = ReadAhead && rdy_i && (!dw_pend_q || pre_wh) && pk_ok && !ra_fail_q &&
               32'(ra_n_q) + 32'(ra_push_q) < RaT &&
+              (!tl_jump || st_compat) &&
               ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush || rh_tail ||
                (state_q == SPreWait && ra_n_q != '0) || state_q == SParRead || state_q == SParWait ||
-               state_q == SParWrite || pre_wh || (state_q == SDone && bg_active_q));
-    pre_go = pre_add && !stream_on;
+               state_q == SParWrite || pre_wh || (state_q == SDone && bg_active_q) ||
+               state_q == SRhWait);
+    pre_go = pre_add && !st_run;
+    // the READ_HOST read-ahead: as a tile, but not while the state reads or writes the staging
+    // ring (a READ_HOST's commit, a staged LUT, a LOAD_WEIGHTS pushing from the ring)
+    rh_add = ReadAhead && rdy_i && (!dw_pend_q || pre_wh) && rh_ok &&
+             ((state_q == SDpCmd && !is_wh) || state_q == SActWait ||
+              (state_q == SPush && ra_push_q) || (state_q == SPreWait && ra_n_q != '0) ||
+              state_q == SParRead || state_q == SParWait || (state_q == SParWrite && !lut_rs) ||
+              pre_wh || (state_q == SDone && bg_active_q));
+    rh_go  = rh_add && !st_run;
+    rh_ext = rh_add && st_run && st_compat;
+    ra_go  = pre_go || rh_go;
     // the LOAD_PARAMS read-ahead starts under the same conditions as a tile (not while a
     // LOAD_PARAMS of its own uses the job engine), one vector at a time
     pa_wh = state_q == SWhStream && wh_clean_q &&
@@ -696,24 +773,44 @@ module tpu_cmd_proc #(
              state_q == SCommitLast || pa_wh);
   end
   assign stream_on       = ra_in_q != ra_n_q && !ra_fail_q;
+  assign rh_on           = rh_v_q && 32'(rh_in_q) != rh_rows_q;
+  assign rh_rown         = rh_on && (rh_tb_q == '0 || !stream_on);  // the next row is its
   assign ra_fill         = RaW'(32'(ra_hd_q) + 32'(ra_in_q));
   assign ra_new          = RaW'(32'(ra_hd_q) + 32'(ra_n_q));
-  assign rs_ext_valid_o  = pre_add && stream_on;
+  assign rs_ext_valid_o  = (pre_add && st_run) || rh_ext;
   assign rs_ext_rows_o   = pk_rows;
+  assign rs_ext_jump_o   = rh_ext || tl_jump;
+  assign rs_ext_addr_o   = pk_addr;
   // (a READ_HOST, LOAD_WEIGHTS or staged LUT stream writes the ring: not before a background
   // commit has read its rows)
-  assign rs_req_valid_o  = (state_q == SRowRead && rdy_i && !bg_active_q) || pre_go;
-  assign rs_req_addr_o   = pre_go ? pk_addr : haddr_q;
-  assign rs_req_rb_o     = pre_go ? KW'(pk_cols) : lut_rs ? KW'(N) : KW'(f_cols);
-  assign rs_req_stride_o = pre_go ? pk_stride_eff : stride_q;
-  assign rs_req_rows_o   = pre_go ? pk_rows : f_rows_eff - row_q;
+  assign rs_req_valid_o  = (state_q == SRowRead && rdy_i && !bg_active_q) || ra_go;
+  assign rs_req_addr_o   = ra_go ? pk_addr : haddr_q;
+  assign rs_req_rb_o     = ra_go ? KW'(pk_cols) : lut_rs ? KW'(N) : KW'(f_cols);
+  assign rs_req_stride_o = ra_go ? pk_stride_eff : stride_q;
+  assign rs_req_rows_o   = ra_go ? pk_rows : f_rows_eff - row_q;
   // a READ_HOST stream may run up to a ring ahead of the rows committed so far (a ring slot is
   // free once its row has been read out for the commit; one row of slack for the read)
-  assign rs_limit_o      = (pre_go || stream_on) ? 32'hFFFF_FFFF :
+  assign rs_limit_o      = (ra_go || st_run) ? 32'hFFFF_FFFF :
                            (state_q == SCommit || state_q == SCommitLast) ?
                            cbase_q + crow_q + 32'(Ring) - 32'd1 : cbase_q + 32'(Ring);
-  assign dp_valid_o     = dpv_q;
-  assign dp_cmd_o       = dpc_q;
+  // BgBypass (the datapath right behind, no register slice): a MATMUL in the command slot is
+  // offered only when the datapath takes it at once (it would stall there until the running
+  // MATMUL issues its last row); meanwhile the port carries the background commit's UB_WRITEs
+  // (taken at once too), which the MATMUL, later and apart from the rows committed, may pass
+  logic mm_hold, byp, dp_rdy;
+  logic [CmdWidth-1:0] bgc;
+  always_comb begin
+    bgc = '0;
+    bgc[COp +: 4] = DpUbWrite;
+    bgc[CA +: 32] = bg_la_q + bg_row_q;
+    bgc[CRows +: 32] = 32'd1;
+    bgc[CData +: N*8] = st_rdata;
+  end
+  assign mm_hold    = BgBypass && dpv_q && dpc_q[COp +: 4] == DpMatmul && !dp_mm_ok_i;
+  assign byp        = mm_hold && bg_active_q && bg_cval_q && dp_wr_ok_i;
+  assign dp_valid_o = byp || (dpv_q && !mm_hold);
+  assign dp_cmd_o   = byp ? bgc : dpc_q;
+  assign dp_rdy     = dp_ready_i && !byp;  // the slot's command is taken
   assign wpush_valid_o  = state_q == SPush && cval_q;
   assign wpush_row_o    = (crow_q < f_rows) ? st_rdata : '0;
   assign wpush_transpose_o = (f_op0 & tpu_pkg::LoadWeightsTranspose) != 0;
@@ -728,7 +825,7 @@ module tpu_cmd_proc #(
       wg_row[8*i +: 8] = (32'(i) < rb_q && i < N * 4) ? dp_rd_data_i[8*(i % (N * 4)) +: 8] : 8'd0;
     end
   end
-  assign st_wdata       = rs_row_data_i & (stream_on ? pre_mask : row_mask);
+  assign st_wdata       = rs_row_data_i & (rh_rown ? rh_mask : stream_on ? pre_mask : row_mask);
 
   always_comb begin
     wr_req_valid_o = 1'b0;
@@ -757,7 +854,7 @@ module tpu_cmd_proc #(
   always_comb begin
     logic          watchdog, last_row, chunk_full;
     logic          bg_go;    // start a background commit from staging row bg_from
-    logic [31:0]   bg_from;
+    logic [31:0]   bg_from, bg_off;  // (bg_off: staging row of the READ_HOST's row 0)
     logic [CmdWidth-1:0] c;
     logic [31:0]   cnt;
 
@@ -766,11 +863,11 @@ module tpu_cmd_proc #(
     rdb_d = rdb_q;  wrb_d = wrb_q;
     wg_d = wg_q;  wgn_d = wgn_q;  wh_clean_d = wh_clean_q;
     haddr_d = haddr_q;  row_d = row_q;  cbase_d = cbase_q;  crow_d = crow_q;  cval_d = 1'b0;
-    dpc_d = dpc_q;  dpv_d = dpv_q && !dp_ready_i;
+    dpc_d = dpc_q;  dpv_d = dpv_q && !dp_rdy;
     fk_d = fk_q;  fc_d = fc_q;  fhead_d = fhead_q;  fcount_d = fcount_q;
     ak_d = ak_q;  ac_d = ac_q;  avalid_d = avalid_q;  loaded_d = loaded_q;
-    mm_flight_d = mm_flight_q + 16'(dp_valid_o && dp_ready_i && dpc_q[COp +: 4] == DpMatmul)
-                  - 16'(mm_done_i);
+    mm_acc = dp_valid_o && dp_rdy && dpc_q[COp +: 4] == DpMatmul;
+    mm_flight_d = mm_flight_q + 16'(mm_acc) - 16'(mm_done_i);
     wd_d = wd_q;  wdf_d = wdf_q + 10'd1;
     if (wdf_q == 10'h3FF) wd_d = wd_q + 32'd1;
     watchdog = timeout_units_i != 0 && wd_q >= 32'(timeout_units_i);
@@ -793,7 +890,11 @@ module tpu_cmd_proc #(
     pa_addr_d = pa_addr_q;  pa_len_d = pa_len_q;  pa_qid_d = pa_qid_q;
     bg_active_d = bg_active_q;  bg_cval_d = 1'b0;  bg_row_d = bg_row_q;  bg_rows_d = bg_rows_q;
     bg_la_d = bg_la_q;  bg_mm_d = bg_mm_q - 16'(bg_mm_q != '0 && mm_done_i);
-    bg_go = 1'b0;  bg_from = '0;
+    bg_go = 1'b0;  bg_from = '0;  bg_off = '0;  bg_half_d = bg_half_q;
+    rh_v_d = rh_v_q;  rh_in_d = rh_in_q;  rh_rows_d = rh_rows_q;  rh_stride_d = rh_stride_q;
+    rh_cols_d = rh_cols_q;  rh_addr_d = rh_addr_q;  rh_end_d = rh_end_q;  rh_qid_d = rh_qid_q;
+    rh_half_d = rh_half_q;  rh_tb_d = rh_tb_q;  st_tlrh_d = st_tlrh_q;
+    st_rb_d = st_rb_q;  st_stride_d = st_stride_q;
     // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
     if (pa_go && rd_req_ready_i) begin
       pa_valid_d = 1'b1;  pa_busy_d = 1'b1;  pa_err_d = 1'b0;
@@ -806,7 +907,17 @@ module tpu_cmd_proc #(
 
     // ---- read-ahead: a tile joins (new stream or extension), rows into the filling tile's
     // region, failure (the states below may override)
-    if ((pre_go && rs_req_ready_i) || (rs_ext_valid_o && rs_ext_ready_i)) begin
+    if (ra_go && rs_req_ready_i) begin  // a new stream: its row bytes and stride
+      st_rb_d = KW'(pk_cols);  st_stride_d = pk_stride_eff;
+    end
+    if ((rh_go && rs_req_ready_i) || (rh_ext && rs_ext_ready_i)) begin
+      rh_v_d = 1'b1;  rh_in_d = '0;  rh_addr_d = pk_addr;  rh_end_d = pk_addr + 64'(pk_len);
+      rh_rows_d = pk_rows;  rh_stride_d = pk_stride;  rh_cols_d = pk_cols;  rh_qid_d = pk_qid_i;
+      rh_half_d = bg_active_q && !bg_half_q;  // (the half a background commit does not read)
+      st_tlrh_d = 1'b1;
+    end
+    if ((pre_go && rs_req_ready_i) || (pre_add && st_run && rs_ext_ready_i)) begin
+      st_tlrh_d = 1'b0;
       ra_addr_d[64*ra_new +: 64] = pk_addr;
       ra_stride_d[32*ra_new +: 32] = pk_stride;
       ra_end_d[64*ra_new +: 64] = pk_addr + 64'(pk_len);
@@ -815,7 +926,19 @@ module tpu_cmd_proc #(
       ra_n_d = ra_n_q + 1'b1;
       if (ra_n_q == '0) ra_qid_d = pk_qid_i;
     end
-    if (stream_on) begin
+    if (rh_on && (rs_err_i || rs_row_valid_i)) begin
+      if (rs_err_i) begin
+        // the failed row may be the READ_HOST's or a tile's: both are dropped, and their
+        // commands read their own rows
+        rh_v_d = 1'b0;
+        ra_n_d = ra_in_q;  ra_rin_d = '0;
+      end else if (rh_rown) begin
+        st_we = 1'b1;
+        st_waddr = SAw'(32'(rh_half_q) * StageRows + 32'(rh_in_q));
+        rh_in_d = rh_in_q + 1'b1;
+      end
+    end
+    if (stream_on && !(rh_on && (rs_err_i || rh_rown))) begin
       if (rs_err_i) begin
         // the failed row is one of the incomplete tiles': when only the last tile is
         // incomplete it is that tile's (its command gets DMA_XFER_ERROR), else the incomplete
@@ -829,14 +952,19 @@ module tpu_cmd_proc #(
         if (ra_rin_q + 1'b1 == ra_rows_q[KW*ra_fill +: KW]) begin
           ra_rin_d = '0;
           ra_in_d = ra_in_q + 1'b1;
+          if (rh_tb_q != '0) rh_tb_d = rh_tb_q - 1'b1;
         end else begin
           ra_rin_d = ra_rin_q + 1'b1;
         end
       end
     end
+    // (the tiles still incomplete after this cycle's row: their rows come first)
+    if ((rh_go && rs_req_ready_i) || (rh_ext && rs_ext_ready_i))
+      rh_tb_d = stream_on ? ra_n_q - ra_in_d : '0;
     if (!rdy_i) begin  // the DMA engine abandons the stream and the read job
       ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
       pa_valid_d = 1'b0;  pa_busy_d = 1'b0;
+      rh_v_d = 1'b0;
     end
 
     unique case (state_q)
@@ -867,9 +995,9 @@ module tpu_cmd_proc #(
           state_d = SCheck1;
       end
       // (a background commit's UB_WRITE still in the command slot goes first: CHECK2 issues)
-      SCheck1: if (!span_busy && (!dpv_q || dp_ready_i)) state_d = SCheck2;
+      SCheck1: if (!span_busy && (!dpv_q || dp_rdy)) state_d = SCheck2;
       SCheck2: begin
-        logic adopt, pa_adopt;
+        logic adopt, pa_adopt, rh_adopt, keep;
         sc_d = check_sc;
         haddr_d = f_addr;  row_d = '0;  cbase_d = '0;  crow_d = '0;  pbase_d = '0;
         adopt = ra_n_q != '0 && check_sc == tpu_pkg::ScSuccess && is_lw &&
@@ -879,10 +1007,24 @@ module tpu_cmd_proc #(
         // a command that neither streams rows nor writes host memory (MATMUL, ACTIVATE,
         // LOAD_PARAMS unless its LUT streams rows (LutStage)), or a WRITE_HOST apart from every
         // queued tile, leaves the read-ahead for the commands after it
-        if (!adopt && ra_n_q != '0 && f_op != tpu_pkg::OpMatmul && f_op != tpu_pkg::OpActivate &&
-            !(f_op == tpu_pkg::OpLoadParams && !lut_rs) && !(is_wh && ra_apart)) begin
-          rs_abort_o = stream_on;
-          ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
+        rh_adopt = rh_v_q && check_sc == tpu_pkg::ScSuccess && f_op == tpu_pkg::OpReadHost &&
+                   f_addr == rh_addr_q && f_stride == rh_stride_q && f_rows == rh_rows_q &&
+                   f_cols == rh_cols_q && qid_q == rh_qid_q;
+        // (the READ_HOST read-ahead is kept or dropped by the same rule, and a READ_HOST
+        // adopting it keeps the tiles)
+        keep = adopt || rh_adopt || f_op == tpu_pkg::OpMatmul || f_op == tpu_pkg::OpActivate ||
+               (f_op == tpu_pkg::OpLoadParams && !lut_rs);
+        if ((ra_n_q != '0 && !keep && !(is_wh && ra_apart)) ||
+            (rh_v_q && !keep && !(is_wh && rh_apart))) begin
+          // one stream carries both: what is still due of it is dropped with it
+          rs_abort_o = stream_on || rh_on;
+          if (stream_on) begin
+            ra_n_d = ra_in_q;  ra_rin_d = '0;
+          end
+          if (rh_on || !(is_wh && rh_apart)) rh_v_d = 1'b0;
+          if (!(is_wh && ra_apart)) begin
+            ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
+          end
         end
         // the LOAD_PARAMS read-ahead: adopted by a LOAD_PARAMS with the same read whose checks
         // all pass; dropped by any other BIAS/MULT/SHIFT load (it is stale then) and by
@@ -898,6 +1040,8 @@ module tpu_cmd_proc #(
           state_d = SDone;
         end else if (adopt) begin
           state_d = SPreWait;
+        end else if (rh_adopt) begin
+          state_d = SRhWait;
         end else if (pa_adopt) begin
           state_d = SPaWait;
         end else begin
@@ -1002,7 +1146,7 @@ module tpu_cmd_proc #(
           haddr_d = haddr_q + stride_q;
         end
         if (rs_err_i && row_q != f_rows) sc_d = tpu_pkg::ScDmaXferError;  // reported once the chunk is in
-        if (cval_q && !(!dpv_q || dp_ready_i)) begin
+        if (cval_q && !(!dpv_q || dp_rdy)) begin
           cval_d = 1'b1;  // hold: the read data stays in the RAM output register
         end else begin
           if (cval_q) begin
@@ -1031,7 +1175,7 @@ module tpu_cmd_proc #(
           haddr_d = haddr_q + stride_q;
         end
         if (rs_err_i && row_q != f_rows) sc_d = tpu_pkg::ScDmaXferError;
-        if (!dpv_q || dp_ready_i) begin
+        if (!dpv_q || dp_rdy) begin
           if (sc_q != tpu_pkg::ScSuccess || (rs_err_i && row_q != f_rows)) begin
             state_d = SDone;  // a later chunk failed: the chunks before it stay committed
           end else if (cbase_q + cnt == f_rows) begin
@@ -1063,6 +1207,9 @@ module tpu_cmd_proc #(
           state_d = SDone;
         end else if (ra_n_q == '0) begin
           state_d = SRowRead;  // dropped after a failure in a later tile's rows: read them
+          // (its own rows go through the staging ring: a READ_HOST read ahead is dropped)
+          rs_abort_o = rh_on;
+          rh_v_d = 1'b0;
         end else if (ra_in_q != '0) begin
           pbase_d = SAw'(Ring) + SAw'(32'(ra_hd_q) * N);
           ra_hd_d = ra_hd_q + 1'b1;
@@ -1077,6 +1224,24 @@ module tpu_cmd_proc #(
           state_d = SDone;
         end else if (watchdog) begin
           rs_abort_o = 1'b1;
+          ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
+          sc_d = tpu_pkg::ScCmdTimeout;
+          state_d = SDone;
+        end
+      end
+      // ---- READ_HOST read ahead: wait until its rows are in, then complete and commit them in
+      // the background (bg_go); dropped after a stream error: read its own rows
+      SRhWait: begin
+        if (!rdy_i) begin
+          state_d = SDone;
+        end else if (!rh_v_q) begin
+          state_d = SRowRead;
+        end else if (!rh_on) begin
+          rh_v_d = 1'b0;
+          bg_go = 1'b1;  bg_off = 32'(rh_half_q) * StageRows;  bg_from = bg_off;
+        end else if (watchdog) begin
+          rs_abort_o = 1'b1;
+          rh_v_d = 1'b0;
           ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
           sc_d = tpu_pkg::ScCmdTimeout;
           state_d = SDone;
@@ -1163,7 +1328,7 @@ module tpu_cmd_proc #(
         if (lut_rs && !cval_q) begin
           st_re = crow_q != f_cols;
           cval_d = 1'b1;
-        end else if (!dpv_q || dp_ready_i) begin
+        end else if (!dpv_q || dp_rdy) begin
           cval_d = cval_q;
           if (crow_q == f_cols) begin
             loaded_d[f_op0[2:0]] = 1'b1;
@@ -1188,7 +1353,7 @@ module tpu_cmd_proc #(
       end
       // ---- one datapath command (PARAM OUTPUT, MATMUL, ACTIVATE, UB_READ/ACC_READ)
       SDpCmd: begin
-        if (dp_ready_i) begin
+        if (dp_rdy) begin
           unique case (dpc_q[COp +: 4])
             DpMatmul: begin
               mm_valid_o = 1'b1;
@@ -1257,8 +1422,15 @@ module tpu_cmd_proc #(
     // ---- a READ_HOST whose rows are all in completes (its RESULT), and its rows from staging
     // row bg_from on are committed in the background
     if (bg_go) begin
-      bg_active_d = 1'b1;  bg_mm_d = mm_flight_d;
-      bg_row_d = bg_from;  bg_rows_d = f_rows;  bg_la_d = f_la;
+      // (only MATMULs in flight that read the READ_HOST's UB rows hold the commit back; the
+      // union of their rows is exact enough: tpu_gemm's MATMULs read the K-tiles below the
+      // ones read ahead)
+      bg_active_d = 1'b1;
+      bg_mm_d = (mm_flight_q != '0 && {1'b0, mu_lo_q} < {1'b0, f_la} + {1'b0, f_rows} &&
+                 f_la < mu_hi_q) ? mm_flight_d : '0;
+      // (staging row r holds UB row f_la + r - bg_off; 32-bit sums are exact: below UbRows)
+      bg_row_d = bg_from;  bg_rows_d = bg_off + f_rows;  bg_la_d = f_la - bg_off;
+      bg_half_d = bg_from[$clog2(StageRows)];
       result_d = f_bytes;
       rdb_d = result_d;
       state_d = SDone;
@@ -1271,8 +1443,11 @@ module tpu_cmd_proc #(
     // when rdy_i drops (the READ_HOST has completed: its rows must reach the UB).
     if (bg_active_q) begin
       logic issue;
-      issue = bg_cval_q && bg_wr_ok && (!dpv_q || dp_ready_i);
-      if (issue) begin
+      issue = bg_cval_q && bg_wr_ok && (!dpv_q || dp_rdy);
+      if (byp) begin  // (taken at once, beside the waiting MATMUL)
+        bg_row_d = bg_row_q + 32'd1;
+        if (bg_row_q + 32'd1 == bg_rows_q) bg_active_d = 1'b0;
+      end else if (issue) begin
         c = '0;
         c[COp +: 4] = DpUbWrite;
         c[CA +: 32] = bg_la_q + bg_row_q;
@@ -1288,7 +1463,10 @@ module tpu_cmd_proc #(
         bg_cval_d = 1'b1;
       end
     end
-    if (!ReadAhead) bg_active_d = 1'b0;
+    if (!ReadAhead) begin
+      bg_active_d = 1'b0;
+      rh_v_d = 1'b0;
+    end
   end
 
   // the command in sqe_q may start beside a background commit: a MATMUL that reads none of
@@ -1299,8 +1477,8 @@ module tpu_cmd_proc #(
     bg_pass = 1'b0;
     unique case (f_op)
       tpu_pkg::OpMatmul:
-        bg_pass = {1'b0, f_la} + {1'b0, f_rows} <= {1'b0, bg_la_q} + {1'b0, bg_row_q} ||
-                  {1'b0, bg_la_q} + {1'b0, bg_rows_q} <= {1'b0, f_la};
+        bg_pass = {1'b0, f_la} + {1'b0, f_rows} <= {1'b0, bg_la_q + bg_row_q} ||
+                  {1'b0, bg_la_q + bg_rows_q} <= {1'b0, f_la};
       tpu_pkg::OpLoadWeights, tpu_pkg::OpNop: bg_pass = 1'b1;
       tpu_pkg::OpLoadParams: bg_pass = !lut_rs;
       default: bg_pass = 1'b0;
@@ -1314,7 +1492,16 @@ module tpu_cmd_proc #(
                state_q == SRowWait || state_q == SPreWait || state_q == SPush ||
                state_q == SParRead || state_q == SParWait || state_q == SPaWait ||
                state_q == SActWait || state_q == SWhStream || state_q == SWhDrain ||
-               state_q == SWrJob || state_q == SDone || state_q == SDpCmd;
+               state_q == SWrJob || state_q == SDone || state_q == SDpCmd || state_q == SRhWait;
+  end
+
+  // the union of the UB rows read by the MATMULs accepted since none was in flight
+  always_ff @(posedge clk_i) begin
+    if (mm_acc) begin
+      if (mm_flight_q == '0 || dpc_q[CA +: 32] < mu_lo_q) mu_lo_q <= dpc_q[CA +: 32];
+      if (mm_flight_q == '0 || dpc_q[CA +: 32] + dpc_q[CRows +: 32] > mu_hi_q)
+        mu_hi_q <= dpc_q[CA +: 32] + dpc_q[CRows +: 32];
+    end
   end
 
   assign ftail = TW'((32'(fhead_q) + 32'(fcount_q)) % Tiles);
@@ -1332,6 +1519,7 @@ module tpu_cmd_proc #(
       ra_push_q <= 1'b0;  dw_pend_q <= 1'b0;
       pa_valid_q <= 1'b0;  pa_busy_q <= 1'b0;  pa_use_q <= 1'b0;
       bg_active_q <= 1'b0;  bg_cval_q <= 1'b0;  bg_mm_q <= '0;
+      rh_v_q <= 1'b0;
     end else begin
       // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
       dw_pend_q <= (wr_req_valid_o && wr_req_ready_i) || (dw_pend_q && !wr_idle_i);
@@ -1344,6 +1532,7 @@ module tpu_cmd_proc #(
       pa_valid_q <= ReadAhead ? pa_valid_d : 1'b0;  pa_busy_q <= ReadAhead ? pa_busy_d : 1'b0;
       pa_use_q <= ReadAhead ? pa_use_d : 1'b0;
       bg_active_q <= bg_active_d;  bg_cval_q <= bg_cval_d;  bg_mm_q <= bg_mm_d;
+      rh_v_q <= ReadAhead ? rh_v_d : 1'b0;
     end
   end
 
@@ -1357,7 +1546,11 @@ module tpu_cmd_proc #(
     ra_rows_q <= ra_rows_d;  ra_cols_q <= ra_cols_d;
     pa_err_q <= pa_err_d;  pa_addr_q <= pa_addr_d;  pa_len_q <= pa_len_d;  pa_qid_q <= pa_qid_d;
     pbase_q <= pbase_d;  wg_q <= wg_d;  wgn_q <= wgn_d;  wh_clean_q <= wh_clean_d;
-    bg_row_q <= bg_row_d;  bg_rows_q <= bg_rows_d;  bg_la_q <= bg_la_d;
+    bg_row_q <= bg_row_d;  bg_rows_q <= bg_rows_d;  bg_la_q <= bg_la_d;  bg_half_q <= bg_half_d;
+    rh_in_q <= rh_in_d;  rh_rows_q <= rh_rows_d;  rh_stride_q <= rh_stride_d;
+    rh_cols_q <= rh_cols_d;  rh_addr_q <= rh_addr_d;  rh_end_q <= rh_end_d;  rh_qid_q <= rh_qid_d;
+    rh_half_q <= rh_half_d;  rh_tb_q <= rh_tb_d;  st_tlrh_q <= st_tlrh_d;
+    st_rb_q <= st_rb_d;  st_stride_q <= st_stride_d;
   end
 
   assign cpl_sc_o       = sc_q;

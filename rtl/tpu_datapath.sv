@@ -79,6 +79,8 @@ module tpu_datapath #(
   output logic                act_done_o,
   output logic [31:0]         act_result_o,
   output logic                idle_o,
+  output logic                mm_ok_o,   // a MATMUL / a UB_WRITE on cmd_i would be taken now
+  output logic                wr_ok_o,   // (whatever cmd_i holds; with CmdSlice = 0)
   output logic [TileBits-1:0] tiles_o,         // weight tiles pushed, not yet popped
   output logic [4:0]          params_loaded_o, // per tpu_pkg::param_kind_e
   // performance counters (since reset)
@@ -677,6 +679,11 @@ module tpu_datapath #(
   logic        busy_q;
   // (a command waiting in the CmdSlice stage is in progress)
   assign idle_o = mxu_idle && act_idle && rd_idle && !(CmdSlice && cmd_valid);
+  // (as ok_mm / ok_wr, from their terms: the always block above also reads cmd_i)
+  assign mm_ok_o = act_idle && (rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) &&
+                                            !(rd_valid_q && rd_src_acc_q))) &&
+                   (!mm_active || (!CmdSlice && mm_last_fire));
+  assign wr_ok_o = act_idle;
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin

@@ -178,6 +178,8 @@ module tpu_device #(
   logic                 rs_req_valid, rs_req_ready, rs_row_valid, rs_err;
   logic                 rs_ext_valid, rs_ext_ready;
   logic [31:0]          rs_ext_rows;
+  logic                 rs_ext_jump;
+  logic [63:0]          rs_ext_addr;
   logic [63:0]          rs_req_addr, rs_req_stride;
   logic [$clog2(N+1)-1:0] rs_req_rb;
   logic [31:0]          rs_req_rows, rs_limit;
@@ -219,7 +221,7 @@ module tpu_device #(
   tpu_dma #(
     .LinkBytes(LinkBytes), .MaxPayload(MaxPayload), .MaxReadReq(MaxReadReq), .Tags(Tags),
     .CplTimeoutCycles(CplTimeoutCycles), .RdBytes(RdBytes), .WrBytes(WrBytes), .RowB(N),
-    .Slots(RowSlots)
+    .Slots(RowSlots), .Joint(ReadAhead)
   ) u_dma (
     .clk_i, .rst_i,
     .rd_req_valid_i(rd_req_valid), .rd_req_ready_o(rd_req_ready), .rd_req_addr_i(rd_req_addr),
@@ -229,6 +231,7 @@ module tpu_device #(
     .rs_req_valid_i(rs_req_valid), .rs_req_ready_o(rs_req_ready), .rs_req_addr_i(rs_req_addr),
     .rs_req_rb_i(rs_req_rb), .rs_req_stride_i(rs_req_stride), .rs_req_rows_i(rs_req_rows), .rs_limit_i(rs_limit),
     .rs_ext_valid_i(rs_ext_valid), .rs_ext_rows_i(rs_ext_rows), .rs_ext_ready_o(rs_ext_ready),
+    .rs_ext_jump_i(rs_ext_jump), .rs_ext_addr_i(rs_ext_addr),
     .rs_row_valid_o(rs_row_valid), .rs_row_data_o(rs_row_data), .rs_err_o(rs_err),
     .wr_req_valid_i(wr_req_valid), .wr_req_ready_o(wr_req_ready), .wr_req_addr_i(wr_req_addr),
     .wr_req_len_i(wr_req_len), .wr_req_msi_i(wr_req_msi), .wr_req_data_i(wr_req_data),
@@ -323,6 +326,7 @@ module tpu_device #(
   logic [31:0]          chk_len;
   logic                 chk_write;
   logic                 dp_valid, dp_ready, wpush_valid, wpush_ready, wpush_transpose;
+  logic                 dp_mm_ok, dp_wr_ok;
   logic [CmdWidth-1:0]  dp_cmd;
   logic [N*8-1:0]       wpush_row;
   logic                 dp_rd_valid, dp_rd_ready, dp_rd_last, mm_done, act_done, dp_idle;
@@ -332,7 +336,8 @@ module tpu_device #(
   tpu_cmd_proc #(
     .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .StageRows(StageRows),
     .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW), .PeekN(PeekN), .RaT(ReadAheadTiles),
-    .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial)
+    .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial),
+    .BgBypass(ReadAhead && !RegSlices)
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),
@@ -352,11 +357,13 @@ module tpu_device #(
     .rs_req_valid_o(rs_req_valid), .rs_req_ready_i(rs_req_ready), .rs_req_addr_o(rs_req_addr),
     .rs_req_rb_o(rs_req_rb), .rs_req_stride_o(rs_req_stride), .rs_req_rows_o(rs_req_rows), .rs_limit_o(rs_limit),
     .rs_ext_valid_o(rs_ext_valid), .rs_ext_rows_o(rs_ext_rows), .rs_ext_ready_i(rs_ext_ready),
+    .rs_ext_jump_o(rs_ext_jump), .rs_ext_addr_o(rs_ext_addr),
     .rs_row_valid_i(rs_row_valid), .rs_row_data_i(rs_row_data), .rs_err_i(rs_err),
     .rs_abort_o(cp_rs_abort),
     .wr_req_valid_o(cp_wr_valid), .wr_req_ready_i(wr_req_ready), .wr_req_addr_o(cp_wr_addr),
     .wr_req_len_o(cp_wr_len), .wr_req_data_o(cp_wr_data), .wr_idle_i(wr_idle),
     .dp_valid_o(dp_valid), .dp_ready_i(dp_ready), .dp_cmd_o(dp_cmd),
+    .dp_mm_ok_i(dp_mm_ok), .dp_wr_ok_i(dp_wr_ok),
     .wpush_valid_o(wpush_valid), .wpush_ready_i(wpush_ready), .wpush_row_o(wpush_row),
     .wpush_transpose_o(wpush_transpose),
     .dp_rd_valid_i(dp_rd_valid), .dp_rd_ready_o(dp_rd_ready), .dp_rd_data_i(dp_rd_data),
@@ -388,6 +395,7 @@ module tpu_device #(
     .rd_valid_o(dp_rd_valid), .rd_ready_i(dp_rd_ready), .rd_data_o(dp_rd_data),
     .rd_last_o(dp_rd_last),
     .mm_done_o(mm_done), .act_done_o(act_done), .act_result_o(act_result), .idle_o(dp_idle_raw),
+    .mm_ok_o(dp_mm_ok), .wr_ok_o(dp_wr_ok),
     .tiles_o(dp_tiles), .params_loaded_o(dp_loaded),
     .perf_busy_o(dp_perf_busy), .perf_mxu_busy_o(dp_perf_mxu), .perf_macs_o(dp_perf_macs)
   );

@@ -23,7 +23,11 @@
 // rs_ext_*: a running stream is extended by rs_ext_rows_i rows that continue it in host memory
 // (the next row at the address after the last one, same row bytes and stride), taken while
 // rs_ext_ready_o (the stream has at least two rows left to deliver, so it cannot end in the
-// same cycle); their MRDs follow the stream's at once, without a new round trip.
+// same cycle); their MRDs follow the stream's at once, without a new round trip. With
+// rs_ext_jump_i the added rows start at rs_ext_addr_i instead (same row bytes and stride: the
+// READ_HOST read-ahead of tpu_cmd_proc joins a weight-tile stream, and tiles join it): the
+// requests reach that address when every earlier row is requested (merged MRDs stop at the
+// joint); one such joint at a time (rs_ext_ready_o is low while one is not reached yet).
 //
 // Read jobs (rd_req_*, len 1..RdBytes): split at MaxReadReq and at 4 KiB boundaries of the host
 // address into MRDs, each with a free tag below Tags (allocated round robin, so a tag freed by a
@@ -56,7 +60,8 @@ module tpu_dma #(
   parameter int unsigned RdBytes          = 256,  // largest read job
   parameter int unsigned WrBytes          = 64,   // largest write job
   parameter int unsigned RowB             = 16,   // largest row of a row stream (N)
-  parameter int unsigned Slots            = 32    // rows of a row stream in flight (power of 2)
+  parameter int unsigned Slots            = 32,   // rows of a row stream in flight (power of 2)
+  parameter bit          Joint            = 1'b1  // rs_ext_jump_i (0: ignored, no joint state)
 ) (
   input  logic                     clk_i,
   input  logic                     rst_i,
@@ -79,6 +84,8 @@ module tpu_dma #(
   input  logic [31:0]              rs_limit_i,     // rows below this may be requested now
   input  logic                     rs_ext_valid_i, // add rows to the running stream
   input  logic [31:0]              rs_ext_rows_i,
+  input  logic                     rs_ext_jump_i,  // ... starting at rs_ext_addr_i
+  input  logic [63:0]              rs_ext_addr_i,
   output logic                     rs_ext_ready_o,
   output logic                     rs_row_valid_o,
   output logic [RowB*8-1:0]        rs_row_data_o,
@@ -210,6 +217,9 @@ module tpu_dma #(
   logic [Slots*RowB*8-1:0] sl_buf_q, sl_buf_d;
   logic                 rsv_q, rsv_d, rserr_q, rserr_d;
   logic [RowB*8-1:0]    rsdata_q, rsdata_d;
+  logic                 jp_q, jp_d;                // a joint (rs_ext_jump_i) not reached yet:
+  logic [31:0]          jp_row_q, jp_row_d;        // ... row jp_row is at jp_addr
+  logic [63:0]          jp_addr_q, jp_addr_d;
 
   // ---------------------------------------------------------------- write engine state
   logic                 wj_active_q, wj_active_d;
@@ -228,7 +238,7 @@ module tpu_dma #(
   assign rd_err_o       = err_q;
   assign rd_buf_o       = buf_q[RdBytes*8-1:0];
   assign rs_req_ready_o = !rs_active_q;
-  assign rs_ext_ready_o = rs_active_q && rs_rows_q - rs_head_q > 32'd1;
+  assign rs_ext_ready_o = rs_active_q && rs_rows_q - rs_head_q > 32'd1 && !jp_q;
   assign rs_row_valid_o = rsv_q;
   assign rs_row_data_o  = rsdata_q;
   assign rs_err_o       = rserr_q;
@@ -260,7 +270,7 @@ module tpu_dma #(
     // delivered (clr); applied once at the end, so the completion and the issue logic do not
     // form one chain of dynamically indexed read-modify-writes (the ECP5 critical path)
     logic [Slots*2-1:0] sl_dn, sl_up;
-    logic [MkW-1:0]     mk_a, mk_b, mk_c, mk_d;
+    logic [MkW-1:0]     mk_a, mk_b, mk_c, mk_d, mk_e;
     logic [Slots-1:0]   sl_set, sl_clr;
 
     ov_valid_d = ov_valid_q && !dreq_ready_i;
@@ -293,6 +303,14 @@ module tpu_dma #(
     rs_rb_d     = rs_rb_q;
     rs_stride_d = rs_stride_q;
     rs_rows_d   = rs_rows_q + ((rs_ext_valid_i && rs_ext_ready_o) ? rs_ext_rows_i : 32'd0);
+    jp_d        = jp_q;
+    jp_row_d    = jp_row_q;
+    jp_addr_d   = jp_addr_q;
+    if (Joint && rs_ext_valid_i && rs_ext_ready_o && rs_ext_jump_i) begin
+      jp_d      = 1'b1;
+      jp_row_d  = rs_rows_q;
+      jp_addr_d = rs_ext_addr_i;
+    end
     rs_issue_d  = rs_issue_q;
     rs_head_d   = rs_head_q;
     sl_req_d    = sl_req_q;
@@ -321,6 +339,7 @@ module tpu_dma #(
     mk_b        = '0;
     mk_c        = '0;
     mk_d        = '0;
+    mk_e        = '0;
     sl_up       = '0;
     sl_set      = '0;
     sl_clr      = '0;
@@ -452,6 +471,7 @@ module tpu_dma #(
     if (32'(MergeRows / 2) < rs_want) rs_want = 32'(MergeRows / 2);
     rs_pgr = (13'd4096 - {1'b0, rs_raddr_q[11:0]}) / 13'(RowB);
     if (32'(rs_pgr) < rs_want) rs_want = 32'(rs_pgr);
+    if (jp_q && jp_row_q - rs_issue_q < rs_want) rs_want = jp_row_q - rs_issue_q;
     rs_can = rs_active_q && !rs_abort_i && !rs_fail && rs_issue_q != rs_rows_q &&
              (rs_issue_q - rs_head_q) < 32'(Slots) && rs_issue_q < rs_limit_i &&
              !(32'(rs_rb_q) == RowB && rs_stride_q == 64'(RowB) && rs_roff_q == '0 &&
@@ -488,8 +508,10 @@ module tpu_dma #(
           mk_b  = clamp_mr(room);
           mk_c  = clamp_mr(rs_limit_i - rs_issue_q);
           mk_d  = clamp_mr(32'(pg));
+          mk_e  = jp_q ? clamp_mr(jp_row_q - rs_issue_q) : MkW'(MergeRows);  // not past a joint
           if (mk_b < mk_a) mk_a = mk_b;
           if (mk_d < mk_c) mk_c = mk_d;
+          if (mk_e < mk_a) mk_a = mk_e;
           if (mk_c < mk_a) mk_a = mk_c;
           mk    = 32'(mk_a);
           merge = 32'(rs_rb_q) == RowB && rs_stride_q == 64'(RowB) && rs_roff_q == '0 &&
@@ -612,7 +634,14 @@ module tpu_dma #(
       rs_head_d   = '0;
       sl_req_d    = '0;
       sl_pend_d   = '0;
+      jp_d        = 1'b0;
     end
+    // the requests reach a joint: the next row is at its address
+    if (jp_d && rs_issue_d == jp_row_d) begin
+      rs_raddr_d = jp_addr_d;
+      jp_d       = 1'b0;
+    end
+    if (!rs_active_d) jp_d = 1'b0;
     if (wr_req_valid_i && wr_req_ready_o) begin
       wj_active_d = 1'b1;
       wj_addr_d   = wr_req_addr_i;
@@ -638,6 +667,7 @@ module tpu_dma #(
       rs_active_q <= 1'b0;
       rsv_q       <= 1'b0;
       rserr_q     <= 1'b0;
+      jp_q        <= 1'b0;
     end else begin
       ov_valid_q  <= ov_valid_d;
       rj_active_q <= rj_active_d;
@@ -652,6 +682,7 @@ module tpu_dma #(
       rs_active_q <= rs_active_d;
       rsv_q       <= rsv_d;
       rserr_q     <= rserr_d;
+      jp_q        <= Joint ? jp_d : 1'b0;
     end
   end
 
@@ -690,6 +721,8 @@ module tpu_dma #(
     sl_pend_q   <= sl_pend_d;
     sl_buf_q    <= sl_buf_d;
     rsdata_q    <= rsdata_d;
+    jp_row_q    <= jp_row_d;
+    jp_addr_q   <= jp_addr_d;
   end
 
 `ifndef SYNTHESIS

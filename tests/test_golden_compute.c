@@ -873,6 +873,69 @@ START_TEST(read_host_background_commit)
 }
 END_TEST
 
+/* READ_HOST read-ahead: the device may read a READ_HOST of at most StageRows rows while the
+ * commands before it run (here two 48-row MATMULs), on the weight tiles' row stream (the tile
+ * before it in command order first, the one after it behind), and the READ_HOST then completes
+ * at once and commits its rows beside the next commands. UB rows 48..63 get the new rows, the
+ * MATMULs after it read them, the ACC and those UB rows are written back. _i = 0 plain; 1 a read
+ * fault in its rows (it fails, the old rows stay); 2 a WRITE_HOST before it overwrites its
+ * source bytes (it must read the new bytes); 3 its source is the completion ring (it must read
+ * the CQEs posted before it runs); 4 a read fault in the tile before it in the stream; 5 in the
+ * tile after it. Statuses and every byte and register must be those of executing the commands
+ * one by one (on sim, the golden twin checks). */
+START_TEST(read_host_read_ahead)
+{
+	const uint32_t n = 8, tile = n * n, rows = 16;
+	struct gfx_sqe s[16];
+	uint32_t want[16];
+	unsigned i, k = 0, rh, lw2, lw3;
+	uint64_t old, wa, in, out;
+
+	gfx_sim_latency(50);
+	setup_n(n);
+	old = hbuf;
+	wa = hbuf + 1024;
+	in = _i == 3 ? F.q[0].cq_iova : hbuf + 2048;
+	out = hbuf + 8192;
+	for (i = 0; i < 48 * n; i++)
+		hp[i] = (uint8_t)rand8();
+	for (i = 0; i < 4 * tile; i++)
+		hp[1024 + i] = (uint8_t)rand8();
+	for (i = 0; i < rows * n; i++)
+		hp[2048 + i] = (uint8_t)rand8();
+	s[k++] = gfx_read_host(old, 48, n, 0, 0);
+	s[k++] = gfx_load_weights(wa, n, n, n, false);
+	s[k++] = gfx_load_weights(wa + tile, n, n, n, false);
+	s[k++] = gfx_matmul(0, 0, 48, TPU_MATMUL_POP);
+	s[k++] = gfx_matmul(0, 0, 48, TPU_MATMUL_POP | TPU_MATMUL_ACCUMULATE);
+	lw2 = k;
+	s[k++] = gfx_load_weights(wa + 2 * tile, n, n, n, false);
+	if (_i == 2) /* the old rows 0..15 over its source */
+		s[k++] = gfx_write_host(in, rows, n, 0, 0, false);
+	rh = k;
+	s[k++] = gfx_read_host(in, rows, n, 0, 48);
+	lw3 = k;
+	s[k++] = gfx_load_weights(wa + 3 * tile, n, n, n, false);
+	s[k++] = gfx_matmul(48, 48, rows, TPU_MATMUL_POP);
+	s[k++] = gfx_matmul(48, 48, rows, TPU_MATMUL_POP | TPU_MATMUL_ACCUMULATE);
+	s[k++] = gfx_write_host(out - 1024, rows, n, 0, 48, false);
+	s[k++] = gfx_write_host(out, 64, n, 0, 0, true);
+	for (i = 0; i < k; i++)
+		want[i] = TPU_SC_SUCCESS;
+	if (_i == 1) {
+		gfx_fail_range(&F, in + 5 * n, n, HOSTMEM_READ, false);
+		want[rh] = TPU_SC_DMA_XFER_ERROR;
+	} else if (_i == 4 || _i == 5) {
+		gfx_fail_range(&F, wa + (_i == 4 ? 2 : 3) * tile + 3 * n, n, HOSTMEM_READ, false);
+		want[_i == 4 ? lw2 : lw3] = TPU_SC_DMA_XFER_ERROR;
+		want[lw3 + 2] = TPU_SC_SEQUENCE_ERROR; /* one tile fewer reached the FIFO */
+	}
+	run_batch_expect(s, k, want, _i);
+	gfx_fail_off(&F);
+	teardown();
+}
+END_TEST
+
 /* Loop tests over sizes[]: on sim only the sizes with a Verilated model (N = 8 and 16 with the
  * default UB/ACC rows, which hold this file's ROWS and are otherwise the same device). */
 static void add_sized(TCase *tc, const TTest *t, enum gfx_backend be)
@@ -909,6 +972,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 		tcase_add_loop_test(tc, param_read_ahead, 0, 5);
 		tcase_add_loop_test(tc, read_host_tail_read_ahead, 0, 5);
 		tcase_add_loop_test(tc, read_host_background_commit, 0, 7);
+		tcase_add_loop_test(tc, read_host_read_ahead, 0, 6);
 	}
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
