@@ -34,7 +34,8 @@
 //   MATMUL of R rows: UB read (1) + array (2N) + ACC read-modify-write (1): the last row is
 //   written in cycle a + R + 2N + 1, so MatmulLatency = 2N + 2 cycles beyond the R issue
 //   cycles. T back-to-back MATMULs with POP of M >= N rows each take T*M + 2N + 2 cycles from
-//   the first accept to the last write, when the FIFO keeps up (docs/datapath.md).
+//   the first accept to the last write, when the FIFO keeps up (docs/datapath.md). AccSlice
+//   (boards): one cycle more, 2N + 3.
 // ACTIVATE with ActLanes < N: rows go through the activation one at a time (the next ACC row
 //   is read when the previous result is written), about 40..100 cycles per ActLanes channels.
 // Reset (rst_i, synchronous): control state only; RAMs, parameters and data registers keep
@@ -56,7 +57,14 @@ module tpu_datapath #(
   // per command, same results. cmd_ready_o = the stage is free or its command is accepted.
   // Also: an ACTIVATE beside a MATMUL waits one cycle more (its range decision is registered)
   // and a MATMUL is accepted once the previous one has issued its last row, not in that cycle.
-  parameter bit          CmdSlice = 1'b0
+  parameter bit          CmdSlice = 1'b0,
+  // board option (FPGAs): the ACC read-modify-write in two stages. The accumulate add ends in
+  // a register (its operands from registers and the ACC read port, the forwarded value chosen
+  // by registered one-hot selects) and the ACC row is written from that register one cycle
+  // later, with forwarding over the two rows still in flight, so accumulating rows that hit
+  // the same ACC row back to back stay exact. Every MATMUL row is written one cycle later
+  // (MatmulLatency 2N + 3); same results.
+  parameter bit          AccSlice = 1'b0
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -227,7 +235,10 @@ module tpu_datapath #(
   logic                p_valid_q, p_accum_q, p_last_q;
   logic [AccAw-1:0]    p_addr_q;
   logic [N*32-1:0]     p_row_q;
-  logic                fwd_valid_q, fwd_hit_q;
+  logic                fwd_valid_q, fwd_hit_q;  // the row written in the previous cycle
+  logic                w_valid, w_last;         // the MATMUL row written to ACC now
+  logic [AccAw-1:0]    w_addr;
+  logic [N*32-1:0]     w_data;
   logic [AccAw-1:0]    fwd_addr_q;
   logic [N*32-1:0]     fwd_data_q;
   logic [MmFlightW-1:0] mm_flight_q;
@@ -426,22 +437,78 @@ module tpu_datapath #(
     s1_tag_q <= {mm_acc_q, mm_accum_q, mm_one_q};
   end
 
-  // ACC read-modify-write: the ACC row is read when the MXU result appears and written one
-  // cycle later. The only row whose write the read can miss is the one written in the same
-  // cycle (that read is not even issued, see the port mux): forward it.
+  // ACC read-modify-write: the ACC row is read when the MXU result appears (stage P holds
+  // the row the cycle after, with the read data) and written in stage P (or, AccSlice, one
+  // cycle later from stage S). The read misses the rows written in its own cycle or later:
+  // the one written in the read's cycle (that read is not even issued, see the port mux) is
+  // forwarded from fwd_data_q, and with AccSlice the one in stage S from s_data_q.
   logic [AccAw-1:0] mxu_out_addr;
   logic             mxu_out_accum, mxu_out_last;
   assign {mxu_out_addr, mxu_out_accum, mxu_out_last} = mxu_out_tag;
 
-  logic [N*32-1:0] mm_old, mm_wdata;
-  assign mm_old = fwd_hit_q ? fwd_data_q : acc_rdata;
-  for (genvar j = 0; j < N; j++) begin : g_rmw
-    assign mm_wdata[j*32 +: 32] = p_accum_q ? mm_old[j*32 +: 32] + p_row_q[j*32 +: 32]
+  logic [N*32-1:0] mm_sum;  // stage P's row: the new ACC value
+  if (AccSlice) begin : g_acc_slice
+    logic             s_valid_q, s_last_q;
+    logic [AccAw-1:0] s_addr_q;
+    logic [N*32-1:0]  s_data_q;
+    // one-hot (or none, for a row that does not accumulate): the old value is stage S's row,
+    // the row written last cycle, or the ACC read data; decided a cycle ahead, so the add's
+    // operands come from registers through one AND-OR
+    logic             sel_s_q, sel_f_q, sel_r_q;
+    logic             hit_p, hit_w;
+    assign hit_p = p_valid_q && p_addr_q == mxu_out_addr;  // in stage S next cycle
+    assign hit_w = w_valid && w_addr == mxu_out_addr;      // written now: fwd_data_q next
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        s_valid_q <= 1'b0;
+      end else begin
+        s_valid_q <= p_valid_q;
+      end
+      s_last_q <= p_last_q;
+      s_addr_q <= p_addr_q;
+      s_data_q <= mm_sum;
+      sel_s_q  <= mxu_out_accum && hit_p;
+      sel_f_q  <= mxu_out_accum && !hit_p && hit_w;
+      sel_r_q  <= mxu_out_accum && !hit_p && !hit_w;
+    end
+    for (genvar j = 0; j < N; j++) begin : g_add
+      logic [31:0] old;
+      assign old = ({32{sel_s_q}} & s_data_q[j*32 +: 32]) |
+                   ({32{sel_f_q}} & fwd_data_q[j*32 +: 32]) |
+                   ({32{sel_r_q}} & acc_rdata[j*32 +: 32]);
+      assign mm_sum[j*32 +: 32] = old + p_row_q[j*32 +: 32];
+    end
+    assign w_valid = s_valid_q;
+    assign w_last  = s_last_q;
+    assign w_addr  = s_addr_q;
+    assign w_data  = s_data_q;
+`ifndef SYNTHESIS
+    // the registered selects are the forward decision they stand for
+    always_ff @(posedge clk_i) begin
+      if (!rst_i && p_valid_q) begin
+        assert ({sel_s_q, sel_f_q, sel_r_q} ==
+                {p_accum_q && s_valid_q && s_addr_q == p_addr_q,
+                 p_accum_q && !(s_valid_q && s_addr_q == p_addr_q) && fwd_hit_q,
+                 p_accum_q && !(s_valid_q && s_addr_q == p_addr_q) && !fwd_hit_q})
+          else $error("tpu_datapath: registered accumulate forward selects");
+      end
+    end
+`endif
+  end else begin : g_acc_rmw
+    logic [N*32-1:0] mm_old;
+    assign mm_old = fwd_hit_q ? fwd_data_q : acc_rdata;
+    for (genvar j = 0; j < N; j++) begin : g_rmw
+      assign mm_sum[j*32 +: 32] = p_accum_q ? mm_old[j*32 +: 32] + p_row_q[j*32 +: 32]
                                             : p_row_q[j*32 +: 32];
+    end
+    assign w_valid = p_valid_q;
+    assign w_last  = p_last_q;
+    assign w_addr  = p_addr_q;
+    assign w_data  = mm_sum;
   end
 
   logic [MmFlightW-1:0] mm_flight_d;
-  assign mm_flight_d = mm_flight_q + MmFlightW'(mm_fire) - MmFlightW'(p_valid_q);
+  assign mm_flight_d = mm_flight_q + MmFlightW'(mm_fire) - MmFlightW'(w_valid);
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       p_valid_q   <= 1'b0;
@@ -452,17 +519,17 @@ module tpu_datapath #(
       mm_slack_q  <= '0;
     end else begin
       p_valid_q   <= mxu_out_valid;
-      fwd_valid_q <= p_valid_q;
+      fwd_valid_q <= w_valid;
       // = fwd_valid_q && fwd_addr_q == p_addr_q next cycle, without the compare on the RMW path
-      fwd_hit_q   <= p_valid_q && p_addr_q == mxu_out_addr;
+      fwd_hit_q   <= w_valid && w_addr == mxu_out_addr;
       mm_flight_q <= mm_flight_d;
       // (a row written was in flight, so after an issue the count is >= 1)
-      mm_fl0_q    <= !mm_fire && mm_flight_q == MmFlightW'(p_valid_q);
+      mm_fl0_q    <= !mm_fire && mm_flight_q == MmFlightW'(w_valid);
       // (a MATMUL accepted while one is active is accepted as that one fires its last row)
       // (p - f - a = ~f + (p + !a), one carry chain)
-      mm_slack_q  <= acc_cmd_mm ? (~(SlW'(mm_flight_q))) + SlW'({p_valid_q && !mm_active,
-                                                             p_valid_q ^ !mm_active})
-                                : mm_slack_q + SlW'(p_valid_q);
+      mm_slack_q  <= acc_cmd_mm ? (~(SlW'(mm_flight_q))) + SlW'({w_valid && !mm_active,
+                                                             w_valid ^ !mm_active})
+                                : mm_slack_q + SlW'(w_valid);
     end
   end
   always_ff @(posedge clk_i) begin
@@ -470,12 +537,12 @@ module tpu_datapath #(
     p_last_q   <= mxu_out_last;
     p_addr_q   <= mxu_out_addr;
     p_row_q    <= mxu_out_row;
-    fwd_addr_q <= p_addr_q;
-    fwd_data_q <= mm_wdata;
+    fwd_addr_q <= w_addr;
+    fwd_data_q <= w_data;
   end
 
   assign mxu_idle  = !mm_active && mm_fl0_q;
-  assign mm_done_o = p_valid_q && p_last_q;
+  assign mm_done_o = w_valid && w_last;
 
   // ---------------------------------------------------------------- activation
   logic            ap_in_ready, ap_out_valid, ap_out_last;
@@ -635,9 +702,9 @@ module tpu_datapath #(
     ub_raddr = mm_fire ? mm_ub_q : rd_addr_ub_q;
 
     acc_we    = 1'b0;
-    acc_waddr = p_addr_q;
-    acc_wdata = mm_wdata;
-    if (p_valid_q) begin
+    acc_waddr = w_addr;
+    acc_wdata = w_data;
+    if (w_valid) begin
       acc_we = 1'b1;
     end else if (ap_out_valid && act_raw_q) begin
       acc_we    = 1'b1;
@@ -651,7 +718,7 @@ module tpu_datapath #(
       // tpu_ram forbids reading the row being written in the same cycle; that row is the one
       // forwarded next cycle anyway, so the read is skipped then. (A row that does not
       // accumulate reads nothing: an ACTIVATE beside its MATMUL has the port.)
-      acc_re = !(p_valid_q && p_addr_q == mxu_out_addr);
+      acc_re = !(w_valid && w_addr == mxu_out_addr);
     end else if (act_fire) begin
       acc_re    = 1'b1;
       acc_raddr = act_src_q;
@@ -742,15 +809,16 @@ module tpu_datapath #(
       assert (!s1_valid_q || mxu_in_ready) else $error("tpu_datapath: MXU refused a row");
       assert (!a1_valid_q || ap_in_ready) else $error("tpu_datapath: activation refused a row");
       // one user per RAM port
-      assert (!(p_valid_q && ap_out_valid && act_raw_q)) else $error("tpu_datapath: ACC write clash");
+      assert (!(w_valid && ap_out_valid && act_raw_q)) else $error("tpu_datapath: ACC write clash");
       assert (!(cmd_fire && cmd_op == OpUbWrite && ap_out_valid && !act_raw_q))
         else $error("tpu_datapath: UB write clash");
       assert (!(mxu_out_valid && mxu_out_accum && (act_fire || (rd_fire && rd_acc_q))))
         else $error("tpu_datapath: ACC read clash");
       assert (UbReadPort2 || !(mm_fire && rd_fire && !rd_acc_q))
         else $error("tpu_datapath: UB read clash");
-      // commands: legal op, rows >= 1, addresses in range
-      if (cmd_valid_i) begin
+      // commands (as the engines see them: the port, or the CmdSlice stage): legal op,
+      // rows >= 1, addresses in range
+      if (cmd_valid) begin
         assert (cmd_op <= OpAccRead) else $error("tpu_datapath: illegal op %0d", cmd_op);
         if (cmd_op == OpUbWrite) begin
           assert ({32'd0, cmd_a} < 64'(UbRows)) else $error("tpu_datapath: UB address out of range");
