@@ -438,59 +438,105 @@ module tpu_datapath #(
   end
 
   // ACC read-modify-write: the ACC row is read when the MXU result appears (stage P holds
-  // the row the cycle after, with the read data) and written in stage P (or, AccSlice, one
-  // cycle later from stage S). The read misses the rows written in its own cycle or later:
-  // the one written in the read's cycle (that read is not even issued, see the port mux) is
-  // forwarded from fwd_data_q, and with AccSlice the one in stage S from s_data_q.
+  // the row the cycle after, with the read data) and written in stage P. The read misses the
+  // row written in its own cycle (that read is not even issued, see the port mux): it is
+  // forwarded from fwd_data_q. AccSlice: see g_acc_slice.
   logic [AccAw-1:0] mxu_out_addr;
   logic             mxu_out_accum, mxu_out_last;
   assign {mxu_out_addr, mxu_out_accum, mxu_out_last} = mxu_out_tag;
+  // the row leaving the MXU now (its tag), and the MATMUL's ACC read in this cycle
+  logic             x_valid, x_accum, x_last;
+  logic [AccAw-1:0] x_addr;
+  logic             mm_acc_re;
+  logic [AccAw-1:0] mm_acc_raddr;
 
   logic [N*32-1:0] mm_sum;  // stage P's row: the new ACC value
   if (AccSlice) begin : g_acc_slice
+    // Row X (leaving the MXU in cycle t) reads its ACC row in cycle t - 1 (its tag from a
+    // delay line one stage shorter than the MXU's); in cycle t its old value is chosen into
+    // o_q: the ACC read data, or a row written since the read (in cycle t - 1: fwd_data_q;
+    // in t: stage S's s_data_q). In stage P (t + 1) s_data_q <= o_q + X's row, or, when the
+    // previous row has the same ACC row, that row's sum (now in s_data_q) + X's row; stage S
+    // (t + 2) writes it. So the add's operands come from registers through one 2:1 mux, and
+    // the ACC is written from a register.
+    logic                pre_valid;
+    logic [TagWidth-1:0] pre_tag;
+    logic [AccAw-1:0]    pre_addr;
+    logic                pre_accum, pre_last;
+    tpu_delay #(.Width(1), .Depth(2 * N - 1), .ResetEn(1'b1)) u_pre_valid (
+      .clk_i, .rst_i, .d_i(s1_valid_q), .q_o(pre_valid)
+    );
+    tpu_delay #(.Width(TagWidth), .Depth(2 * N - 1), .ResetEn(1'b0)) u_pre_tag (
+      .clk_i, .rst_i, .d_i(s1_tag_q), .q_o(pre_tag)
+    );
+    assign {pre_addr, pre_accum, pre_last} = pre_tag;
+    assign mm_acc_re    = pre_valid && pre_accum;
+    assign mm_acc_raddr = pre_addr;
+
+    logic             x_valid_q, x_accum_q, x_last_q;
+    logic [AccAw-1:0] x_addr_q;
     logic             s_valid_q, s_last_q;
     logic [AccAw-1:0] s_addr_q;
-    logic [N*32-1:0]  s_data_q;
-    // one-hot (or none, for a row that does not accumulate): the old value is stage S's row,
-    // the row written last cycle, or the ACC read data; decided a cycle ahead, so the add's
-    // operands come from registers through one AND-OR
+    logic [N*32-1:0]  s_data_q, o_q;
+    // one-hot (none for a row that does not accumulate, so o_q = 0): o_q from stage S, from
+    // the row written last cycle, or from the ACC read data; decided a cycle ahead
     logic             sel_s_q, sel_f_q, sel_r_q;
-    logic             hit_p, hit_w;
-    assign hit_p = p_valid_q && p_addr_q == mxu_out_addr;  // in stage S next cycle
-    assign hit_w = w_valid && w_addr == mxu_out_addr;      // written now: fwd_data_q next
+    logic             sel_y_q;  // stage P's row adds to the previous row's sum
+    logic             hit_z, hit_v;
+    assign hit_z = p_valid_q && p_addr_q == pre_addr;  // in stage S when X leaves the MXU
+    assign hit_v = w_valid && w_addr == pre_addr;      // written now: fwd_data_q then
     always_ff @(posedge clk_i) begin
       if (rst_i) begin
+        x_valid_q <= 1'b0;
         s_valid_q <= 1'b0;
       end else begin
+        x_valid_q <= pre_valid;
         s_valid_q <= p_valid_q;
       end
+      {x_addr_q, x_accum_q, x_last_q} <= {pre_addr, pre_accum, pre_last};
+      sel_s_q  <= pre_accum && hit_z;
+      sel_f_q  <= pre_accum && !hit_z && hit_v;
+      sel_r_q  <= pre_accum && !hit_z && !hit_v;
+      o_q      <= ({N*32{sel_s_q}} & s_data_q) | ({N*32{sel_f_q}} & fwd_data_q) |
+                  ({N*32{sel_r_q}} & acc_rdata);
+      sel_y_q  <= x_accum_q && p_valid_q && p_addr_q == x_addr_q;
       s_last_q <= p_last_q;
       s_addr_q <= p_addr_q;
       s_data_q <= mm_sum;
-      sel_s_q  <= mxu_out_accum && hit_p;
-      sel_f_q  <= mxu_out_accum && !hit_p && hit_w;
-      sel_r_q  <= mxu_out_accum && !hit_p && !hit_w;
     end
     for (genvar j = 0; j < N; j++) begin : g_add
-      logic [31:0] old;
-      assign old = ({32{sel_s_q}} & s_data_q[j*32 +: 32]) |
-                   ({32{sel_f_q}} & fwd_data_q[j*32 +: 32]) |
-                   ({32{sel_r_q}} & acc_rdata[j*32 +: 32]);
-      assign mm_sum[j*32 +: 32] = old + p_row_q[j*32 +: 32];
+      assign mm_sum[j*32 +: 32] = (sel_y_q ? s_data_q[j*32 +: 32] : o_q[j*32 +: 32]) +
+                                  p_row_q[j*32 +: 32];
     end
+    assign x_valid = x_valid_q;
+    assign x_accum = x_accum_q;
+    assign x_last  = x_last_q;
+    assign x_addr  = x_addr_q;
     assign w_valid = s_valid_q;
     assign w_last  = s_last_q;
     assign w_addr  = s_addr_q;
     assign w_data  = s_data_q;
 `ifndef SYNTHESIS
-    // the registered selects are the forward decision they stand for
     always_ff @(posedge clk_i) begin
-      if (!rst_i && p_valid_q) begin
-        assert ({sel_s_q, sel_f_q, sel_r_q} ==
-                {p_accum_q && s_valid_q && s_addr_q == p_addr_q,
-                 p_accum_q && !(s_valid_q && s_addr_q == p_addr_q) && fwd_hit_q,
-                 p_accum_q && !(s_valid_q && s_addr_q == p_addr_q) && !fwd_hit_q})
-          else $error("tpu_datapath: registered accumulate forward selects");
+      if (!rst_i) begin
+        // the early tag is the MXU's, one cycle ahead
+        assert (x_valid_q == mxu_out_valid && (!x_valid_q || x_addr_q == mxu_out_addr &&
+                x_accum_q == mxu_out_accum && x_last_q == mxu_out_last))
+          else $error("tpu_datapath: early ACC read tag");
+        // the registered selects are the forward decisions they stand for
+        if (x_valid_q) begin
+          assert ({sel_s_q, sel_f_q, sel_r_q} ==
+                  {x_accum_q && s_valid_q && s_addr_q == x_addr_q,
+                   x_accum_q && !(s_valid_q && s_addr_q == x_addr_q) &&
+                     fwd_valid_q && fwd_addr_q == x_addr_q,
+                   x_accum_q && !(s_valid_q && s_addr_q == x_addr_q) &&
+                     !(fwd_valid_q && fwd_addr_q == x_addr_q)})
+            else $error("tpu_datapath: registered ACC forward selects");
+        end
+        if (p_valid_q) begin
+          assert (sel_y_q == (p_accum_q && s_valid_q && s_addr_q == p_addr_q))
+            else $error("tpu_datapath: registered previous-row hit");
+        end
       end
     end
 `endif
@@ -501,6 +547,12 @@ module tpu_datapath #(
       assign mm_sum[j*32 +: 32] = p_accum_q ? mm_old[j*32 +: 32] + p_row_q[j*32 +: 32]
                                             : p_row_q[j*32 +: 32];
     end
+    assign x_valid      = mxu_out_valid;
+    assign x_accum      = mxu_out_accum;
+    assign x_last       = mxu_out_last;
+    assign x_addr       = mxu_out_addr;
+    assign mm_acc_re    = mxu_out_valid && mxu_out_accum;
+    assign mm_acc_raddr = mxu_out_addr;
     assign w_valid = p_valid_q;
     assign w_last  = p_last_q;
     assign w_addr  = p_addr_q;
@@ -518,10 +570,10 @@ module tpu_datapath #(
       mm_fl0_q    <= 1'b1;
       mm_slack_q  <= '0;
     end else begin
-      p_valid_q   <= mxu_out_valid;
+      p_valid_q   <= x_valid;
       fwd_valid_q <= w_valid;
       // = fwd_valid_q && fwd_addr_q == p_addr_q next cycle, without the compare on the RMW path
-      fwd_hit_q   <= w_valid && w_addr == mxu_out_addr;
+      fwd_hit_q   <= w_valid && w_addr == x_addr;
       mm_flight_q <= mm_flight_d;
       // (a row written was in flight, so after an issue the count is >= 1)
       mm_fl0_q    <= !mm_fire && mm_flight_q == MmFlightW'(w_valid);
@@ -533,9 +585,9 @@ module tpu_datapath #(
     end
   end
   always_ff @(posedge clk_i) begin
-    p_accum_q  <= mxu_out_accum;
-    p_last_q   <= mxu_out_last;
-    p_addr_q   <= mxu_out_addr;
+    p_accum_q  <= x_accum;
+    p_last_q   <= x_last;
+    p_addr_q   <= x_addr;
     p_row_q    <= mxu_out_row;
     fwd_addr_q <= w_addr;
     fwd_data_q <= w_data;
@@ -713,12 +765,12 @@ module tpu_datapath #(
     end
 
     acc_re    = 1'b0;
-    acc_raddr = mxu_out_addr;
-    if (mxu_out_valid && mxu_out_accum) begin
+    acc_raddr = mm_acc_raddr;
+    if (mm_acc_re) begin
       // tpu_ram forbids reading the row being written in the same cycle; that row is the one
       // forwarded next cycle anyway, so the read is skipped then. (A row that does not
       // accumulate reads nothing: an ACTIVATE beside its MATMUL has the port.)
-      acc_re = !(w_valid && w_addr == mxu_out_addr);
+      acc_re = !(w_valid && w_addr == mm_acc_raddr);
     end else if (act_fire) begin
       acc_re    = 1'b1;
       acc_raddr = act_src_q;
@@ -812,7 +864,7 @@ module tpu_datapath #(
       assert (!(w_valid && ap_out_valid && act_raw_q)) else $error("tpu_datapath: ACC write clash");
       assert (!(cmd_fire && cmd_op == OpUbWrite && ap_out_valid && !act_raw_q))
         else $error("tpu_datapath: UB write clash");
-      assert (!(mxu_out_valid && mxu_out_accum && (act_fire || (rd_fire && rd_acc_q))))
+      assert (!(mm_acc_re && (act_fire || (rd_fire && rd_acc_q))))
         else $error("tpu_datapath: ACC read clash");
       assert (UbReadPort2 || !(mm_fire && rd_fire && !rd_acc_q))
         else $error("tpu_datapath: UB read clash");
