@@ -241,7 +241,9 @@ module tpu_datapath #(
   logic [N*32-1:0]     w_data;
   logic [AccAw-1:0]    fwd_addr_q;
   logic [N*32-1:0]     fwd_data_q;
-  logic [MmFlightW-1:0] mm_flight_q;
+  // rows issued and not yet written: counted from stage s1 on (mm_fl1_q, so the issue decision
+  // mm_fire does not feed a carry chain) plus the row in s1
+  logic [MmFlightW-1:0] mm_flight, mm_fl1_q;
   logic                 mxu_idle;
   // ACTIVATE
   logic [AccAw-1:0]  act_src_q;
@@ -275,7 +277,7 @@ module tpu_datapath #(
   // the command's ACC rows [a, a + rows) and UB rows [b, b + rows) (an ACTIVATE's) lie apart
   // from the last MATMUL's
   logic              act_apart;
-  // lm_rows_q - (mm_flight_q + mm_left_q), signed: >= 0 when every earlier MATMUL's rows are
+  // lm_rows_q - (mm_flight + mm_left_q), signed: >= 0 when every earlier MATMUL's rows are
   // written (rows leave in order). Kept as a register, so the acceptance does not add and
   // compare: a MATMUL is accepted only when the previous one issues its last row, so then it
   // becomes -(the rows in flight next cycle); otherwise each ACC write adds 1.
@@ -559,14 +561,25 @@ module tpu_datapath #(
     assign w_data  = mm_sum;
   end
 
-  logic [MmFlightW-1:0] mm_flight_d;
-  assign mm_flight_d = mm_flight_q + MmFlightW'(mm_fire) - MmFlightW'(w_valid);
+  assign mm_flight = mm_fl1_q + MmFlightW'(s1_valid_q);
+  // the slack's load value - (mm_flight + 1) + w_valid + !mm_active, as ~mm_fl1_q + sl_inc
+  // (a table, not adders: one LUT level per bit, no carry chain in front of the slack's)
+  logic signed [2:0] sl_inc;
+  always_comb begin
+    unique case ({w_valid, !mm_active, s1_valid_q})
+      3'b001:         sl_inc = -3'sd1;
+      3'b000, 3'b011,
+      3'b101:         sl_inc = 3'sd0;
+      3'b110:         sl_inc = 3'sd2;
+      default:        sl_inc = 3'sd1;  // 010, 100, 111
+    endcase
+  end
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       p_valid_q   <= 1'b0;
       fwd_valid_q <= 1'b0;
       fwd_hit_q   <= 1'b0;
-      mm_flight_q <= '0;
+      mm_fl1_q    <= '0;
       mm_fl0_q    <= 1'b1;
       mm_slack_q  <= '0;
     end else begin
@@ -574,13 +587,12 @@ module tpu_datapath #(
       fwd_valid_q <= w_valid;
       // = fwd_valid_q && fwd_addr_q == p_addr_q next cycle, without the compare on the RMW path
       fwd_hit_q   <= w_valid && w_addr == x_addr;
-      mm_flight_q <= mm_flight_d;
+      mm_fl1_q    <= mm_fl1_q + MmFlightW'(s1_valid_q) - MmFlightW'(w_valid);
       // (a row written was in flight, so after an issue the count is >= 1)
-      mm_fl0_q    <= !mm_fire && mm_flight_q == MmFlightW'(w_valid);
+      mm_fl0_q    <= !mm_fire && mm_flight == MmFlightW'(w_valid);
       // (a MATMUL accepted while one is active is accepted as that one fires its last row)
-      // (p - f - a = ~f + (p + !a), one carry chain)
-      mm_slack_q  <= acc_cmd_mm ? (~(SlW'(mm_flight_q))) + SlW'({w_valid && !mm_active,
-                                                             w_valid ^ !mm_active})
+      // (p - f - a = ~f + (p + !a) = ~fl1 + (p + !a - s1), one carry chain)
+      mm_slack_q  <= acc_cmd_mm ? (~(SlW'(mm_fl1_q))) + SlW'(sl_inc)
                                 : mm_slack_q + SlW'(w_valid);
     end
   end
@@ -823,15 +835,17 @@ module tpu_datapath #(
   logic [CmdWidth-1:0] cmd_prev_q;
   logic [N*32-1:0]     rd_prev_q;
   logic                rd_last_prev_q;
+  logic [MmFlightW-1:0] mm_flight_chk_q;
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
+      mm_flight_chk_q <= '0;
       cmd_stall_q <= 1'b0;
       rd_stall_q  <= 1'b0;
       lm_seen_q   <= 1'b0;
     end else begin
       // the registered MATMUL slack is what it stands for (once there was a MATMUL)
       if (lm_seen_q) begin
-        assert ($signed(mm_slack_q) == $signed(SlW'(lm_rows_q)) - $signed(SlW'(mm_flight_q))
+        assert ($signed(mm_slack_q) == $signed(SlW'(lm_rows_q)) - $signed(SlW'(mm_flight))
                                        - $signed(SlW'(mm_left_q)))
           else $error("tpu_datapath: MATMUL slack %0d", $signed(mm_slack_q));
       end
@@ -844,8 +858,11 @@ module tpu_datapath #(
               {act_nz_q, act_one_q} == {act_left_q != '0, act_left_q == CntW'(1)} &&
               {rd_nz_q, rd_one_q} == {rd_left_q != '0, rd_left_q == CntW'(1)})
         else $error("tpu_datapath: registered row counter decodes");
-      assert (mm_fl0_q == (mm_flight_q == '0) && act_fl0_q == (act_flight_q == '0))
+      assert (mm_fl0_q == (mm_flight == '0) && act_fl0_q == (act_flight_q == '0))
         else $error("tpu_datapath: registered in-flight decodes");
+      // the split in-flight count is the plain one
+      assert (mm_flight == mm_flight_chk_q) else $error("tpu_datapath: MATMUL rows in flight");
+      mm_flight_chk_q <= mm_flight_chk_q + MmFlightW'(mm_fire) - MmFlightW'(w_valid);
       // handshakes: a stalled transfer stays offered and unchanged
       if (cmd_stall_q) begin
         assert (cmd_valid_i && cmd_i == cmd_prev_q)

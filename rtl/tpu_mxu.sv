@@ -56,7 +56,7 @@ module tpu_mxu #(
 
   shadow_e sh_q, sh_d;
 
-  logic             f_valid, f_ready, f_fire;
+  logic             f_valid, f_ready, f_fire, f_last;
   logic [N*8-1:0]   f_row;
   logic [KBits-1:0] f_k;
   logic [$clog2(Tiles + 1)-1:0] f_tiles, f_used;
@@ -73,6 +73,7 @@ module tpu_mxu #(
     .out_ready_i    (f_ready),
     .out_row_o      (f_row),
     .out_k_o        (f_k),
+    .out_last_o     (f_last),
     .tiles_o        (f_tiles),
     .used_o         (f_used)
   );
@@ -89,7 +90,7 @@ module tpu_mxu #(
     unique case (sh_q)
       ShEmpty, ShLoading: begin
         if (f_fire) begin
-          sh_d = (f_k == KBits'(N - 1)) ? ShReady : ShLoading;
+          sh_d = f_last ? ShReady : ShLoading;
         end
       end
       ShReady: begin
@@ -128,7 +129,11 @@ module tpu_mxu #(
   );
 
   assign swap_ready_o      = (sh_q == ShReady);
-  assign swap_ready_next_o = (sh_d == ShReady);
+  // = (sh_d == ShReady), from flip-flops through fewer logic levels (the datapath's MATMUL
+  // issue decision takes it): Ready stays unless a switch row enters now; the last row of a
+  // tile shifted in now makes it Ready
+  assign swap_ready_next_o = (sh_q == ShReady && !(in_valid_i && in_sw_i)) ||
+                             ((sh_q == ShEmpty || sh_q == ShLoading) && f_valid && f_last);
   // FIFO slots in use plus the tile in the shadow registers (loading or loaded).
   assign tiles_o = CntBits'(f_used) + CntBits'(sh_q != ShEmpty);
 
@@ -149,6 +154,7 @@ module tpu_mxu #(
           else $error("tpu_mxu: in_* changed while stalled");
       end
       in_stall_q <= in_valid_i && !in_ready_o;
+      assert (swap_ready_next_o == (sh_d == ShReady)) else $error("tpu_mxu: swap_ready_next_o");
       // the FIFO streams rows in order 0..N-1; a new tile starts only in an empty shadow
       if (f_fire && f_k == '0) begin
         assert (sh_q != ShLoading) else $error("tpu_mxu: tile started while loading");
