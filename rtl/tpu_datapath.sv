@@ -35,7 +35,7 @@
 //   written in cycle a + R + 2N + 1, so MatmulLatency = 2N + 2 cycles beyond the R issue
 //   cycles. T back-to-back MATMULs with POP of M >= N rows each take T*M + 2N + 2 cycles from
 //   the first accept to the last write, when the FIFO keeps up (docs/datapath.md). AccSlice
-//   (boards): one cycle more, 2N + 3.
+//   and ProdReg (boards): one cycle more each.
 // ACTIVATE with ActLanes < N: rows go through the activation one at a time (the next ACC row
 //   is read when the previous result is written), about 40..100 cycles per ActLanes channels.
 // Reset (rst_i, synchronous): control state only; RAMs, parameters and data registers keep
@@ -64,7 +64,11 @@ module tpu_datapath #(
   // later, with forwarding over the two rows still in flight, so accumulating rows that hit
   // the same ACC row back to back stay exact. Every MATMUL row is written one cycle later
   // (MatmulLatency 2N + 3); same results.
-  parameter bit          AccSlice = 1'b0
+  parameter bit          AccSlice = 1'b0,
+  // board option (FPGAs): every PE registers its product before the partial-sum add (tpu_pe
+  // ProdReg), so a DSP's output gets a cycle to reach the fabric; the array's results, and so
+  // every MATMUL row, one cycle later (MatmulLatency + 1); same results.
+  parameter bit          ProdReg = 1'b0
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -115,7 +119,8 @@ module tpu_datapath #(
   localparam int unsigned UbAw     = $clog2(UbRows);
   localparam int unsigned AccAw    = $clog2(AccRows);
   localparam int unsigned CntW     = $clog2((UbRows > AccRows ? UbRows : AccRows) + 1);
-  // rows in flight between MATMUL issue and ACC write: 1 + 2N + 1, plus margin
+  // rows in flight between MATMUL issue and ACC write: 1 + 2N + 1 (+ AccSlice + ProdReg),
+  // plus margin
   localparam int unsigned MmFlightW  = $clog2(2 * N + 8);
   localparam int unsigned ActFlightW = CntW;  // generous: rows in flight < 16
   localparam int unsigned TagWidth   = AccAw + 2;  // {acc address, accumulate, last}
@@ -376,7 +381,7 @@ module tpu_datapath #(
   logic [N*32-1:0]     mxu_out_row;
   logic [TagWidth-1:0] mxu_out_tag;
 
-  tpu_mxu #(.N(N), .Tiles(Tiles), .TagWidth(TagWidth)) u_mxu (
+  tpu_mxu #(.N(N), .Tiles(Tiles), .TagWidth(TagWidth), .ProdReg(ProdReg)) u_mxu (
     .clk_i,
     .rst_i,
     .wpush_valid_i,
@@ -465,10 +470,10 @@ module tpu_datapath #(
     logic [TagWidth-1:0] pre_tag;
     logic [AccAw-1:0]    pre_addr;
     logic                pre_accum, pre_last;
-    tpu_delay #(.Width(1), .Depth(2 * N - 1), .ResetEn(1'b1)) u_pre_valid (
+    tpu_delay #(.Width(1), .Depth(2 * N - 1 + 32'(ProdReg)), .ResetEn(1'b1)) u_pre_valid (
       .clk_i, .rst_i, .d_i(s1_valid_q), .q_o(pre_valid)
     );
-    tpu_delay #(.Width(TagWidth), .Depth(2 * N - 1), .ResetEn(1'b0)) u_pre_tag (
+    tpu_delay #(.Width(TagWidth), .Depth(2 * N - 1 + 32'(ProdReg)), .ResetEn(1'b0)) u_pre_tag (
       .clk_i, .rst_i, .d_i(s1_tag_q), .q_o(pre_tag)
     );
     assign {pre_addr, pre_accum, pre_last} = pre_tag;

@@ -6,8 +6,8 @@
 // a MATMUL with POP: that row and every later one use the next tile. A switch row is accepted
 // only when that tile sits complete in the shadow registers (swap_ready_o); other rows are
 // always accepted (in_ready_o = !in_sw_i || swap_ready_o). in_tag_i travels with the row.
-// Results: out_valid_o/out_row_o/out_tag_o exactly Latency = 2*N cycles after the row was
-// accepted; no back-pressure.
+// Results: out_valid_o/out_row_o/out_tag_o exactly Latency = 2*N (ProdReg: 2*N + 1) cycles
+// after the row was accepted; no back-pressure.
 // Shadow loading: as soon as the previous switch row has entered the array (same cycle
 // allowed) and the FIFO has a complete tile, its N rows stream into the shadow registers (one
 // per cycle when the FIFO keeps up); swap_ready_o rises the cycle after the last one. A switch
@@ -19,7 +19,8 @@
 module tpu_mxu #(
   parameter int unsigned N        = 16,
   parameter int unsigned Tiles    = 4,
-  parameter int unsigned TagWidth = 1
+  parameter int unsigned TagWidth = 1,
+  parameter bit          ProdReg  = 1'b0  // boards: tpu_pe's product register (+1 latency)
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -46,7 +47,7 @@ module tpu_mxu #(
 );
   localparam int unsigned KBits   = (N > 1) ? $clog2(N) : 1;
   localparam int unsigned CntBits = $clog2(Tiles + 2);
-  localparam int unsigned Latency = 2 * N;
+  localparam int unsigned Latency = 2 * N + 32'(ProdReg);
 
   typedef enum logic [1:0] {
     ShEmpty   = 2'd0,  // the shadow holds nothing that is still needed
@@ -110,7 +111,7 @@ module tpu_mxu #(
     end
   end
 
-  tpu_systolic_array #(.N(N)) u_array (
+  tpu_systolic_array #(.N(N), .ProdReg(ProdReg)) u_array (
     .clk_i,
     .rst_i,
     .in_valid_i  (in_fire),
