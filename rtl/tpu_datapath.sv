@@ -58,12 +58,12 @@ module tpu_datapath #(
   // Also: an ACTIVATE beside a MATMUL waits one cycle more (its range decision is registered)
   // and a MATMUL is accepted once the previous one has issued its last row, not in that cycle.
   parameter bit          CmdSlice = 1'b0,
-  // board option (FPGAs): the ACC read-modify-write in two stages. The accumulate add ends in
-  // a register (its operands from registers and the ACC read port, the forwarded value chosen
-  // by registered one-hot selects) and the ACC row is written from that register one cycle
-  // later, with forwarding over the two rows still in flight, so accumulating rows that hit
-  // the same ACC row back to back stay exact. Every MATMUL row is written one cycle later
-  // (MatmulLatency 2N + 3); same results.
+  // board option (FPGAs): the ACC read-modify-write in two stages (see g_acc_slice). The ACC
+  // row is read a cycle early and its old value (the read data, or a row written since the
+  // read) registered; the 32-bit add runs from registers into a register, and the ACC row is
+  // written from that register one cycle later. Forwarding covers every row still in flight,
+  // so accumulating rows that hit the same ACC row back to back stay exact. Every MATMUL row
+  // is written one cycle later (MatmulLatency 2N + 3); same results.
   parameter bit          AccSlice = 1'b0,
   // board option (FPGAs): every PE registers its product before the partial-sum add (tpu_pe
   // ProdReg), so a DSP's output gets a cycle to reach the fabric; the array's results, and so
