@@ -54,9 +54,7 @@ module tpu_datapath #(
   // board option (FPGAs): a register stage on the command port. The command and its range
   // ends (address + rows) are registered before the acceptance decision, so no path runs from
   // the command bus through the range checks into cmd_ready_o and the engines; one more cycle
-  // per command, same results. cmd_ready_o = the stage is free (a flip-flop: the stage's load
-  // enable is not the acceptance decision), so a command enters the cycle after the previous
-  // one is accepted at the earliest.
+  // per command, same results. cmd_ready_o = the stage is free or its command is accepted.
   // Also: an ACTIVATE beside a MATMUL waits one cycle more (its range decision is registered)
   // and a MATMUL is accepted once the previous one has issued its last row, not in that cycle.
   parameter bit          CmdSlice = 1'b0,
@@ -174,14 +172,12 @@ module tpu_datapath #(
     logic                v_q;
     logic [CmdWidth-1:0] c_q;
     logic [RngW-1:0]     hi_a_q, hi_b_q;
-    assign cmd_ready_o = !v_q;
+    assign cmd_ready_o = !v_q || can_accept;
     always_ff @(posedge clk_i) begin
       if (rst_i) begin
         v_q <= 1'b0;
-      end else if (!v_q) begin
+      end else if (cmd_ready_o) begin
         v_q <= cmd_valid_i;
-      end else if (can_accept) begin
-        v_q <= 1'b0;
       end
     end
     always_ff @(posedge clk_i) begin
