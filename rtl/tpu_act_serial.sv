@@ -85,8 +85,10 @@ module tpu_act_serial #(
   phase_e              ph_q, ph_d;
   logic [GrpW-1:0]     grp_q, grp_d;
   logic [4:0]          cnt_q, cnt_d;
-  logic                m_sub_q;       // cnt_q == 31 in phase M (registered: off the adder's path)
-  logic                ph_m_q;        // ph_q == PhM, as a flip-flop of its own (the hi_q mux)
+  logic                m_sub_d;       // the next cycle is phase M's last step (cnt 31)
+  logic                m_rnd_d;       // ... its step 30 (where SRDHM's 2^30 is added)
+  logic                ph_m_q;        // ph_q == PhM, as a flip-flop of its own (hm_q's enable)
+  logic                ph_x_q;        // ph_q == PhX, likewise (a_q's last mux)
   logic                raw_q, lut_q, last_q;
   logic [N*32-1:0]     row_q;         // inputs; each group's results replace its inputs
   logic [SatWidth-1:0] sat_q;
@@ -134,10 +136,13 @@ module tpu_act_serial #(
     if (rst_i) begin
       ph_q   <= PhIdle;
       ph_m_q <= 1'b0;
+      ph_x_q <= 1'b0;
     end else begin
       ph_q   <= ph_d;
       // = (ph_d == PhM), written without the rest of the FSM
       ph_m_q <= (ph_q == PhL && lane_busy == '0) || (ph_q == PhM && cnt_q != 5'd31);
+      // = (ph_d == PhX)
+      ph_x_q <= accept || (ph_q == PhV && grp_q != GrpW'(Groups - 1));
     end
   end
 
@@ -149,12 +154,14 @@ module tpu_act_serial #(
     end
   end
 
+  // phase M counts 0..31 one by one from phase L, so cnt_q == 31 there exactly when the
+  // cycle before was phase M with cnt_q == 30
+  assign m_sub_d = ph_q == PhM && cnt_q == 5'd30;
+  assign m_rnd_d = ph_q == PhM && cnt_q == 5'd29;
+
   always_ff @(posedge clk_i) begin
     grp_q <= grp_d;
     cnt_q <= cnt_d;
-    // phase M counts 0..31 one by one from phase L, so cnt_q == 31 there exactly when the
-    // cycle before was phase M with cnt_q == 30
-    m_sub_q <= ph_q == PhM && cnt_q == 5'd30;
     if (accept) begin
       row_q  <= in_acc_i;
       raw_q  <= in_raw_i;
@@ -198,12 +205,16 @@ module tpu_act_serial #(
     end
 
     // ls_q/rs_q: the shifts, registered in phase X (keeps the parameter mux off the later
-    // phases' paths); a_q: x, then a (shifted), then t, then y; hi_q/lo_q: the product, then
-    // the rounded sum
+    // phases' paths); a_q: x, then a (shifted), then t, then y; hm_q/lo_q: the product (+ 2^30,
+    // SRDHM's rounding), hi_q: the rounded sum, then z
     logic [4:0]         ls_q, rs_q;
-    logic signed [31:0] a_q, a_d;
-    logic signed [32:0] hi_q, hi_new, hi_alt;
+    logic signed [31:0] a_q, a_d, a_x;
+    logic signed [32:0] hm_q, hi_q, hi_new;
     logic               hi_we;
+    // the next multiply step's operand (a, inverted for bit 31 of b, or 0) and carry in
+    // (bit 31: the +1 of the two's complement; step 30: 2^30 of SRDHM), from flip-flops
+    logic [33:0]        op_q;
+    logic               cin_q, m_bit;
     logic [31:0]        lo_q, lo_d;
     logic               ovf_q, ovf_d;
     logic               lt_q, gt_q;   // z < qmin, z > qmax (phase C)
@@ -213,17 +224,15 @@ module tpu_act_serial #(
     logic               in8;          // hi_q (z) is an int8 value
     logic signed [7:0]  v;
     logic               sat, busy;
-    logic [32:0]        tinc;
 
     always_comb begin
       a_d   = a_q;
       lo_d  = lo_q;
       ovf_d = ovf_q;
       // multiply step: add a (bit 31 of b: subtract, b is two's complement), shift right
-      // (hi + (a xor s) + s, s = subtract, operand 0 when lo_q[0] is 0: the selects act on the
-      // adder's operand, so only the phase mux follows the carry chain)
-      step  = 34'({hi_q[32], hi_q}) + ((34'(a_q) ^ {34{m_sub_q}}) & {34{lo_q[0]}})
-              + 34'(m_sub_q && lo_q[0]);
+      // (hm + (a xor s) + s, s = subtract, operand 0 when lo_q[0] is 0; the operand and the
+      // carry in are registered one step ahead, op_q/cin_q)
+      step  = 34'({hm_q[32], hm_q}) + op_q + 34'(cin_q);
       // 2^(rs-1) - [t < 0] without a subtraction: bit rs-1 for t >= 0, bits below it for t < 0
       for (int unsigned k = 0; k < 32; k++) begin
         rnd[k] = rs_q != 5'd0 && (a_q[31] ? 6'(k) + 6'd1 < 6'(rs_q) : 6'(k) + 6'd1 == 6'(rs_q));
@@ -241,12 +250,10 @@ module tpu_act_serial #(
         v = hi_q[7:0];
       end
       sat = !raw_q && (lt_q || gt_q);
-      // SRDHM: (p + 2^30) >> 31 = (p[62:30] + 1) >> 1, with p = {hi[31:0], lo}
-      tinc = {hi_q[30:0], lo_q[31:30]} + 33'd1;  // bit 0 is rounded away
       busy = 1'b0;
       unique case (ph_q)
         PhX: begin
-          a_d  = $signed(row_q[32*l +: 32]) + bias;
+          // (a_d = a_x, below)
           lo_d = raw_q ? 32'd1 : mult;
         end
         PhL: begin
@@ -258,12 +265,13 @@ module tpu_act_serial #(
           lo_d = {step[0], lo_q[31:1]};
         end
         PhT: begin
+          // SRDHM: (p + 2^30) >> 31; the 2^30 was added in step 30 (not for RAW32 rows)
           if (raw_q) begin
             a_d = lo_q;
           end else if (ovf_q) begin
             a_d = 32'sh7fff_ffff;
           end else begin
-            a_d = tinc[32:1];
+            a_d = {hm_q[30:0], lo_q[31]};
           end
         end
         PhP: lo_d = rnd;              // registered: the rounding term off the adder's path
@@ -275,13 +283,14 @@ module tpu_act_serial #(
         default: begin
         end
       endcase
-      // hi_q: cleared in phase L; M: the multiply step; R, Z: the shared adder (t + rnd in 33
-      // bits: no overflow; y + zp); S: shifted
-      // right (while busy). Written as two 2:1 muxes, so one LUT level follows the multiply
-      // step's carry chain (the clear and the hold are the flip-flop's reset and enable).
-      hi_alt = (ph_q == PhS) ? hi_q >>> 1 : rsum;
-      hi_new = ph_m_q ? step[33:1] : hi_alt;
-      hi_we  = ph_q == PhM || ph_q == PhR || ph_q == PhZ || (ph_q == PhS && busy);
+      // hm_q: cleared in phase L, the multiply step in M (the clear and the hold are the
+      // flip-flop's reset and enable: nothing follows the carry chain). hi_q: R, Z: the shared
+      // adder (t + rnd in 33 bits: no overflow; y + zp); S: shifted right (while busy).
+      hi_new = (ph_q == PhS) ? hi_q >>> 1 : rsum;
+      hi_we  = ph_q == PhR || ph_q == PhZ || (ph_q == PhS && busy);
+      a_x    = $signed(row_q[32*l +: 32]) + bias;
+      // the next step's multiplier bit: lo_q shifts right in phase M, holds in phase L
+      m_bit  = ph_q == PhM ? lo_q[1] : lo_q[0];
     end
 
     always_ff @(posedge clk_i) begin
@@ -295,17 +304,31 @@ module tpu_act_serial #(
         lt_q <= in8 ? $signed(hi_q[7:0]) < $signed(qmin_i) : hi_q[32];
         gt_q <= in8 ? $signed(hi_q[7:0]) > $signed(qmax_i) : !hi_q[32];
       end
-      a_q   <= a_d;
+      // phase X's add (x = acc + bias) enters through the last 2:1 mux only
+      a_q   <= ph_x_q ? a_x : a_d;
       if (ph_q == PhL) begin
-        hi_q <= '0;
-      end else if (hi_we) begin
+        hm_q <= '0;
+      end else if (ph_m_q) begin
+        hm_q <= step[33:1];
+      end
+      if (hi_we) begin
         hi_q <= hi_new;
       end
+      // (a_q holds from the last cycle of phase L through phase M)
+      op_q  <= (34'(a_q) ^ {34{m_sub_d}}) & {34{m_bit}};
+      cin_q <= (m_sub_d && m_bit) || (m_rnd_d && !raw_q);
       lo_q  <= lo_d;
       ovf_q <= ovf_d;
     end
-    logic unused_tinc;
-    assign unused_tinc          = tinc[0];
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i) begin
+      if (!rst_i && ph_q == PhM) begin
+        assert (op_q == ((34'(a_q) ^ {34{cnt_q == 5'd31}}) & {34{lo_q[0]}}) &&
+                cin_q == ((cnt_q == 5'd31 && lo_q[0]) || (cnt_q == 5'd30 && !raw_q)))
+          else $error("tpu_act_serial: registered multiply operand");
+      end
+    end
+`endif
     assign lane_busy[l]         = busy;
     assign lane_sat[l]          = ph_q == PhV && sat;
     assign lane_res[32*l +: 32] = raw_q ? a_q : 32'(v);
@@ -346,11 +369,9 @@ module tpu_act_serial #(
       assert ({in_acc_i, in_raw_i, in_lut_i, in_last_i} == past_in_q)
         else $error("tpu_act_serial: input row changed while stalled");
     end
-    if (!rst_i && ph_q == PhM) begin
-      assert (m_sub_q == (cnt_q == 5'd31)) else $error("tpu_act_serial: m_sub_q");
-    end
     if (!rst_i) begin
       assert (ph_m_q == (ph_q == PhM)) else $error("tpu_act_serial: ph_m_q");
+      assert (ph_x_q == (ph_q == PhX)) else $error("tpu_act_serial: ph_x_q");
     end
     if (!rst_i && past_ok_q && out_stall_q) begin
       assert (out_valid_o && out_int8_o == past_out_int8_q)

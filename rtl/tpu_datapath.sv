@@ -34,7 +34,8 @@
 //   MATMUL of R rows: UB read (1) + array (2N) + ACC read-modify-write (1): the last row is
 //   written in cycle a + R + 2N + 1, so MatmulLatency = 2N + 2 cycles beyond the R issue
 //   cycles. T back-to-back MATMULs with POP of M >= N rows each take T*M + 2N + 2 cycles from
-//   the first accept to the last write, when the FIFO keeps up (docs/datapath.md).
+//   the first accept to the last write, when the FIFO keeps up (docs/datapath.md). AccSlice
+//   and ProdReg (boards): one cycle more each.
 // ACTIVATE with ActLanes < N: rows go through the activation one at a time (the next ACC row
 //   is read when the previous result is written), about 40..100 cycles per ActLanes channels.
 // Reset (rst_i, synchronous): control state only; RAMs, parameters and data registers keep
@@ -56,7 +57,18 @@ module tpu_datapath #(
   // per command, same results. cmd_ready_o = the stage is free or its command is accepted.
   // Also: an ACTIVATE beside a MATMUL waits one cycle more (its range decision is registered)
   // and a MATMUL is accepted once the previous one has issued its last row, not in that cycle.
-  parameter bit          CmdSlice = 1'b0
+  parameter bit          CmdSlice = 1'b0,
+  // board option (FPGAs): the ACC read-modify-write in two stages (see g_acc_slice). The ACC
+  // row is read a cycle early and its old value (the read data, or a row written since the
+  // read) registered; the 32-bit add runs from registers into a register, and the ACC row is
+  // written from that register one cycle later. Forwarding covers every row still in flight,
+  // so accumulating rows that hit the same ACC row back to back stay exact. Every MATMUL row
+  // is written one cycle later (MatmulLatency 2N + 3); same results.
+  parameter bit          AccSlice = 1'b0,
+  // board option (FPGAs): every PE registers its product before the partial-sum add (tpu_pe
+  // ProdReg), so a DSP's output gets a cycle to reach the fabric; the array's results, and so
+  // every MATMUL row, one cycle later (MatmulLatency + 1); same results.
+  parameter bit          ProdReg = 1'b0
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -109,7 +121,8 @@ module tpu_datapath #(
   localparam int unsigned UbAw     = $clog2(UbRows);
   localparam int unsigned AccAw    = $clog2(AccRows);
   localparam int unsigned CntW     = $clog2((UbRows > AccRows ? UbRows : AccRows) + 1);
-  // rows in flight between MATMUL issue and ACC write: 1 + 2N + 1, plus margin
+  // rows in flight between MATMUL issue and ACC write: 1 + 2N + 1 (+ AccSlice + ProdReg),
+  // plus margin
   localparam int unsigned MmFlightW  = $clog2(2 * N + 8);
   localparam int unsigned ActFlightW = CntW;  // generous: rows in flight < 16
   localparam int unsigned TagWidth   = AccAw + 2;  // {acc address, accumulate, last}
@@ -229,10 +242,15 @@ module tpu_datapath #(
   logic                p_valid_q, p_accum_q, p_last_q;
   logic [AccAw-1:0]    p_addr_q;
   logic [N*32-1:0]     p_row_q;
-  logic                fwd_valid_q, fwd_hit_q;
+  logic                fwd_valid_q, fwd_hit_q;  // the row written in the previous cycle
+  logic                w_valid, w_last;         // the MATMUL row written to ACC now
+  logic [AccAw-1:0]    w_addr;
+  logic [N*32-1:0]     w_data;
   logic [AccAw-1:0]    fwd_addr_q;
   logic [N*32-1:0]     fwd_data_q;
-  logic [MmFlightW-1:0] mm_flight_q;
+  // rows issued and not yet written: counted from stage s1 on (mm_fl1_q, so the issue decision
+  // mm_fire does not feed a carry chain) plus the row in s1
+  logic [MmFlightW-1:0] mm_flight, mm_fl1_q;
   logic                 mxu_idle;
   // ACTIVATE
   logic [AccAw-1:0]  act_src_q;
@@ -266,7 +284,7 @@ module tpu_datapath #(
   // the command's ACC rows [a, a + rows) and UB rows [b, b + rows) (an ACTIVATE's) lie apart
   // from the last MATMUL's
   logic              act_apart;
-  // lm_rows_q - (mm_flight_q + mm_left_q), signed: >= 0 when every earlier MATMUL's rows are
+  // lm_rows_q - (mm_flight + mm_left_q), signed: >= 0 when every earlier MATMUL's rows are
   // written (rows leave in order). Kept as a register, so the acceptance does not add and
   // compare: a MATMUL is accepted only when the previous one issues its last row, so then it
   // becomes -(the rows in flight next cycle); otherwise each ACC write adds 1.
@@ -365,7 +383,7 @@ module tpu_datapath #(
   logic [N*32-1:0]     mxu_out_row;
   logic [TagWidth-1:0] mxu_out_tag;
 
-  tpu_mxu #(.N(N), .Tiles(Tiles), .TagWidth(TagWidth)) u_mxu (
+  tpu_mxu #(.N(N), .Tiles(Tiles), .TagWidth(TagWidth), .ProdReg(ProdReg)) u_mxu (
     .clk_i,
     .rst_i,
     .wpush_valid_i,
@@ -428,56 +446,174 @@ module tpu_datapath #(
     s1_tag_q <= {mm_acc_q, mm_accum_q, mm_one_q};
   end
 
-  // ACC read-modify-write: the ACC row is read when the MXU result appears and written one
-  // cycle later. The only row whose write the read can miss is the one written in the same
-  // cycle (that read is not even issued, see the port mux): forward it.
+  // ACC read-modify-write: the ACC row is read when the MXU result appears (stage P holds
+  // the row the cycle after, with the read data) and written in stage P. The read misses the
+  // row written in its own cycle (that read is not even issued, see the port mux): it is
+  // forwarded from fwd_data_q. AccSlice: see g_acc_slice.
   logic [AccAw-1:0] mxu_out_addr;
   logic             mxu_out_accum, mxu_out_last;
   assign {mxu_out_addr, mxu_out_accum, mxu_out_last} = mxu_out_tag;
+  // the row leaving the MXU now (its tag), and the MATMUL's ACC read in this cycle
+  logic             x_valid, x_accum, x_last;
+  logic [AccAw-1:0] x_addr;
+  logic             mm_acc_re;
+  logic [AccAw-1:0] mm_acc_raddr;
 
-  logic [N*32-1:0] mm_old, mm_wdata;
-  assign mm_old = fwd_hit_q ? fwd_data_q : acc_rdata;
-  for (genvar j = 0; j < N; j++) begin : g_rmw
-    assign mm_wdata[j*32 +: 32] = p_accum_q ? mm_old[j*32 +: 32] + p_row_q[j*32 +: 32]
+  logic [N*32-1:0] mm_sum;  // stage P's row: the new ACC value
+  if (AccSlice) begin : g_acc_slice
+    // Row X (leaving the MXU in cycle t) reads its ACC row in cycle t - 1 (its tag from a
+    // delay line one stage shorter than the MXU's); in cycle t its old value is chosen into
+    // o_q: the ACC read data, or a row written since the read (in cycle t - 1: fwd_data_q;
+    // in t: stage S's s_data_q). In stage P (t + 1) s_data_q <= o_q + X's row, or, when the
+    // previous row has the same ACC row, that row's sum (now in s_data_q) + X's row; stage S
+    // (t + 2) writes it. So the add's operands come from registers through one 2:1 mux, and
+    // the ACC is written from a register.
+    logic                pre_valid;
+    logic [TagWidth-1:0] pre_tag;
+    logic [AccAw-1:0]    pre_addr;
+    logic                pre_accum, pre_last;
+    tpu_delay #(.Width(1), .Depth(2 * N - 1 + 32'(ProdReg)), .ResetEn(1'b1)) u_pre_valid (
+      .clk_i, .rst_i, .d_i(s1_valid_q), .q_o(pre_valid)
+    );
+    tpu_delay #(.Width(TagWidth), .Depth(2 * N - 1 + 32'(ProdReg)), .ResetEn(1'b0)) u_pre_tag (
+      .clk_i, .rst_i, .d_i(s1_tag_q), .q_o(pre_tag)
+    );
+    assign {pre_addr, pre_accum, pre_last} = pre_tag;
+    assign mm_acc_re    = pre_valid && pre_accum;
+    assign mm_acc_raddr = pre_addr;
+
+    logic             x_valid_q, x_accum_q, x_last_q;
+    logic [AccAw-1:0] x_addr_q;
+    logic             s_valid_q, s_last_q;
+    logic [AccAw-1:0] s_addr_q;
+    logic [N*32-1:0]  s_data_q, o_q;
+    // one-hot (none for a row that does not accumulate, so o_q = 0): o_q from stage S, from
+    // the row written last cycle, or from the ACC read data; decided a cycle ahead
+    logic             sel_s_q, sel_f_q, sel_r_q;
+    logic             sel_y_q;  // stage P's row adds to the previous row's sum
+    logic             hit_z, hit_v;
+    assign hit_z = p_valid_q && p_addr_q == pre_addr;  // in stage S when X leaves the MXU
+    assign hit_v = w_valid && w_addr == pre_addr;      // written now: fwd_data_q then
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        x_valid_q <= 1'b0;
+        s_valid_q <= 1'b0;
+      end else begin
+        x_valid_q <= pre_valid;
+        s_valid_q <= p_valid_q;
+      end
+      {x_addr_q, x_accum_q, x_last_q} <= {pre_addr, pre_accum, pre_last};
+      sel_s_q  <= pre_accum && hit_z;
+      sel_f_q  <= pre_accum && !hit_z && hit_v;
+      sel_r_q  <= pre_accum && !hit_z && !hit_v;
+      o_q      <= ({N*32{sel_s_q}} & s_data_q) | ({N*32{sel_f_q}} & fwd_data_q) |
+                  ({N*32{sel_r_q}} & acc_rdata);
+      sel_y_q  <= x_accum_q && p_valid_q && p_addr_q == x_addr_q;
+      s_last_q <= p_last_q;
+      s_addr_q <= p_addr_q;
+      s_data_q <= mm_sum;
+    end
+    for (genvar j = 0; j < N; j++) begin : g_add
+      assign mm_sum[j*32 +: 32] = (sel_y_q ? s_data_q[j*32 +: 32] : o_q[j*32 +: 32]) +
+                                  p_row_q[j*32 +: 32];
+    end
+    assign x_valid = x_valid_q;
+    assign x_accum = x_accum_q;
+    assign x_last  = x_last_q;
+    assign x_addr  = x_addr_q;
+    assign w_valid = s_valid_q;
+    assign w_last  = s_last_q;
+    assign w_addr  = s_addr_q;
+    assign w_data  = s_data_q;
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i) begin
+      if (!rst_i) begin
+        // the early tag is the MXU's, one cycle ahead
+        assert (x_valid_q == mxu_out_valid && (!x_valid_q || x_addr_q == mxu_out_addr &&
+                x_accum_q == mxu_out_accum && x_last_q == mxu_out_last))
+          else $error("tpu_datapath: early ACC read tag");
+        // the registered selects are the forward decisions they stand for
+        if (x_valid_q) begin
+          assert ({sel_s_q, sel_f_q, sel_r_q} ==
+                  {x_accum_q && s_valid_q && s_addr_q == x_addr_q,
+                   x_accum_q && !(s_valid_q && s_addr_q == x_addr_q) &&
+                     fwd_valid_q && fwd_addr_q == x_addr_q,
+                   x_accum_q && !(s_valid_q && s_addr_q == x_addr_q) &&
+                     !(fwd_valid_q && fwd_addr_q == x_addr_q)})
+            else $error("tpu_datapath: registered ACC forward selects");
+        end
+        if (p_valid_q) begin
+          assert (sel_y_q == (p_accum_q && s_valid_q && s_addr_q == p_addr_q))
+            else $error("tpu_datapath: registered previous-row hit");
+        end
+      end
+    end
+`endif
+  end else begin : g_acc_rmw
+    logic [N*32-1:0] mm_old;
+    assign mm_old = fwd_hit_q ? fwd_data_q : acc_rdata;
+    for (genvar j = 0; j < N; j++) begin : g_rmw
+      assign mm_sum[j*32 +: 32] = p_accum_q ? mm_old[j*32 +: 32] + p_row_q[j*32 +: 32]
                                             : p_row_q[j*32 +: 32];
+    end
+    assign x_valid      = mxu_out_valid;
+    assign x_accum      = mxu_out_accum;
+    assign x_last       = mxu_out_last;
+    assign x_addr       = mxu_out_addr;
+    assign mm_acc_re    = mxu_out_valid && mxu_out_accum;
+    assign mm_acc_raddr = mxu_out_addr;
+    assign w_valid = p_valid_q;
+    assign w_last  = p_last_q;
+    assign w_addr  = p_addr_q;
+    assign w_data  = mm_sum;
   end
 
-  logic [MmFlightW-1:0] mm_flight_d;
-  assign mm_flight_d = mm_flight_q + MmFlightW'(mm_fire) - MmFlightW'(p_valid_q);
+  assign mm_flight = mm_fl1_q + MmFlightW'(s1_valid_q);
+  // the slack's load value - (mm_flight + 1) + w_valid + !mm_active, as ~mm_fl1_q + sl_inc
+  // (a table, not adders: one LUT level per bit, no carry chain in front of the slack's)
+  logic signed [2:0] sl_inc;
+  always_comb begin
+    unique case ({w_valid, !mm_active, s1_valid_q})
+      3'b001:         sl_inc = -3'sd1;
+      3'b000, 3'b011,
+      3'b101:         sl_inc = 3'sd0;
+      3'b110:         sl_inc = 3'sd2;
+      default:        sl_inc = 3'sd1;  // 010, 100, 111
+    endcase
+  end
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       p_valid_q   <= 1'b0;
       fwd_valid_q <= 1'b0;
       fwd_hit_q   <= 1'b0;
-      mm_flight_q <= '0;
+      mm_fl1_q    <= '0;
       mm_fl0_q    <= 1'b1;
       mm_slack_q  <= '0;
     end else begin
-      p_valid_q   <= mxu_out_valid;
-      fwd_valid_q <= p_valid_q;
+      p_valid_q   <= x_valid;
+      fwd_valid_q <= w_valid;
       // = fwd_valid_q && fwd_addr_q == p_addr_q next cycle, without the compare on the RMW path
-      fwd_hit_q   <= p_valid_q && p_addr_q == mxu_out_addr;
-      mm_flight_q <= mm_flight_d;
+      fwd_hit_q   <= w_valid && w_addr == x_addr;
+      mm_fl1_q    <= mm_fl1_q + MmFlightW'(s1_valid_q) - MmFlightW'(w_valid);
       // (a row written was in flight, so after an issue the count is >= 1)
-      mm_fl0_q    <= !mm_fire && mm_flight_q == MmFlightW'(p_valid_q);
+      mm_fl0_q    <= !mm_fire && mm_flight == MmFlightW'(w_valid);
       // (a MATMUL accepted while one is active is accepted as that one fires its last row)
-      // (p - f - a = ~f + (p + !a), one carry chain)
-      mm_slack_q  <= acc_cmd_mm ? (~(SlW'(mm_flight_q))) + SlW'({p_valid_q && !mm_active,
-                                                             p_valid_q ^ !mm_active})
-                                : mm_slack_q + SlW'(p_valid_q);
+      // (p - f - a = ~f + (p + !a) = ~fl1 + (p + !a - s1), one carry chain)
+      mm_slack_q  <= acc_cmd_mm ? (~(SlW'(mm_fl1_q))) + SlW'(sl_inc)
+                                : mm_slack_q + SlW'(w_valid);
     end
   end
   always_ff @(posedge clk_i) begin
-    p_accum_q  <= mxu_out_accum;
-    p_last_q   <= mxu_out_last;
-    p_addr_q   <= mxu_out_addr;
+    p_accum_q  <= x_accum;
+    p_last_q   <= x_last;
+    p_addr_q   <= x_addr;
     p_row_q    <= mxu_out_row;
-    fwd_addr_q <= p_addr_q;
-    fwd_data_q <= mm_wdata;
+    fwd_addr_q <= w_addr;
+    fwd_data_q <= w_data;
   end
 
   assign mxu_idle  = !mm_active && mm_fl0_q;
-  assign mm_done_o = p_valid_q && p_last_q;
+  assign mm_done_o = w_valid && w_last;
 
   // ---------------------------------------------------------------- activation
   logic            ap_in_ready, ap_out_valid, ap_out_last;
@@ -637,9 +773,9 @@ module tpu_datapath #(
     ub_raddr = mm_fire ? mm_ub_q : rd_addr_ub_q;
 
     acc_we    = 1'b0;
-    acc_waddr = p_addr_q;
-    acc_wdata = mm_wdata;
-    if (p_valid_q) begin
+    acc_waddr = w_addr;
+    acc_wdata = w_data;
+    if (w_valid) begin
       acc_we = 1'b1;
     end else if (ap_out_valid && act_raw_q) begin
       acc_we    = 1'b1;
@@ -648,12 +784,12 @@ module tpu_datapath #(
     end
 
     acc_re    = 1'b0;
-    acc_raddr = mxu_out_addr;
-    if (mxu_out_valid && mxu_out_accum) begin
+    acc_raddr = mm_acc_raddr;
+    if (mm_acc_re) begin
       // tpu_ram forbids reading the row being written in the same cycle; that row is the one
       // forwarded next cycle anyway, so the read is skipped then. (A row that does not
       // accumulate reads nothing: an ACTIVATE beside its MATMUL has the port.)
-      acc_re = !(p_valid_q && p_addr_q == mxu_out_addr);
+      acc_re = !(w_valid && w_addr == mm_acc_raddr);
     end else if (act_fire) begin
       acc_re    = 1'b1;
       acc_raddr = act_src_q;
@@ -711,15 +847,17 @@ module tpu_datapath #(
   logic [CmdWidth-1:0] cmd_prev_q;
   logic [N*32-1:0]     rd_prev_q;
   logic                rd_last_prev_q;
+  logic [MmFlightW-1:0] mm_flight_chk_q;
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
+      mm_flight_chk_q <= '0;
       cmd_stall_q <= 1'b0;
       rd_stall_q  <= 1'b0;
       lm_seen_q   <= 1'b0;
     end else begin
       // the registered MATMUL slack is what it stands for (once there was a MATMUL)
       if (lm_seen_q) begin
-        assert ($signed(mm_slack_q) == $signed(SlW'(lm_rows_q)) - $signed(SlW'(mm_flight_q))
+        assert ($signed(mm_slack_q) == $signed(SlW'(lm_rows_q)) - $signed(SlW'(mm_flight))
                                        - $signed(SlW'(mm_left_q)))
           else $error("tpu_datapath: MATMUL slack %0d", $signed(mm_slack_q));
       end
@@ -732,8 +870,11 @@ module tpu_datapath #(
               {act_nz_q, act_one_q} == {act_left_q != '0, act_left_q == CntW'(1)} &&
               {rd_nz_q, rd_one_q} == {rd_left_q != '0, rd_left_q == CntW'(1)})
         else $error("tpu_datapath: registered row counter decodes");
-      assert (mm_fl0_q == (mm_flight_q == '0) && act_fl0_q == (act_flight_q == '0))
+      assert (mm_fl0_q == (mm_flight == '0) && act_fl0_q == (act_flight_q == '0))
         else $error("tpu_datapath: registered in-flight decodes");
+      // the split in-flight count is the plain one
+      assert (mm_flight == mm_flight_chk_q) else $error("tpu_datapath: MATMUL rows in flight");
+      mm_flight_chk_q <= mm_flight_chk_q + MmFlightW'(mm_fire) - MmFlightW'(w_valid);
       // handshakes: a stalled transfer stays offered and unchanged
       if (cmd_stall_q) begin
         assert (cmd_valid_i && cmd_i == cmd_prev_q)
@@ -749,15 +890,16 @@ module tpu_datapath #(
       assert (!s1_valid_q || mxu_in_ready) else $error("tpu_datapath: MXU refused a row");
       assert (!a1_valid_q || ap_in_ready) else $error("tpu_datapath: activation refused a row");
       // one user per RAM port
-      assert (!(p_valid_q && ap_out_valid && act_raw_q)) else $error("tpu_datapath: ACC write clash");
+      assert (!(w_valid && ap_out_valid && act_raw_q)) else $error("tpu_datapath: ACC write clash");
       assert (!(cmd_fire && cmd_op == OpUbWrite && ap_out_valid && !act_raw_q))
         else $error("tpu_datapath: UB write clash");
-      assert (!(mxu_out_valid && mxu_out_accum && (act_fire || (rd_fire && rd_acc_q))))
+      assert (!(mm_acc_re && (act_fire || (rd_fire && rd_acc_q))))
         else $error("tpu_datapath: ACC read clash");
       assert (UbReadPort2 || !(mm_fire && rd_fire && !rd_acc_q))
         else $error("tpu_datapath: UB read clash");
-      // commands: legal op, rows >= 1, addresses in range
-      if (cmd_valid_i) begin
+      // commands (as the engines see them: the port, or the CmdSlice stage): legal op,
+      // rows >= 1, addresses in range
+      if (cmd_valid) begin
         assert (cmd_op <= OpAccRead) else $error("tpu_datapath: illegal op %0d", cmd_op);
         if (cmd_op == OpUbWrite) begin
           assert ({32'd0, cmd_a} < 64'(UbRows)) else $error("tpu_datapath: UB address out of range");

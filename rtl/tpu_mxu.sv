@@ -6,8 +6,8 @@
 // a MATMUL with POP: that row and every later one use the next tile. A switch row is accepted
 // only when that tile sits complete in the shadow registers (swap_ready_o); other rows are
 // always accepted (in_ready_o = !in_sw_i || swap_ready_o). in_tag_i travels with the row.
-// Results: out_valid_o/out_row_o/out_tag_o exactly Latency = 2*N cycles after the row was
-// accepted; no back-pressure.
+// Results: out_valid_o/out_row_o/out_tag_o exactly Latency = 2*N (ProdReg: 2*N + 1) cycles
+// after the row was accepted; no back-pressure.
 // Shadow loading: as soon as the previous switch row has entered the array (same cycle
 // allowed) and the FIFO has a complete tile, its N rows stream into the shadow registers (one
 // per cycle when the FIFO keeps up); swap_ready_o rises the cycle after the last one. A switch
@@ -19,7 +19,8 @@
 module tpu_mxu #(
   parameter int unsigned N        = 16,
   parameter int unsigned Tiles    = 4,
-  parameter int unsigned TagWidth = 1
+  parameter int unsigned TagWidth = 1,
+  parameter bit          ProdReg  = 1'b0  // boards: tpu_pe's product register (+1 latency)
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -46,7 +47,7 @@ module tpu_mxu #(
 );
   localparam int unsigned KBits   = (N > 1) ? $clog2(N) : 1;
   localparam int unsigned CntBits = $clog2(Tiles + 2);
-  localparam int unsigned Latency = 2 * N;
+  localparam int unsigned Latency = 2 * N + 32'(ProdReg);
 
   typedef enum logic [1:0] {
     ShEmpty   = 2'd0,  // the shadow holds nothing that is still needed
@@ -56,7 +57,7 @@ module tpu_mxu #(
 
   shadow_e sh_q, sh_d;
 
-  logic             f_valid, f_ready, f_fire;
+  logic             f_valid, f_ready, f_fire, f_last;
   logic [N*8-1:0]   f_row;
   logic [KBits-1:0] f_k;
   logic [$clog2(Tiles + 1)-1:0] f_tiles, f_used;
@@ -73,6 +74,7 @@ module tpu_mxu #(
     .out_ready_i    (f_ready),
     .out_row_o      (f_row),
     .out_k_o        (f_k),
+    .out_last_o     (f_last),
     .tiles_o        (f_tiles),
     .used_o         (f_used)
   );
@@ -89,7 +91,7 @@ module tpu_mxu #(
     unique case (sh_q)
       ShEmpty, ShLoading: begin
         if (f_fire) begin
-          sh_d = (f_k == KBits'(N - 1)) ? ShReady : ShLoading;
+          sh_d = f_last ? ShReady : ShLoading;
         end
       end
       ShReady: begin
@@ -109,7 +111,7 @@ module tpu_mxu #(
     end
   end
 
-  tpu_systolic_array #(.N(N)) u_array (
+  tpu_systolic_array #(.N(N), .ProdReg(ProdReg)) u_array (
     .clk_i,
     .rst_i,
     .in_valid_i  (in_fire),
@@ -128,7 +130,11 @@ module tpu_mxu #(
   );
 
   assign swap_ready_o      = (sh_q == ShReady);
-  assign swap_ready_next_o = (sh_d == ShReady);
+  // = (sh_d == ShReady), from flip-flops through fewer logic levels (the datapath's MATMUL
+  // issue decision takes it): Ready stays unless a switch row enters now; the last row of a
+  // tile shifted in now makes it Ready
+  assign swap_ready_next_o = (sh_q == ShReady && !(in_valid_i && in_sw_i)) ||
+                             ((sh_q == ShEmpty || sh_q == ShLoading) && f_valid && f_last);
   // FIFO slots in use plus the tile in the shadow registers (loading or loaded).
   assign tiles_o = CntBits'(f_used) + CntBits'(sh_q != ShEmpty);
 
@@ -149,6 +155,7 @@ module tpu_mxu #(
           else $error("tpu_mxu: in_* changed while stalled");
       end
       in_stall_q <= in_valid_i && !in_ready_o;
+      assert (swap_ready_next_o == (sh_d == ShReady)) else $error("tpu_mxu: swap_ready_next_o");
       // the FIFO streams rows in order 0..N-1; a new tile starts only in an empty shadow
       if (f_fire && f_k == '0) begin
         assert (sh_q != ShLoading) else $error("tpu_mxu: tile started while loading");

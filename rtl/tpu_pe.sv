@@ -13,7 +13,10 @@
 // activation of the new tile (v_i && s_i) enters this PE, so the swap travels with the data
 // wavefront and consecutive tiles run back to back. The shadow may be rewritten in the same
 // cycle as (or after) that swap; the controller (tpu_mxu) guarantees it.
-// Latency: 1 cycle on every path. The multiply uses registered operands (a_q, w_act_q) so
+// Latency: 1 cycle on every path. ProdReg = 1 (boards: the DSP -> fabric hop gets a cycle of
+// its own): the product is registered first, psum_o = psum_i + the product of the operands of
+// the cycle before; a uniform extra cycle in every PE, so the array's sums leave one cycle
+// later (tpu_systolic_array). The multiply uses registered operands (a_q, w_act_q) so
 // synthesis can put operand registers, multiplier and adder into one DSP; keep_hierarchy stops
 // Yosys' ice40_dsp from absorbing one register into two neighbouring DSPs
 // (shared/reference/fpga.md §0.1).
@@ -28,7 +31,8 @@
 module tpu_pe #(
   parameter int unsigned Row  = 0,  // this PE's row in the array (which tagged weight it takes)
   parameter int unsigned KBits = 1, // width of the weight row tag
-  parameter int unsigned ExtMul = 0    // product from prod_i instead of an own multiplier
+  parameter int unsigned ExtMul = 0,   // product from prod_i instead of an own multiplier
+  parameter bit          ProdReg = 1'b0 // the product registered before the partial-sum add
 ) (
   input  logic              clk_i,
   input  logic              rst_i,
@@ -105,7 +109,17 @@ module tpu_pe #(
     if (take_w) begin
       w_sh_q <= wp_i;
     end
-    psum_q <= psum_i + {{16{prod[15]}}, prod};
+  end
+  if (ProdReg) begin : g_prod_reg
+    logic signed [15:0] prod_q;
+    always_ff @(posedge clk_i) begin
+      prod_q <= prod;
+      psum_q <= psum_i + {{16{prod_q[15]}}, prod_q};
+    end
+  end else begin : g_prod
+    always_ff @(posedge clk_i) begin
+      psum_q <= psum_i + {{16{prod[15]}}, prod};
+    end
   end
 
   assign a_o    = a_q;

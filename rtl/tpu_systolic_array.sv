@@ -5,7 +5,8 @@
 // flow south; column j's sum leaves the bottom at a different time for each j and is delayed
 // N-1-j cycles (de-skew), so one output row out_row_o = sum_k A[r][k] * W[k][0..N-1] (int32,
 // wrapping) appears per cycle.
-//   Latency: Latency = 2*N cycles from in_valid_i (cycle t) to out_valid_o (cycle t + 2N).
+//   Latency: Latency = 2*N cycles from in_valid_i (cycle t) to out_valid_o (cycle t + 2N);
+//   ProdReg = 1 (boards: every PE registers its product before the add): 2*N + 1.
 //   Throughput: one row per cycle, no stall (there is no back-pressure inside an array).
 // Switch: in_sw_i marks the first row that must use the next tile: each PE swaps its shadow
 // weight into the active one exactly when that row passes (the bit travels with the data).
@@ -22,7 +23,8 @@
 
 module tpu_systolic_array #(
   parameter int unsigned N       = 16,
-  parameter int unsigned PairMul = 0     // products of PE pairs in tpu_mul_pair (N even)
+  parameter int unsigned PairMul = 0,    // products of PE pairs in tpu_mul_pair (N even)
+  parameter bit          ProdReg = 1'b0  // tpu_pe ProdReg: one more cycle of latency
 ) (
   input  logic             clk_i,
   input  logic             rst_i,
@@ -39,7 +41,7 @@ module tpu_systolic_array #(
   output logic [N*32-1:0]  out_row_o
 );
   localparam int unsigned KBits   = (N > 1) ? $clog2(N) : 1;
-  localparam int unsigned Latency = 2 * N;
+  localparam int unsigned Latency = 2 * N + 32'(ProdReg);
 
   if (N < 2) begin : g_bad_n
     $error("tpu_systolic_array: N must be >= 2");
@@ -118,7 +120,7 @@ module tpu_systolic_array #(
         assign wpk_in  = wpk_s[(Idx-N)*KBits +: KBits];
       end
 
-      tpu_pe #(.Row(i), .KBits(KBits), .ExtMul(PairMul)) u_pe (
+      tpu_pe #(.Row(i), .KBits(KBits), .ExtMul(PairMul), .ProdReg(ProdReg)) u_pe (
         .clk_i,
         .rst_i,
         .a_i    (a_in),
@@ -154,23 +156,18 @@ module tpu_systolic_array #(
     assign unused_mul = ^{mul_a, mul_w};
   end
 
-  // De-skew: column j leaves PE(N-1,j) at t + N + j + 1 and is delayed N-1-j more cycles.
+  // De-skew: column j leaves PE(N-1,j) at t + N + j + 1 (+ ProdReg) and is delayed N-1-j more
+  // cycles.
   for (genvar j = 0; j < N; j++) begin : g_deskew
     tpu_delay #(.Width(32), .Depth(N - 1 - j), .ResetEn(1'b0)) u_out (
       .clk_i, .rst_i, .d_i(psum_s[((N-1)*N+j)*32 +: 32]), .q_o(out_row_o[j*32 +: 32])
     );
   end
 
-  // The valid of the last PE (row N-1, column N-1) is one cycle ahead of its sum.
-  logic out_valid_q;
-  always_ff @(posedge clk_i) begin
-    if (rst_i) begin
-      out_valid_q <= 1'b0;
-    end else begin
-      out_valid_q <= v_e[N*N-1];
-    end
-  end
-  assign out_valid_o = out_valid_q;
+  // The valid of the last PE (row N-1, column N-1) is 1 + ProdReg cycles ahead of its sum.
+  tpu_delay #(.Width(1), .Depth(1 + 32'(ProdReg)), .ResetEn(1'b1)) u_out_valid (
+    .clk_i, .rst_i, .d_i(v_e[N*N-1]), .q_o(out_valid_o)
+  );
 
   // Outputs nobody reads: the east edge, the bottom weight stream, valid/switch of inner PEs.
   logic unused_edges;

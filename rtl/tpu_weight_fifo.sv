@@ -31,6 +31,7 @@ module tpu_weight_fifo #(
   input  logic             out_ready_i,
   output logic [N*8-1:0]   out_row_o,
   output logic [KBits-1:0] out_k_o,
+  output logic             out_last_o,  // out_k_o == N - 1, from a flip-flop
   // status
   output logic [CntBits-1:0] tiles_o,  // complete tiles not yet read out completely
   output logic [CntBits-1:0] used_o    // slots in use (including one being written)
@@ -111,6 +112,7 @@ module tpu_weight_fifo #(
 
   logic [N*8-1:0] bank_rdata;
   logic [KBits-1:0] out_k_q;
+  logic             out_last_q;
 
   for (genvar b = 0; b < N; b++) begin : g_bank
     logic [KBits:0]   diag_w;  // (b - c) mod N, one bit wider so b + N fits
@@ -139,7 +141,8 @@ module tpu_weight_fifo #(
   // Read: row k of a slot is bank b = (j + k) mod N for column j (rotate left by k).
   always_ff @(posedge clk_i) begin
     if (rd_issue) begin
-      out_k_q <= rd_row_q;
+      out_k_q    <= rd_row_q;
+      out_last_q <= rd_row_q == KBits'(N - 1);
     end
   end
   logic [2*N*8-1:0] rd_dbl;
@@ -148,6 +151,7 @@ module tpu_weight_fifo #(
   assign out_valid_o = out_valid_q;
   assign out_row_o   = rd_dbl[N*8-1:0];
   assign out_k_o     = out_k_q;
+  assign out_last_o  = out_last_q;
   assign tiles_o     = complete_q;
   assign used_o      = used_q;
 
@@ -174,6 +178,9 @@ module tpu_weight_fifo #(
           else $error("tpu_weight_fifo: output changed while stalled");
       end
       stalled_q <= out_valid_q && !out_ready_i;
+      if (out_valid_q) begin
+        assert (out_last_q == (out_k_q == KBits'(N - 1))) else $error("tpu_weight_fifo: out_last");
+      end
     end
     out_row_prev_q <= out_row_o;
     out_k_prev_q   <= out_k_q;

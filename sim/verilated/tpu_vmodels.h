@@ -132,6 +132,10 @@ const struct tpu_vdp_ops *tpu_vdp_n4_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_n6_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_n8_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_n16_ops(void);
+/* board options: AccSlice + ProdReg at N = 8; CmdSlice + AccSlice + ActLanes = 1 +
+ * UbReadPort2 = 0 at N = 4 */
+const struct tpu_vdp_ops *tpu_vdp_n8b_ops(void);
+const struct tpu_vdp_ops *tpu_vdp_n4b_ops(void);
 /* benchmark builds */
 const struct tpu_vdp_ops *tpu_vdp_b16_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_b16t2_ops(void);

@@ -2,7 +2,9 @@
  * and tpu_activate() from the golden numerics) at N = 4, 6, 8, 16: random MATMUL sequences
  * (overwrite, accumulate, POP and weight reuse, transposed tiles) with random idle and
  * back-pressure cycles, accumulate hazards on consecutive rows and commands, -128 x -128 over a
- * long K, accumulator wrap-around, ACTIVATE (int8, LUT, RAW32) and the perf counters. */
+ * long K, accumulator wrap-around, ACTIVATE (int8, LUT, RAW32) and the perf counters; also with
+ * the board options AccSlice (a two-stage ACC read-modify-write), ProdReg (PE product
+ * registers) and CmdSlice. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +15,11 @@
 #include "tpu/numerics.h"
 
 typedef const struct tpu_vdp_ops *(*ops_fn)(void);
-static const ops_fn models[] = {tpu_vdp_n4_ops, tpu_vdp_n6_ops, tpu_vdp_n8_ops, tpu_vdp_n16_ops};
+/* the last two with board options: AccSlice + ProdReg (N = 8), and the iCEBreaker's CmdSlice +
+ * AccSlice, serial activation, one UB copy (N = 4); accumulate_same_row runs the odd indices
+ * without idle cycles */
+static const ops_fn models[] = {tpu_vdp_n4_ops,  tpu_vdp_n6_ops, tpu_vdp_n8_ops,
+				tpu_vdp_n16_ops, tpu_vdp_n8b_ops, tpu_vdp_n4b_ops};
 #define N_MODELS (int)(sizeof(models) / sizeof(models[0]))
 
 #define MAXN TPU_VM_MAX_N
