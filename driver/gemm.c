@@ -532,23 +532,34 @@ static void group_activate(struct gemm *g, uint32_t rows, uint32_t t0, uint32_t 
 		column_tile_params(g, t0 + j + 1);
 }
 
-static void chunk_groups(struct gemm *g, const struct tpu_gemm_params *p, size_t r0,
-			 uint32_t rows)
+/* A chunk's start in either grouped order: K-tile 0 of A, the first weight tiles, the first
+ * chunk's parameters, then the next A group. Returns the A groups emitted so far. */
+static uint32_t group_prologue(struct gemm *g, const struct tpu_gemm_params *p, size_t r0,
+			       uint32_t rows)
 {
-	bool first = r0 == 0;
-	uint32_t ng = a_groups(g), next_grp = 0, NG = (g->NT + g->gp - 1) / g->gp;
-	uint32_t pt0 = 0, pnp = 0; /* the previous group */
-	struct wpiece w[4 * 3];    /* gp <= 4 tiles, rows <= GEMM_RA_ROWS: 3 pieces each */
-	uint32_t nw = 0, iw = 0;
+	uint32_t ng = a_groups(g), next_grp = 0;
 
 	read_group(g, r0, rows, next_grp++);
 	g->w_total = (size_t)g->NT * g->KT;
 	g->w_issued = g->w_popped = 0;
 	refill(g);
-	if (first)
+	if (r0 == 0)
 		first_params(g, p, ~0u);
 	while (next_grp < ng && next_grp < 2)
 		read_group(g, r0, rows, next_grp++);
+	return next_grp;
+}
+
+static void chunk_groups(struct gemm *g, const struct tpu_gemm_params *p, size_t r0,
+			 uint32_t rows)
+{
+	bool first = r0 == 0;
+	uint32_t ng = a_groups(g), next_grp, NG = (g->NT + g->gp - 1) / g->gp;
+	uint32_t pt0 = 0, pnp = 0; /* the previous group */
+	struct wpiece w[4 * 3];    /* gp <= 4 tiles, rows <= GEMM_RA_ROWS: 3 pieces each */
+	uint32_t nw = 0, iw = 0;
+
+	next_grp = group_prologue(g, p, r0, rows);
 	for (uint32_t gi = 0; gi < NG; gi++) {
 		uint32_t t0 = gi * g->gp, np = g->NT - t0 < g->gp ? g->NT - t0 : g->gp;
 		/* (the bias late in the group: its read job holds the SQE prefetch off for a round
@@ -608,19 +619,12 @@ static void chunk_groups(struct gemm *g, const struct tpu_gemm_params *p, size_t
 static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0, uint32_t rows)
 {
 	bool first = r0 == 0;
-	uint32_t ng = a_groups(g), next_grp = 0, np = g->NT < g->gp ? g->NT : g->gp;
+	uint32_t ng = a_groups(g), next_grp, np = g->NT < g->gp ? g->NT : g->gp;
 	uint32_t nslots = np * g->KT, bias_slot = nslots - 1 < 5 ? nslots - 1 : 5;
 	struct wpiece w[3];
 	uint32_t nw = 0, iw = 0;
 
-	read_group(g, r0, rows, next_grp++);
-	g->w_total = (size_t)g->NT * g->KT;
-	g->w_issued = g->w_popped = 0;
-	refill(g);
-	if (first)
-		first_params(g, p, ~0u);
-	while (next_grp < ng && next_grp < 2)
-		read_group(g, r0, rows, next_grp++);
+	next_grp = group_prologue(g, p, r0, rows);
 	for (uint32_t s = 0; s < nslots; s++) {
 		uint32_t kt = s / np, j = s % np;
 
