@@ -46,6 +46,7 @@ struct gemm {
 	bool hyb;     /* pairs: only the first group, then column tiles one by one (chunk_hyb) */
 	uint32_t ag;  /* pairs: full-width K-tiles of A per READ_HOST (after the first) */
 	bool uniform; /* one multiplier and shift for every channel: loaded once */
+	bool stream;  /* small M: STREAM_MATMUL per group of column tiles (stream_schedule) */
 	tpu_buf *a, *b, *bias, *mult, *shift, *lutb, *out;
 	struct tpu_cmd *cmds;
 	size_t ncmd, cap;
@@ -675,6 +676,69 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0
 	}
 }
 
+/* ------------------------------------------------------------------ stream schedule
+ *
+ * Small M (one chunk of R = m rows, at most GEMM_STREAM_M): no weight tile is reused across
+ * MATMULs of many rows, so a LOAD_WEIGHTS + MATMUL pair per tile costs ~58 cycles of command
+ * overhead against ~17 link cycles of data (and its SQEs a third of the link). Instead one
+ * STREAM_MATMUL (docs/spec.md 6.11) streams the column panels of B (contiguous: panel nt is k
+ * rows of its width) of up to min(255, ACC rows / R) column tiles through the FIFO at link rate
+ * into ACC rows (tile c of the group at (c - c0) x R), then each tile's bias and ACTIVATE (int8: into
+ * UB rows out_row + nt x R, written back at the end with one WRITE_HOST, since the output
+ * panels of R rows are contiguous too; int32: in place and written back per tile). */
+#define GEMM_STREAM_M 16
+
+static void stream_group(struct gemm *g, const struct tpu_gemm_params *p, uint32_t c0,
+			 uint32_t cn, bool first)
+{
+	uint32_t nc = span_of(g->n, g->N, c0), R = g->R;
+
+	EMIT(g, tpu_cmd_stream_matmul, g->b, b_off(g, c0, 0), 0, (uint32_t)g->k, nc, cn, 0, R, 0,
+	     0);
+	/* (after the stream: the device reads MULT/SHIFT and the first bias ahead meanwhile) */
+	if (first && g->q8) {
+		EMIT(g, tpu_cmd_load_output, p->out_zero_point, p->clamp_min, p->clamp_max);
+		if (g->uniform) {
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
+		}
+	}
+	for (uint32_t c = c0; c < c0 + cn; c++) {
+		uint32_t acc = (c - c0) * R, w = span_of(g->n, g->N, c);
+
+		column_tile_params(g, c);
+		if (g->q8) {
+			EMIT(g, tpu_cmd_activate, acc, g->out_row + c * R, R,
+			     g->lut ? TPU_ACTIVATE_LUT : 0);
+		} else {
+			EMIT(g, tpu_cmd_activate, acc, acc, R, TPU_ACTIVATE_RAW32);
+			EMIT(g, tpu_cmd_write_host, g->out, (size_t)c * g->N * g->m * 4u, w * 4u, acc,
+			     R, w, 1);
+		}
+	}
+}
+
+static void stream_schedule(struct gemm *g, const struct tpu_gemm_params *p)
+{
+	uint32_t full = (uint32_t)(g->n / g->N), cmax = g->dev->info.acc_rows / g->R, c0;
+
+	if (cmax > TPU_STREAM_MATMUL_MAX_BLOCKS)
+		cmax = TPU_STREAM_MATMUL_MAX_BLOCKS;
+	read_chunk(g, 0, g->R);
+	for (c0 = 0; c0 < full; c0 += cmax)
+		stream_group(g, p, c0, full - c0 < cmax ? full - c0 : cmax, c0 == 0);
+	if (full < g->NT)
+		stream_group(g, p, full, 1, full == 0);
+	if (!g->q8)
+		return;
+	if (full)
+		EMIT(g, tpu_cmd_write_host, g->out, 0, g->N, g->out_row, full * g->R, g->N, 0);
+	if (full < g->NT)
+		EMIT(g, tpu_cmd_write_host, g->out, (size_t)full * g->N * g->m,
+		     span_of(g->n, g->N, full), g->out_row + full * g->R, g->R,
+		     span_of(g->n, g->N, full), 0);
+}
+
 static void build(struct gemm *g, const struct tpu_gemm_params *p)
 {
 	/* Tiles left in the FIFO by earlier work would be popped in place of ours. */
@@ -684,6 +748,10 @@ static void build(struct gemm *g, const struct tpu_gemm_params *p)
 	 * all (first_params); OUTPUT goes with them. The LUT is not read ahead: first. */
 	if (g->lut)
 		EMIT(g, tpu_cmd_load_params, TPU_PARAM_LUT, g->lutb, 0, 0, TPU_LUT_ENTRIES);
+	if (g->stream) {
+		stream_schedule(g, p);
+		return;
+	}
 	for (size_t r0 = 0; r0 < g->m && !g->err; r0 += g->R) {
 		size_t left = g->m - r0;
 		if (g->pairs && g->hyb)
@@ -738,6 +806,13 @@ static void plan(struct gemm *g)
 	g->pairs = g->q8 && g->resident && g->R >= g->N && g->R <= GEMM_RA_ROWS &&
 		   2ull * g->gp * g->R <= in->acc_rows &&
 		   (uint64_t)(g->slots + g->gp) * g->R <= in->ub_rows;
+	/* Small M in one chunk, every K-tile of A and every output tile in the UB: the stream
+	 * schedule (B then in column panels, as for the column order). */
+	g->stream = g->m <= GEMM_STREAM_M && g->R == g->m && g->resident &&
+		    (uint64_t)(g->slots + g->NT) * g->R <= in->ub_rows &&
+		    g->k <= TPU_STREAM_MATMUL_MAX_K && g->R <= TPU_STREAM_MATMUL_MAX_R;
+	if (g->stream)
+		g->pairs = false;
 	g->ag = g->R ? GEMM_RA_ROWS / g->R : 1;
 	if (g->ag > 2)
 		g->ag = 2;
