@@ -157,13 +157,16 @@ int tpu_cmd_matmul(struct tpu_cmd *cmd, uint32_t ub_row, uint32_t acc_row, uint3
 
 int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off, uint32_t stride,
 			  uint32_t k, uint32_t cols, uint32_t blocks, uint32_t ub_row,
-			  uint32_t rows, uint32_t acc_row, unsigned flags)
+			  uint32_t rows, uint32_t acc_row, uint32_t out_row, unsigned flags)
 {
-	uint64_t total = (uint64_t)blocks * k;
+	bool act = flags & TPU_STREAM_MATMUL_ACTIVATE;
+	uint64_t total = (uint64_t)blocks * (k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0));
 	int err;
 
 	if (!cmd || !buf || k == 0 || cols == 0 || blocks == 0 || rows == 0 ||
-	    (flags & ~TPU_STREAM_MATMUL_ACCUMULATE))
+	    (flags & ~(TPU_STREAM_MATMUL_ACCUMULATE | TPU_STREAM_MATMUL_ACTIVATE |
+		       TPU_STREAM_MATMUL_LUT)) ||
+	    ((flags & TPU_STREAM_MATMUL_LUT) && !act) || (!act && out_row))
 		return -EINVAL;
 	if (k > TPU_STREAM_MATMUL_MAX_K || rows > TPU_STREAM_MATMUL_MAX_R ||
 	    blocks > TPU_STREAM_MATMUL_MAX_BLOCKS)
@@ -179,6 +182,7 @@ int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off, u
 	SET(cmd, OP0, flags);
 	SET(cmd, OP1, rows);
 	SET(cmd, OP2, blocks);
+	SET(cmd, OP3, out_row);
 	return 0;
 }
 

@@ -393,6 +393,14 @@ module tpu_cmd_proc #(
   logic [31:0]    sm_tn_d;
   logic [31:0]    sm_t_q, sm_t_d, sm_b_q, sm_b_d, sm_ua_q, sm_ua_d, sm_aa_q, sm_aa_d;
   logic           sm_err_q, sm_err_d;
+  // ... with OP0.ACTIVATE: after a block's last tile, its bias vector (4 stream rows) into
+  // sm_bias (phase 1), N PARAM writes (2), the ACTIVATE into UB rows sm_oa (3); sm_actw: that
+  // ACTIVATE not yet done (act_done_i)
+  logic           sm_act, sm_lut;
+  logic [1:0]     sm_ph_q, sm_ph_d;
+  logic [4*N*8-1:0] sm_bias_q, sm_bias_d;
+  logic [31:0]    sm_oa_q, sm_oa_d;
+  logic           sm_actw_q, sm_actw_d;
   logic [KW-1:0]  sm_kn;                       // rows of the tile being pushed (the rest zero)
   logic           sm_end;                      // every tile multiplied, or failed between tiles
   logic           ra_go, tl_jump, st_run, st_compat;
@@ -416,6 +424,8 @@ module tpu_cmd_proc #(
     is_fence = f_op == tpu_pkg::OpFence;
     is_id    = f_op == tpu_pkg::OpIdentify;
     is_sm    = f_op == tpu_pkg::OpStreamMatmul;
+    sm_act   = (f_op0 & tpu_pkg::StreamMatmulActivate) != 0;
+    sm_lut   = (f_op0 & tpu_pkg::StreamMatmulLut) != 0;
     lp_lut   = f_op0 == 32'(tpu_pkg::ParamLut);
     lp_out   = f_op0 == 32'(tpu_pkg::ParamOutput);
     wh_acc   = (f_op0 & tpu_pkg::WriteHostFromAcc) != 0;
@@ -431,7 +441,9 @@ module tpu_cmd_proc #(
   // rows of the span: STREAM_MATMUL streams C x K rows (24 bits when its limits hold; checked
   // in the same step)
   logic [31:0] span_rows;
-  assign span_rows = is_sm ? 32'(f_op2[7:0]) * 32'(f_rows[15:0]) : f_rows;
+  assign span_rows = is_sm ? 32'(f_op2[7:0]) *
+                             (32'(f_rows[15:0]) + (sm_act ? tpu_pkg::StreamMatmulBiasRows : 32'd0))
+                           : f_rows;
   always_comb begin  // apart: span_prod depends on stride_d
     span1    = span_prod + rb_d;
     span_ok_d = span_rows != 0 && !(f_stride != 0 && {32'd0, f_stride} < rb_d) &&
@@ -704,14 +716,22 @@ module tpu_cmd_proc #(
           else if (!chk_ok_i) check_sc = tpu_pkg::ScDmaAccessViolation;
         end
         tpu_pkg::OpStreamMatmul: begin
-          if (f_op3 != 0 || (f_op0 & ~tpu_pkg::StreamMatmulAccumulate) != 0 ||
+          if ((f_op0 & ~(tpu_pkg::StreamMatmulAccumulate | tpu_pkg::StreamMatmulActivate |
+                         tpu_pkg::StreamMatmulLut)) != 0 ||
+              (sm_lut && !sm_act) || (!sm_act && f_op3 != 0) ||
               f_rows == 0 || f_rows > tpu_pkg::StreamMatmulMaxK || f_cols == 0 || f_cols > N ||
+              (sm_act && f_cols != N) ||
               f_op1 == 0 || f_op1 > tpu_pkg::StreamMatmulMaxR || f_op2 == 0 ||
               f_op2 > tpu_pkg::StreamMatmulMaxBlocks || !span_ok_q)
             check_sc = tpu_pkg::ScInvalidField;
-          else if (!range_ok(f_la, sm_ubn_q, UbRows) || !range_ok(f_la2, sm_accn_q, AccRows))
+          else if (!range_ok(f_la, sm_ubn_q, UbRows) || !range_ok(f_la2, sm_accn_q, AccRows) ||
+                   (sm_act && !range_ok(f_op3, sm_accn_q, UbRows)))
             check_sc = tpu_pkg::ScLocalRange;
-          else if (fcount_q != '0) check_sc = tpu_pkg::ScSequenceError;
+          else if (fcount_q != '0 ||
+                   (sm_act && (!loaded_q[tpu_pkg::ParamMult] || !loaded_q[tpu_pkg::ParamShift] ||
+                               !loaded_q[tpu_pkg::ParamOutput] ||
+                               (sm_lut && !loaded_q[tpu_pkg::ParamLut]))))
+            check_sc = tpu_pkg::ScSequenceError;
           else if (!chk_ok_i) check_sc = tpu_pkg::ScDmaAccessViolation;
         end
         default: begin  // IDENTIFY
@@ -852,7 +872,7 @@ module tpu_cmd_proc #(
   assign dp_rdy     = dp_ready_i && !byp;  // the slot's command is taken
   // (STREAM_MATMUL: a tile's last row only when its MATMUL can go into the command slot)
   assign wpush_valid_o  = (state_q == SPush && cval_q) ||
-                          (state_q == SSm && cval_q && !sm_end &&
+                          (state_q == SSm && sm_ph_q == '0 && cval_q && !sm_end &&
                            (crow_q != N - 1 || !dpv_q || dp_rdy));
   assign wpush_row_o    = (crow_q < (is_sm ? 32'(sm_kn) : f_rows) && !(is_sm && sm_err_q)) ?
                           st_rdata : '0;
@@ -939,6 +959,8 @@ module tpu_cmd_proc #(
     rh_half_d = rh_half_q;  rh_tb_d = rh_tb_q;  st_tlrh_d = st_tlrh_q;
     st_rb_d = st_rb_q;  st_stride_d = st_stride_q;
     sm_t_d = sm_t_q;  sm_b_d = sm_b_q;  sm_ua_d = sm_ua_q;  sm_aa_d = sm_aa_q;  sm_err_d = sm_err_q;
+    sm_ph_d = sm_ph_q;  sm_bias_d = sm_bias_q;  sm_oa_d = sm_oa_q;
+    sm_actw_d = sm_actw_q && !act_done_i;
     // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
     if (pa_go && rd_req_ready_i) begin
       pa_valid_d = 1'b1;  pa_busy_d = 1'b1;  pa_err_d = 1'b0;
@@ -1135,6 +1157,8 @@ module tpu_cmd_proc #(
               // (its tiles pass through the active tile: none is active afterwards)
               avalid_d = 1'b0;
               sm_t_d = '0;  sm_b_d = '0;  sm_ua_d = f_la;  sm_aa_d = f_la2;  sm_err_d = 1'b0;
+              sm_ph_d = '0;  sm_oa_d = f_op3;
+              if (sm_act) loaded_d[tpu_pkg::ParamBias] = 1'b1;
               state_d = SSmReq;
             end
             tpu_pkg::OpIdentify: begin
@@ -1355,7 +1379,8 @@ module tpu_cmd_proc #(
         st_raddr = SAw'((cbase_q + crow_q) % Ring);
         if (sm_end) begin
           // every tile multiplied, or failed between tiles: end once the last MATMUL is taken
-          if (slot_free) begin
+          // (and the last ACTIVATE done: its act_done_i is not a later ACTIVATE's)
+          if (slot_free && !sm_actw_q) begin
             if (!sm_err_q) begin
               result_d = sm_tot_q * 32'(f_cols[KW-1:0]);
               rdb_d = result_d;
@@ -1364,6 +1389,45 @@ module tpu_cmd_proc #(
               mm_macs_o = 64'(sm_accn_q) * 64'(f_rows) * 64'(f_cols[KW-1:0]);
             end
             state_d = SDone;
+          end
+        end else if (sm_ph_q == 2'd1) begin
+          // the block's bias rows (after its tiles) into sm_bias, read one cycle ahead
+          st_raddr = SAw'((cbase_q + crow_q) % Ring);
+          if (cval_q) sm_bias_d[N*8*(crow_q - 32'd1) +: N*8] = st_rdata;
+          if (crow_q != tpu_pkg::StreamMatmulBiasRows) begin
+            if (row_q > cbase_q + crow_q || sm_err_q) begin
+              st_re = 1'b1;
+              cval_d = 1'b1;
+              crow_d = crow_q + 32'd1;
+            end
+          end else if (!cval_q) begin
+            sm_ph_d = 2'd2;
+            crow_d = '0;
+            cbase_d = cbase_q + tpu_pkg::StreamMatmulBiasRows;
+          end
+        end else if (sm_ph_q == 2'd2) begin
+          // its N channels into the bias parameters
+          if (slot_free) begin
+            c[COp +: 4] = DpParam;  c[CFl +: 3] = 3'(tpu_pkg::ParamBias);
+            c[CA +: 32] = crow_q;
+            c[CData +: 32] = sm_bias_q[32*crow_q[$clog2(N)-1:0] +: 32];
+            dpc_d = c;  dpv_d = 1'b1;
+            crow_d = crow_q + 32'd1;
+            if (crow_q + 32'd1 == N) begin
+              crow_d = '0;
+              sm_ph_d = 2'd3;
+            end
+          end
+        end else if (sm_ph_q == 2'd3) begin
+          // its ACTIVATE (ACC rows of the block -> UB rows sm_oa), then the next block
+          if (slot_free) begin
+            c[COp +: 4] = DpActivate;  c[CFl] = sm_lut;
+            c[CA +: 32] = sm_aa_q;  c[CB +: 32] = sm_oa_q;  c[CRows +: 32] = f_op1;
+            dpc_d = c;  dpv_d = 1'b1;
+            sm_actw_d = 1'b1;
+            sm_ph_d = '0;
+            sm_t_d = '0;  sm_b_d = sm_b_q + 32'd1;  sm_ua_d = f_la;  sm_aa_d = sm_aa_q + f_op1;
+            sm_oa_d = sm_oa_q + f_op1;
           end
         end else if (!cval_q) begin
           if (rd0) begin
@@ -1381,7 +1445,9 @@ module tpu_cmd_proc #(
             dpc_d = c;  dpv_d = 1'b1;
             crow_d = '0;
             cbase_d = cbase_q + 32'(sm_kn);
-            if (sm_t_q + 32'd1 == sm_tn_q) begin
+            if (sm_t_q + 32'd1 == sm_tn_q && sm_act) begin
+              sm_ph_d = 2'd1;  // the block's epilogue (crow = 0: no bias row read yet)
+            end else if (sm_t_q + 32'd1 == sm_tn_q) begin
               sm_t_d = '0;  sm_b_d = sm_b_q + 32'd1;  sm_ua_d = f_la;  sm_aa_d = sm_aa_q + f_op1;
             end else begin
               sm_t_d = sm_t_q + 32'd1;  sm_ua_d = sm_ua_q + f_op1;
@@ -1640,7 +1706,7 @@ module tpu_cmd_proc #(
       ra_push_q <= 1'b0;  dw_pend_q <= 1'b0;
       pa_valid_q <= 1'b0;  pa_busy_q <= 1'b0;  pa_use_q <= 1'b0;
       bg_active_q <= 1'b0;  bg_cval_q <= 1'b0;  bg_mm_q <= '0;
-      rh_v_q <= 1'b0;
+      rh_v_q <= 1'b0;  sm_actw_q <= 1'b0;
     end else begin
       // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
       dw_pend_q <= (wr_req_valid_o && wr_req_ready_i) || (dw_pend_q && !wr_idle_i);
@@ -1654,6 +1720,7 @@ module tpu_cmd_proc #(
       pa_use_q <= ReadAhead ? pa_use_d : 1'b0;
       bg_active_q <= bg_active_d;  bg_cval_q <= bg_cval_d;  bg_mm_q <= bg_mm_d;
       rh_v_q <= ReadAhead ? rh_v_d : 1'b0;
+      sm_actw_q <= sm_actw_d;
     end
   end
 
@@ -1674,6 +1741,7 @@ module tpu_cmd_proc #(
     st_rb_q <= st_rb_d;  st_stride_q <= st_stride_d;
     sm_t_q <= sm_t_d;  sm_b_q <= sm_b_d;  sm_ua_q <= sm_ua_d;  sm_aa_q <= sm_aa_d;
     sm_err_q <= sm_err_d;
+    sm_ph_q <= sm_ph_d;  sm_bias_q <= sm_bias_d;  sm_oa_q <= sm_oa_d;
     // STREAM_MATMUL's products, from the SQE (stable from CHECK1 on); only meaningful when its
     // step-3 limits hold (K < 2^16, R < 2^16, C < 2^8), which CHECK2 tests first
     sm_tot_q <= span_rows;
@@ -1684,7 +1752,7 @@ module tpu_cmd_proc #(
   end
   assign sm_tn_d = (32'(f_rows[15:0]) + N - 1) / N;
   assign sm_kn   = (sm_t_q + 32'd1 == sm_tn_q) ? sm_lastk_q : KW'(N);
-  assign sm_end  = sm_b_q == f_op2 || (sm_err_q && crow_q == '0);
+  assign sm_end  = sm_b_q == f_op2 || (sm_err_q && crow_q == '0 && sm_ph_q == '0);
 
   assign cpl_sc_o       = sc_q;
   assign cpl_result_o   = sc_q == tpu_pkg::ScSuccess ? result_q : 32'd0;

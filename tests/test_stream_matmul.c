@@ -7,6 +7,7 @@
 
 #include "golden_fixture.h"
 #include "harness.h"
+#include "tpu/numerics.h"
 #include "tpu/tpu_spec.h"
 
 #define MAXN 16
@@ -71,9 +72,10 @@ static struct gfx_sqe sm(uint64_t iova, uint32_t k, uint32_t cols, uint32_t stri
 {
 	struct gfx_sqe s = gfx_cmd(TPU_OP_STREAM_MATMUL);
 	uint64_t step = stride ? stride : cols;
+	uint64_t per = k + (op0 & TPU_STREAM_MATMUL_ACTIVATE ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
 
 	gfx_set_addr(&s, iova);
-	GFX_SET(&s, LENGTH, ((uint64_t)blocks * k - 1) * step + cols);
+	GFX_SET(&s, LENGTH, ((uint64_t)blocks * per - 1) * step + cols);
 	GFX_SET(&s, STRIDE, stride);
 	GFX_SET(&s, ROWS, k);
 	GFX_SET(&s, COLS, cols);
@@ -204,6 +206,140 @@ START_TEST(stream_matmul_random)
 }
 END_TEST
 
+/* OP0.ACTIVATE: each block's bias vector follows its K weight rows in the stream; the block's
+ * ACC rows (checked too) go through the activation (random MULT/SHIFT/OUTPUT, with or without
+ * the LUT) into UB rows OP3 + b x R; against the reference with tpu_activate. */
+START_TEST(stream_matmul_activate)
+{
+	const uint32_t n = _i ? 16 : 8;
+	static int8_t ub[ROWS][MAXN], lut[256];
+	static uint32_t acc[ROWS][MAXN];
+	int32_t mult[MAXN], shift[MAXN];
+	struct golden_config c;
+	struct gfx_sqe q;
+
+	config_n(&c, n);
+	if (!gfx_backend_has(gfx_backend(), &c))
+		return;
+	gfx_sim_latency(_i ? 50 : 0);
+	setup_n(n);
+	for (uint32_t j = 0; j < n; j++) {
+		mult[j] = (int32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1);
+		shift[j] = (int32_t)harness_range(&rng, -12, -4);
+		memcpy(hp + 60000 + 4 * j, &mult[j], 4);
+		memcpy(hp + 60200 + 4 * j, &shift[j], 4);
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		hp[60400 + i] = (uint8_t)(lut[i] = rand8());
+	q = gfx_load_vec(TPU_PARAM_MULT, hbuf + 60000, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_vec(TPU_PARAM_SHIFT, hbuf + 60200, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_lut(hbuf + 60400);
+	gfx_ok(&F, &q);
+	for (int rep = 0; rep < 4; rep++) {
+		struct shape s = random_shape(n);
+		uint32_t step, per = s.k + TPU_STREAM_MATMUL_BIAS_ROWS, out_row;
+		bool acc0 = harness_range(&rng, 0, 1), use_lut = harness_range(&rng, 0, 1);
+		int32_t zp = (int32_t)harness_range(&rng, -20, 20);
+		struct tpu_act_output o = { zp, (int32_t)harness_range(&rng, -128, -60),
+					    (int32_t)harness_range(&rng, 60, 127), use_lut ? lut : NULL };
+
+		s.cols = n;
+		if (s.stride)
+			s.stride = n + (uint32_t)harness_range(&rng, 0, 3);
+		step = s.stride ? s.stride : n;
+		/* output rows apart from A's (a later block would read them), else one block */
+		{
+			uint32_t a_end = s.la + (s.k + n - 1) / n * s.r, ob = s.blocks * s.r;
+
+			if (s.la >= ob)
+				out_row = (uint32_t)harness_range(&rng, 0, s.la - ob);
+			else if (a_end + ob <= ROWS)
+				out_row = (uint32_t)harness_range(&rng, a_end, ROWS - ob);
+			else {
+				s.blocks = 1;
+				out_row = (uint32_t)harness_range(&rng, 0, ROWS - s.r);
+			}
+		}
+		for (uint32_t i = 0; i < ROWS; i++)
+			for (uint32_t j = 0; j < n; j++)
+				hp[A_OFF + i * n + j] = (uint8_t)(ub[i][j] = rand8());
+		q = gfx_read_host(hbuf + A_OFF, ROWS, n, 0, 0);
+		gfx_ok(&F, &q);
+		q = gfx_load_output(o.zero_point, o.qmin, o.qmax);
+		gfx_ok(&F, &q);
+		/* blocks x (k weight rows, 4 bias rows), stride apart */
+		for (size_t i = 0; i < ((size_t)s.blocks * per - 1) * step + n; i++)
+			hp[W_OFF + i] = (uint8_t)rand8();
+		/* the ACC rows before (for acc0): a plain STREAM_MATMUL over the same rows */
+		memset(acc, 0, sizeof(acc));
+		if (acc0) {
+			struct shape s0 = s;
+
+			s0.k = per; /* its blocks: the same rows, bias rows as weights */
+			s0.stride = step;
+			q = sm(hbuf + W_OFF, per, n, step, s.blocks, s.la, s.r, s.la2, 0);
+			if ((per + n - 1) / n * s.r + s.la > ROWS) {
+				acc0 = false;
+			} else {
+				gfx_ok(&F, &q);
+				reference(n, &s0, (const int8_t(*)[MAXN])ub, hp + W_OFF, false, acc);
+			}
+		}
+		{
+			/* the weights of the fused command: block b's rows at b x per */
+			for (uint32_t b = 0; b < s.blocks; b++)
+				for (uint32_t i = 0; i < s.r; i++)
+					for (uint32_t j = 0; j < n; j++) {
+						uint32_t sum = acc0 ? acc[s.la2 + b * s.r + i][j] : 0;
+
+						for (uint32_t kk = 0; kk < s.k; kk++) {
+							int8_t a = ub[s.la + kk / n * s.r + i][kk % n];
+							int8_t x = (int8_t)hp[W_OFF + ((size_t)b * per + kk) * step + j];
+
+							sum += (uint32_t)((int32_t)a * x);
+						}
+						acc[s.la2 + b * s.r + i][j] = sum;
+					}
+		}
+		q = sm(hbuf + W_OFF, s.k, n, s.stride, s.blocks, s.la, s.r, s.la2,
+		       TPU_STREAM_MATMUL_ACTIVATE | (use_lut ? TPU_STREAM_MATMUL_LUT : 0) |
+			       (acc0 ? TPU_STREAM_MATMUL_ACCUMULATE : 0));
+		GFX_SET(&q, OP3, out_row);
+		ck_assert_uint_eq(gfx_ok(&F, &q), s.blocks * per * n);
+		q = gfx_write_host(hbuf + OUT_OFF, s.blocks * s.r, n, 0, s.la2, true);
+		gfx_ok(&F, &q);
+		q = gfx_write_host(hbuf + OUT_OFF + 8192, s.blocks * s.r, n, 0, out_row, false);
+		gfx_ok(&F, &q);
+		for (uint32_t b = 0; b < s.blocks; b++)
+			for (uint32_t i = 0; i < s.r; i++)
+				for (uint32_t j = 0; j < n; j++) {
+					uint32_t row = b * s.r + i, got;
+					int32_t bias;
+					struct tpu_act_channel ch;
+					bool sat;
+					int8_t want;
+
+					memcpy(&got, hp + OUT_OFF + ((size_t)row * n + j) * 4, 4);
+					ck_assert_msg(got == acc[s.la2 + row][j],
+						      "rep %d k=%u blocks=%u r=%u acc0=%d: acc %u/%u",
+						      rep, s.k, s.blocks, s.r, acc0, row, j);
+					memcpy(&bias, hp + W_OFF + ((size_t)b * per + s.k + 4 * j / n) * step +
+							      4 * j % n, 4);
+					ch = (struct tpu_act_channel){ bias, mult[j], shift[j] };
+					want = tpu_activate((int32_t)acc[s.la2 + row][j], &ch, &o, &sat);
+					ck_assert_msg((int8_t)hp[OUT_OFF + 8192 + row * n + j] == want,
+						      "rep %d k=%u blocks=%u r=%u stride=%u lut=%d: out %u/%u "
+						      "= %d, expected %d", rep, s.k, s.blocks, s.r, s.stride,
+						      use_lut, row, j, (int8_t)hp[OUT_OFF + 8192 + row * n + j],
+						      want);
+				}
+	}
+	teardown();
+}
+END_TEST
+
 /* Each field check with its status, and the order of the steps, on the small device (64 UB,
  * 32 ACC rows): a valid command (K = 2N + 3, two blocks of R = 3) mutated one way per case;
  * the FIFO holds a tile where a case says so. */
@@ -272,11 +408,42 @@ START_TEST(stream_matmul_checks)
 		hp[W_OFF + i] = (uint8_t)rand8();
 	gfx_set_addr(&lw, hbuf + W_OFF);
 	GFX_SET(&lw, LENGTH, n * n);
+	/* OP0.ACTIVATE: first without MULT/SHIFT/OUTPUT loaded, then with them (no LUT) */
+	const struct check_case act_cases[] = {
+		{ "ACT: params not loaded", -1, 0, -1, 0, false, TPU_SC_SEQUENCE_ERROR },
+		{ "ACT ok", -1, 0, -1, 0, false, TPU_SC_SUCCESS },
+		{ "ACT|LUT: LUT not loaded", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_LUT, -1, 0, false,
+		  TPU_SC_SEQUENCE_ERROR },
+		{ "LUT without ACT", DW(OP0), TPU_STREAM_MATMUL_LUT, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "ACT: COLS < N", DW(COLS), n - 1, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "ACT: UB out past the end", DW(OP3), ub_rows - blocks * r + 1, -1, 0, false,
+		  TPU_SC_LOCAL_RANGE },
+		{ "ACT: UB out fits", DW(OP3), ub_rows - blocks * r, -1, 0, false, TPU_SC_SUCCESS },
+		{ "ACT: out range + FIFO", DW(OP3), 0xFFFFFFFFu, -1, 0, true, TPU_SC_LOCAL_RANGE },
+		{ "ACT: LUT + FIFO", DW(OP0), TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_LUT, -1, 0,
+		  true, TPU_SC_SEQUENCE_ERROR },
+	};
+	unsigned ncase = sizeof(cases) / sizeof(cases[0]);
+
 	base = sm(hbuf + W_OFF, k, n, 0, blocks, 0, r, 0, 0);
-	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct check_case *t = &cases[i];
+	for (unsigned i = 0; i < ncase + sizeof(act_cases) / sizeof(act_cases[0]); i++) {
+		const struct check_case *t = i < ncase ? &cases[i] : &act_cases[i - ncase];
 		uint32_t sc;
 
+		if (i == ncase) /* the ACTIVATE variant's stream: K + 4 rows per block */
+			base = sm(hbuf + W_OFF, k, n, 0, blocks, 0, r, 0, TPU_STREAM_MATMUL_ACTIVATE);
+		if (i == ncase + 1) {
+			struct gfx_sqe q = gfx_load_vec(TPU_PARAM_MULT, hbuf, n, 0);
+
+			memset(hp, 0, 64);
+			gfx_ok(&F, &q);
+			q = gfx_load_vec(TPU_PARAM_SHIFT, hbuf, n, 0);
+			gfx_ok(&F, &q);
+			q = gfx_load_output(0, -128, 127);
+			gfx_ok(&F, &q);
+		}
 		s = base;
 		if (t->field >= 0)
 			s.dw[t->field] = t->val;
@@ -287,7 +454,7 @@ START_TEST(stream_matmul_checks)
 		sc = gfx_exec(&F, &s, &c);
 		ck_assert_msg(sc == t->want, "%s: status 0x%x, expected 0x%x", t->what, sc, t->want);
 		if (sc == TPU_SC_SUCCESS)
-			ck_assert_uint_eq(c.result, blocks * k * n);
+			ck_assert_uint_eq(c.result, blocks * (k + (i < ncase ? 0 : 4)) * n);
 		if (t->fifo_tile)
 			gfx_ok(&F, &pop); /* the tile was still there: the command took nothing */
 		ck_assert_uint_eq(gfx_exec(&F, &pop, NULL), TPU_SC_SEQUENCE_ERROR);
@@ -363,6 +530,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 
 	tcase_add_checked_fixture(tc, be == GFX_SIM ? gfx_use_sim : gfx_use_golden, NULL);
 	tcase_add_loop_test(tc, stream_matmul_random, 0, 2);
+	tcase_add_loop_test(tc, stream_matmul_activate, 0, 2);
 	gfx_config_small(&c);
 	if (gfx_backend_has(be, &c)) {
 		tcase_add_test(tc, stream_matmul_checks);

@@ -4,7 +4,8 @@
 Replays driver/gemm.c's schedule (resident A as one READ_HOST per chunk, even chunks of R rows,
 weights per chunk, one BIAS LOAD_PARAMS + ACTIVATE + WRITE_HOST (in pieces) per column tile, MULT/SHIFT once
 for per-tensor requantization; for m <= 16 the stream schedule: one STREAM_MATMUL per group of
-column tiles, each tile's BIAS + ACTIVATE, one WRITE_HOST) and counts link bytes as sim/link.c charges them: 16 bytes of
+full-width column tiles with each tile's bias vector in its stream and its ACTIVATE in the
+command (a narrower last tile: its own STREAM_MATMUL, BIAS and ACTIVATE), one WRITE_HOST) and counts link bytes as sim/link.c charges them: 16 bytes of
 header per packet and whole LinkBytes (32) beats of data. Packed full rows (N bytes) are merged
 by the device into MRDs of up to MaxReadReq (512) bytes; packed output rows into write jobs of up
 to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet each.
@@ -58,8 +59,11 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
         groups = [(c0, min(cmax, ntf - c0), N) for c0 in range(0, ntf, cmax)]
         if ntf < NT:
             groups.append((ntf, 1, n - ntf * N))
-        for c0, cn, nc in groups:  # STREAM_MATMUL, then BIAS + ACTIVATE per column tile
-            a, b = stream(cn * k, nc); h2d += a; d2h += b; cmds += 1
+        for c0, cn, nc in groups:
+            if nc == N:  # fused: each tile's bias (4 rows) in the stream, its ACTIVATE in the command
+                a, b = stream(cn * (k + 4), nc); h2d += a; d2h += b; cmds += 1
+                continue
+            a, b = stream(cn * k, nc); h2d += a; d2h += b; cmds += 1  # then BIAS + ACTIVATE
             h2d += cn * pkt(4 * nc); d2h += cn * HDR; cmds += 2 * cn
         if ntf:
             d2h += writes(ntf * R, N); cmds += 1
