@@ -394,12 +394,13 @@ module tpu_cmd_proc #(
   logic [31:0]    sm_t_q, sm_t_d, sm_b_q, sm_b_d, sm_ua_q, sm_ua_d, sm_aa_q, sm_aa_d;
   logic           sm_err_q, sm_err_d;
   // ... with OP0.ACTIVATE: after a block's last tile, its bias vector (4 stream rows) into
-  // sm_bias (phase 1), N PARAM writes (2), the ACTIVATE into UB rows sm_oa (3); sm_actw: that
-  // ACTIVATE not yet done (act_done_i)
+  // sm_bias (sm_ph), then the writer (sm_pw) issues its N PARAM writes (sm_pc) and the ACTIVATE
+  // of ACC rows sm_wa into UB rows sm_wo through the command slot while the next block's tiles
+  // are pushed; sm_actw: that ACTIVATE not yet done (act_done_i)
   logic           sm_act, sm_lut;
-  logic [1:0]     sm_ph_q, sm_ph_d;
+  logic           sm_ph_q, sm_ph_d, sm_pw_q, sm_pw_d;
   logic [4*N*8-1:0] sm_bias_q, sm_bias_d;
-  logic [31:0]    sm_oa_q, sm_oa_d;
+  logic [31:0]    sm_oa_q, sm_oa_d, sm_pc_q, sm_pc_d, sm_wa_q, sm_wa_d, sm_wo_q, sm_wo_d;
   logic           sm_actw_q, sm_actw_d;
   logic [KW-1:0]  sm_kn;                       // rows of the tile being pushed (the rest zero)
   logic           sm_end;                      // every tile multiplied, or failed between tiles
@@ -872,8 +873,8 @@ module tpu_cmd_proc #(
   assign dp_rdy     = dp_ready_i && !byp;  // the slot's command is taken
   // (STREAM_MATMUL: a tile's last row only when its MATMUL can go into the command slot)
   assign wpush_valid_o  = (state_q == SPush && cval_q) ||
-                          (state_q == SSm && sm_ph_q == '0 && cval_q && !sm_end &&
-                           (crow_q != N - 1 || !dpv_q || dp_rdy));
+                          (state_q == SSm && !sm_ph_q && cval_q && !sm_end &&
+                           (crow_q != N - 1 || (!sm_pw_q && (!dpv_q || dp_rdy))));
   assign wpush_row_o    = (crow_q < (is_sm ? 32'(sm_kn) : f_rows) && !(is_sm && sm_err_q)) ?
                           st_rdata : '0;
   assign wpush_transpose_o = is_lw && (f_op0 & tpu_pkg::LoadWeightsTranspose) != 0;
@@ -959,7 +960,8 @@ module tpu_cmd_proc #(
     rh_half_d = rh_half_q;  rh_tb_d = rh_tb_q;  st_tlrh_d = st_tlrh_q;
     st_rb_d = st_rb_q;  st_stride_d = st_stride_q;
     sm_t_d = sm_t_q;  sm_b_d = sm_b_q;  sm_ua_d = sm_ua_q;  sm_aa_d = sm_aa_q;  sm_err_d = sm_err_q;
-    sm_ph_d = sm_ph_q;  sm_bias_d = sm_bias_q;  sm_oa_d = sm_oa_q;
+    sm_ph_d = sm_ph_q;  sm_bias_d = sm_bias_q;  sm_oa_d = sm_oa_q;  sm_pw_d = sm_pw_q;
+    sm_pc_d = sm_pc_q;  sm_wa_d = sm_wa_q;  sm_wo_d = sm_wo_q;
     sm_actw_d = sm_actw_q && !act_done_i;
     // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
     if (pa_go && rd_req_ready_i) begin
@@ -1157,7 +1159,7 @@ module tpu_cmd_proc #(
               // (its tiles pass through the active tile: none is active afterwards)
               avalid_d = 1'b0;
               sm_t_d = '0;  sm_b_d = '0;  sm_ua_d = f_la;  sm_aa_d = f_la2;  sm_err_d = 1'b0;
-              sm_ph_d = '0;  sm_oa_d = f_op3;
+              sm_ph_d = 1'b0;  sm_pw_d = 1'b0;  sm_oa_d = f_op3;
               if (sm_act) loaded_d[tpu_pkg::ParamBias] = 1'b1;
               state_d = SSmReq;
             end
@@ -1379,8 +1381,8 @@ module tpu_cmd_proc #(
         st_raddr = SAw'((cbase_q + crow_q) % Ring);
         if (sm_end) begin
           // every tile multiplied, or failed between tiles: end once the last MATMUL is taken
-          // (and the last ACTIVATE done: its act_done_i is not a later ACTIVATE's)
-          if (slot_free && !sm_actw_q) begin
+          // (and the last ACTIVATE issued and done: its act_done_i is not a later ACTIVATE's)
+          if (slot_free && !sm_pw_q && !sm_actw_q) begin
             if (!sm_err_q) begin
               result_d = sm_tot_q * 32'(f_cols[KW-1:0]);
               rdb_d = result_d;
@@ -1390,7 +1392,7 @@ module tpu_cmd_proc #(
             end
             state_d = SDone;
           end
-        end else if (sm_ph_q == 2'd1) begin
+        end else if (sm_ph_q) begin
           // the block's bias rows (after its tiles) into sm_bias, read one cycle ahead
           st_raddr = SAw'((cbase_q + crow_q) % Ring);
           if (cval_q) sm_bias_d[N*8*(crow_q - 32'd1) +: N*8] = st_rdata;
@@ -1401,31 +1403,11 @@ module tpu_cmd_proc #(
               crow_d = crow_q + 32'd1;
             end
           end else if (!cval_q) begin
-            sm_ph_d = 2'd2;
+            // the writer takes the block's epilogue; the next block's tiles go on meanwhile
+            sm_ph_d = 1'b0;
             crow_d = '0;
             cbase_d = cbase_q + tpu_pkg::StreamMatmulBiasRows;
-          end
-        end else if (sm_ph_q == 2'd2) begin
-          // its N channels into the bias parameters
-          if (slot_free) begin
-            c[COp +: 4] = DpParam;  c[CFl +: 3] = 3'(tpu_pkg::ParamBias);
-            c[CA +: 32] = crow_q;
-            c[CData +: 32] = sm_bias_q[32*crow_q[$clog2(N)-1:0] +: 32];
-            dpc_d = c;  dpv_d = 1'b1;
-            crow_d = crow_q + 32'd1;
-            if (crow_q + 32'd1 == N) begin
-              crow_d = '0;
-              sm_ph_d = 2'd3;
-            end
-          end
-        end else if (sm_ph_q == 2'd3) begin
-          // its ACTIVATE (ACC rows of the block -> UB rows sm_oa), then the next block
-          if (slot_free) begin
-            c[COp +: 4] = DpActivate;  c[CFl] = sm_lut;
-            c[CA +: 32] = sm_aa_q;  c[CB +: 32] = sm_oa_q;  c[CRows +: 32] = f_op1;
-            dpc_d = c;  dpv_d = 1'b1;
-            sm_actw_d = 1'b1;
-            sm_ph_d = '0;
+            sm_pw_d = 1'b1;  sm_pc_d = '0;  sm_wa_d = sm_aa_q;  sm_wo_d = sm_oa_q;
             sm_t_d = '0;  sm_b_d = sm_b_q + 32'd1;  sm_ua_d = f_la;  sm_aa_d = sm_aa_q + f_op1;
             sm_oa_d = sm_oa_q + f_op1;
           end
@@ -1445,8 +1427,16 @@ module tpu_cmd_proc #(
             dpc_d = c;  dpv_d = 1'b1;
             crow_d = '0;
             cbase_d = cbase_q + 32'(sm_kn);
+            // the next tile's first row is read now when it is in (no bubble between tiles:
+            // the push is one row per cycle, the link's rate; harmless after the last tile)
+            if (!(sm_t_q + 32'd1 == sm_tn_q && sm_act) &&
+                (row_q > cbase_q + 32'(sm_kn) || sm_err_q)) begin
+              st_re = 1'b1;
+              st_raddr = SAw'((cbase_q + 32'(sm_kn)) % Ring);
+              cval_d = 1'b1;
+            end
             if (sm_t_q + 32'd1 == sm_tn_q && sm_act) begin
-              sm_ph_d = 2'd1;  // the block's epilogue (crow = 0: no bias row read yet)
+              sm_ph_d = 1'b1;  // the block's epilogue (crow = 0: no bias row read yet)
             end else if (sm_t_q + 32'd1 == sm_tn_q) begin
               sm_t_d = '0;  sm_b_d = sm_b_q + 32'd1;  sm_ua_d = f_la;  sm_aa_d = sm_aa_q + f_op1;
             end else begin
@@ -1459,6 +1449,24 @@ module tpu_cmd_proc #(
           end
         end else begin
           cval_d = 1'b1;  // hold: the read data stays in the RAM output register
+        end
+        // the writer: the block's N bias channels, then its ACTIVATE (ACC rows sm_wa -> UB
+        // rows sm_wo), in the command slot between the previous tile's MATMUL and the next
+        // (a tile's MATMUL waits for it: see wpush_valid_o)
+        if (sm_pw_q && slot_free) begin
+          c = '0;
+          if (sm_pc_q != N) begin
+            c[COp +: 4] = DpParam;  c[CFl +: 3] = 3'(tpu_pkg::ParamBias);
+            c[CA +: 32] = sm_pc_q;
+            c[CData +: 32] = sm_bias_q[32*sm_pc_q[$clog2(N)-1:0] +: 32];
+            sm_pc_d = sm_pc_q + 32'd1;
+          end else begin
+            c[COp +: 4] = DpActivate;  c[CFl] = sm_lut;
+            c[CA +: 32] = sm_wa_q;  c[CB +: 32] = sm_wo_q;  c[CRows +: 32] = f_op1;
+            sm_actw_d = 1'b1;
+            sm_pw_d = 1'b0;
+          end
+          dpc_d = c;  dpv_d = 1'b1;
         end
       end
       // ---- LOAD_PARAMS
@@ -1706,7 +1714,7 @@ module tpu_cmd_proc #(
       ra_push_q <= 1'b0;  dw_pend_q <= 1'b0;
       pa_valid_q <= 1'b0;  pa_busy_q <= 1'b0;  pa_use_q <= 1'b0;
       bg_active_q <= 1'b0;  bg_cval_q <= 1'b0;  bg_mm_q <= '0;
-      rh_v_q <= 1'b0;  sm_actw_q <= 1'b0;
+      rh_v_q <= 1'b0;  sm_actw_q <= 1'b0;  sm_pw_q <= 1'b0;
     end else begin
       // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
       dw_pend_q <= (wr_req_valid_o && wr_req_ready_i) || (dw_pend_q && !wr_idle_i);
@@ -1720,7 +1728,7 @@ module tpu_cmd_proc #(
       pa_use_q <= ReadAhead ? pa_use_d : 1'b0;
       bg_active_q <= bg_active_d;  bg_cval_q <= bg_cval_d;  bg_mm_q <= bg_mm_d;
       rh_v_q <= ReadAhead ? rh_v_d : 1'b0;
-      sm_actw_q <= sm_actw_d;
+      sm_actw_q <= sm_actw_d;  sm_pw_q <= sm_pw_d;
     end
   end
 
@@ -1742,6 +1750,7 @@ module tpu_cmd_proc #(
     sm_t_q <= sm_t_d;  sm_b_q <= sm_b_d;  sm_ua_q <= sm_ua_d;  sm_aa_q <= sm_aa_d;
     sm_err_q <= sm_err_d;
     sm_ph_q <= sm_ph_d;  sm_bias_q <= sm_bias_d;  sm_oa_q <= sm_oa_d;
+    sm_pc_q <= sm_pc_d;  sm_wa_q <= sm_wa_d;  sm_wo_q <= sm_wo_d;
     // STREAM_MATMUL's products, from the SQE (stable from CHECK1 on); only meaningful when its
     // step-3 limits hold (K < 2^16, R < 2^16, C < 2^8), which CHECK2 tests first
     sm_tot_q <= span_rows;
@@ -1752,7 +1761,7 @@ module tpu_cmd_proc #(
   end
   assign sm_tn_d = (32'(f_rows[15:0]) + N - 1) / N;
   assign sm_kn   = (sm_t_q + 32'd1 == sm_tn_q) ? sm_lastk_q : KW'(N);
-  assign sm_end  = sm_b_q == f_op2 || (sm_err_q && crow_q == '0 && sm_ph_q == '0);
+  assign sm_end  = sm_b_q == f_op2 || (sm_err_q && crow_q == '0 && !sm_ph_q);
 
   assign cpl_sc_o       = sc_q;
   assign cpl_result_o   = sc_q == tpu_pkg::ScSuccess ? result_q : 32'd0;
