@@ -687,7 +687,11 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0
  * into ACC rows (tile c of the group at (c - c0) x R), then each tile's bias and ACTIVATE (int8: into
  * UB rows out_row + nt x R, written back at the end with one WRITE_HOST, since the output
  * panels of R rows are contiguous too; int32: in place and written back per tile). */
-#define GEMM_STREAM_M 16
+/* Measured at N = 16 against the other schedules (cycles, stream vs old): 16x512x512 20703 vs
+ * 58633, 32x512x512 38653 vs 60120, 48x512x512 56794 vs 61205, 48x256x256 16707 vs 18586,
+ * but 64x512x512 74738 vs 71964, 64x256x256 21512 vs 20385: the crossover lies between 48 and
+ * 64 rows (above it the grouped schedule reuses each tile for enough rows). */
+#define GEMM_STREAM_M 48
 
 /* Offset of column panel c in the B buffer of the stream schedule: fused, each full panel
  * (k rows of N) is followed by its bias vector (TPU_STREAM_MATMUL_BIAS_ROWS rows). */
