@@ -836,7 +836,8 @@ static void plan(struct gemm *g)
 		   (uint64_t)(g->slots + g->gp) * g->R <= in->ub_rows;
 	/* Small M in one chunk, every K-tile of A and every output tile in the UB: the stream
 	 * schedule (B then in column panels, as for the column order). */
-	g->stream = g->m <= GEMM_STREAM_M && g->R == g->m && g->resident &&
+	g->stream = ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && g->m <= GEMM_STREAM_M &&
+		    g->R == g->m && g->resident &&
 		    (uint64_t)(g->slots + g->NT) * g->R <= in->ub_rows &&
 		    g->k <= TPU_STREAM_MATMUL_MAX_K && g->R <= TPU_STREAM_MATMUL_MAX_R;
 	if (g->stream)

@@ -124,6 +124,7 @@ module tpu_cmd_proc #(
   parameter bit          LutStage  = 1'b0,   // LUT load through the staging ring (see above)
   parameter bit          SpanSerial = 1'b0,  // CHECK1's product bit-serial (see above)
   parameter bit          BgBypass  = 1'b0,   // background commit beside a waiting MATMUL (below)
+  parameter bit          StreamMm  = 1'b1,   // STREAM_MATMUL (0: INVALID_OPCODE, logic left out)
   localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
 ) (
   input  logic                  clk_i,
@@ -424,7 +425,7 @@ module tpu_cmd_proc #(
     is_wh    = f_op == tpu_pkg::OpWriteHost;
     is_fence = f_op == tpu_pkg::OpFence;
     is_id    = f_op == tpu_pkg::OpIdentify;
-    is_sm    = f_op == tpu_pkg::OpStreamMatmul;
+    is_sm    = StreamMm && f_op == tpu_pkg::OpStreamMatmul;
     sm_act   = (f_op0 & tpu_pkg::StreamMatmulActivate) != 0;
     sm_lut   = (f_op0 & tpu_pkg::StreamMatmulLut) != 0;
     lp_lut   = f_op0 == 32'(tpu_pkg::ParamLut);
@@ -629,7 +630,7 @@ module tpu_cmd_proc #(
     logic nz_addr;
     nz_addr  = f_addr != 64'd0;
     check_sc = tpu_pkg::ScSuccess;
-    if (32'(f_op) >= tpu_pkg::OpCount) begin
+    if (32'(f_op) >= tpu_pkg::OpCount || (!StreamMm && f_op == tpu_pkg::OpStreamMatmul)) begin
       check_sc = tpu_pkg::ScInvalidOpcode;
     end else if ((f_flags & ~tpu_pkg::SqeFlagsValid) != 0 || f_r14 != 0 || f_r15 != 0) begin
       check_sc = tpu_pkg::ScInvalidField;
@@ -1161,7 +1162,7 @@ module tpu_cmd_proc #(
               sm_t_d = '0;  sm_b_d = '0;  sm_ua_d = f_la;  sm_aa_d = f_la2;  sm_err_d = 1'b0;
               sm_ph_d = 1'b0;  sm_pw_d = 1'b0;  sm_oa_d = f_op3;
               if (sm_act) loaded_d[tpu_pkg::ParamBias] = 1'b1;
-              state_d = SSmReq;
+              state_d = StreamMm ? SSmReq : SDone;  // (without it the check fails first)
             end
             tpu_pkg::OpIdentify: begin
               wrb_d = tpu_pkg::IdentifyBytes;
@@ -1728,7 +1729,7 @@ module tpu_cmd_proc #(
       pa_use_q <= ReadAhead ? pa_use_d : 1'b0;
       bg_active_q <= bg_active_d;  bg_cval_q <= bg_cval_d;  bg_mm_q <= bg_mm_d;
       rh_v_q <= ReadAhead ? rh_v_d : 1'b0;
-      sm_actw_q <= sm_actw_d;  sm_pw_q <= sm_pw_d;
+      sm_actw_q <= StreamMm && sm_actw_d;  sm_pw_q <= StreamMm && sm_pw_d;
     end
   end
 
@@ -1747,17 +1748,20 @@ module tpu_cmd_proc #(
     rh_cols_q <= rh_cols_d;  rh_addr_q <= rh_addr_d;  rh_end_q <= rh_end_d;  rh_qid_q <= rh_qid_d;
     rh_half_q <= rh_half_d;  rh_tb_q <= rh_tb_d;  st_tlrh_q <= st_tlrh_d;
     st_rb_q <= st_rb_d;  st_stride_q <= st_stride_d;
-    sm_t_q <= sm_t_d;  sm_b_q <= sm_b_d;  sm_ua_q <= sm_ua_d;  sm_aa_q <= sm_aa_d;
-    sm_err_q <= sm_err_d;
-    sm_ph_q <= sm_ph_d;  sm_bias_q <= sm_bias_d;  sm_oa_q <= sm_oa_d;
-    sm_pc_q <= sm_pc_d;  sm_wa_q <= sm_wa_d;  sm_wo_q <= sm_wo_d;
+    sm_t_q <= StreamMm ? sm_t_d : '0;  sm_b_q <= StreamMm ? sm_b_d : '0;
+    sm_ua_q <= StreamMm ? sm_ua_d : '0;  sm_aa_q <= StreamMm ? sm_aa_d : '0;
+    sm_err_q <= StreamMm && sm_err_d;
+    sm_ph_q <= StreamMm && sm_ph_d;  sm_bias_q <= StreamMm ? sm_bias_d : '0;
+    sm_oa_q <= StreamMm ? sm_oa_d : '0;  sm_pc_q <= StreamMm ? sm_pc_d : '0;
+    sm_wa_q <= StreamMm ? sm_wa_d : '0;  sm_wo_q <= StreamMm ? sm_wo_d : '0;
     // STREAM_MATMUL's products, from the SQE (stable from CHECK1 on); only meaningful when its
     // step-3 limits hold (K < 2^16, R < 2^16, C < 2^8), which CHECK2 tests first
-    sm_tot_q <= span_rows;
-    sm_tn_q <= sm_tn_d;
-    sm_lastk_q <= KW'(f_rows - (sm_tn_d - 32'd1) * N);
-    sm_ubn_q <= sm_tn_d * 32'(f_op1[15:0]);
-    sm_accn_q <= 32'(f_op2[7:0]) * 32'(f_op1[15:0]);
+    // (constant without StreamMm: synthesis drops the products and the counters)
+    sm_tot_q <= StreamMm ? span_rows : '0;
+    sm_tn_q <= StreamMm ? sm_tn_d : '0;
+    sm_lastk_q <= StreamMm ? KW'(f_rows - (sm_tn_d - 32'd1) * N) : '0;
+    sm_ubn_q <= StreamMm ? sm_tn_d * 32'(f_op1[15:0]) : '0;
+    sm_accn_q <= StreamMm ? 32'(f_op2[7:0]) * 32'(f_op1[15:0]) : '0;
   end
   assign sm_tn_d = (32'(f_rows[15:0]) + N - 1) / N;
   assign sm_kn   = (sm_t_q + 32'd1 == sm_tn_q) ? sm_lastk_q : KW'(N);

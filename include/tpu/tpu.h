@@ -72,6 +72,7 @@ struct tpu_info {
 	uint32_t max_queue_entries;
 	uint32_t timeout_units; /* CAP.TIMEOUT */
 	uint32_t queue_depth;   /* entries the driver uses per queue */
+	uint32_t opcodes;       /* OPCODES: bit i = opcode i implemented (0: the register is absent) */
 	char backend[16];       /* "golden", "sim", ... */
 };
 
