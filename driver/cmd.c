@@ -155,6 +155,37 @@ int tpu_cmd_matmul(struct tpu_cmd *cmd, uint32_t ub_row, uint32_t acc_row, uint3
 	return 0;
 }
 
+int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off, uint32_t stride,
+			  uint32_t k, uint32_t cols, uint32_t blocks, uint32_t ub_row,
+			  uint32_t rows, uint32_t acc_row, uint32_t out_row, unsigned flags)
+{
+	bool act = flags & TPU_STREAM_MATMUL_ACTIVATE;
+	uint64_t total = (uint64_t)blocks * (k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0));
+	int err;
+
+	if (!cmd || !buf || k == 0 || cols == 0 || blocks == 0 || rows == 0 ||
+	    (flags & ~(TPU_STREAM_MATMUL_ACCUMULATE | TPU_STREAM_MATMUL_ACTIVATE |
+		       TPU_STREAM_MATMUL_LUT)) ||
+	    ((flags & TPU_STREAM_MATMUL_LUT) && !act) || (!act && out_row))
+		return -EINVAL;
+	if (k > TPU_STREAM_MATMUL_MAX_K || rows > TPU_STREAM_MATMUL_MAX_R ||
+	    blocks > TPU_STREAM_MATMUL_MAX_BLOCKS)
+		return -ERANGE;
+	start(cmd, TPU_OP_STREAM_MATMUL);
+	err = set_span(cmd, buf, off, stride, (uint32_t)total, cols);
+	if (err)
+		return err;
+	SET(cmd, LOCAL_ADDR, ub_row);
+	SET(cmd, LOCAL_ADDR2, acc_row);
+	SET(cmd, ROWS, k);
+	SET(cmd, COLS, cols);
+	SET(cmd, OP0, flags);
+	SET(cmd, OP1, rows);
+	SET(cmd, OP2, blocks);
+	SET(cmd, OP3, out_row);
+	return 0;
+}
+
 int tpu_cmd_activate(struct tpu_cmd *cmd, uint32_t acc_row, uint32_t dst_row, uint32_t rows,
 		     unsigned flags)
 {

@@ -106,6 +106,8 @@ static void read_config(tpu_dev *dev, const struct tpu_uri *u)
 	in->num_windows = (h0 & TPU_HWCFG0_NUM_WINDOWS_MASK) >> TPU_HWCFG0_NUM_WINDOWS_SHIFT;
 	in->ub_rows = tpu_rd(dev, TPU_REG_HWCFG1);
 	in->acc_rows = tpu_rd(dev, TPU_REG_HWCFG2);
+	/* STREAM_MATMUL is optional (small FPGA builds): tpu_gemm uses it only when listed */
+	in->opcodes = tpu_rd(dev, TPU_REG_OPCODES);
 	in->max_queue_entries = ((cap & TPU_CAP_MQES_MASK) >> TPU_CAP_MQES_SHIFT) + 1u;
 	in->timeout_units = (cap & TPU_CAP_TIMEOUT_MASK) >> TPU_CAP_TIMEOUT_SHIFT;
 	snprintf(in->backend, sizeof(in->backend), "%s", u->ops->name);

@@ -46,6 +46,8 @@ struct gemm {
 	bool hyb;     /* pairs: only the first group, then column tiles one by one (chunk_hyb) */
 	uint32_t ag;  /* pairs: full-width K-tiles of A per READ_HOST (after the first) */
 	bool uniform; /* one multiplier and shift for every channel: loaded once */
+	bool stream;  /* small M: STREAM_MATMUL per group of column tiles (stream_schedule) */
+	bool fused;   /* stream, int8 out, uniform MULT/SHIFT: bias + ACTIVATE in the command */
 	tpu_buf *a, *b, *bias, *mult, *shift, *lutb, *out;
 	struct tpu_cmd *cmds;
 	size_t ncmd, cap;
@@ -675,6 +677,96 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0
 	}
 }
 
+/* ------------------------------------------------------------------ stream schedule
+ *
+ * Small M (one chunk of R = m rows, at most GEMM_STREAM_M): no weight tile is reused across
+ * MATMULs of many rows, so a LOAD_WEIGHTS + MATMUL pair per tile costs ~58 cycles of command
+ * overhead against ~17 link cycles of data (and its SQEs a third of the link). Instead one
+ * STREAM_MATMUL (docs/spec.md 6.11) streams the column panels of B (contiguous: panel nt is k
+ * rows of its width) of up to min(255, ACC rows / R) column tiles through the FIFO at link rate
+ * into ACC rows (tile c of the group at (c - c0) x R), then each tile's bias and ACTIVATE (int8: into
+ * UB rows out_row + nt x R, written back at the end with one WRITE_HOST, since the output
+ * panels of R rows are contiguous too; int32: in place and written back per tile). */
+/* Measured at N = 16 against the other schedules (cycles, stream vs old): 16x512x512 20703 vs
+ * 58633, 32x512x512 38653 vs 60120, 48x512x512 56794 vs 61205, 48x256x256 16707 vs 18586,
+ * but 64x512x512 74738 vs 71964, 64x256x256 21512 vs 20385: the crossover lies between 48 and
+ * 64 rows (above it the grouped schedule reuses each tile for enough rows). */
+#define GEMM_STREAM_M 48
+
+/* Offset of column panel c in the B buffer of the stream schedule: fused, each full panel
+ * (k rows of N) is followed by its bias vector (TPU_STREAM_MATMUL_BIAS_ROWS rows). */
+static size_t stream_off(const struct gemm *g, uint32_t c)
+{
+	return g->fused ? (size_t)c * (g->k + TPU_STREAM_MATMUL_BIAS_ROWS) * g->N : b_off(g, c, 0);
+}
+
+static void stream_group(struct gemm *g, const struct tpu_gemm_params *p, uint32_t c0,
+			 uint32_t cn, bool first)
+{
+	uint32_t nc = span_of(g->n, g->N, c0), R = g->R;
+
+	if (g->fused && nc == g->N) {
+		/* the bias and the ACTIVATE of each tile in the command, into UB rows out_row +
+		 * c x R (measured at 1x512x512: the separate BIAS + ACTIVATE per tile cost ~158
+		 * cycles each, most of it the bias read's round trip) */
+		EMIT(g, tpu_cmd_stream_matmul, g->b, stream_off(g, c0), 0, (uint32_t)g->k, nc, cn, 0,
+		     R, 0, g->out_row + c0 * R,
+		     TPU_STREAM_MATMUL_ACTIVATE | (g->lut ? TPU_STREAM_MATMUL_LUT : 0));
+		return;
+	}
+	EMIT(g, tpu_cmd_stream_matmul, g->b, stream_off(g, c0), 0, (uint32_t)g->k, nc, cn, 0, R, 0,
+	     0, 0);
+	/* (after the stream: the device reads MULT/SHIFT and the first bias ahead meanwhile) */
+	if (first && g->q8) {
+		EMIT(g, tpu_cmd_load_output, p->out_zero_point, p->clamp_min, p->clamp_max);
+		if (g->uniform) {
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
+		}
+	}
+	for (uint32_t c = c0; c < c0 + cn; c++) {
+		uint32_t acc = (c - c0) * R, w = span_of(g->n, g->N, c);
+
+		column_tile_params(g, c);
+		if (g->q8) {
+			EMIT(g, tpu_cmd_activate, acc, g->out_row + c * R, R,
+			     g->lut ? TPU_ACTIVATE_LUT : 0);
+		} else {
+			EMIT(g, tpu_cmd_activate, acc, acc, R, TPU_ACTIVATE_RAW32);
+			EMIT(g, tpu_cmd_write_host, g->out, (size_t)c * g->N * g->m * 4u, w * 4u, acc,
+			     R, w, 1);
+		}
+	}
+}
+
+static void stream_schedule(struct gemm *g, const struct tpu_gemm_params *p)
+{
+	uint32_t full = (uint32_t)(g->n / g->N), cmax = g->dev->info.acc_rows / g->R, c0;
+
+	if (cmax > TPU_STREAM_MATMUL_MAX_BLOCKS)
+		cmax = TPU_STREAM_MATMUL_MAX_BLOCKS;
+	read_chunk(g, 0, g->R);
+	if (g->fused) { /* (checked by the fused STREAM_MATMUL: loaded before it) */
+		uint32_t nc = span_of(g->n, g->N, 0);
+
+		EMIT(g, tpu_cmd_load_output, p->out_zero_point, p->clamp_min, p->clamp_max);
+		EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
+		EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
+	}
+	for (c0 = 0; c0 < full; c0 += cmax)
+		stream_group(g, p, c0, full - c0 < cmax ? full - c0 : cmax, c0 == 0 && !g->fused);
+	if (full < g->NT)
+		stream_group(g, p, full, 1, full == 0 && !g->fused);
+	if (!g->q8)
+		return;
+	if (full)
+		EMIT(g, tpu_cmd_write_host, g->out, 0, g->N, g->out_row, full * g->R, g->N, 0);
+	if (full < g->NT)
+		EMIT(g, tpu_cmd_write_host, g->out, (size_t)full * g->N * g->m,
+		     span_of(g->n, g->N, full), g->out_row + full * g->R, g->R,
+		     span_of(g->n, g->N, full), 0);
+}
+
 static void build(struct gemm *g, const struct tpu_gemm_params *p)
 {
 	/* Tiles left in the FIFO by earlier work would be popped in place of ours. */
@@ -684,6 +776,10 @@ static void build(struct gemm *g, const struct tpu_gemm_params *p)
 	 * all (first_params); OUTPUT goes with them. The LUT is not read ahead: first. */
 	if (g->lut)
 		EMIT(g, tpu_cmd_load_params, TPU_PARAM_LUT, g->lutb, 0, 0, TPU_LUT_ENTRIES);
+	if (g->stream) {
+		stream_schedule(g, p);
+		return;
+	}
 	for (size_t r0 = 0; r0 < g->m && !g->err; r0 += g->R) {
 		size_t left = g->m - r0;
 		if (g->pairs && g->hyb)
@@ -738,6 +834,15 @@ static void plan(struct gemm *g)
 	g->pairs = g->q8 && g->resident && g->R >= g->N && g->R <= GEMM_RA_ROWS &&
 		   2ull * g->gp * g->R <= in->acc_rows &&
 		   (uint64_t)(g->slots + g->gp) * g->R <= in->ub_rows;
+	/* Small M in one chunk, every K-tile of A and every output tile in the UB: the stream
+	 * schedule (B then in column panels, as for the column order). */
+	g->stream = ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && g->m <= GEMM_STREAM_M &&
+		    g->R == g->m && g->resident &&
+		    (uint64_t)(g->slots + g->NT) * g->R <= in->ub_rows &&
+		    g->k <= TPU_STREAM_MATMUL_MAX_K && g->R <= TPU_STREAM_MATMUL_MAX_R;
+	if (g->stream)
+		g->pairs = false;
+	g->fused = g->stream && g->q8 && g->uniform && g->n >= g->N;
 	g->ag = g->R ? GEMM_RA_ROWS / g->R : 1;
 	if (g->ag > 2)
 		g->ag = 2;
@@ -809,6 +914,19 @@ static void to_chunks(const struct gemm *g, uint8_t *dst, const uint8_t *src)
 	}
 }
 
+/* B for the fused stream schedule: each full column panel (k rows of N), then room for its bias
+ * vector (written by fill_buffers), then the narrower last panel (k rows of its width). */
+static void to_fused(const struct gemm *g, uint8_t *dst, const uint8_t *src)
+{
+	for (uint32_t c = 0; c < g->NT; c++) {
+		uint32_t nc = span_of(g->n, g->N, c);
+		uint8_t *d = dst + stream_off(g, c);
+
+		for (size_t kk = 0; kk < g->k; kk++)
+			memcpy(d + kk * nc, src + kk * g->n + (size_t)c * g->N, nc);
+	}
+}
+
 static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 			const struct tpu_gemm_params *p)
 {
@@ -816,14 +934,20 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 	int32_t *bias, *mult, *shift;
 	int err;
 
+	size_t full = n / g->N, blen = g->fused ? full * (g->k + TPU_STREAM_MATMUL_BIAS_ROWS) * g->N +
+							 (n - full * g->N) * g->k
+					      : g->k * n;
+
 	if ((err = alloc_copy(g->dev, &g->a, NULL, g->m * g->k)) ||
-	    (err = alloc_copy(g->dev, &g->b, NULL, g->k * n)) ||
+	    (err = alloc_copy(g->dev, &g->b, NULL, blen)) ||
 	    (err = alloc_copy(g->dev, &g->bias, NULL, n * 4)) ||
 	    (err = alloc_copy(g->dev, &g->out, NULL, g->m * n * (g->q8 ? 1 : 4))))
 		return err;
 	to_chunks(g, tpu_buf_ptr(g->a), (const uint8_t *)a);
 	if (g->pairs)
 		to_groups(g, tpu_buf_ptr(g->b), (const uint8_t *)b);
+	else if (g->fused)
+		to_fused(g, tpu_buf_ptr(g->b), (const uint8_t *)b);
 	else
 		to_panels(tpu_buf_ptr(g->b), (const uint8_t *)b, g->k, n, g->N, 1);
 	bias = tpu_buf_ptr(g->bias);
@@ -834,6 +958,10 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 			s += (uint32_t)(int32_t)b[kk * n + j];
 		bias[j] = (int32_t)((p->bias ? (uint32_t)p->bias[j] : 0u) -
 				    (uint32_t)p->in_zero_point * s);
+		if (g->fused && j < full * g->N) /* after its panel (see stream_off) */
+			memcpy((uint8_t *)tpu_buf_ptr(g->b) + stream_off(g, (uint32_t)(j / g->N)) +
+				       g->k * g->N + (j % g->N) * 4u,
+			       &bias[j], 4);
 	}
 	if (!g->q8)
 		return 0;
@@ -905,6 +1033,12 @@ int tpu_gemm(tpu_dev *dev, size_t m, size_t k, size_t n, const int8_t *a, const 
 	g.n = n;
 	g.q8 = p->quant_channels != 0;
 	g.lut = g.q8 && p->lut;
+	g.uniform = g.q8;
+	for (size_t j = 0; g.q8 && j < n; j++) {
+		size_t c = p->quant_channels == 1 ? 0 : j;
+		if (p->multiplier[c] != p->multiplier[0] || p->shift[c] != p->shift[0])
+			g.uniform = false;
+	}
 	plan(&g);
 	err = fill_buffers(&g, a, b, p);
 	if (err)

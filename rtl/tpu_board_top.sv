@@ -52,7 +52,10 @@ module tpu_board_top #(
   parameter bit          SpanSerial       = 1'b1,
   // register slices between the device's blocks for FPGA clock rates (tpu_device RegSlices:
   // one more cycle per datapath command, nothing else changes)
-  parameter bit          RegSlices        = 1'b1
+  parameter bit          RegSlices        = 1'b1,
+  // STREAM_MATMUL left out (its counters and products do not fit the small boards; the
+  // driver reads OPCODES and keeps to LOAD_WEIGHTS + MATMUL)
+  parameter bit          StreamMm         = 1'b0
 ) (
   input  logic       clk_i,
   input  logic       rst_i,
@@ -97,7 +100,7 @@ module tpu_board_top #(
     .CplTimeoutCycles(CplTimeoutCycles), .WatchdogUnits(WatchdogUnits), .StageRows(StageRows),
     .ActLanes(ActLanes), .UbReadPort2(UbReadPort2), .SqePrefetch(SqePrefetch),
     .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial),
-    .RegSlices(RegSlices)
+    .RegSlices(RegSlices), .StreamMm(StreamMm)
   ) u_dev (
     .clk_i, .rst_i,
     .dreq_valid_o(dreq_valid), .dreq_ready_i(dreq_ready), .dreq_kind_o(dreq_kind),

@@ -32,6 +32,16 @@
 //                 are packed (STRIDE == row bytes), consecutive rows are gathered into one job
 //                 of up to WrBytes bytes (one MWR header per job instead of per row).
 //   FENCE         waits (see above); optional 8-byte write. IDENTIFY: 4096 bytes in chunks.
+//   STREAM_MATMUL one row stream of all C x K weight rows into the staging ring (used as a ring
+//                 of rows: rs_limit_o keeps the stream at most Ring rows ahead of the first row
+//                 of the tile being pushed); each tile (N rows, rows beyond the block's K zero)
+//                 is pushed on wpush as soon as each of its rows is in, and its MATMUL (POP,
+//                 ACCUMULATE after the block's first tile or with OP0.ACCUMULATE) goes into the
+//                 command slot when its last row is pushed: the next tile is pushed while the
+//                 MXU multiplies. A stream error (or the watchdog: no row in and no row pushed
+//                 for the budget, or rdy_i low) ends the stream; a tile whose push had begun is
+//                 completed with zero rows and multiplied, so the FIFO is empty again and every
+//                 pushed tile popped. No tile is active afterwards (avalid).
 // LOAD_WEIGHTS read-ahead: a queue of up to RaT weight tiles in RaT regions of the staging RAM,
 // filled in command order by one row stream. A tile joins while a command that neither streams
 // rows nor writes host memory waits (MATMUL, ACTIVATE, LOAD_PARAMS, a LOAD_WEIGHTS pushing or
@@ -114,6 +124,7 @@ module tpu_cmd_proc #(
   parameter bit          LutStage  = 1'b0,   // LUT load through the staging ring (see above)
   parameter bit          SpanSerial = 1'b0,  // CHECK1's product bit-serial (see above)
   parameter bit          BgBypass  = 1'b0,   // background commit beside a waiting MATMUL (below)
+  parameter bit          StreamMm  = 1'b1,   // STREAM_MATMUL (0: INVALID_OPCODE, logic left out)
   localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
 ) (
   input  logic                  clk_i,
@@ -242,7 +253,7 @@ module tpu_cmd_proc #(
   typedef enum logic [4:0] {
     SIdle, SFence, SCheck1, SCheck2, SRowRead, SRowWait, SCommit, SCommitLast, SPush,
     SParRead, SParWait, SParWrite, SDpCmd, SActWait, SWhStream, SWhDrain, SWrJob, SDone,
-    SPreWait, SPaWait, SRhWait
+    SPreWait, SPaWait, SRhWait, SSmReq, SSm
   } state_e;
 
   // ---------------------------------------------------------------- command fields
@@ -375,6 +386,25 @@ module tpu_cmd_proc #(
   logic [KW-1:0]  st_rb_q, st_rb_d;            // row bytes and stride of the running stream
   logic [63:0]    st_stride_q, st_stride_d;
   logic           rh_on, rh_rown, rh_ok, rh_add, rh_go, rh_ext, rh_apart, pk_rh;
+  // STREAM_MATMUL: CHECK1 products (registered for CHECK2), the tile being pushed: its block
+  // sm_b and K-tile sm_t, its UB (A) and ACC rows, the stream's failure
+  logic           is_sm;
+  logic [31:0]    sm_tot_q, sm_tn_q, sm_ubn_q, sm_accn_q;  // C x K, T (K-tiles), T x R, C x R
+  logic [KW-1:0]  sm_lastk_q;                  // rows of a block's last K-tile (1..N)
+  logic [31:0]    sm_tn_d;
+  logic [31:0]    sm_t_q, sm_t_d, sm_b_q, sm_b_d, sm_ua_q, sm_ua_d, sm_aa_q, sm_aa_d;
+  logic           sm_err_q, sm_err_d;
+  // ... with OP0.ACTIVATE: after a block's last tile, its bias vector (4 stream rows) into
+  // sm_bias (sm_ph), then the writer (sm_pw) issues its N PARAM writes (sm_pc) and the ACTIVATE
+  // of ACC rows sm_wa into UB rows sm_wo through the command slot while the next block's tiles
+  // are pushed; sm_actw: that ACTIVATE not yet done (act_done_i)
+  logic           sm_act, sm_lut;
+  logic           sm_ph_q, sm_ph_d, sm_pw_q, sm_pw_d;
+  logic [4*N*8-1:0] sm_bias_q, sm_bias_d;
+  logic [31:0]    sm_oa_q, sm_oa_d, sm_pc_q, sm_pc_d, sm_wa_q, sm_wa_d, sm_wo_q, sm_wo_d;
+  logic           sm_actw_q, sm_actw_d;
+  logic [KW-1:0]  sm_kn;                       // rows of the tile being pushed (the rest zero)
+  logic           sm_end;                      // every tile multiplied, or failed between tiles
   logic           ra_go, tl_jump, st_run, st_compat;
   logic [N*8-1:0] rh_mask;
 
@@ -395,6 +425,9 @@ module tpu_cmd_proc #(
     is_wh    = f_op == tpu_pkg::OpWriteHost;
     is_fence = f_op == tpu_pkg::OpFence;
     is_id    = f_op == tpu_pkg::OpIdentify;
+    is_sm    = StreamMm && f_op == tpu_pkg::OpStreamMatmul;
+    sm_act   = (f_op0 & tpu_pkg::StreamMatmulActivate) != 0;
+    sm_lut   = (f_op0 & tpu_pkg::StreamMatmulLut) != 0;
     lp_lut   = f_op0 == 32'(tpu_pkg::ParamLut);
     lp_out   = f_op0 == 32'(tpu_pkg::ParamOutput);
     wh_acc   = (f_op0 & tpu_pkg::WriteHostFromAcc) != 0;
@@ -407,9 +440,15 @@ module tpu_cmd_proc #(
     // (LutStage: the LUT's packed N-byte rows; LOAD_PARAMS has no span check)
     stride_d = lut_rs ? 64'(N) : (f_stride != 0) ? {32'd0, f_stride} : rb_d;
   end
+  // rows of the span: STREAM_MATMUL streams C x K rows (24 bits when its limits hold; checked
+  // in the same step)
+  logic [31:0] span_rows;
+  assign span_rows = is_sm ? 32'(f_op2[7:0]) *
+                             (32'(f_rows[15:0]) + (sm_act ? tpu_pkg::StreamMatmulBiasRows : 32'd0))
+                           : f_rows;
   always_comb begin  // apart: span_prod depends on stride_d
     span1    = span_prod + rb_d;
-    span_ok_d = f_rows != 0 && !(f_stride != 0 && {32'd0, f_stride} < rb_d) &&
+    span_ok_d = span_rows != 0 && !(f_stride != 0 && {32'd0, f_stride} < rb_d) &&
                 span1 == {32'd0, f_len};
   end
 
@@ -424,7 +463,7 @@ module tpu_cmd_proc #(
         sv_q <= 1'b0;
       end else if (!sv_q) begin
         sv_q <= 1'b1;
-        sa_q <= f_rows - 32'd1;
+        sa_q <= span_rows - 32'd1;
         sb_q <= {32'd0, stride_d[31:0]};  // (stride_d < 2^32)
         sp_q <= '0;
       end else if (sa_q != '0) begin
@@ -437,7 +476,7 @@ module tpu_cmd_proc #(
     assign span_prod = sp_q;
   end else begin : g_span_mul
     assign span_busy = 1'b0;
-    assign span_prod = {32'd0, f_rows - 32'd1} * stride_d;
+    assign span_prod = {32'd0, span_rows - 32'd1} * stride_d;
   end
 
   // ---------------------------------------------------------------- read-ahead candidate
@@ -591,7 +630,7 @@ module tpu_cmd_proc #(
     logic nz_addr;
     nz_addr  = f_addr != 64'd0;
     check_sc = tpu_pkg::ScSuccess;
-    if (32'(f_op) >= tpu_pkg::OpCount) begin
+    if (32'(f_op) >= tpu_pkg::OpCount || (!StreamMm && f_op == tpu_pkg::OpStreamMatmul)) begin
       check_sc = tpu_pkg::ScInvalidOpcode;
     end else if ((f_flags & ~tpu_pkg::SqeFlagsValid) != 0 || f_r14 != 0 || f_r15 != 0) begin
       check_sc = tpu_pkg::ScInvalidField;
@@ -678,6 +717,25 @@ module tpu_cmd_proc #(
           end else if (f_len != 8 || f_addr[2:0] != 3'd0) check_sc = tpu_pkg::ScInvalidField;
           else if (!chk_ok_i) check_sc = tpu_pkg::ScDmaAccessViolation;
         end
+        tpu_pkg::OpStreamMatmul: begin
+          if ((f_op0 & ~(tpu_pkg::StreamMatmulAccumulate | tpu_pkg::StreamMatmulActivate |
+                         tpu_pkg::StreamMatmulLut)) != 0 ||
+              (sm_lut && !sm_act) || (!sm_act && f_op3 != 0) ||
+              f_rows == 0 || f_rows > tpu_pkg::StreamMatmulMaxK || f_cols == 0 || f_cols > N ||
+              (sm_act && f_cols != N) ||
+              f_op1 == 0 || f_op1 > tpu_pkg::StreamMatmulMaxR || f_op2 == 0 ||
+              f_op2 > tpu_pkg::StreamMatmulMaxBlocks || !span_ok_q)
+            check_sc = tpu_pkg::ScInvalidField;
+          else if (!range_ok(f_la, sm_ubn_q, UbRows) || !range_ok(f_la2, sm_accn_q, AccRows) ||
+                   (sm_act && !range_ok(f_op3, sm_accn_q, UbRows)))
+            check_sc = tpu_pkg::ScLocalRange;
+          else if (fcount_q != '0 ||
+                   (sm_act && (!loaded_q[tpu_pkg::ParamMult] || !loaded_q[tpu_pkg::ParamShift] ||
+                               !loaded_q[tpu_pkg::ParamOutput] ||
+                               (sm_lut && !loaded_q[tpu_pkg::ParamLut]))))
+            check_sc = tpu_pkg::ScSequenceError;
+          else if (!chk_ok_i) check_sc = tpu_pkg::ScDmaAccessViolation;
+        end
         default: begin  // IDENTIFY
           if (f_stride != 0 || f_la != 0 || f_la2 != 0 || f_rows != 0 || f_cols != 0 ||
               f_op0 != 0 || f_op1 != 0 || f_op2 != 0 || f_op3 != 0 ||
@@ -724,7 +782,7 @@ module tpu_cmd_proc #(
   assign rd_req_addr_o  = pa_go ? pp_addr : haddr_q;
   assign rd_req_len_o   = pa_go ? LenW'(pp_len) : LenW'(f_len);
   logic [31:0] f_rows_eff;  // rows of the row stream (LutStage: the LUT's)
-  assign f_rows_eff = lut_rs ? 32'(LutRows) : f_rows;
+  assign f_rows_eff = lut_rs ? 32'(LutRows) : is_sm ? sm_tot_q : f_rows;
   // RESULT of READ_HOST and LOAD_WEIGHTS: bytes read, ROWS x COLS (used where COLS <= N)
   logic [31:0] f_bytes;
   assign f_bytes = f_rows * 32'(f_cols[KW-1:0]);
@@ -770,7 +828,7 @@ module tpu_cmd_proc #(
     pa_go = ReadAhead && rdy_i && (!dw_pend_q || pa_wh) && pp_ok && !pa_valid_q && !pa_busy_q &&
             ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
              state_q == SPreWait || state_q == SRowWait || state_q == SCommit ||
-             state_q == SCommitLast || pa_wh);
+             state_q == SCommitLast || state_q == SSm || pa_wh);
   end
   assign stream_on       = ra_in_q != ra_n_q && !ra_fail_q;
   assign rh_on           = rh_v_q && 32'(rh_in_q) != rh_rows_q;
@@ -783,14 +841,17 @@ module tpu_cmd_proc #(
   assign rs_ext_addr_o   = pk_addr;
   // (a READ_HOST, LOAD_WEIGHTS or staged LUT stream writes the ring: not before a background
   // commit has read its rows)
-  assign rs_req_valid_o  = (state_q == SRowRead && rdy_i && !bg_active_q) || ra_go;
+  assign rs_req_valid_o  = ((state_q == SRowRead || state_q == SSmReq) && rdy_i && !bg_active_q) ||
+                           ra_go;
   assign rs_req_addr_o   = ra_go ? pk_addr : haddr_q;
   assign rs_req_rb_o     = ra_go ? KW'(pk_cols) : lut_rs ? KW'(N) : KW'(f_cols);
   assign rs_req_stride_o = ra_go ? pk_stride_eff : stride_q;
   assign rs_req_rows_o   = ra_go ? pk_rows : f_rows_eff - row_q;
   // a READ_HOST stream may run up to a ring ahead of the rows committed so far (a ring slot is
   // free once its row has been read out for the commit; one row of slack for the read)
+  // (STREAM_MATMUL: a ring ahead of the first row of the tile being pushed)
   assign rs_limit_o      = (ra_go || st_run) ? 32'hFFFF_FFFF :
+                           (state_q == SSmReq || state_q == SSm) ? cbase_q + 32'(Ring) :
                            (state_q == SCommit || state_q == SCommitLast) ?
                            cbase_q + crow_q + 32'(Ring) - 32'd1 : cbase_q + 32'(Ring);
   // BgBypass (the datapath right behind, no register slice): a MATMUL in the command slot is
@@ -811,9 +872,13 @@ module tpu_cmd_proc #(
   assign dp_valid_o = byp || (dpv_q && !mm_hold);
   assign dp_cmd_o   = byp ? bgc : dpc_q;
   assign dp_rdy     = dp_ready_i && !byp;  // the slot's command is taken
-  assign wpush_valid_o  = state_q == SPush && cval_q;
-  assign wpush_row_o    = (crow_q < f_rows) ? st_rdata : '0;
-  assign wpush_transpose_o = (f_op0 & tpu_pkg::LoadWeightsTranspose) != 0;
+  // (STREAM_MATMUL: a tile's last row only when its MATMUL can go into the command slot)
+  assign wpush_valid_o  = (state_q == SPush && cval_q) ||
+                          (state_q == SSm && !sm_ph_q && cval_q && !sm_end &&
+                           (crow_q != N - 1 || (!sm_pw_q && (!dpv_q || dp_rdy))));
+  assign wpush_row_o    = (crow_q < (is_sm ? 32'(sm_kn) : f_rows) && !(is_sm && sm_err_q)) ?
+                          st_rdata : '0;
+  assign wpush_transpose_o = is_lw && (f_op0 & tpu_pkg::LoadWeightsTranspose) != 0;
   assign dp_rd_ready_o  = (state_q == SWhStream && (wr_req_ready_i || !wg_flush)) ||
                           state_q == SWhDrain;
   // WRITE_HOST gathering: a job ends with the last row, with unpacked rows, or when the next
@@ -895,6 +960,10 @@ module tpu_cmd_proc #(
     rh_cols_d = rh_cols_q;  rh_addr_d = rh_addr_q;  rh_end_d = rh_end_q;  rh_qid_d = rh_qid_q;
     rh_half_d = rh_half_q;  rh_tb_d = rh_tb_q;  st_tlrh_d = st_tlrh_q;
     st_rb_d = st_rb_q;  st_stride_d = st_stride_q;
+    sm_t_d = sm_t_q;  sm_b_d = sm_b_q;  sm_ua_d = sm_ua_q;  sm_aa_d = sm_aa_q;  sm_err_d = sm_err_q;
+    sm_ph_d = sm_ph_q;  sm_bias_d = sm_bias_q;  sm_oa_d = sm_oa_q;  sm_pw_d = sm_pw_q;
+    sm_pc_d = sm_pc_q;  sm_wa_d = sm_wa_q;  sm_wo_d = sm_wo_q;
+    sm_actw_d = sm_actw_q && !act_done_i;
     // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
     if (pa_go && rd_req_ready_i) begin
       pa_valid_d = 1'b1;  pa_busy_d = 1'b1;  pa_err_d = 1'b0;
@@ -1087,6 +1156,14 @@ module tpu_cmd_proc #(
                 state_d = SDone;
               end
             end
+            tpu_pkg::OpStreamMatmul: begin
+              // (its tiles pass through the active tile: none is active afterwards)
+              avalid_d = 1'b0;
+              sm_t_d = '0;  sm_b_d = '0;  sm_ua_d = f_la;  sm_aa_d = f_la2;  sm_err_d = 1'b0;
+              sm_ph_d = 1'b0;  sm_pw_d = 1'b0;  sm_oa_d = f_op3;
+              if (sm_act) loaded_d[tpu_pkg::ParamBias] = 1'b1;
+              state_d = StreamMm ? SSmReq : SDone;  // (without it the check fails first)
+            end
             tpu_pkg::OpIdentify: begin
               wrb_d = tpu_pkg::IdentifyBytes;
               result_d = tpu_pkg::IdentifyBytes;
@@ -1272,6 +1349,125 @@ module tpu_cmd_proc #(
           end
         end else begin
           cval_d = 1'b1;
+        end
+      end
+      // ---- STREAM_MATMUL: one row stream of C x K rows into the ring; tiles pushed row by row
+      // as their rows come in (cbase: the tile's first stream row, crow: its row being pushed,
+      // read from the ring one cycle ahead), each followed by its MATMUL in the command slot
+      SSmReq: begin
+        if (!rdy_i) state_d = SDone;
+        else if (rs_req_ready_i && !bg_active_q) state_d = SSm;
+      end
+      SSm: begin
+        logic slot_free, due, rd0, rd1;
+        slot_free = !dpv_q || dp_rdy;
+        due = !sm_err_q && row_q != sm_tot_q;  // rows still to come
+        if (rs_row_valid_i && due) begin
+          st_we = 1'b1;  // (at row_q % Ring)
+          row_d = row_q + 32'd1;
+          wd_d = '0;  wdf_d = '0;
+        end
+        if (rs_err_i && due) begin
+          sc_d = tpu_pkg::ScDmaXferError;
+          sm_err_d = 1'b1;
+        end else if (due && (!rdy_i || watchdog)) begin
+          rs_abort_o = 1'b1;
+          if (rdy_i) sc_d = tpu_pkg::ScCmdTimeout;
+          sm_err_d = 1'b1;
+        end
+        // row x of the tile may be pushed: zero padding, in the ring, or the stream failed (the
+        // tile is completed for the FIFO's sake; the ACC rows are unspecified then)
+        rd0 = 32'(crow_q) >= 32'(sm_kn) || row_q > cbase_q + crow_q || sm_err_q;
+        rd1 = 32'(crow_q) + 32'd1 >= 32'(sm_kn) || row_q > cbase_q + crow_q + 32'd1 || sm_err_q;
+        st_raddr = SAw'((cbase_q + crow_q) % Ring);
+        if (sm_end) begin
+          // every tile multiplied, or failed between tiles: end once the last MATMUL is taken
+          // (and the last ACTIVATE issued and done: its act_done_i is not a later ACTIVATE's)
+          if (slot_free && !sm_pw_q && !sm_actw_q) begin
+            if (!sm_err_q) begin
+              result_d = sm_tot_q * 32'(f_cols[KW-1:0]);
+              rdb_d = result_d;
+              mm_valid_o = 1'b1;
+              mm_rows_o = sm_accn_q * sm_tn_q;
+              mm_macs_o = 64'(sm_accn_q) * 64'(f_rows) * 64'(f_cols[KW-1:0]);
+            end
+            state_d = SDone;
+          end
+        end else if (sm_ph_q) begin
+          // the block's bias rows (after its tiles) into sm_bias, read one cycle ahead
+          st_raddr = SAw'((cbase_q + crow_q) % Ring);
+          if (cval_q) sm_bias_d[N*8*(crow_q - 32'd1) +: N*8] = st_rdata;
+          if (crow_q != tpu_pkg::StreamMatmulBiasRows) begin
+            if (row_q > cbase_q + crow_q || sm_err_q) begin
+              st_re = 1'b1;
+              cval_d = 1'b1;
+              crow_d = crow_q + 32'd1;
+            end
+          end else if (!cval_q) begin
+            // the writer takes the block's epilogue; the next block's tiles go on meanwhile
+            sm_ph_d = 1'b0;
+            crow_d = '0;
+            cbase_d = cbase_q + tpu_pkg::StreamMatmulBiasRows;
+            sm_pw_d = 1'b1;  sm_pc_d = '0;  sm_wa_d = sm_aa_q;  sm_wo_d = sm_oa_q;
+            sm_t_d = '0;  sm_b_d = sm_b_q + 32'd1;  sm_ua_d = f_la;  sm_aa_d = sm_aa_q + f_op1;
+            sm_oa_d = sm_oa_q + f_op1;
+          end
+        end else if (!cval_q) begin
+          if (rd0) begin
+            st_re = 1'b1;
+            cval_d = 1'b1;
+          end
+        end else if (wpush_valid_o && wpush_ready_i) begin
+          wd_d = '0;  wdf_d = '0;
+          crow_d = crow_q + 32'd1;
+          if (crow_q + 32'd1 == N) begin
+            c[COp +: 4] = DpMatmul;
+            c[CFl] = sm_t_q != '0 || (f_op0 & tpu_pkg::StreamMatmulAccumulate) != 0;
+            c[CFl + 1] = 1'b1;  // POP
+            c[CA +: 32] = sm_ua_q;  c[CB +: 32] = sm_aa_q;  c[CRows +: 32] = f_op1;
+            dpc_d = c;  dpv_d = 1'b1;
+            crow_d = '0;
+            cbase_d = cbase_q + 32'(sm_kn);
+            // the next tile's first row is read now when it is in (no bubble between tiles:
+            // the push is one row per cycle, the link's rate; harmless after the last tile)
+            if (!(sm_t_q + 32'd1 == sm_tn_q && sm_act) &&
+                (row_q > cbase_q + 32'(sm_kn) || sm_err_q)) begin
+              st_re = 1'b1;
+              st_raddr = SAw'((cbase_q + 32'(sm_kn)) % Ring);
+              cval_d = 1'b1;
+            end
+            if (sm_t_q + 32'd1 == sm_tn_q && sm_act) begin
+              sm_ph_d = 1'b1;  // the block's epilogue (crow = 0: no bias row read yet)
+            end else if (sm_t_q + 32'd1 == sm_tn_q) begin
+              sm_t_d = '0;  sm_b_d = sm_b_q + 32'd1;  sm_ua_d = f_la;  sm_aa_d = sm_aa_q + f_op1;
+            end else begin
+              sm_t_d = sm_t_q + 32'd1;  sm_ua_d = sm_ua_q + f_op1;
+            end
+          end else if (rd1) begin
+            st_re = 1'b1;
+            st_raddr = SAw'((cbase_q + crow_q + 32'd1) % Ring);
+            cval_d = 1'b1;
+          end
+        end else begin
+          cval_d = 1'b1;  // hold: the read data stays in the RAM output register
+        end
+        // the writer: the block's N bias channels, then its ACTIVATE (ACC rows sm_wa -> UB
+        // rows sm_wo), in the command slot between the previous tile's MATMUL and the next
+        // (a tile's MATMUL waits for it: see wpush_valid_o)
+        if (sm_pw_q && slot_free) begin
+          c = '0;
+          if (sm_pc_q != N) begin
+            c[COp +: 4] = DpParam;  c[CFl +: 3] = 3'(tpu_pkg::ParamBias);
+            c[CA +: 32] = sm_pc_q;
+            c[CData +: 32] = sm_bias_q[32*sm_pc_q[$clog2(N)-1:0] +: 32];
+            sm_pc_d = sm_pc_q + 32'd1;
+          end else begin
+            c[COp +: 4] = DpActivate;  c[CFl] = sm_lut;
+            c[CA +: 32] = sm_wa_q;  c[CB +: 32] = sm_wo_q;  c[CRows +: 32] = f_op1;
+            sm_actw_d = 1'b1;
+            sm_pw_d = 1'b0;
+          end
+          dpc_d = c;  dpv_d = 1'b1;
         end
       end
       // ---- LOAD_PARAMS
@@ -1487,7 +1683,7 @@ module tpu_cmd_proc #(
     // push, staged LUT); the command slot is its in states that issue no datapath command
     // (SDpCmd only holds one: the slot is free once it is taken)
     bg_rd_ok = state_q != SPush && state_q != SCommit && state_q != SCommitLast &&
-               state_q != SParWrite;
+               state_q != SParWrite && state_q != SSm;
     bg_wr_ok = state_q == SIdle || state_q == SFence || state_q == SRowRead ||
                state_q == SRowWait || state_q == SPreWait || state_q == SPush ||
                state_q == SParRead || state_q == SParWait || state_q == SPaWait ||
@@ -1519,7 +1715,7 @@ module tpu_cmd_proc #(
       ra_push_q <= 1'b0;  dw_pend_q <= 1'b0;
       pa_valid_q <= 1'b0;  pa_busy_q <= 1'b0;  pa_use_q <= 1'b0;
       bg_active_q <= 1'b0;  bg_cval_q <= 1'b0;  bg_mm_q <= '0;
-      rh_v_q <= 1'b0;
+      rh_v_q <= 1'b0;  sm_actw_q <= 1'b0;  sm_pw_q <= 1'b0;
     end else begin
       // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
       dw_pend_q <= (wr_req_valid_o && wr_req_ready_i) || (dw_pend_q && !wr_idle_i);
@@ -1533,6 +1729,7 @@ module tpu_cmd_proc #(
       pa_use_q <= ReadAhead ? pa_use_d : 1'b0;
       bg_active_q <= bg_active_d;  bg_cval_q <= bg_cval_d;  bg_mm_q <= bg_mm_d;
       rh_v_q <= ReadAhead ? rh_v_d : 1'b0;
+      sm_actw_q <= StreamMm && sm_actw_d;  sm_pw_q <= StreamMm && sm_pw_d;
     end
   end
 
@@ -1551,7 +1748,24 @@ module tpu_cmd_proc #(
     rh_cols_q <= rh_cols_d;  rh_addr_q <= rh_addr_d;  rh_end_q <= rh_end_d;  rh_qid_q <= rh_qid_d;
     rh_half_q <= rh_half_d;  rh_tb_q <= rh_tb_d;  st_tlrh_q <= st_tlrh_d;
     st_rb_q <= st_rb_d;  st_stride_q <= st_stride_d;
+    sm_t_q <= StreamMm ? sm_t_d : '0;  sm_b_q <= StreamMm ? sm_b_d : '0;
+    sm_ua_q <= StreamMm ? sm_ua_d : '0;  sm_aa_q <= StreamMm ? sm_aa_d : '0;
+    sm_err_q <= StreamMm && sm_err_d;
+    sm_ph_q <= StreamMm && sm_ph_d;  sm_bias_q <= StreamMm ? sm_bias_d : '0;
+    sm_oa_q <= StreamMm ? sm_oa_d : '0;  sm_pc_q <= StreamMm ? sm_pc_d : '0;
+    sm_wa_q <= StreamMm ? sm_wa_d : '0;  sm_wo_q <= StreamMm ? sm_wo_d : '0;
+    // STREAM_MATMUL's products, from the SQE (stable from CHECK1 on); only meaningful when its
+    // step-3 limits hold (K < 2^16, R < 2^16, C < 2^8), which CHECK2 tests first
+    // (constant without StreamMm: synthesis drops the products and the counters)
+    sm_tot_q <= StreamMm ? span_rows : '0;
+    sm_tn_q <= StreamMm ? sm_tn_d : '0;
+    sm_lastk_q <= StreamMm ? KW'(f_rows - (sm_tn_d - 32'd1) * N) : '0;
+    sm_ubn_q <= StreamMm ? sm_tn_d * 32'(f_op1[15:0]) : '0;
+    sm_accn_q <= StreamMm ? 32'(f_op2[7:0]) * 32'(f_op1[15:0]) : '0;
   end
+  assign sm_tn_d = (32'(f_rows[15:0]) + N - 1) / N;
+  assign sm_kn   = (sm_t_q + 32'd1 == sm_tn_q) ? sm_lastk_q : KW'(N);
+  assign sm_end  = sm_b_q == f_op2 || (sm_err_q && crow_q == '0 && !sm_ph_q);
 
   assign cpl_sc_o       = sc_q;
   assign cpl_result_o   = sc_q == tpu_pkg::ScSuccess ? result_q : 32'd0;

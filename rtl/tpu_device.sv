@@ -59,7 +59,8 @@ module tpu_device #(
   parameter bit          ReadAhead        = 1'b1,
   parameter bit          LutStage         = 1'b0,
   parameter bit          SpanSerial       = 1'b0,
-  parameter bit          RegSlices        = 1'b0
+  parameter bit          RegSlices        = 1'b0,
+  parameter bit          StreamMm         = 1'b1   // STREAM_MATMUL (tpu_cmd_proc; OPCODES bit 9)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -138,7 +139,9 @@ module tpu_device #(
 
   tpu_regs #(
     .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .NumQueues(NumQueues),
-    .NumWindows(NumWindows), .MaxQueueEntries(MaxQueueEntries), .WatchdogUnits(WatchdogUnits)
+    .NumWindows(NumWindows), .MaxQueueEntries(MaxQueueEntries), .WatchdogUnits(WatchdogUnits),
+    .Opcodes(32'((64'd1 << tpu_pkg::OpCount) - 64'd1) &
+             ~(StreamMm ? 32'd0 : 32'd1 << tpu_pkg::OpStreamMatmul))
   ) u_regs (
     .clk_i, .rst_i,
     .mreq_valid_i, .mreq_ready_o, .mreq_write_i, .mreq_addr_i, .mreq_wdata_i, .mreq_tag_i,
@@ -337,7 +340,7 @@ module tpu_device #(
     .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .StageRows(StageRows),
     .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW), .PeekN(PeekN), .RaT(ReadAheadTiles),
     .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial),
-    .BgBypass(ReadAhead && !RegSlices)
+    .BgBypass(ReadAhead && !RegSlices), .StreamMm(StreamMm)
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),

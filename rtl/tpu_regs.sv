@@ -30,7 +30,9 @@ module tpu_regs #(
   parameter int unsigned NumQueues       = 2,
   parameter int unsigned NumWindows      = 4,
   parameter int unsigned MaxQueueEntries = 4096,
-  parameter int unsigned WatchdogUnits   = 64
+  parameter int unsigned WatchdogUnits   = 64,
+  // implemented opcodes (OPCODES register, IDENTIFY byte 24): STREAM_MATMUL is optional
+  parameter logic [31:0] Opcodes         = 32'((64'd1 << tpu_pkg::OpCount) - 64'd1)
 ) (
   input  logic                      clk_i,
   input  logic                      rst_i,
@@ -164,7 +166,7 @@ module tpu_regs #(
   assign msi_data_o     = msi_data_q;
   assign msi_allowed_o  = rdy_q && msi_en_q && !int_mask_q;
   assign timeout_units_o = 16'(WatchdogUnits);
-  assign ident_o = {tpu_pkg::KNoOverflow, 32'((64'd1 << tpu_pkg::OpCount) - 64'd1), Cap,
+  assign ident_o = {tpu_pkg::KNoOverflow, Opcodes, Cap,
                     32'(AccRows), 32'(UbRows), Hwcfg0, tpu_pkg::VersionWord, tpu_pkg::IdMagic};
   assign db_valid_o     = db_valid_q;
   assign db_cq_o        = db_cq_q;
@@ -235,6 +237,7 @@ module tpu_regs #(
         tpu_pkg::RegHwcfg1:       rdata = 32'(UbRows);
         tpu_pkg::RegHwcfg2:       rdata = 32'(AccRows);
         tpu_pkg::RegCap:          rdata = Cap;
+        tpu_pkg::RegOpcodes:      rdata = Opcodes;
         tpu_pkg::RegCc:           rdata = 32'(cc_en_q) << tpu_pkg::CcEnLsb;
         tpu_pkg::RegCsts:         rdata = (32'(rdy_q) << tpu_pkg::CstsRdyLsb) |
                                           (32'(cfs_q) << tpu_pkg::CstsCfsLsb);

@@ -205,6 +205,31 @@ START_TEST(gemm_random_sim)
 }
 END_TEST
 
+/* Small M (<= 48): tpu_gemm's stream schedule (STREAM_MATMUL; fused bias + ACTIVATE for
+ * per-tensor int8 output), with column tiles split over several commands where the ACC holds
+ * fewer (acc_rows / M), narrow last column tiles and K not a multiple of N; golden and sim
+ * against the naive reference. */
+START_TEST(gemm_small_m_stream)
+{
+	static const uint32_t ns[2] = { 8, 16 };
+	char uri[96];
+
+	if (_i < 3) {
+		static const char *const g[3] = {
+			"golden:n=4,ub_rows=64,acc_rows=32,fifo_tiles=2,mem=2M",
+			"golden:n=8,ub_rows=256,acc_rows=64,fifo_tiles=3,mem=2M",
+			"golden:n=16,ub_rows=256,acc_rows=128,mem=4M",
+		};
+		random_cases(g[_i], 30, 48, 70, 90, 0x5173u + _i);
+		return;
+	}
+	if (!tpu_sim_model_find(ns[_i - 3]))
+		return;
+	snprintf(uri, sizeof(uri), "sim:n=%u,latency=10,qdepth=64,mem=2M", ns[_i - 3]);
+	random_cases(uri, _i == 3 ? 6 : 3, 16, 40, 60, 0x5180u + _i);
+}
+END_TEST
+
 START_TEST(gemm_k_streams_through_small_ub)
 {
 	/* K = 70 is 18 tiles of 4: more than the 16 UB rows hold at once */
@@ -438,6 +463,7 @@ static Suite *suite_driver_gemm(void)
 	tcase_add_test(tc, gemm_random_n8);
 	tcase_add_test(tc, gemm_random_n16);
 	tcase_add_loop_test(tc, gemm_random_sim, 0, 2);
+	tcase_add_loop_test(tc, gemm_small_m_stream, 0, 5);
 	tcase_add_test(tc, gemm_k_streams_through_small_ub);
 	tcase_add_test(tc, gemm_edges_and_defaults);
 	tcase_add_test(tc, gemm_after_stray_weight_tiles);

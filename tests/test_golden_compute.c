@@ -422,7 +422,8 @@ START_TEST(identify_page)
 	ck_assert_uint_eq(get32(p + 12), F.cfg.ub_rows); /* ROWS on golden */
 	ck_assert_uint_eq(get32(p + 16), F.cfg.acc_rows);
 	ck_assert_uint_eq(get32(p + 20), gfx_rd(&F, TPU_REG_CAP));
-	ck_assert_uint_eq(get32(p + 24), 0x1FF);
+	ck_assert_uint_eq(get32(p + 24), 0x3FF);
+	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_OPCODES), 0x3FF); /* the same mask as a register */
 	ck_assert_uint_eq(get32(p + 28), 131071);
 	for (unsigned i = 32; i < 4096; i++)
 		ck_assert_uint_eq(p[i], 0);

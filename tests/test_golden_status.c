@@ -653,7 +653,7 @@ START_TEST(check_order)
 	struct gfx_sqe s;
 
 	/* 1 before 2: unknown opcode with reserved bits set */
-	s = gfx_cmd(0x09);
+	s = gfx_cmd(TPU_OP_COUNT);
 	GFX_SET(&s, RSVD14, 1);
 	GFX_SET(&s, FLAGS, 0xFC);
 	expect(&s, TPU_SC_INVALID_OPCODE);

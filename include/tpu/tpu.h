@@ -72,6 +72,7 @@ struct tpu_info {
 	uint32_t max_queue_entries;
 	uint32_t timeout_units; /* CAP.TIMEOUT */
 	uint32_t queue_depth;   /* entries the driver uses per queue */
+	uint32_t opcodes;       /* OPCODES: bit i = opcode i implemented (0: the register is absent) */
 	char backend[16];       /* "golden", "sim", ... */
 };
 
@@ -179,6 +180,18 @@ TPU_MUST_CHECK int tpu_cmd_load_output(struct tpu_cmd *cmd, int32_t zero_point, 
 /* UB rows ub_row.. x active tile -> ACC rows acc_row..; flags TPU_MATMUL_ACCUMULATE|TPU_MATMUL_POP. */
 TPU_MUST_CHECK int tpu_cmd_matmul(struct tpu_cmd *cmd, uint32_t ub_row, uint32_t acc_row,
 				  uint32_t rows, unsigned flags);
+/* STREAM_MATMUL (docs/spec.md 6.11): blocks x k weight rows of cols int8 at buf+off (row i at
+ * off + i x stride, 0 = packed), block b's K-tile t (N rows, the last one zero-padded) times UB
+ * rows ub_row + t x rows .. (+ rows) -> ACC rows acc_row + b x rows ..; every K-tile after the
+ * first accumulates, the first too with TPU_STREAM_MATMUL_ACCUMULATE in flags. With
+ * TPU_STREAM_MATMUL_ACTIVATE (cols = N) each block's k rows are followed by its bias vector
+ * (TPU_STREAM_MATMUL_BIAS_ROWS rows: N int32) and its ACC rows are activated into UB rows
+ * out_row + b x rows (| TPU_STREAM_MATMUL_LUT: through the LUT); out_row must be 0 without it.
+ * -ERANGE when k, rows or blocks pass their TPU_STREAM_MATMUL_MAX_* limit. */
+TPU_MUST_CHECK int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off,
+					 uint32_t stride, uint32_t k, uint32_t cols,
+					 uint32_t blocks, uint32_t ub_row, uint32_t rows,
+					 uint32_t acc_row, uint32_t out_row, unsigned flags);
 /* ACC rows acc_row.. -> dst rows (UB, or ACC with TPU_ACTIVATE_RAW32); flags TPU_ACTIVATE_*. */
 TPU_MUST_CHECK int tpu_cmd_activate(struct tpu_cmd *cmd, uint32_t acc_row, uint32_t dst_row,
 				    uint32_t rows, unsigned flags);

@@ -3,12 +3,16 @@
 
 Replays driver/gemm.c's schedule (resident A as one READ_HOST per chunk, even chunks of R rows,
 weights per chunk, one BIAS LOAD_PARAMS + ACTIVATE + WRITE_HOST (in pieces) per column tile, MULT/SHIFT once
-for per-tensor requantization) and counts link bytes as sim/link.c charges them: 16 bytes of
+for per-tensor requantization; for m <= 48 the stream schedule: one STREAM_MATMUL per group of
+full-width column tiles with each tile's bias vector in its stream and its ACTIVATE in the
+command (a narrower last tile: its own STREAM_MATMUL, BIAS and ACTIVATE), one WRITE_HOST) and counts link bytes as sim/link.c charges them: 16 bytes of
 header per packet and whole LinkBytes (32) beats of data. Packed full rows (N bytes) are merged
 by the device into MRDs of up to MaxReadReq (512) bytes; packed output rows into write jobs of up
 to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet each.
   compute bound  = MXU busy cycles = sum of MATMUL rows = m x KT x NT (one row per cycle)
   link bound     = max(host->device, device->host bytes) / bytes per cycle
+  data bound     = the same without the command bytes (SQE fetches, CQEs): the pure data
+                   roofline of the schedule's transfers
 of bound = max(compute, link bound) / measured cycles (100 % = at the bound).
 usage: gemm_bounds.py [--json sim_gemm.json] [--n 16] [--bpc 16] [MxKxN ...]"""
 import argparse, json, math
@@ -43,6 +47,29 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
 
     cmds = 3  # LOAD_PARAMS OUTPUT, MULT, SHIFT (per-tensor: once)
     h2d += 2 * pkt(4 * span(n, 0)); d2h += 2 * HDR
+    # driver/gemm.c's stream schedule (GEMM_STREAM_M): one chunk, A and the output in the UB
+    stream_sched = m <= 48 and R == m and (slots + NT) * R <= ub_rows and slots == KT
+    if stream_sched:
+        full = k // N
+        if full:
+            a, b = stream(full * R, N); h2d += a; d2h += b; cmds += 1
+        if full < KT:
+            a, b = stream(R, k - full * N); h2d += a; d2h += b; cmds += 1
+        ntf, cmax = n // N, min(255, acc_rows // R)
+        groups = [(c0, min(cmax, ntf - c0), N) for c0 in range(0, ntf, cmax)]
+        if ntf < NT:
+            groups.append((ntf, 1, n - ntf * N))
+        for c0, cn, nc in groups:
+            if nc == N:  # fused: each tile's bias (4 rows) in the stream, its ACTIVATE in the command
+                a, b = stream(cn * (k + 4), nc); h2d += a; d2h += b; cmds += 1
+                continue
+            a, b = stream(cn * k, nc); h2d += a; d2h += b; cmds += 1  # then BIAS + ACTIVATE
+            h2d += cn * pkt(4 * nc); d2h += cn * HDR; cmds += 2 * cn
+        if ntf:
+            d2h += writes(ntf * R, N); cmds += 1
+        if ntf < NT:
+            d2h += writes(R, n - ntf * N); cmds += 1
+        chunks = 0
     for c in range(chunks):
         rows = min(R, m - c * R)
         full = k // N
@@ -61,11 +88,13 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
             h2d += pkt(4 * nc); d2h += HDR; cmds += 2 + pieces
             for q in range(pieces):
                 d2h += writes(rows * (q + 1) // pieces - rows * q // pieces, nc)
+    data = max(h2d, d2h) / bpc
     h2d += cmds * 64 + math.ceil(cmds / 8) * HDR  # SQEs, 8 per prefetch block (PrefetchSqes)
     d2h += math.ceil(cmds / 8) * HDR + cmds * pkt(16)  # SQE MRDs, CQEs
     compute = m * KT * NT
     link = max(h2d, d2h) / bpc
     return dict(m=m, k=k, n=n, R=R, compute_cycles=compute, link_cycles=round(link),
+                data_cycles=round(data), stream=stream_sched,
                 h2d_bytes=h2d, d2h_bytes=d2h, commands=cmds,
                 ideal_util=m * k * n / (N * N * max(compute, link)))
 
@@ -80,8 +109,8 @@ def main():
         for r in json.load(open(a.json))["results"]:
             meas[(r["m"], r["k"], r["n"])] = r
             if not a.shapes: shapes.append((r["m"], r["k"], r["n"]))
-    print("| m x k x n | R | commands | compute bound | link bound | bound util | measured cycles | measured util | of bound |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| m x k x n | R | commands | compute bound | link bound | data bound | bound util | measured cycles | measured util | of bound | of data bound |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for m, k, n in shapes:
         b = bounds(m, k, n, N=a.n, bpc=a.bpc)
         r = meas.get((m, k, n))
@@ -89,8 +118,10 @@ def main():
         mu = f"{100 * r['utilization']:.1f}%" if r else "-"
         # measured against the bound: bound cycles / measured cycles (1 = at the bound)
         ob = f"{100 * max(b['compute_cycles'], b['link_cycles']) / r['cycles']:.1f}%" if r else "-"
-        print(f"| {m}x{k}x{n} | {b['R']} | {b['commands']} | {b['compute_cycles']} | {b['link_cycles']} | "
-              f"{100 * b['ideal_util']:.1f}% | {mc} | {mu} | {ob} |")
+        od = f"{100 * max(b['compute_cycles'], b['data_cycles']) / r['cycles']:.1f}%" if r else "-"
+        print(f"| {m}x{k}x{n} | {b['R']}{' (stream)' if b['stream'] else ''} | {b['commands']} | "
+              f"{b['compute_cycles']} | {b['link_cycles']} | {b['data_cycles']} | "
+              f"{100 * b['ideal_util']:.1f}% | {mc} | {mu} | {ob} | {od} |")
 
 if __name__ == "__main__":
     main()

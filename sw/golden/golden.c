@@ -236,6 +236,7 @@ uint32_t golden_mmio_read(struct golden *g, uint32_t off)
 	case TPU_REG_HWCFG1: return g->cfg.ub_rows;
 	case TPU_REG_HWCFG2: return g->cfg.acc_rows;
 	case TPU_REG_CAP: return cap(g);
+	case TPU_REG_OPCODES: return GOLDEN_SUPPORTED_OPS;
 	case TPU_REG_CC: return g->cc;
 	case TPU_REG_CSTS: return g->csts;
 	case TPU_REG_GSTAT: return g->gstat;

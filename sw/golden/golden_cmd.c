@@ -122,6 +122,7 @@ void golden_execute(struct golden *g, const struct golden_cmd *c, struct golden_
 	case TPU_OP_ACTIVATE: golden_cmd_activate(g, c, r); break;
 	case TPU_OP_WRITE_HOST: golden_cmd_write_host(g, c, r); break;
 	case TPU_OP_FENCE: cmd_fence(g, c, r); break;
+	case TPU_OP_STREAM_MATMUL: golden_cmd_stream_matmul(g, c, r); break;
 	default: cmd_identify(g, c, r); break;
 	}
 	if (r->sc != TPU_SC_SUCCESS) {

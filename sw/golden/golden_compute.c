@@ -1,5 +1,8 @@
-/* Golden device: MATMUL and ACTIVATE (docs/spec.md §6.6, §6.7, §7). All int32 arithmetic is done
- * in uint32_t so that it wraps in two's complement exactly as the MXU does, without UB. */
+/* Golden device: MATMUL, ACTIVATE and STREAM_MATMUL (docs/spec.md §6.6, §6.7, §6.11, §7). All
+ * int32 arithmetic is done in uint32_t so that it wraps in two's complement exactly as the MXU
+ * does, without UB. */
+#include <string.h>
+
 #include "golden_internal.h"
 
 /* Make the next FIFO tile active. Swaps buffers instead of copying N x N bytes. */
@@ -136,4 +139,113 @@ void golden_cmd_activate(struct golden *g, const struct golden_cmd *c, struct go
 		for (j = 0; j < n; j++)
 			d[j] = tpu_wrap_add(a[j], g->bias[j]);
 	}
+}
+
+/* STREAM_MATMUL field checks, steps 2..5 of spec §6.1 in order (§6.11). */
+static uint32_t stream_matmul_checks(const struct golden *g, const struct golden_cmd *c)
+{
+	uint64_t n = g->cfg.array_n, k = SQE(c, ROWS), cols = SQE(c, COLS), rr = SQE(c, OP1);
+	uint64_t blocks = SQE(c, OP2), stride = SQE(c, STRIDE), tiles = (k + n - 1) / n;
+	uint32_t op0 = SQE(c, OP0);
+	bool act = op0 & TPU_STREAM_MATMUL_ACTIVATE, lut = op0 & TPU_STREAM_MATMUL_LUT;
+	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
+
+	if ((op0 & ~(TPU_STREAM_MATMUL_ACCUMULATE | TPU_STREAM_MATMUL_ACTIVATE |
+		     TPU_STREAM_MATMUL_LUT)) ||
+	    (lut && !act) || (!act && SQE(c, OP3)))
+		return TPU_SC_INVALID_FIELD;
+	if (k == 0 || k > TPU_STREAM_MATMUL_MAX_K || cols == 0 || cols > n || (act && cols != n) ||
+	    rr == 0 || rr > TPU_STREAM_MATMUL_MAX_R || blocks == 0 ||
+	    blocks > TPU_STREAM_MATMUL_MAX_BLOCKS || (stride != 0 && stride < cols) ||
+	    (blocks * per_block - 1) * (stride ? stride : cols) + cols != SQE(c, LENGTH))
+		return TPU_SC_INVALID_FIELD;
+	if (!golden_range_ok(SQE(c, LOCAL_ADDR), tiles * rr, g->cfg.ub_rows) ||
+	    !golden_range_ok(SQE(c, LOCAL_ADDR2), blocks * rr, g->cfg.acc_rows) ||
+	    (act && !golden_range_ok(SQE(c, OP3), blocks * rr, g->cfg.ub_rows)))
+		return TPU_SC_LOCAL_RANGE;
+	if (g->fifo_count != 0 ||
+	    (act && (!g->loaded[TPU_PARAM_MULT] || !g->loaded[TPU_PARAM_SHIFT] ||
+		     !g->loaded[TPU_PARAM_OUTPUT] || (lut && !g->loaded[TPU_PARAM_LUT]))))
+		return TPU_SC_SEQUENCE_ERROR;
+	return TPU_SC_SUCCESS;
+}
+
+/* ACTIVATE option: block b's bias vector (the 4 stream rows after its K weight rows, N int32)
+ * into the bias channels, then its ACC rows through the activation into UB rows OP3 + b x R. */
+static int stream_activate(struct golden *g, const struct golden_cmd *c, uint64_t row0,
+			   uint32_t b)
+{
+	uint32_t n = g->cfg.array_n, rr = SQE(c, OP1), i, j;
+	uint64_t stride = SQE(c, STRIDE) ? SQE(c, STRIDE) : n;
+
+	for (i = 0; i < TPU_STREAM_MATMUL_BIAS_ROWS; i++)
+		if (golden_dma_read(g, sqe_host_addr(c) + (row0 + i) * stride, g->scratch + i * n, n))
+			return -1;
+	for (j = 0; j < n; j++)
+		g->bias[j] = (int32_t)get_le32(g->scratch + 4 * j);
+	(void)activate_int8(g, SQE(c, LOCAL_ADDR2) + b * rr, SQE(c, OP3) + b * rr, rr,
+			    SQE(c, OP0) & TPU_STREAM_MATMUL_LUT);
+	return 0;
+}
+
+/* Weight rows b x K + k0 .. + kn - 1 of the stream into the active tile (rows >= kn zero). */
+static int stream_tile(struct golden *g, const struct golden_cmd *c, uint64_t row0, uint32_t kn)
+{
+	uint32_t n = g->cfg.array_n, cols = SQE(c, COLS), k;
+	uint64_t stride = SQE(c, STRIDE) ? SQE(c, STRIDE) : cols;
+	struct golden_tile *t = &g->active;
+
+	memset(t->w, 0, (size_t)n * n);
+	for (k = 0; k < kn; k++)
+		if (golden_dma_read(g, sqe_host_addr(c) + (row0 + k) * stride, t->w + (size_t)k * n,
+				    cols))
+			return -1;
+	t->k = kn;
+	t->cols = cols;
+	return 0;
+}
+
+void golden_cmd_stream_matmul(struct golden *g, const struct golden_cmd *c,
+			      struct golden_result *r)
+{
+	uint32_t n = g->cfg.array_n, k = SQE(c, ROWS), rr = SQE(c, OP1), blocks = SQE(c, OP2);
+	uint32_t tiles = (k + n - 1) / n, b, t, i;
+	bool acc0 = SQE(c, OP0) & TPU_STREAM_MATMUL_ACCUMULATE;
+	bool act = SQE(c, OP0) & TPU_STREAM_MATMUL_ACTIVATE;
+	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
+
+	r->sc = stream_matmul_checks(g, c);
+	if (!r->sc)
+		r->sc = golden_window_status(g, c, false);
+	if (r->sc)
+		return;
+	/* The tiles pass through the active tile: none is active afterwards (also after a failed
+	 * read, which leaves the ACC rows of every block unspecified; here: partly updated, and
+	 * with ACTIVATE the output UB rows and the bias channels too). */
+	g->active_valid = false;
+	if (act)
+		g->loaded[TPU_PARAM_BIAS] = true;
+	for (b = 0; b < blocks; b++) {
+		for (t = 0; t < tiles; t++) {
+			uint32_t kn = t + 1 < tiles ? n : k - t * n;
+
+			if (stream_tile(g, c, (uint64_t)b * per_block + (uint64_t)t * n, kn)) {
+				r->sc = TPU_SC_DMA_XFER_ERROR;
+				return;
+			}
+			for (i = 0; i < rr; i++)
+				matmul_row(g, g->ub + ((size_t)SQE(c, LOCAL_ADDR) + (size_t)t * rr + i) * n,
+					   g->acc + ((size_t)SQE(c, LOCAL_ADDR2) + (size_t)b * rr + i) * n,
+					   t > 0 || acc0);
+		}
+		if (act && stream_activate(g, c, (uint64_t)b * per_block + k, b)) {
+			r->sc = TPU_SC_DMA_XFER_ERROR;
+			return;
+		}
+	}
+	r->result = (uint32_t)(blocks * per_block * SQE(c, COLS));
+	r->rd_bytes = r->result;
+	g->perf[GOLDEN_PERF_MACS].val += (uint64_t)blocks * rr * k * SQE(c, COLS);
+	g->perf[GOLDEN_PERF_MXU_BUSY].val += (uint64_t)blocks * tiles * rr;
+	r->cycles = (uint64_t)blocks * (tiles * (rr > n ? rr : n) + (act ? n + rr : 0)) + 2ull * n;
 }

@@ -4,7 +4,7 @@
  *   golden_dma.c    window checks and the DMA port wrappers
  *   golden_cmd.c    command decoding, the common checks, NOP, FENCE, IDENTIFY
  *   golden_xfer.c   READ_HOST, LOAD_WEIGHTS, LOAD_PARAMS, WRITE_HOST
- *   golden_compute.c MATMUL, ACTIVATE
+ *   golden_compute.c MATMUL, ACTIVATE, STREAM_MATMUL
  *
  * The golden model has no clock and no in-flight state: golden_run() fetches, executes and
  * completes one command at a time, atomically with respect to BAR0 accesses. So it never produces
@@ -175,6 +175,8 @@ void golden_cmd_load_params(struct golden *g, const struct golden_cmd *c,
 void golden_cmd_write_host(struct golden *g, const struct golden_cmd *c, struct golden_result *r);
 void golden_cmd_matmul(struct golden *g, const struct golden_cmd *c, struct golden_result *r);
 void golden_cmd_activate(struct golden *g, const struct golden_cmd *c, struct golden_result *r);
+void golden_cmd_stream_matmul(struct golden *g, const struct golden_cmd *c,
+			      struct golden_result *r);
 
 static inline void put_le32(uint8_t *p, uint32_t v)
 {

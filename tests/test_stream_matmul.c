@@ -1,0 +1,554 @@
+/* STREAM_MATMUL (docs/spec.md §6.11) on the golden model and on the Verilated device (checked
+ * against its golden twin, golden_fixture.h): random shapes against a naive reference computed
+ * here (blocks, K not a multiple of N, COLS < N, strides, the ACCUMULATE flag), every field
+ * check and the order of the checks, and a read fault in the middle of the stream (the error
+ * status, no active tile, the weight FIFO empty and usable, the next STREAM_MATMUL correct). */
+#include <string.h>
+
+#include "golden_fixture.h"
+#include "harness.h"
+#include "tpu/numerics.h"
+#include "tpu/tpu_spec.h"
+
+#define MAXN 16
+#define ROWS 64
+
+static struct gfx F;
+static uint64_t hbuf;
+static uint8_t *hp; /* 64 KiB of host scratch */
+static uint64_t rng;
+
+/* Host offsets: A rows, weights (two blocks sets), the ACC write-back. */
+#define A_OFF 0
+#define W_OFF 4096
+#define W2_OFF 20480
+#define OUT_OFF 40960
+
+static void config_n(struct golden_config *c, uint32_t n)
+{
+	gfx_config_small(c);
+	c->array_n = n;
+	c->ub_rows = ROWS;
+	c->acc_rows = ROWS;
+	c->fifo_tiles = 4;
+}
+
+static void setup_cfg(const struct golden_config *c)
+{
+	gfx_setup(&F, c);
+	hp = gfx_alloc(&F, 65536, &hbuf);
+	rng = harness_seed() ^ (0x73747265ull + c->array_n);
+}
+
+static void setup_n(uint32_t n)
+{
+	struct golden_config c;
+
+	config_n(&c, n);
+	setup_cfg(&c);
+}
+
+/* The small device (gfx_config_small: N = 8, 64 UB rows, 32 ACC rows, 2 FIFO tiles), whose
+ * limits the check and fault cases run into. */
+static void setup_small(struct golden_config *c)
+{
+	gfx_config_small(c);
+	setup_cfg(c);
+}
+
+static void teardown(void)
+{
+	gfx_teardown(&F);
+}
+
+static int8_t rand8(void)
+{
+	return (int8_t)harness_range(&rng, -128, 127);
+}
+
+/* A STREAM_MATMUL SQE with LENGTH from the shape: blocks x k rows of cols bytes, stride apart. */
+static struct gfx_sqe sm(uint64_t iova, uint32_t k, uint32_t cols, uint32_t stride,
+			 uint32_t blocks, uint32_t la, uint32_t r, uint32_t la2, uint32_t op0)
+{
+	struct gfx_sqe s = gfx_cmd(TPU_OP_STREAM_MATMUL);
+	uint64_t step = stride ? stride : cols;
+	uint64_t per = k + (op0 & TPU_STREAM_MATMUL_ACTIVATE ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
+
+	gfx_set_addr(&s, iova);
+	GFX_SET(&s, LENGTH, ((uint64_t)blocks * per - 1) * step + cols);
+	GFX_SET(&s, STRIDE, stride);
+	GFX_SET(&s, ROWS, k);
+	GFX_SET(&s, COLS, cols);
+	GFX_SET(&s, LOCAL_ADDR, la);
+	GFX_SET(&s, LOCAL_ADDR2, la2);
+	GFX_SET(&s, OP0, op0);
+	GFX_SET(&s, OP1, r);
+	GFX_SET(&s, OP2, blocks);
+	return s;
+}
+
+struct shape {
+	uint32_t k, cols, stride, blocks, la, r, la2;
+};
+
+/* acc[b x r + i][j] (+)= sum over the stream's tiles of block b of A (UB rows la + t x r + i,
+ * host copy ub[][]) times the block's weight rows (zero beyond cols). */
+static void reference(uint32_t n, const struct shape *s, const int8_t ub[ROWS][MAXN],
+		      const uint8_t *w, bool acc0, uint32_t acc[ROWS][MAXN])
+{
+	uint32_t step = s->stride ? s->stride : s->cols;
+
+	for (uint32_t b = 0; b < s->blocks; b++)
+		for (uint32_t i = 0; i < s->r; i++)
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t sum = acc0 ? acc[s->la2 + b * s->r + i][j] : 0;
+
+				for (uint32_t kk = 0; kk < s->k && j < s->cols; kk++) {
+					uint32_t t = kk / n;
+					int8_t a = ub[s->la + t * s->r + i][kk % n];
+					int8_t x = (int8_t)w[((size_t)b * s->k + kk) * step + j];
+
+					sum += (uint32_t)((int32_t)a * x);
+				}
+				acc[s->la2 + b * s->r + i][j] = sum;
+			}
+}
+
+/* A random shape that fits ROWS UB and ACC rows and the host areas. */
+static struct shape random_shape(uint32_t n)
+{
+	struct shape s;
+	uint32_t tiles;
+
+	s.k = (uint32_t)harness_range(&rng, 1, 4 * n + 3);
+	s.cols = (uint32_t)harness_range(&rng, 1, n);
+	s.stride = harness_range(&rng, 0, 2) ? 0 : s.cols + (uint32_t)harness_range(&rng, 0, 5);
+	s.blocks = (uint32_t)harness_range(&rng, 1, 3);
+	tiles = (s.k + n - 1) / n;
+	s.r = (uint32_t)harness_range(&rng, 1, (int64_t)(ROWS / tiles < 6 ? ROWS / tiles : 6));
+	if (s.r * s.blocks > ROWS)
+		s.blocks = 1;
+	s.la = (uint32_t)harness_range(&rng, 0, ROWS - tiles * s.r);
+	s.la2 = (uint32_t)harness_range(&rng, 0, ROWS - s.blocks * s.r);
+	return s;
+}
+
+/* Random shapes: a STREAM_MATMUL that overwrites, then one over other weights with a random
+ * ACCUMULATE flag; the ACC rows, RESULT and PERF_MACS against the reference. */
+START_TEST(stream_matmul_random)
+{
+	const uint32_t n = _i ? 16 : 8;
+	static int8_t ub[ROWS][MAXN];
+	static uint32_t acc[ROWS][MAXN];
+	struct golden_config c;
+
+	config_n(&c, n);
+	if (!gfx_backend_has(gfx_backend(), &c))
+		return;
+	gfx_sim_latency(_i ? 50 : 0);
+	setup_n(n);
+	for (int rep = 0; rep < 4; rep++) {
+		struct shape s = random_shape(n);
+		uint32_t step = s.stride ? s.stride : s.cols;
+		size_t wbytes = ((size_t)s.blocks * s.k - 1) * step + s.cols;
+		bool acc0 = harness_range(&rng, 0, 1);
+		uint64_t macs0, macs1;
+
+		for (uint32_t i = 0; i < ROWS; i++)
+			for (uint32_t j = 0; j < n; j++)
+				hp[A_OFF + i * n + j] = (uint8_t)(ub[i][j] = rand8());
+		{
+			struct gfx_sqe rh = gfx_read_host(hbuf + A_OFF, ROWS, n, 0, 0);
+
+			gfx_ok(&F, &rh);
+		}
+		for (size_t i = 0; i < wbytes; i++) {
+			hp[W_OFF + i] = (uint8_t)rand8();
+			hp[W2_OFF + i] = (uint8_t)rand8();
+		}
+		memset(acc, 0, sizeof(acc));
+		reference(n, &s, (const int8_t(*)[MAXN])ub, hp + W_OFF, false, acc);
+		reference(n, &s, (const int8_t(*)[MAXN])ub, hp + W2_OFF, acc0, acc);
+		macs0 = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
+		{
+			struct gfx_sqe a = sm(hbuf + W_OFF, s.k, s.cols, s.stride, s.blocks, s.la, s.r,
+					      s.la2, 0);
+			struct gfx_sqe b = sm(hbuf + W2_OFF, s.k, s.cols, s.stride, s.blocks, s.la, s.r,
+					      s.la2, acc0 ? TPU_STREAM_MATMUL_ACCUMULATE : 0);
+			struct gfx_sqe wb = gfx_write_host(hbuf + OUT_OFF, s.blocks * s.r, n, 0, s.la2,
+							   true);
+
+			ck_assert_uint_eq(gfx_ok(&F, &a), s.blocks * s.k * s.cols);
+			ck_assert_uint_eq(gfx_ok(&F, &b), s.blocks * s.k * s.cols);
+			gfx_ok(&F, &wb);
+		}
+		macs1 = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
+		ck_assert_uint_eq(macs1 - macs0, 2ull * s.blocks * s.r * s.k * s.cols);
+		for (uint32_t i = 0; i < s.blocks * s.r; i++)
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t got;
+
+				memcpy(&got, hp + OUT_OFF + ((size_t)i * n + j) * 4, 4);
+				ck_assert_msg(got == acc[s.la2 + i][j],
+					      "rep %d k=%u cols=%u stride=%u blocks=%u r=%u acc0=%d: "
+					      "acc row %u col %u = %u, expected %u",
+					      rep, s.k, s.cols, s.stride, s.blocks, s.r, acc0, i, j, got,
+					      acc[s.la2 + i][j]);
+			}
+		/* no tile is active afterwards */
+		{
+			struct gfx_sqe m = gfx_matmul(0, 0, 1, 0);
+
+			ck_assert_uint_eq(gfx_exec(&F, &m, NULL), TPU_SC_SEQUENCE_ERROR);
+		}
+	}
+	teardown();
+}
+END_TEST
+
+/* OP0.ACTIVATE: each block's bias vector follows its K weight rows in the stream; the block's
+ * ACC rows (checked too) go through the activation (random MULT/SHIFT/OUTPUT, with or without
+ * the LUT) into UB rows OP3 + b x R; against the reference with tpu_activate. */
+START_TEST(stream_matmul_activate)
+{
+	const uint32_t n = _i ? 16 : 8;
+	static int8_t ub[ROWS][MAXN], lut[256];
+	static uint32_t acc[ROWS][MAXN];
+	int32_t mult[MAXN], shift[MAXN];
+	struct golden_config c;
+	struct gfx_sqe q;
+
+	config_n(&c, n);
+	if (!gfx_backend_has(gfx_backend(), &c))
+		return;
+	gfx_sim_latency(_i ? 50 : 0);
+	setup_n(n);
+	for (uint32_t j = 0; j < n; j++) {
+		mult[j] = (int32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1);
+		shift[j] = (int32_t)harness_range(&rng, -12, -4);
+		memcpy(hp + 60000 + 4 * j, &mult[j], 4);
+		memcpy(hp + 60200 + 4 * j, &shift[j], 4);
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		hp[60400 + i] = (uint8_t)(lut[i] = rand8());
+	q = gfx_load_vec(TPU_PARAM_MULT, hbuf + 60000, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_vec(TPU_PARAM_SHIFT, hbuf + 60200, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_lut(hbuf + 60400);
+	gfx_ok(&F, &q);
+	for (int rep = 0; rep < 4; rep++) {
+		struct shape s = random_shape(n);
+		uint32_t step, per = s.k + TPU_STREAM_MATMUL_BIAS_ROWS, out_row;
+		bool acc0 = harness_range(&rng, 0, 1), use_lut = harness_range(&rng, 0, 1);
+		int32_t zp = (int32_t)harness_range(&rng, -20, 20);
+		struct tpu_act_output o = { zp, (int32_t)harness_range(&rng, -128, -60),
+					    (int32_t)harness_range(&rng, 60, 127), use_lut ? lut : NULL };
+
+		s.cols = n;
+		if (s.stride)
+			s.stride = n + (uint32_t)harness_range(&rng, 0, 3);
+		step = s.stride ? s.stride : n;
+		/* output rows apart from A's (a later block would read them), else one block */
+		{
+			uint32_t a_end = s.la + (s.k + n - 1) / n * s.r, ob = s.blocks * s.r;
+
+			if (s.la >= ob)
+				out_row = (uint32_t)harness_range(&rng, 0, s.la - ob);
+			else if (a_end + ob <= ROWS)
+				out_row = (uint32_t)harness_range(&rng, a_end, ROWS - ob);
+			else {
+				s.blocks = 1;
+				out_row = (uint32_t)harness_range(&rng, 0, ROWS - s.r);
+			}
+		}
+		for (uint32_t i = 0; i < ROWS; i++)
+			for (uint32_t j = 0; j < n; j++)
+				hp[A_OFF + i * n + j] = (uint8_t)(ub[i][j] = rand8());
+		q = gfx_read_host(hbuf + A_OFF, ROWS, n, 0, 0);
+		gfx_ok(&F, &q);
+		q = gfx_load_output(o.zero_point, o.qmin, o.qmax);
+		gfx_ok(&F, &q);
+		/* blocks x (k weight rows, 4 bias rows), stride apart */
+		for (size_t i = 0; i < ((size_t)s.blocks * per - 1) * step + n; i++)
+			hp[W_OFF + i] = (uint8_t)rand8();
+		/* the ACC rows before (for acc0): a plain STREAM_MATMUL over the same rows */
+		memset(acc, 0, sizeof(acc));
+		if (acc0) {
+			struct shape s0 = s;
+
+			s0.k = per; /* its blocks: the same rows, bias rows as weights */
+			s0.stride = step;
+			q = sm(hbuf + W_OFF, per, n, step, s.blocks, s.la, s.r, s.la2, 0);
+			if ((per + n - 1) / n * s.r + s.la > ROWS) {
+				acc0 = false;
+			} else {
+				gfx_ok(&F, &q);
+				reference(n, &s0, (const int8_t(*)[MAXN])ub, hp + W_OFF, false, acc);
+			}
+		}
+		{
+			/* the weights of the fused command: block b's rows at b x per */
+			for (uint32_t b = 0; b < s.blocks; b++)
+				for (uint32_t i = 0; i < s.r; i++)
+					for (uint32_t j = 0; j < n; j++) {
+						uint32_t sum = acc0 ? acc[s.la2 + b * s.r + i][j] : 0;
+
+						for (uint32_t kk = 0; kk < s.k; kk++) {
+							int8_t a = ub[s.la + kk / n * s.r + i][kk % n];
+							int8_t x = (int8_t)hp[W_OFF + ((size_t)b * per + kk) * step + j];
+
+							sum += (uint32_t)((int32_t)a * x);
+						}
+						acc[s.la2 + b * s.r + i][j] = sum;
+					}
+		}
+		q = sm(hbuf + W_OFF, s.k, n, s.stride, s.blocks, s.la, s.r, s.la2,
+		       TPU_STREAM_MATMUL_ACTIVATE | (use_lut ? TPU_STREAM_MATMUL_LUT : 0) |
+			       (acc0 ? TPU_STREAM_MATMUL_ACCUMULATE : 0));
+		GFX_SET(&q, OP3, out_row);
+		ck_assert_uint_eq(gfx_ok(&F, &q), s.blocks * per * n);
+		q = gfx_write_host(hbuf + OUT_OFF, s.blocks * s.r, n, 0, s.la2, true);
+		gfx_ok(&F, &q);
+		q = gfx_write_host(hbuf + OUT_OFF + 8192, s.blocks * s.r, n, 0, out_row, false);
+		gfx_ok(&F, &q);
+		for (uint32_t b = 0; b < s.blocks; b++)
+			for (uint32_t i = 0; i < s.r; i++)
+				for (uint32_t j = 0; j < n; j++) {
+					uint32_t row = b * s.r + i, got;
+					int32_t bias;
+					struct tpu_act_channel ch;
+					bool sat;
+					int8_t want;
+
+					memcpy(&got, hp + OUT_OFF + ((size_t)row * n + j) * 4, 4);
+					ck_assert_msg(got == acc[s.la2 + row][j],
+						      "rep %d k=%u blocks=%u r=%u acc0=%d: acc %u/%u",
+						      rep, s.k, s.blocks, s.r, acc0, row, j);
+					memcpy(&bias, hp + W_OFF + ((size_t)b * per + s.k + 4 * j / n) * step +
+							      4 * j % n, 4);
+					ch = (struct tpu_act_channel){ bias, mult[j], shift[j] };
+					want = tpu_activate((int32_t)acc[s.la2 + row][j], &ch, &o, &sat);
+					ck_assert_msg((int8_t)hp[OUT_OFF + 8192 + row * n + j] == want,
+						      "rep %d k=%u blocks=%u r=%u stride=%u lut=%d: out %u/%u "
+						      "= %d, expected %d", rep, s.k, s.blocks, s.r, s.stride,
+						      use_lut, row, j, (int8_t)hp[OUT_OFF + 8192 + row * n + j],
+						      want);
+				}
+	}
+	teardown();
+}
+END_TEST
+
+/* Each field check with its status, and the order of the steps, on the small device (64 UB,
+ * 32 ACC rows): a valid command (K = 2N + 3, two blocks of R = 3) mutated one way per case;
+ * the FIFO holds a tile where a case says so. */
+struct check_case {
+	const char *what;
+	int field; /* SQE dword to set, or -1 */
+	uint32_t val;
+	int field2;
+	uint32_t val2;
+	bool fifo_tile; /* a LOAD_WEIGHTS first (and a MATMUL POP after, to empty it again) */
+	uint32_t want;
+};
+
+#define DW(F) TPU_SQE_##F##_DW
+
+START_TEST(stream_matmul_checks)
+{
+	const uint32_t n = 8, k = 2 * n + 3, r = 3, blocks = 2, ub_rows = 64, acc_rows = 32;
+	const struct check_case cases[] = {
+		{ "ok", -1, 0, -1, 0, false, TPU_SC_SUCCESS },
+		{ "flags bit 2", DW(FLAGS), 0x4, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "RSVD14", DW(RSVD14), 1, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "OP0 bit 3", DW(OP0), 8, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "OP3 without ACTIVATE", DW(OP3), 1, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "ROWS 0", DW(ROWS), 0, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "ROWS > max", DW(ROWS), TPU_STREAM_MATMUL_MAX_K + 1, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "COLS 0", DW(COLS), 0, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "COLS N+1", DW(COLS), n + 1, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "R 0", DW(OP1), 0, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "R > max", DW(OP1), TPU_STREAM_MATMUL_MAX_R + 1, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "C 0", DW(OP2), 0, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "C > max", DW(OP2), TPU_STREAM_MATMUL_MAX_BLOCKS + 1, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "stride < cols", DW(STRIDE), n - 1, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "LENGTH + 1", DW(LENGTH), 2 * k * n + 1, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "LENGTH of one block", DW(LENGTH), k * n, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "UB: T x R past the end", DW(LOCAL_ADDR), ub_rows - 3 * r + 1, -1, 0, false,
+		  TPU_SC_LOCAL_RANGE },
+		{ "UB: huge LOCAL_ADDR", DW(LOCAL_ADDR), 0xFFFFFFFFu, -1, 0, false,
+		  TPU_SC_LOCAL_RANGE },
+		{ "ACC: C x R past the end", DW(LOCAL_ADDR2), acc_rows - blocks * r + 1, -1, 0, false,
+		  TPU_SC_LOCAL_RANGE },
+		{ "UB and ACC fit exactly", DW(LOCAL_ADDR), ub_rows - 3 * r, DW(LOCAL_ADDR2),
+		  acc_rows - blocks * r, false, TPU_SC_SUCCESS },
+		{ "FIFO not empty", -1, 0, -1, 0, true, TPU_SC_SEQUENCE_ERROR },
+		{ "window", DW(HOST_ADDR_LO), 0x1000, DW(HOST_ADDR_HI), 0, false,
+		  TPU_SC_DMA_ACCESS_VIOLATION },
+		/* order: step 3 before 4, 4 before 5, 5 before 6 */
+		{ "COLS + UB range", DW(COLS), 0, DW(LOCAL_ADDR), 0xFFFFFFFFu, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "UB range + FIFO", DW(LOCAL_ADDR), 0xFFFFFFFFu, -1, 0, true, TPU_SC_LOCAL_RANGE },
+		{ "FIFO + window", DW(HOST_ADDR_LO), 0x1000, DW(HOST_ADDR_HI), 0, true,
+		  TPU_SC_SEQUENCE_ERROR },
+	};
+	struct gfx_sqe base, s, lw = gfx_load_weights(0, n, n, 0, false);
+	struct gfx_sqe pop = gfx_matmul(0, 0, 1, TPU_MATMUL_POP);
+	struct gfx_cqe c;
+	struct golden_config cfg;
+
+	setup_small(&cfg);
+	ck_assert_uint_eq(cfg.ub_rows, ub_rows);
+	ck_assert_uint_eq(cfg.acc_rows, acc_rows);
+	for (uint32_t i = 0; i < 4096; i++)
+		hp[W_OFF + i] = (uint8_t)rand8();
+	gfx_set_addr(&lw, hbuf + W_OFF);
+	GFX_SET(&lw, LENGTH, n * n);
+	/* OP0.ACTIVATE: first without MULT/SHIFT/OUTPUT loaded, then with them (no LUT) */
+	const struct check_case act_cases[] = {
+		{ "ACT: params not loaded", -1, 0, -1, 0, false, TPU_SC_SEQUENCE_ERROR },
+		{ "ACT ok", -1, 0, -1, 0, false, TPU_SC_SUCCESS },
+		{ "ACT|LUT: LUT not loaded", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_LUT, -1, 0, false,
+		  TPU_SC_SEQUENCE_ERROR },
+		{ "LUT without ACT", DW(OP0), TPU_STREAM_MATMUL_LUT, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "ACT: COLS < N", DW(COLS), n - 1, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "ACT: UB out past the end", DW(OP3), ub_rows - blocks * r + 1, -1, 0, false,
+		  TPU_SC_LOCAL_RANGE },
+		{ "ACT: UB out fits", DW(OP3), ub_rows - blocks * r, -1, 0, false, TPU_SC_SUCCESS },
+		{ "ACT: out range + FIFO", DW(OP3), 0xFFFFFFFFu, -1, 0, true, TPU_SC_LOCAL_RANGE },
+		{ "ACT: LUT + FIFO", DW(OP0), TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_LUT, -1, 0,
+		  true, TPU_SC_SEQUENCE_ERROR },
+	};
+	unsigned ncase = sizeof(cases) / sizeof(cases[0]);
+
+	base = sm(hbuf + W_OFF, k, n, 0, blocks, 0, r, 0, 0);
+	for (unsigned i = 0; i < ncase + sizeof(act_cases) / sizeof(act_cases[0]); i++) {
+		const struct check_case *t = i < ncase ? &cases[i] : &act_cases[i - ncase];
+		uint32_t sc;
+
+		if (i == ncase) /* the ACTIVATE variant's stream: K + 4 rows per block */
+			base = sm(hbuf + W_OFF, k, n, 0, blocks, 0, r, 0, TPU_STREAM_MATMUL_ACTIVATE);
+		if (i == ncase + 1) {
+			struct gfx_sqe q = gfx_load_vec(TPU_PARAM_MULT, hbuf, n, 0);
+
+			memset(hp, 0, 64);
+			gfx_ok(&F, &q);
+			q = gfx_load_vec(TPU_PARAM_SHIFT, hbuf, n, 0);
+			gfx_ok(&F, &q);
+			q = gfx_load_output(0, -128, 127);
+			gfx_ok(&F, &q);
+		}
+		s = base;
+		if (t->field >= 0)
+			s.dw[t->field] = t->val;
+		if (t->field2 >= 0)
+			s.dw[t->field2] = t->val2;
+		if (t->fifo_tile)
+			gfx_ok(&F, &lw);
+		sc = gfx_exec(&F, &s, &c);
+		ck_assert_msg(sc == t->want, "%s: status 0x%x, expected 0x%x", t->what, sc, t->want);
+		if (sc == TPU_SC_SUCCESS)
+			ck_assert_uint_eq(c.result, blocks * (k + (i < ncase ? 0 : 4)) * n);
+		if (t->fifo_tile)
+			gfx_ok(&F, &pop); /* the tile was still there: the command took nothing */
+		ck_assert_uint_eq(gfx_exec(&F, &pop, NULL), TPU_SC_SEQUENCE_ERROR);
+	}
+	teardown();
+}
+END_TEST
+
+/* A read fault in the stream: _i = 0 in the first tile, 1 in the middle of block 1, 2 in the
+ * last row. The command fails with DMA_XFER_ERROR (RESULT 0, PERF_MACS unchanged); no tile is
+ * active; the FIFO is empty (exactly FIFO_TILES LOAD_WEIGHTS fit, the STREAM_MATMUL after them
+ * is a SEQUENCE_ERROR until they are popped); then the same STREAM_MATMUL succeeds with the
+ * right result. */
+START_TEST(stream_matmul_fault)
+{
+	const uint32_t n = 8, k = 3 * n, r = 2, blocks = 3;
+	const uint64_t bad[] = { 2 * n, (1ull * k + n + 3) * n, (blocks * k - 1ull) * n };
+	static int8_t ub[ROWS][MAXN];
+	static uint32_t acc[ROWS][MAXN];
+	struct shape sh = { k, n, 0, blocks, 4, r, 8 };
+	struct gfx_sqe s, rh, lw, wb, m;
+	struct gfx_cqe c;
+	uint64_t macs;
+	struct golden_config cfg;
+
+	gfx_sim_latency(50);
+	setup_small(&cfg);
+	for (uint32_t i = 0; i < ROWS; i++)
+		for (uint32_t j = 0; j < n; j++)
+			hp[A_OFF + i * n + j] = (uint8_t)(ub[i][j] = rand8());
+	rh = gfx_read_host(hbuf + A_OFF, ROWS, n, 0, 0);
+	gfx_ok(&F, &rh);
+	for (uint32_t i = 0; i < blocks * k * n; i++)
+		hp[W_OFF + i] = (uint8_t)rand8();
+	s = sm(hbuf + W_OFF, k, n, 0, blocks, 4, r, 8, 0);
+	macs = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
+	gfx_fail_range(&F, hbuf + W_OFF + bad[_i], 1, HOSTMEM_READ, false);
+	ck_assert_uint_eq(gfx_exec(&F, &s, &c), TPU_SC_DMA_XFER_ERROR);
+	ck_assert_uint_eq(c.result, 0);
+	gfx_fail_off(&F);
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO), macs);
+	m = gfx_matmul(0, 0, 1, 0);
+	ck_assert_uint_eq(gfx_exec(&F, &m, NULL), TPU_SC_SEQUENCE_ERROR);
+	lw = gfx_load_weights(hbuf + W_OFF, n, n, 0, false);
+	for (uint32_t i = 0; i < cfg.fifo_tiles; i++)
+		gfx_ok(&F, &lw);
+	ck_assert_uint_eq(gfx_exec(&F, &lw, NULL), TPU_SC_SEQUENCE_ERROR);
+	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_SEQUENCE_ERROR);
+	m = gfx_matmul(0, 20, 1, TPU_MATMUL_POP);
+	for (uint32_t i = 0; i < cfg.fifo_tiles; i++)
+		gfx_ok(&F, &m);
+	ck_assert_uint_eq(gfx_ok(&F, &s), blocks * k * n);
+	memset(acc, 0, sizeof(acc));
+	reference(n, &sh, (const int8_t(*)[MAXN])ub, hp + W_OFF, false, acc);
+	wb = gfx_write_host(hbuf + OUT_OFF, blocks * r, n, 0, 8, true);
+	gfx_ok(&F, &wb);
+	for (uint32_t i = 0; i < blocks * r; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t got;
+
+			memcpy(&got, hp + OUT_OFF + ((size_t)i * n + j) * 4, 4);
+			ck_assert_uint_eq(got, acc[8 + i][j]);
+		}
+	teardown();
+}
+END_TEST
+
+static Suite *build(const char *name, enum gfx_backend be)
+{
+	Suite *s = suite_create(name);
+	TCase *tc = tcase_create("stream_matmul");
+	struct golden_config c;
+
+	tcase_add_checked_fixture(tc, be == GFX_SIM ? gfx_use_sim : gfx_use_golden, NULL);
+	tcase_add_loop_test(tc, stream_matmul_random, 0, 2);
+	tcase_add_loop_test(tc, stream_matmul_activate, 0, 2);
+	gfx_config_small(&c);
+	if (gfx_backend_has(be, &c)) {
+		tcase_add_test(tc, stream_matmul_checks);
+		tcase_add_loop_test(tc, stream_matmul_fault, 0, 3);
+	}
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TPU_TEST_SUITE(suite_golden_stream_matmul)
+static Suite *suite_golden_stream_matmul(void)
+{
+	return build("golden_stream_matmul", GFX_GOLDEN);
+}
+
+TPU_TEST_SUITE(suite_sim_stream_matmul)
+static Suite *suite_sim_stream_matmul(void)
+{
+	return build("sim_stream_matmul", GFX_SIM);
+}
