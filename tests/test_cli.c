@@ -405,6 +405,7 @@ START_TEST(info_reports_configuration)
 	ck_assert_ptr_nonnull(strstr(r.out, "0x31555054"));
 	ck_assert_ptr_nonnull(strstr(r.out, "golden"));
 	ck_assert_ptr_nonnull(strstr(r.out, "131071"));
+	ck_assert_ptr_nonnull(strstr(r.out, "0x3ff (STREAM_MATMUL implemented)"));
 	CLI_RUN(&r, "info", "--device", "golden:n=32,ub_rows=512");
 	cli_expect_ok(&r);
 	ck_assert_int_eq(info_n(r.out), 32);

@@ -124,6 +124,13 @@ static void check_gemm(tpu_dev *dev, tpu_dev *gold, uint64_t *seed, size_t m, si
 	free(y);
 }
 
+/* Submits one command and waits for its completion: 1, or a negative error. */
+static int run1(tpu_dev *dev, struct tpu_cmd *c, struct tpu_cpl *out)
+{
+	ck_assert_int_eq(tpu_submit(dev, 0, c, 1), 1);
+	return tpu_wait(dev, 0, out, 1, 1, 20000);
+}
+
 START_TEST(info_over_uart)
 {
 	struct tpu_info in;
@@ -137,6 +144,39 @@ START_TEST(info_over_uart)
 	ck_assert_uint_eq(in.num_queues, 1);
 	ck_assert_str_eq(in.backend, "uart-sim");
 	ck_assert_ptr_nonnull(tpu_backend_uart_sim_of(dev));
+	/* the board leaves the optional STREAM_MATMUL out (tpu_board_top: StreamMm = 0) */
+	ck_assert_uint_eq(in.opcodes, (1u << TPU_OP_STREAM_MATMUL) - 1u);
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
+/* A STREAM_MATMUL on the board fails with INVALID_OPCODE (spec 6.11, step 1) and the device
+ * goes on. */
+START_TEST(stream_matmul_not_on_board)
+{
+	struct tpu_cmd c;
+	struct tpu_cpl cpl;
+	tpu_dev *dev;
+	tpu_buf *b;
+	uint8_t *p;
+
+	if (!have_board())
+		return;
+	dev = open_dev(SIM_URI);
+	ck_assert_int_eq(tpu_buf_alloc(dev, 256, &b), 0);
+	p = tpu_buf_ptr(b);
+	for (unsigned i = 0; i < 256; i++)
+		p[i] = (uint8_t)(i * 11 + 3);
+	ck_assert_int_eq(tpu_cmd_stream_matmul(&c, b, 0, 0, 4, 4, 1, 0, 1, 0, 0, 0), 0);
+	ck_assert_int_eq(run1(dev, &c, &cpl), 1);
+	ck_assert_uint_eq(cpl.status, TPU_STATUS(TPU_SC_INVALID_OPCODE, 0));
+	ck_assert_int_eq(tpu_cmd_read_host(&c, b, 0, 0, 0, 4, 4), 0);
+	ck_assert_int_eq(run1(dev, &c, &cpl), 1);
+	ck_assert_uint_eq(cpl.status, 0);
+	ck_assert_int_eq(tpu_cmd_write_host(&c, b, 128, 0, 0, 4, 4, 0), 0);
+	ck_assert_int_eq(run1(dev, &c, &cpl), 1);
+	ck_assert_uint_eq(cpl.status, 0);
+	ck_assert_mem_eq(p + 128, p, 16);
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 END_TEST
@@ -168,12 +208,6 @@ START_TEST(gemm_bit_exact)
 END_TEST
 
 /* ------------------------------------------------------------------ error paths */
-
-static int run1(tpu_dev *dev, struct tpu_cmd *c, struct tpu_cpl *out)
-{
-	ck_assert_int_eq(tpu_submit(dev, 0, c, 1), 1);
-	return tpu_wait(dev, 0, out, 1, 1, 20000);
-}
 
 START_TEST(window_violation_status)
 {
@@ -479,6 +513,7 @@ static Suite *uart_sim_suite(void)
 	tcase_add_test(tc, uri_errors);
 	tcase_add_test(tc, silent_board_enodev);
 	tcase_add_test(tc, info_over_uart);
+	tcase_add_test(tc, stream_matmul_not_on_board);
 	tcase_add_test(tc, gemm_bit_exact);
 	tcase_add_test(tc, window_violation_status);
 	tcase_add_test(tc, d2h_faults_recovered);

@@ -11,8 +11,8 @@ static void help(void)
 	       "\n"
 	       "Open the device and print its identity and configuration: ID, interface version,\n"
 	       "backend, array size N, unified buffer and accumulator rows, weight FIFO tiles,\n"
-	       "queues, DMA windows, queue sizes and the K limit of overflow-free int8 dot\n"
-	       "products.\n"
+	       "queues, DMA windows, queue sizes, the implemented opcodes (STREAM_MATMUL is\n"
+	       "optional) and the K limit of overflow-free int8 dot products.\n"
 	       "\n"
 	       "Options:\n"
 	       "  --device URI   device to use (default: the global --device)\n"
@@ -78,6 +78,9 @@ int cmd_info(const struct cli_ctx *ctx, int argc, char **argv)
 	printf("%-18s %u (driver depth %u)\n", "queues", info.num_queues, info.queue_depth);
 	printf("%-18s %u\n", "windows", info.num_windows);
 	printf("%-18s %u\n", "max queue entries", info.max_queue_entries);
+	/* OPCODES lists the optional STREAM_MATMUL; 0 = a device without the register */
+	printf("%-18s 0x%03x (STREAM_MATMUL %s)\n", "opcodes", info.opcodes,
+	       (info.opcodes >> TPU_OP_STREAM_MATMUL) & 1u ? "implemented" : "not implemented");
 	if (info.timeout_units)
 		printf("%-18s %u x 1024 cycles\n", "watchdog", info.timeout_units);
 	else
