@@ -621,15 +621,38 @@ module tpu_datapath #(
   logic [N*32-1:0] ap_out_raw;
   logic [$clog2(N+1)-1:0] ap_out_sat;
 
+  // A PARAM reaches the parameter memory one cycle after its acceptance, from registers, so
+  // the acceptance decision does not drive the write enables of the N LUT block RAMs (spread
+  // over the die on big boards). Exact: a PARAM is accepted only while the activation is idle,
+  // an ACTIVATE can be accepted one cycle later at the earliest and reads its first ACC row a
+  // cycle after that, so every row still sees every earlier value (asserted below); the loaded
+  // flags include the pending write, so they change in the same cycle as before.
+  logic        pw_valid_q;
+  logic [2:0]  pw_kind_q;
+  logic [7:0]  pw_index_q;
+  logic [31:0] pw_data_q;
+  logic [4:0]  act_loaded;
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      pw_valid_q <= 1'b0;
+    end else begin
+      pw_valid_q <= cmd_valid && cmd_op == OpParam && ok_wr;
+    end
+    pw_kind_q  <= cmd_flags[2:0];
+    pw_index_q <= cmd_a[7:0];
+    pw_data_q  <= cmd_data[31:0];
+  end
+  assign params_loaded_o = act_loaded | (pw_valid_q ? 5'(1) << pw_kind_q : 5'd0);
+
   // parameters + the activation (pipelined, or tpu_act_serial when ActLanes < N)
   tpu_act_unit #(.N(N), .ActLanes(ActLanes)) u_act_unit (
     .clk_i,
     .rst_i,
-    .wr_valid_i  (cmd_fire && cmd_op == OpParam),
-    .wr_kind_i   (cmd_flags[2:0]),
-    .wr_index_i  (cmd_a[7:0]),
-    .wr_data_i   (cmd_data[31:0]),
-    .loaded_o    (params_loaded_o),
+    .wr_valid_i  (pw_valid_q),
+    .wr_kind_i   (pw_kind_q),
+    .wr_index_i  (pw_index_q),
+    .wr_data_i   (pw_data_q),
+    .loaded_o    (act_loaded),
     .in_valid_i  (a1_valid_q),
     .in_ready_o  (ap_in_ready),
     .in_acc_i    (acc_rdata),
@@ -889,6 +912,9 @@ module tpu_datapath #(
       // internal streams never stall
       assert (!s1_valid_q || mxu_in_ready) else $error("tpu_datapath: MXU refused a row");
       assert (!a1_valid_q || ap_in_ready) else $error("tpu_datapath: activation refused a row");
+      // a PARAM lands a cycle after its acceptance: nothing in the activation may use it yet
+      assert (!pw_valid_q || (act_idle && !a1_valid_q))
+        else $error("tpu_datapath: delayed PARAM write while the activation runs");
       // one user per RAM port
       assert (!(w_valid && ap_out_valid && act_raw_q)) else $error("tpu_datapath: ACC write clash");
       assert (!(cmd_fire && cmd_op == OpUbWrite && ap_out_valid && !act_raw_q))

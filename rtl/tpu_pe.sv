@@ -20,6 +20,9 @@
 // synthesis can put operand registers, multiplier and adder into one DSP; keep_hierarchy stops
 // Yosys' ice40_dsp from absorbing one register into two neighbouring DSPs
 // (shared/reference/fpga.md §0.1).
+// ProdReg = 1 with ExtMul = 0: the active weight, the operand registers, the multiplier and the
+// product register are one block, tpu_pe_mul (so a board can put them into one DSP cell with
+// its own registers: fpga/ecp5/tpu_pe_mul.sv); same cycles; mul_a_o/mul_w_o are 0 then.
 // ExtMul = 1 moves the multiplier out of the PE: the registered operands leave on
 // mul_a_o/mul_w_o and the signed 16-bit product comes back on prod_i in the same cycle (the
 // iCE40 board computes two PEs' products in one dual 8x8 SB_MAC16, see tpu_mul_pair). With
@@ -64,26 +67,15 @@ module tpu_pe #(
 
   logic [7:0]       a_q;
   logic             v_q, s_q;
-  logic [7:0]       w_act_q, w_sh_q;
+  logic [7:0]       w_sh_q;
   logic [31:0]      psum_q;
   logic [7:0]       wp_q;
   logic             wpv_q;
   logic [KBits-1:0] wpk_q;
   logic             take_w, swap;
-  logic signed [15:0] prod;
 
   assign take_w = wpv_i && (wpk_i == KBits'(Row));
   assign swap   = v_i && s_i;
-  assign mul_a_o = a_q;
-  assign mul_w_o = w_act_q;
-  if (ExtMul != 0) begin : g_ext_mul
-    assign prod = prod_i;
-  end else begin : g_mul
-    // int8 x int8 fits 16 bits exactly; written plainly so it maps to a DSP multiplier
-    assign prod = $signed(a_q) * $signed(w_act_q);
-    logic unused_prod;
-    assign unused_prod = ^prod_i;
-  end
 
   // control state
   always_ff @(posedge clk_i) begin
@@ -103,22 +95,54 @@ module tpu_pe #(
     a_q   <= a_i;
     wp_q  <= wp_i;
     wpk_q <= wpk_i;
-    if (swap) begin
-      w_act_q <= w_sh_q;
-    end
     if (take_w) begin
       w_sh_q <= wp_i;
     end
   end
-  if (ProdReg) begin : g_prod_reg
-    logic signed [15:0] prod_q;
+
+  if (ProdReg && ExtMul == 0) begin : g_mul_reg
+    // The active weight, the operand registers, the multiplier and the product register as
+    // one block (tpu_pe_mul; on ECP5 one MULT18X18D with its own registers): its active
+    // weight register loads the shadow weight on the swap, exactly as w_act_q below, and its
+    // activation register duplicates a_q. The product is the one of the cycle before.
+    logic [15:0] prod_q;
+    tpu_pe_mul u_mul (.clk_i, .a_i, .w_i(w_sh_q), .w_en_i(swap), .p_o(prod_q));
     always_ff @(posedge clk_i) begin
-      prod_q <= prod;
       psum_q <= psum_i + {{16{prod_q[15]}}, prod_q};
     end
-  end else begin : g_prod
+    // (only ExtMul uses the operand outputs)
+    assign mul_a_o = '0;
+    assign mul_w_o = '0;
+    logic unused_prod;
+    assign unused_prod = ^prod_i;
+  end else begin : g_mul_fabric
+    logic [7:0]         w_act_q;
+    logic signed [15:0] prod;
     always_ff @(posedge clk_i) begin
-      psum_q <= psum_i + {{16{prod[15]}}, prod};
+      if (swap) begin
+        w_act_q <= w_sh_q;
+      end
+    end
+    assign mul_a_o = a_q;
+    assign mul_w_o = w_act_q;
+    if (ExtMul != 0) begin : g_ext_mul
+      assign prod = prod_i;
+    end else begin : g_mul
+      // int8 x int8 fits 16 bits exactly; written plainly so it maps to a DSP multiplier
+      assign prod = $signed(a_q) * $signed(w_act_q);
+      logic unused_prod;
+      assign unused_prod = ^prod_i;
+    end
+    if (ProdReg) begin : g_prod_reg
+      logic signed [15:0] prod_q;
+      always_ff @(posedge clk_i) begin
+        prod_q <= prod;
+        psum_q <= psum_i + {{16{prod_q[15]}}, prod_q};
+      end
+    end else begin : g_prod
+      always_ff @(posedge clk_i) begin
+        psum_q <= psum_i + {{16{prod[15]}}, prod};
+      end
     end
   end
 

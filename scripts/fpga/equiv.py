@@ -8,6 +8,8 @@ its cycle) must be identical.
 usage: equiv.py --board icebreaker --pkg build/rtl/tpu_pkg.sv --out build/fpga/equiv
                 [--seeds 1,2] [--rounds 4] [--budget] [--broken] [--set N=4 ...]
   --budget  apply the board's DSP budget (LUT multipliers) as the board flow does
+  --dsp K=V a DSP budget entry (implies --budget), e.g. pe_lut_rows_from=2: those PE rows get
+            LUT multipliers (on ECP5 through the MULT18X18D model, board.json "dsp_soft")
   --broken  a deliberately mis-mapped netlist, the check must FAIL (its self-test): the PEs
             are flattened (no keep_hierarchy; Yosys' bug 1 of shared/reference/fpga.md did not
             hit the current PE, which registers its operands) and every PE multiplier DSP has
@@ -76,6 +78,8 @@ def main():
     ap.add_argument("--broken", action="store_true")
     ap.add_argument("--reuse", action="store_true", help="keep an existing net.v (debugging)")
     ap.add_argument("--set", action="append", default=[])
+    ap.add_argument("--dsp", action="append", default=[],
+                    help="KEY=VALUE DSP budget entry (implies --budget)")
     a = ap.parse_args()
     os.chdir(ROOT)
     with open(os.path.join("fpga", a.board, "board.json")) as f:
@@ -84,6 +88,10 @@ def main():
     p = dict(cfg["equiv"])
     for s in a.set:
         flow.apply_set(cfg, p, s, "tpu_datapath")
+    for s in a.dsp:
+        k, v = s.split("=", 1)
+        cfg.setdefault("dsp", {})[k] = int(v)
+        a.budget = True
     if not a.budget:
         cfg["dsp"] = {}
     # board.json "equiv_synth": the synth command for the equivalence netlist when it must
