@@ -544,6 +544,9 @@ static Suite *build(const char *name, enum gfx_backend be)
 		return s;
 	tcase_add_checked_fixture(tc, be == GFX_SIM ? gfx_use_sim : gfx_use_golden, NULL);
 	tcase_add_checked_fixture(tc, bare_setup, teardown);
+	/* the ring stress cases run ~1 s each on the Verilated device: Check's default 4 s
+	 * limit is too close on a loaded 2-core machine */
+	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, ring_wrap_sizes, 0, 4);
 	tcase_add_test(tc, ring_mixed_sizes);
 	tcase_add_test(tc, sq_full_is_size_minus_one);
