@@ -689,9 +689,15 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0
  * panels of R rows are contiguous too; int32: in place and written back per tile). */
 /* Measured at N = 16 against the other schedules (cycles, stream vs old): 16x512x512 20703 vs
  * 58633, 32x512x512 38653 vs 60120, 48x512x512 56794 vs 61205, 48x256x256 16707 vs 18586,
- * but 64x512x512 74738 vs 71964, 64x256x256 21512 vs 20385: the crossover lies between 48 and
- * 64 rows (above it the grouped schedule reuses each tile for enough rows). */
+ * but 64x512x512 74738 vs 71964, 64x256x256 21512 vs 20385: the crossover lay between 48 and
+ * 64 rows (above it the grouped schedule reuses each tile for enough rows). Since each block's
+ * ACTIVATE runs beside the next block's MATMULs (session 8, second round): 64x256x256 20001 vs
+ * 20385, 64x512x512 71579 vs 71964, 64x128x128 6668 vs 6807, 64x256x64 6815 vs 6992, but
+ * 64x512x64 12135 vs 11306 (few column tiles: the grouped schedule loads A beside the MXU, the
+ * stream schedule before it): up to 64 rows with at least 8 column tiles. */
 #define GEMM_STREAM_M 48
+#define GEMM_STREAM_M2 64
+#define GEMM_STREAM_NT2 8
 
 /* Offset of column panel c in the B buffer of the stream schedule: fused, each full panel
  * (k rows of N) is followed by its bias vector (TPU_STREAM_MATMUL_BIAS_ROWS rows). */
@@ -836,7 +842,8 @@ static void plan(struct gemm *g)
 		   (uint64_t)(g->slots + g->gp) * g->R <= in->ub_rows;
 	/* Small M in one chunk, every K-tile of A and every output tile in the UB: the stream
 	 * schedule (B then in column panels, as for the column order). */
-	g->stream = ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && g->m <= GEMM_STREAM_M &&
+	g->stream = ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && (g->m <= GEMM_STREAM_M ||
+		     (g->m <= GEMM_STREAM_M2 && g->NT >= GEMM_STREAM_NT2)) &&
 		    g->R == g->m && g->resident &&
 		    (uint64_t)(g->slots + g->NT) * g->R <= in->ub_rows &&
 		    g->k <= TPU_STREAM_MATMUL_MAX_K && g->R <= TPU_STREAM_MATMUL_MAX_R;

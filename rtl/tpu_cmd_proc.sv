@@ -397,9 +397,11 @@ module tpu_cmd_proc #(
   // ... with OP0.ACTIVATE: after a block's last tile, its bias vector (4 stream rows) into
   // sm_bias (sm_ph), then the writer (sm_pw) issues its N PARAM writes (sm_pc) and the ACTIVATE
   // of ACC rows sm_wa into UB rows sm_wo through the command slot while the next block's tiles
-  // are pushed; sm_actw: that ACTIVATE not yet done (act_done_i)
+  // are pushed; sm_actw: that ACTIVATE not yet done (act_done_i); sm_pm: the writer's ACTIVATE
+  // waits for the next block's first MATMUL to enter the slot (it does not accumulate, so the
+  // datapath runs the ACTIVATE beside it instead of after the MXU has drained)
   logic           sm_act, sm_lut;
-  logic           sm_ph_q, sm_ph_d, sm_pw_q, sm_pw_d;
+  logic           sm_ph_q, sm_ph_d, sm_pw_q, sm_pw_d, sm_pm_q, sm_pm_d;
   logic [4*N*8-1:0] sm_bias_q, sm_bias_d;
   logic [31:0]    sm_oa_q, sm_oa_d, sm_pc_q, sm_pc_d, sm_wa_q, sm_wa_d, sm_wo_q, sm_wo_d;
   logic           sm_actw_q, sm_actw_d;
@@ -875,7 +877,8 @@ module tpu_cmd_proc #(
   // (STREAM_MATMUL: a tile's last row only when its MATMUL can go into the command slot)
   assign wpush_valid_o  = (state_q == SPush && cval_q) ||
                           (state_q == SSm && !sm_ph_q && cval_q && !sm_end &&
-                           (crow_q != N - 1 || (!sm_pw_q && (!dpv_q || dp_rdy))));
+                           (crow_q != N - 1 || ((!sm_pw_q || (sm_pm_q && sm_pc_q == N)) &&
+                                                (!dpv_q || dp_rdy))));
   assign wpush_row_o    = (crow_q < (is_sm ? 32'(sm_kn) : f_rows) && !(is_sm && sm_err_q)) ?
                           st_rdata : '0;
   assign wpush_transpose_o = is_lw && (f_op0 & tpu_pkg::LoadWeightsTranspose) != 0;
@@ -962,7 +965,7 @@ module tpu_cmd_proc #(
     st_rb_d = st_rb_q;  st_stride_d = st_stride_q;
     sm_t_d = sm_t_q;  sm_b_d = sm_b_q;  sm_ua_d = sm_ua_q;  sm_aa_d = sm_aa_q;  sm_err_d = sm_err_q;
     sm_ph_d = sm_ph_q;  sm_bias_d = sm_bias_q;  sm_oa_d = sm_oa_q;  sm_pw_d = sm_pw_q;
-    sm_pc_d = sm_pc_q;  sm_wa_d = sm_wa_q;  sm_wo_d = sm_wo_q;
+    sm_pc_d = sm_pc_q;  sm_wa_d = sm_wa_q;  sm_wo_d = sm_wo_q;  sm_pm_d = sm_pm_q;
     sm_actw_d = sm_actw_q && !act_done_i;
     // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
     if (pa_go && rd_req_ready_i) begin
@@ -1160,7 +1163,7 @@ module tpu_cmd_proc #(
               // (its tiles pass through the active tile: none is active afterwards)
               avalid_d = 1'b0;
               sm_t_d = '0;  sm_b_d = '0;  sm_ua_d = f_la;  sm_aa_d = f_la2;  sm_err_d = 1'b0;
-              sm_ph_d = 1'b0;  sm_pw_d = 1'b0;  sm_oa_d = f_op3;
+              sm_ph_d = 1'b0;  sm_pw_d = 1'b0;  sm_pm_d = 1'b0;  sm_oa_d = f_op3;
               if (sm_act) loaded_d[tpu_pkg::ParamBias] = 1'b1;
               state_d = StreamMm ? SSmReq : SDone;  // (without it the check fails first)
             end
@@ -1403,9 +1406,14 @@ module tpu_cmd_proc #(
               cval_d = 1'b1;
               crow_d = crow_q + 32'd1;
             end
-          end else if (!cval_q) begin
+          end else if (!cval_q && !sm_pw_q) begin
             // the writer takes the block's epilogue; the next block's tiles go on meanwhile
+            // (with one K-tile per block the previous block's writer may still wait: above)
             sm_ph_d = 1'b0;
+            // (not when its UB rows meet the next block's first A rows: spec 6.11 orders them)
+            sm_pm_d = sm_b_q + 32'd1 != f_op2 &&
+                      (f_op0 & tpu_pkg::StreamMatmulAccumulate) == 0 &&
+                      (sm_oa_q + f_op1 <= f_la || f_la + f_op1 <= sm_oa_q);
             crow_d = '0;
             cbase_d = cbase_q + tpu_pkg::StreamMatmulBiasRows;
             sm_pw_d = 1'b1;  sm_pc_d = '0;  sm_wa_d = sm_aa_q;  sm_wo_d = sm_oa_q;
@@ -1426,6 +1434,7 @@ module tpu_cmd_proc #(
             c[CFl + 1] = 1'b1;  // POP
             c[CA +: 32] = sm_ua_q;  c[CB +: 32] = sm_aa_q;  c[CRows +: 32] = f_op1;
             dpc_d = c;  dpv_d = 1'b1;
+            sm_pm_d = 1'b0;  // (a waiting writer's ACTIVATE goes next)
             crow_d = '0;
             cbase_d = cbase_q + 32'(sm_kn);
             // the next tile's first row is read now when it is in (no bubble between tiles:
@@ -1453,8 +1462,12 @@ module tpu_cmd_proc #(
         end
         // the writer: the block's N bias channels, then its ACTIVATE (ACC rows sm_wa -> UB
         // rows sm_wo), in the command slot between the previous tile's MATMUL and the next
-        // (a tile's MATMUL waits for it: see wpush_valid_o)
-        if (sm_pw_q && slot_free) begin
+        // (a tile's MATMUL waits for it: see wpush_valid_o); the ACTIVATE after the next
+        // block's first MATMUL (sm_pm), which is then the datapath's last accepted MATMUL and
+        // does not accumulate: the ACTIVATE is accepted beside it once the block's last
+        // MATMUL has drained, not after the next one (measured ~75 MXU-idle cycles per block
+        // at R = 64); sm_end: no next MATMUL comes (a failed stream)
+        if (sm_pw_q && slot_free && (sm_pc_q != N || !sm_pm_q || sm_end)) begin
           c = '0;
           if (sm_pc_q != N) begin
             c[COp +: 4] = DpParam;  c[CFl +: 3] = 3'(tpu_pkg::ParamBias);
@@ -1466,6 +1479,7 @@ module tpu_cmd_proc #(
             c[CA +: 32] = sm_wa_q;  c[CB +: 32] = sm_wo_q;  c[CRows +: 32] = f_op1;
             sm_actw_d = 1'b1;
             sm_pw_d = 1'b0;
+            sm_pm_d = 1'b0;
           end
           dpc_d = c;  dpv_d = 1'b1;
         end
@@ -1715,7 +1729,7 @@ module tpu_cmd_proc #(
       ra_push_q <= 1'b0;  dw_pend_q <= 1'b0;
       pa_valid_q <= 1'b0;  pa_busy_q <= 1'b0;  pa_use_q <= 1'b0;
       bg_active_q <= 1'b0;  bg_cval_q <= 1'b0;  bg_mm_q <= '0;
-      rh_v_q <= 1'b0;  sm_actw_q <= 1'b0;  sm_pw_q <= 1'b0;
+      rh_v_q <= 1'b0;  sm_actw_q <= 1'b0;  sm_pw_q <= 1'b0;  sm_pm_q <= 1'b0;
     end else begin
       // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
       dw_pend_q <= (wr_req_valid_o && wr_req_ready_i) || (dw_pend_q && !wr_idle_i);
@@ -1730,6 +1744,7 @@ module tpu_cmd_proc #(
       bg_active_q <= bg_active_d;  bg_cval_q <= bg_cval_d;  bg_mm_q <= bg_mm_d;
       rh_v_q <= ReadAhead ? rh_v_d : 1'b0;
       sm_actw_q <= StreamMm && sm_actw_d;  sm_pw_q <= StreamMm && sm_pw_d;
+      sm_pm_q <= StreamMm && sm_pm_d;
     end
   end
 

@@ -68,7 +68,14 @@ module tpu_datapath #(
   // board option (FPGAs): every PE registers its product before the partial-sum add (tpu_pe
   // ProdReg), so a DSP's output gets a cycle to reach the fabric; the array's results, and so
   // every MATMUL row, one cycle later (MatmulLatency + 1); same results.
-  parameter bit          ProdReg = 1'b0
+  parameter bit          ProdReg = 1'b0,
+  // STREAM_MATMUL devices (tpu_device StreamMm; off on the boards): a MATMUL is also accepted
+  // while an int8 ACTIVATE runs, once that one has at most 2N - 2 rows left to read from ACC,
+  // when the MATMUL's UB rows lie apart from the ACTIVATE's. Its first ACC access (the read of
+  // an accumulating row) comes 2N + 1 cycles after its acceptance (AccSlice: 2N), after the
+  // ACTIVATE's last read; it writes no UB row, and the ACC rows it writes were read by then.
+  // (Without CmdSlice and with ActLanes = N only.)
+  parameter bit          MmBesideAct = 1'b0
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -284,6 +291,8 @@ module tpu_datapath #(
   // the command's ACC rows [a, a + rows) and UB rows [b, b + rows) (an ACTIVATE's) lie apart
   // from the last MATMUL's
   logic              act_apart;
+  // a MATMUL beside the running ACTIVATE (MmBesideAct), and its UB rows apart from its
+  logic              mm_beside_act, mm_act_apart;
   // lm_rows_q - (mm_flight + mm_left_q), signed: >= 0 when every earlier MATMUL's rows are
   // written (rows leave in order). Kept as a register, so the acceptance does not add and
   // compare: a MATMUL is accepted only when the previous one issues its last row, so then it
@@ -300,7 +309,8 @@ module tpu_datapath #(
     ok_wr     = act_idle;
     // (with CmdSlice not in the cycle the previous MATMUL issues its last row: that needs
     // the weight FIFO's next state, a long path on an FPGA; one cycle between MATMULs)
-    ok_mm     = act_idle && rd_mm_ok && (!mm_active || (!CmdSlice && mm_last_fire));
+    ok_mm     = (act_idle || (mm_beside_act && mm_act_apart)) && rd_mm_ok &&
+                (!mm_active || (!CmdSlice && mm_last_fire));
     ok_act    = (mxu_idle || act_mm_ok) && act_idle && rd_idle;
     ok_ub_rd  = act_idle && rd_idle && (UbReadPort2 || !mm_active);
     ok_acc_rd = mxu_idle && act_idle && rd_idle;
@@ -674,6 +684,26 @@ module tpu_datapath #(
   assign act_fire   = act_active && (ActLanes >= N || act_fl0_q);
   assign act_idle   = !act_active && act_fl0_q;
   assign act_flight_d = act_flight_q + ActFlightW'(act_fire) - ActFlightW'(ap_out_valid);
+  if (MmBesideAct && !CmdSlice && ActLanes >= N) begin : g_mm_beside_act
+    logic [RngW-1:0] act_ub_lo_q, act_ub_hi_q;  // the ACTIVATE's UB rows [lo, hi)
+    always_ff @(posedge clk_i) begin
+      if (acc_cmd_act) begin
+        act_ub_lo_q <= RngW'(cmd_b[UbAw-1:0]);
+        act_ub_hi_q <= cmd_hi_b;
+      end
+    end
+    assign mm_beside_act = !act_raw_q && act_left_q <= CntW'(2 * N - 2);
+    assign mm_act_apart  = cmd_hi_a <= act_ub_lo_q || act_ub_hi_q <= RngW'(cmd_a[UbAw-1:0]);
+`ifndef SYNTHESIS
+    // the ACC read port: an accumulating MATMUL row never meets an ACTIVATE's read
+    always_ff @(posedge clk_i) begin
+      if (!rst_i) assert (!(mm_acc_re && act_fire));
+    end
+`endif
+  end else begin : g_no_mm_beside_act
+    assign mm_beside_act = 1'b0;
+    assign mm_act_apart  = 1'b0;
+  end
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -838,8 +868,9 @@ module tpu_datapath #(
   logic        busy_q;
   // (a command waiting in the CmdSlice stage is in progress)
   assign idle_o = mxu_idle && act_idle && rd_idle && !(CmdSlice && cmd_valid);
-  // (as ok_mm / ok_wr, from their terms: the always block above also reads cmd_i)
-  assign mm_ok_o = act_idle && (rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) &&
+  // (as ok_mm / ok_wr, from their terms: the always block above also reads cmd_i; beside an
+  // ACTIVATE without its range check, which needs cmd_i: then no UB_WRITE is taken either)
+  assign mm_ok_o = (act_idle || mm_beside_act) && (rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) &&
                                             !(rd_valid_q && rd_src_acc_q))) &&
                    (!mm_active || (!CmdSlice && mm_last_fire));
   assign wr_ok_o = act_idle;

@@ -390,7 +390,8 @@ module tpu_device #(
   logic [63:0]         dp_perf_busy, dp_perf_mxu, dp_perf_macs;
 
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles),
-                 .ActLanes(ActLanes), .UbReadPort2(UbReadPort2)) u_dp (
+                 .ActLanes(ActLanes), .UbReadPort2(UbReadPort2),
+                 .MmBesideAct(StreamMm)) u_dp (
     .clk_i, .rst_i(dev_rst),
     .cmd_valid_i(dps_valid), .cmd_ready_o(dps_ready), .cmd_i(dps_cmd),
     .wpush_valid_i(wpush_valid), .wpush_ready_o(wpush_ready), .wpush_row_i(wpush_row),

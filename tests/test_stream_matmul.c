@@ -340,6 +340,92 @@ START_TEST(stream_matmul_activate)
 }
 END_TEST
 
+/* OP0.ACTIVATE with the output rows meeting A's rows (spec 6.11: block b's ACTIVATE comes before
+ * block b + 1, which reads what it wrote): OP3 = LOCAL_ADDR + _i/2 x R, so block b overwrites
+ * A's K-tile (b + 1) x OP3 / R, which the next block's first or second MATMUL reads (the last case
+ * apart). The device runs a block's ACTIVATE beside the next block's MATMULs only where their UB
+ * rows lie apart. Against a reference that runs the blocks in order on a copy of the UB. */
+START_TEST(stream_matmul_activate_overlap)
+{
+	static const uint32_t cases[][3] = { /* R, blocks, OP3 */
+		{ 3, 3, 0 }, { 3, 3, 3 }, { 3, 3, 6 }, { 20, 2, 0 }, { 20, 2, 20 }, { 3, 3, 40 },
+	};
+	const uint32_t n = 16, k = 2 * n + 3;
+	const uint32_t r = cases[_i][0], blocks = cases[_i][1], out_row = cases[_i][2];
+	const uint32_t per = k + TPU_STREAM_MATMUL_BIAS_ROWS;
+	static int8_t ub[ROWS][MAXN];
+	int32_t mult[MAXN], shift[MAXN];
+	struct tpu_act_output o = { 3, -100, 110, NULL };
+	struct golden_config c;
+	struct gfx_sqe q;
+
+	config_n(&c, n);
+	if (!gfx_backend_has(gfx_backend(), &c))
+		return;
+	gfx_sim_latency(0);
+	setup_n(n);
+	for (uint32_t j = 0; j < n; j++) {
+		mult[j] = (int32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1);
+		shift[j] = (int32_t)harness_range(&rng, -9, -7);
+		memcpy(hp + 60000 + 4 * j, &mult[j], 4);
+		memcpy(hp + 60200 + 4 * j, &shift[j], 4);
+	}
+	q = gfx_load_vec(TPU_PARAM_MULT, hbuf + 60000, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_vec(TPU_PARAM_SHIFT, hbuf + 60200, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_output(o.zero_point, o.qmin, o.qmax);
+	gfx_ok(&F, &q);
+	for (uint32_t i = 0; i < ROWS; i++)
+		for (uint32_t j = 0; j < n; j++)
+			hp[A_OFF + i * n + j] = (uint8_t)(ub[i][j] = rand8());
+	q = gfx_read_host(hbuf + A_OFF, ROWS, n, 0, 0);
+	gfx_ok(&F, &q);
+	for (size_t i = 0; i < (size_t)blocks * per * n; i++)
+		hp[W_OFF + i] = (uint8_t)rand8();
+	/* small biases (random int32 ones would saturate every output, whatever A holds) */
+	for (uint32_t b = 0; b < blocks; b++)
+		for (uint32_t j = 0; j < n; j++) {
+			int32_t bias = (int32_t)harness_range(&rng, -3000, 3000);
+
+			memcpy(hp + W_OFF + ((size_t)b * per + k) * n + 4 * j, &bias, 4);
+		}
+	q = sm(hbuf + W_OFF, k, n, 0, blocks, 0, r, 0, TPU_STREAM_MATMUL_ACTIVATE);
+	GFX_SET(&q, OP3, out_row);
+	ck_assert_uint_eq(gfx_ok(&F, &q), blocks * per * n);
+	q = gfx_write_host(hbuf + OUT_OFF, ROWS, n, 0, 0, false);
+	gfx_ok(&F, &q);
+	/* the reference: block by block, each ACTIVATE into the UB copy before the next block */
+	for (uint32_t b = 0; b < blocks; b++) {
+		static int8_t out[ROWS][MAXN];
+
+		for (uint32_t i = 0; i < r; i++)
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t sum = 0;
+				int32_t bias;
+				struct tpu_act_channel ch;
+				bool sat;
+
+				for (uint32_t kk = 0; kk < k; kk++)
+					sum += (uint32_t)((int32_t)ub[kk / n * r + i][kk % n] *
+							  (int8_t)hp[W_OFF + ((size_t)b * per + kk) * n + j]);
+				memcpy(&bias, hp + W_OFF + ((size_t)b * per + k + 4 * j / n) * n + 4 * j % n,
+				       4);
+				ch = (struct tpu_act_channel){ bias, mult[j], shift[j] };
+				out[i][j] = tpu_activate((int32_t)sum, &ch, &o, &sat);
+			}
+		for (uint32_t i = 0; i < r; i++)
+			memcpy(ub[out_row + b * r + i], out[i], n);
+	}
+	for (uint32_t i = 0; i < ROWS; i++)
+		for (uint32_t j = 0; j < n; j++)
+			ck_assert_msg((int8_t)hp[OUT_OFF + i * n + j] == ub[i][j],
+				      "case %d (r=%u, out_row=%u): UB %u/%u = %d, expected %d", _i, r,
+				      out_row, i, j, (int8_t)hp[OUT_OFF + i * n + j], ub[i][j]);
+	teardown();
+}
+END_TEST
+
 /* Each field check with its status, and the order of the steps, on the small device (64 UB,
  * 32 ACC rows): a valid command (K = 2N + 3, two blocks of R = 3) mutated one way per case;
  * the FIFO holds a tile where a case says so. */
@@ -531,6 +617,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 	tcase_add_checked_fixture(tc, be == GFX_SIM ? gfx_use_sim : gfx_use_golden, NULL);
 	tcase_add_loop_test(tc, stream_matmul_random, 0, 2);
 	tcase_add_loop_test(tc, stream_matmul_activate, 0, 2);
+	tcase_add_loop_test(tc, stream_matmul_activate_overlap, 0, 6);
 	gfx_config_small(&c);
 	if (gfx_backend_has(be, &c)) {
 		tcase_add_test(tc, stream_matmul_checks);

@@ -3,7 +3,7 @@
 
 Replays driver/gemm.c's schedule (resident A as one READ_HOST per chunk, even chunks of R rows,
 weights per chunk, one BIAS LOAD_PARAMS + ACTIVATE + WRITE_HOST (in pieces) per column tile, MULT/SHIFT once
-for per-tensor requantization; for m <= 48 the stream schedule: one STREAM_MATMUL per group of
+for per-tensor requantization; for m <= 48 (m <= 64 with n >= 8N) the stream schedule: one STREAM_MATMUL per group of
 full-width column tiles with each tile's bias vector in its stream and its ACTIVATE in the
 command (a narrower last tile: its own STREAM_MATMUL, BIAS and ACTIVATE), one WRITE_HOST) and counts link bytes as sim/link.c charges them: 16 bytes of
 header per packet and whole LinkBytes (32) beats of data. Packed full rows (N bytes) are merged
@@ -48,7 +48,7 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
     cmds = 3  # LOAD_PARAMS OUTPUT, MULT, SHIFT (per-tensor: once)
     h2d += 2 * pkt(4 * span(n, 0)); d2h += 2 * HDR
     # driver/gemm.c's stream schedule (GEMM_STREAM_M): one chunk, A and the output in the UB
-    stream_sched = m <= 48 and R == m and (slots + NT) * R <= ub_rows and slots == KT
+    stream_sched = (m <= 48 or (m <= 64 and NT >= 8)) and R == m and (slots + NT) * R <= ub_rows and slots == KT
     if stream_sched:
         full = k // N
         if full:
