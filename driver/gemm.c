@@ -977,13 +977,10 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 		return err;
 	mult = tpu_buf_ptr(g->mult);
 	shift = tpu_buf_ptr(g->shift);
-	g->uniform = true;
 	for (size_t j = 0; j < n; j++) {
 		size_t c = p->quant_channels == 1 ? 0 : j; /* per tensor: broadcast */
 		mult[j] = p->multiplier[c];
 		shift[j] = p->shift[c];
-		if (mult[j] != mult[0] || shift[j] != shift[0])
-			g->uniform = false;
 	}
 	if (g->lut)
 		return alloc_copy(g->dev, &g->lutb, p->lut, TPU_LUT_ENTRIES);
@@ -1040,7 +1037,7 @@ int tpu_gemm(tpu_dev *dev, size_t m, size_t k, size_t n, const int8_t *a, const 
 	g.n = n;
 	g.q8 = p->quant_channels != 0;
 	g.lut = g.q8 && p->lut;
-	g.uniform = g.q8;
+	g.uniform = g.q8; /* one multiplier and shift for all channels (plan needs it) */
 	for (size_t j = 0; g.q8 && j < n; j++) {
 		size_t c = p->quant_channels == 1 ? 0 : j;
 		if (p->multiplier[c] != p->multiplier[0] || p->shift[c] != p->shift[0])
