@@ -11,7 +11,8 @@
 
 module tpu_act_unit #(
   parameter int unsigned N        = 16,  // channels (the array width)
-  parameter int unsigned ActLanes = N    // channels computed at once: N = pipelined, else serial
+  parameter int unsigned ActLanes = N,   // channels computed at once: N = pipelined, else serial
+  parameter bit          LutReg   = 1'b0 // board option: registered LUT read data (one cycle)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -82,7 +83,8 @@ module tpu_act_unit #(
     logic unused_ch;
     assign unused_ch = ^{ch_bias, ch_mult, ch_shift};
     tpu_activation #(
-      .N(N)
+      .N     (N),
+      .LutReg(LutReg)
     ) u_act (
       .clk_i      (clk_i),
       .rst_i      (rst_i),
@@ -116,7 +118,8 @@ module tpu_act_unit #(
     tpu_act_serial #(
       .N      (N),
       .Lanes  (ActLanes),
-      .ChanRam(ChanRam)
+      .ChanRam(ChanRam),
+      .LutReg (LutReg)
     ) u_act (
       .clk_i      (clk_i),
       .rst_i      (rst_i),
