@@ -46,11 +46,11 @@ $(eval $(call rtlmxu_model,Vdp_n4,tpu_datapath,-GN=4 $(RTLMXU_DPT),$(RTLMXU_DPH)
 $(eval $(call rtlmxu_model,Vdp_n6,tpu_datapath,-GN=6 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n6_ops,6,256,1),RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n8,tpu_datapath,-GN=8 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8_ops,8,256,1),RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n16,tpu_datapath,-GN=16 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n16_ops,16,256,1),RTLMXU_TLIBS))
-# the board options (docs/fpga.md): AccSlice + ProdReg + LutReg (without CmdSlice: MATMULs back to
+# the board options (docs/fpga.md): AccSlice + ProdReg (without CmdSlice: MATMULs back to
 # back, so an ACC row can be hit by the very next row), and the iCEBreaker's datapath (CmdSlice + AccSlice, serial
 # activation, one UB copy) at N = 4
 RTLMXU_DPS := $(RTLMXU_DPT) -GCmdSlice=1\'b1 -GAccSlice=1\'b1
-$(eval $(call rtlmxu_model,Vdp_n8b,tpu_datapath,-GN=8 $(RTLMXU_DPT) -GAccSlice=1\'b1 -GProdReg=1\'b1 -GLutReg=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8b_ops,8,256,1),RTLMXU_TLIBS))
+$(eval $(call rtlmxu_model,Vdp_n8b,tpu_datapath,-GN=8 $(RTLMXU_DPT) -GAccSlice=1\'b1 -GProdReg=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8b_ops,8,256,1),RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n4b,tpu_datapath,-GN=4 -GActLanes=1 -GUbReadPort2=1\'b0 $(RTLMXU_DPS),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4b_ops,4,256,1),RTLMXU_TLIBS))
 
 # The Verilator runtime, compiled once (from the PE model's makefile, same flags).

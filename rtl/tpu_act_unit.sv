@@ -11,8 +11,7 @@
 
 module tpu_act_unit #(
   parameter int unsigned N        = 16,  // channels (the array width)
-  parameter int unsigned ActLanes = N,   // channels computed at once: N = pipelined, else serial
-  parameter bit          LutReg   = 1'b0 // board option: registered LUT read data (one cycle)
+  parameter int unsigned ActLanes = N    // channels computed at once: N = pipelined, else serial
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -83,8 +82,7 @@ module tpu_act_unit #(
     logic unused_ch;
     assign unused_ch = ^{ch_bias, ch_mult, ch_shift};
     tpu_activation #(
-      .N     (N),
-      .LutReg(LutReg)
+      .N(N)
     ) u_act (
       .clk_i      (clk_i),
       .rst_i      (rst_i),
@@ -118,8 +116,7 @@ module tpu_act_unit #(
     tpu_act_serial #(
       .N      (N),
       .Lanes  (ActLanes),
-      .ChanRam(ChanRam),
-      .LutReg (LutReg)
+      .ChanRam(ChanRam)
     ) u_act (
       .clk_i      (clk_i),
       .rst_i      (rst_i),

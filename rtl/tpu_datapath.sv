@@ -69,11 +69,6 @@ module tpu_datapath #(
   // ProdReg), so a DSP's output gets a cycle to reach the fabric; the array's results, and so
   // every MATMUL row, one cycle later (MatmulLatency + 1); same results.
   parameter bit          ProdReg = 1'b0,
-  // board option (FPGAs): the LUT activation's block RAM read data is registered before the
-  // output mux and the UB write (tpu_act_unit LutReg): the pipelined activation's latency is
-  // one cycle more (7), the serial one spends one more cycle per LUT row; same results (all
-  // activation bookkeeping counts rows leaving the activation, not cycles).
-  parameter bit          LutReg = 1'b0,
   // STREAM_MATMUL devices (tpu_device StreamMm; off on the boards): a MATMUL is also accepted
   // while an int8 ACTIVATE runs, once that one has at most 2N - 2 rows left to read from ACC,
   // when the MATMUL's UB rows lie apart from the ACTIVATE's. Its first ACC access (the read of
@@ -660,7 +655,7 @@ module tpu_datapath #(
   assign params_loaded_o = act_loaded | (pw_valid_q ? 5'(1) << pw_kind_q : 5'd0);
 
   // parameters + the activation (pipelined, or tpu_act_serial when ActLanes < N)
-  tpu_act_unit #(.N(N), .ActLanes(ActLanes), .LutReg(LutReg)) u_act_unit (
+  tpu_act_unit #(.N(N), .ActLanes(ActLanes)) u_act_unit (
     .clk_i,
     .rst_i,
     .wr_valid_i  (pw_valid_q),
