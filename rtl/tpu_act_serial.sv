@@ -224,6 +224,11 @@ module tpu_act_serial #(
     logic               in8;          // hi_q (z) is an int8 value
     logic signed [7:0]  v;
     logic               sat, busy;
+    // busy in phases L and S (cnt_q < ls_q, cnt_q < rs_q) as a flip-flop, decided a cycle
+    // ahead from a down-counter of the shift steps left (sh_q = ls_q - cnt_q in phase L,
+    // rs_q - cnt_q in phase S, held at 0): no compare feeds the phase logic and the enables
+    logic               busy_q, busy_d;
+    logic [4:0]         sh_q;
 
     always_comb begin
       a_d   = a_q;
@@ -257,7 +262,7 @@ module tpu_act_serial #(
           lo_d = raw_q ? 32'd1 : mult;
         end
         PhL: begin
-          busy = cnt_q < ls_q;
+          busy = busy_q;
           if (busy) a_d = a_q <<< 1;
         end
         PhM: begin
@@ -276,7 +281,7 @@ module tpu_act_serial #(
         end
         PhP: lo_d = rnd;              // registered: the rounding term off the adder's path
         PhS: begin
-          busy = cnt_q < rs_q;
+          busy = busy_q;
           if (!busy) a_d = hi_q[31:0];
           lo_d = raw_q ? 32'd0 : 32'($signed(zp_i));
         end
@@ -291,12 +296,27 @@ module tpu_act_serial #(
       a_x    = $signed(row_q[32*l +: 32]) + bias;
       // the next step's multiplier bit: lo_q shifts right in phase M, holds in phase L
       m_bit  = ph_q == PhM ? lo_q[1] : lo_q[0];
+      // busy in the next cycle: phases L and S start with cnt 0 (from X and R) and count up
+      // by one while they last (the other phases do not read busy_q)
+      unique case (ph_q)
+        PhX:      busy_d = ls != 5'd0;
+        PhR:      busy_d = rs_q != 5'd0;
+        PhL, PhS: busy_d = sh_q[4:1] != 4'd0;
+        default:  busy_d = 1'b0;
+      endcase
     end
 
     always_ff @(posedge clk_i) begin
       if (ph_q == PhX) begin
         ls_q <= ls;
         rs_q <= rs;
+      end
+      if (ph_q == PhX) begin
+        sh_q <= ls;
+      end else if (ph_q == PhR) begin
+        sh_q <= rs_q;
+      end else if ((ph_q == PhL || ph_q == PhS) && sh_q != 5'd0) begin
+        sh_q <= sh_q - 5'd1;
       end
       if (ph_q == PhC) begin
         // z < qmin, z > qmax: an int8 compare when z is an int8 value, else z's sign decides
@@ -319,9 +339,18 @@ module tpu_act_serial #(
       cin_q <= (m_sub_d && m_bit) || (m_rnd_d && !raw_q);
       lo_q  <= lo_d;
       ovf_q <= ovf_d;
+      busy_q <= busy_d;
     end
 `ifndef SYNTHESIS
     always_ff @(posedge clk_i) begin
+      if (!rst_i && ph_q == PhL) begin
+        assert (busy_q == (cnt_q < ls_q) && 32'(sh_q) == (cnt_q < ls_q ? 32'(ls_q) - 32'(cnt_q) : 0))
+          else $error("tpu_act_serial: busy_q / sh_q in phase L");
+      end
+      if (!rst_i && ph_q == PhS) begin
+        assert (busy_q == (cnt_q < rs_q) && 32'(sh_q) == (cnt_q < rs_q ? 32'(rs_q) - 32'(cnt_q) : 0))
+          else $error("tpu_act_serial: busy_q / sh_q in phase S");
+      end
       if (!rst_i && ph_q == PhM) begin
         assert (op_q == ((34'(a_q) ^ {34{cnt_q == 5'd31}}) & {34{lo_q[0]}}) &&
                 cin_q == ((cnt_q == 5'd31 && lo_q[0]) || (cnt_q == 5'd30 && !raw_q)))
