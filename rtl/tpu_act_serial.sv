@@ -12,10 +12,11 @@
 // groups of Lanes channels, each group in phases X (bias add), L (left shift, one bit per
 // cycle), M (32 multiply steps), T (SRDHM), P (the rounding term, registered: keeps its
 // decode off the adder's path), R (rounding add), S (right shift, one bit per cycle), Z (+ zero
-// point), C (compare z with qmin/qmax, registered: keeps the 33-bit compares off the clamp's
-// path), V (clamp; the group's results replace its inputs), then the row's LUT read (phase U)
-// and the output (phase O). Latency per row: the sum over the groups of 41 + max ls + max rs
-// of the group, + 2 cycles (about 160..400 at N = 4, Lanes = 1).
+// point), K (whether z is an int8 value, registered), C (compare z with qmin/qmax, registered:
+// keeps the 33-bit compares off the clamp's path), V (clamp; the group's results replace its
+// inputs), then the row's LUT read (phase U) and the output (phase O). Latency per row: the sum
+// over the groups of 42 + max ls + max rs of the group, + 2 cycles (about 170..410 at N = 4,
+// Lanes = 1).
 // Output: out_valid_o holds the row until out_ready_i; the outputs hold steady meanwhile; the
 // next row is accepted the cycle after the transfer.
 // LUT port: as tpu_activation (lut_re_o for one cycle in phase U of a LUT row, addresses v+128,
@@ -79,7 +80,7 @@ module tpu_act_serial #(
   end
 
   typedef enum logic [3:0] {
-    PhIdle, PhX, PhL, PhM, PhT, PhP, PhR, PhS, PhZ, PhC, PhV, PhU, PhO
+    PhIdle, PhX, PhL, PhM, PhT, PhP, PhR, PhS, PhZ, PhK, PhC, PhV, PhU, PhO
   } phase_e;
 
   phase_e              ph_q, ph_d;
@@ -113,7 +114,8 @@ module tpu_act_serial #(
       PhP:    ph_d = PhR;
       PhR:    begin ph_d = PhS; cnt_d = '0; end
       PhS:    if (lane_busy == '0) ph_d = PhZ;
-      PhZ:    ph_d = PhC;
+      PhZ:    ph_d = PhK;
+      PhK:    ph_d = PhC;
       PhC:    ph_d = PhV;
       PhV:    begin
         if (grp_q == GrpW'(Groups - 1)) begin
@@ -218,6 +220,7 @@ module tpu_act_serial #(
     logic [31:0]        lo_q, lo_d;
     logic               ovf_q, ovf_d;
     logic               lt_q, gt_q;   // z < qmin, z > qmax (phase C)
+    logic               in8_q;        // z is an int8 value (phase K)
     logic signed [33:0] step;
     logic [31:0]        rnd;          // the rounding term (below 2^31: rs <= 31)
     logic signed [32:0] rsum;         // phases R and Z: a + (rnd or the zero point)
@@ -318,11 +321,14 @@ module tpu_act_serial #(
       end else if ((ph_q == PhL || ph_q == PhS) && sh_q != 5'd0) begin
         sh_q <= sh_q - 5'd1;
       end
+      if (ph_q == PhK) begin
+        in8_q <= in8;
+      end
       if (ph_q == PhC) begin
         // z < qmin, z > qmax: an int8 compare when z is an int8 value, else z's sign decides
-        // (qmin, qmax are int8): no 33-bit compares
-        lt_q <= in8 ? $signed(hi_q[7:0]) < $signed(qmin_i) : hi_q[32];
-        gt_q <= in8 ? $signed(hi_q[7:0]) > $signed(qmax_i) : !hi_q[32];
+        // (qmin, qmax are int8): no 33-bit compares (hi_q holds z from phase Z to V)
+        lt_q <= in8_q ? $signed(hi_q[7:0]) < $signed(qmin_i) : hi_q[32];
+        gt_q <= in8_q ? $signed(hi_q[7:0]) > $signed(qmax_i) : !hi_q[32];
       end
       // phase X's add (x = acc + bias) enters through the last 2:1 mux only
       a_q   <= ph_x_q ? a_x : a_d;
@@ -343,6 +349,9 @@ module tpu_act_serial #(
     end
 `ifndef SYNTHESIS
     always_ff @(posedge clk_i) begin
+      if (!rst_i && ph_q == PhC) begin
+        assert (in8_q == in8) else $error("tpu_act_serial: in8_q in phase C");
+      end
       if (!rst_i && ph_q == PhL) begin
         assert (busy_q == (cnt_q < ls_q) && 32'(sh_q) == (cnt_q < ls_q ? 32'(ls_q) - 32'(cnt_q) : 0))
           else $error("tpu_act_serial: busy_q / sh_q in phase L");

@@ -147,9 +147,10 @@ module tpu_datapath #(
   end
 
   // The command the engines see (cmd_*): the port itself, or the CmdSlice stage. Its range
-  // ends: hi_a = a + rows and hi_b = b + rows in RngW bits, a and b cut to the widths the
-  // command uses them in (MATMUL: a UB, b ACC; ACTIVATE: a ACC, b UB): addresses and rows are
-  // in range (checked by the device top, asserted below), so the sums never reach 2^RngW.
+  // ends: hi_a = a + rows and hi_b = b + rows in RngW bits, a and b in AdW bits: addresses and
+  // rows are in range (checked by the device top, asserted below; MATMUL: a UB, b ACC;
+  // ACTIVATE: a ACC, b UB), so a and b fit their RAM's width, and the sums never reach
+  // 2^RngW. (No op decode: the ends are summed as the CmdSlice stage loads.)
   logic             cmd_valid;
   logic [CmdWidth-1:0] cmd;
   logic [3:0]       cmd_op;
@@ -165,15 +166,10 @@ module tpu_datapath #(
   assign cmd_data  = cmd[DataLsb +: N*8];
 
   localparam int unsigned AdW = UbAw > AccAw ? UbAw : AccAw;
-  function automatic logic [2*RngW-1:0] range_ends(input logic [3:0] op, input logic [AdW-1:0] a,
+  function automatic logic [2*RngW-1:0] range_ends(input logic [AdW-1:0] a,
                                                    input logic [AdW-1:0] b,
                                                    input logic [CntW-1:0] rows);
-    logic            mm;
-    logic [RngW-1:0] a_n, b_n;
-    mm  = op == OpMatmul;
-    a_n = mm ? RngW'(a[UbAw-1:0]) : RngW'(a[AccAw-1:0]);
-    b_n = mm ? RngW'(b[AccAw-1:0]) : RngW'(b[UbAw-1:0]);
-    range_ends = {a_n + RngW'(rows), b_n + RngW'(rows)};
+    range_ends = {RngW'(a) + RngW'(rows), RngW'(b) + RngW'(rows)};
   endfunction
 
   logic can_accept, cmd_fire;
@@ -203,7 +199,7 @@ module tpu_datapath #(
     always_ff @(posedge clk_i) begin
       if (cmd_ready_o && cmd_valid_i) begin
         c_q              <= cmd_i;
-        {hi_a_q, hi_b_q} <= range_ends(cmd_i[OpLsb +: 4], cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
+        {hi_a_q, hi_b_q} <= range_ends(cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
                                         cmd_i[RowsLsb +: CntW]);
       end
     end
@@ -221,7 +217,7 @@ module tpu_datapath #(
     assign cv_act    = cmd_valid && cmd_op == OpActivate;
     assign cv_ub_rd  = cmd_valid && cmd_op == OpUbRead;
     assign cv_acc_rd = cmd_valid && cmd_op == OpAccRead;
-    assign {cmd_hi_a, cmd_hi_b} = range_ends(cmd_i[OpLsb +: 4], cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
+    assign {cmd_hi_a, cmd_hi_b} = range_ends(cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
                                         cmd_i[RowsLsb +: CntW]);
   end
 
