@@ -12,10 +12,11 @@
 // groups of Lanes channels, each group in phases X (bias add), L (left shift, one bit per
 // cycle), M (32 multiply steps), T (SRDHM), P (the rounding term, registered: keeps its
 // decode off the adder's path), R (rounding add), S (right shift, one bit per cycle), Z (+ zero
-// point), C (compare z with qmin/qmax, registered: keeps the 33-bit compares off the clamp's
-// path), V (clamp; the group's results replace its inputs), then the row's LUT read (phase U)
-// and the output (phase O). Latency per row: the sum over the groups of 41 + max ls + max rs
-// of the group, + 2 cycles (about 160..400 at N = 4, Lanes = 1).
+// point), K (whether z is an int8 value, registered), C (compare z with qmin/qmax, registered:
+// keeps the 33-bit compares off the clamp's path), V (clamp; the group's results replace its
+// inputs), then the row's LUT read (phase U) and the output (phase O). Latency per row: the sum
+// over the groups of 42 + max ls + max rs of the group, + 2 cycles (about 170..410 at N = 4,
+// Lanes = 1).
 // Output: out_valid_o holds the row until out_ready_i; the outputs hold steady meanwhile; the
 // next row is accepted the cycle after the transfer.
 // LUT port: as tpu_activation (lut_re_o for one cycle in phase U of a LUT row, addresses v+128,
@@ -79,7 +80,7 @@ module tpu_act_serial #(
   end
 
   typedef enum logic [3:0] {
-    PhIdle, PhX, PhL, PhM, PhT, PhP, PhR, PhS, PhZ, PhC, PhV, PhU, PhO
+    PhIdle, PhX, PhL, PhM, PhT, PhP, PhR, PhS, PhZ, PhK, PhC, PhV, PhU, PhO
   } phase_e;
 
   phase_e              ph_q, ph_d;
@@ -113,7 +114,8 @@ module tpu_act_serial #(
       PhP:    ph_d = PhR;
       PhR:    begin ph_d = PhS; cnt_d = '0; end
       PhS:    if (lane_busy == '0) ph_d = PhZ;
-      PhZ:    ph_d = PhC;
+      PhZ:    ph_d = PhK;
+      PhK:    ph_d = PhC;
       PhC:    ph_d = PhV;
       PhV:    begin
         if (grp_q == GrpW'(Groups - 1)) begin
@@ -218,12 +220,18 @@ module tpu_act_serial #(
     logic [31:0]        lo_q, lo_d;
     logic               ovf_q, ovf_d;
     logic               lt_q, gt_q;   // z < qmin, z > qmax (phase C)
+    logic               in8_q;        // z is an int8 value (phase K)
     logic signed [33:0] step;
     logic [31:0]        rnd;          // the rounding term (below 2^31: rs <= 31)
     logic signed [32:0] rsum;         // phases R and Z: a + (rnd or the zero point)
     logic               in8;          // hi_q (z) is an int8 value
     logic signed [7:0]  v;
     logic               sat, busy;
+    // busy in phases L and S (cnt_q < ls_q, cnt_q < rs_q) as a flip-flop, decided a cycle
+    // ahead from a down-counter of the shift steps left (sh_q = ls_q - cnt_q in phase L,
+    // rs_q - cnt_q in phase S, held at 0): no compare feeds the phase logic and the enables
+    logic               busy_q, busy_d;
+    logic [4:0]         sh_q;
 
     always_comb begin
       a_d   = a_q;
@@ -257,7 +265,7 @@ module tpu_act_serial #(
           lo_d = raw_q ? 32'd1 : mult;
         end
         PhL: begin
-          busy = cnt_q < ls_q;
+          busy = busy_q;
           if (busy) a_d = a_q <<< 1;
         end
         PhM: begin
@@ -276,7 +284,7 @@ module tpu_act_serial #(
         end
         PhP: lo_d = rnd;              // registered: the rounding term off the adder's path
         PhS: begin
-          busy = cnt_q < rs_q;
+          busy = busy_q;
           if (!busy) a_d = hi_q[31:0];
           lo_d = raw_q ? 32'd0 : 32'($signed(zp_i));
         end
@@ -291,6 +299,14 @@ module tpu_act_serial #(
       a_x    = $signed(row_q[32*l +: 32]) + bias;
       // the next step's multiplier bit: lo_q shifts right in phase M, holds in phase L
       m_bit  = ph_q == PhM ? lo_q[1] : lo_q[0];
+      // busy in the next cycle: phases L and S start with cnt 0 (from X and R) and count up
+      // by one while they last (the other phases do not read busy_q)
+      unique case (ph_q)
+        PhX:      busy_d = ls != 5'd0;
+        PhR:      busy_d = rs_q != 5'd0;
+        PhL, PhS: busy_d = sh_q[4:1] != 4'd0;
+        default:  busy_d = 1'b0;
+      endcase
     end
 
     always_ff @(posedge clk_i) begin
@@ -298,11 +314,21 @@ module tpu_act_serial #(
         ls_q <= ls;
         rs_q <= rs;
       end
+      if (ph_q == PhX) begin
+        sh_q <= ls;
+      end else if (ph_q == PhR) begin
+        sh_q <= rs_q;
+      end else if ((ph_q == PhL || ph_q == PhS) && sh_q != 5'd0) begin
+        sh_q <= sh_q - 5'd1;
+      end
+      if (ph_q == PhK) begin
+        in8_q <= in8;
+      end
       if (ph_q == PhC) begin
         // z < qmin, z > qmax: an int8 compare when z is an int8 value, else z's sign decides
-        // (qmin, qmax are int8): no 33-bit compares
-        lt_q <= in8 ? $signed(hi_q[7:0]) < $signed(qmin_i) : hi_q[32];
-        gt_q <= in8 ? $signed(hi_q[7:0]) > $signed(qmax_i) : !hi_q[32];
+        // (qmin, qmax are int8): no 33-bit compares (hi_q holds z from phase Z to V)
+        lt_q <= in8_q ? $signed(hi_q[7:0]) < $signed(qmin_i) : hi_q[32];
+        gt_q <= in8_q ? $signed(hi_q[7:0]) > $signed(qmax_i) : !hi_q[32];
       end
       // phase X's add (x = acc + bias) enters through the last 2:1 mux only
       a_q   <= ph_x_q ? a_x : a_d;
@@ -319,9 +345,21 @@ module tpu_act_serial #(
       cin_q <= (m_sub_d && m_bit) || (m_rnd_d && !raw_q);
       lo_q  <= lo_d;
       ovf_q <= ovf_d;
+      busy_q <= busy_d;
     end
 `ifndef SYNTHESIS
     always_ff @(posedge clk_i) begin
+      if (!rst_i && ph_q == PhC) begin
+        assert (in8_q == in8) else $error("tpu_act_serial: in8_q in phase C");
+      end
+      if (!rst_i && ph_q == PhL) begin
+        assert (busy_q == (cnt_q < ls_q) && 32'(sh_q) == (cnt_q < ls_q ? 32'(ls_q) - 32'(cnt_q) : 0))
+          else $error("tpu_act_serial: busy_q / sh_q in phase L");
+      end
+      if (!rst_i && ph_q == PhS) begin
+        assert (busy_q == (cnt_q < rs_q) && 32'(sh_q) == (cnt_q < rs_q ? 32'(rs_q) - 32'(cnt_q) : 0))
+          else $error("tpu_act_serial: busy_q / sh_q in phase S");
+      end
       if (!rst_i && ph_q == PhM) begin
         assert (op_q == ((34'(a_q) ^ {34{cnt_q == 5'd31}}) & {34{lo_q[0]}}) &&
                 cin_q == ((cnt_q == 5'd31 && lo_q[0]) || (cnt_q == 5'd30 && !raw_q)))

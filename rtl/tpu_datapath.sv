@@ -147,9 +147,10 @@ module tpu_datapath #(
   end
 
   // The command the engines see (cmd_*): the port itself, or the CmdSlice stage. Its range
-  // ends: hi_a = a + rows and hi_b = b + rows in RngW bits, a and b cut to the widths the
-  // command uses them in (MATMUL: a UB, b ACC; ACTIVATE: a ACC, b UB): addresses and rows are
-  // in range (checked by the device top, asserted below), so the sums never reach 2^RngW.
+  // ends: hi_a = a + rows and hi_b = b + rows in RngW bits, a and b in AdW bits: addresses and
+  // rows are in range (checked by the device top, asserted below; MATMUL: a UB, b ACC;
+  // ACTIVATE: a ACC, b UB), so a and b fit their RAM's width, and the sums never reach
+  // 2^RngW. (No op decode: the ends are summed as the CmdSlice stage loads.)
   logic             cmd_valid;
   logic [CmdWidth-1:0] cmd;
   logic [3:0]       cmd_op;
@@ -165,34 +166,40 @@ module tpu_datapath #(
   assign cmd_data  = cmd[DataLsb +: N*8];
 
   localparam int unsigned AdW = UbAw > AccAw ? UbAw : AccAw;
-  function automatic logic [2*RngW-1:0] range_ends(input logic [3:0] op, input logic [AdW-1:0] a,
+  function automatic logic [2*RngW-1:0] range_ends(input logic [AdW-1:0] a,
                                                    input logic [AdW-1:0] b,
                                                    input logic [CntW-1:0] rows);
-    logic            mm;
-    logic [RngW-1:0] a_n, b_n;
-    mm  = op == OpMatmul;
-    a_n = mm ? RngW'(a[UbAw-1:0]) : RngW'(a[AccAw-1:0]);
-    b_n = mm ? RngW'(b[AccAw-1:0]) : RngW'(b[UbAw-1:0]);
-    range_ends = {a_n + RngW'(rows), b_n + RngW'(rows)};
+    range_ends = {RngW'(a) + RngW'(rows), RngW'(b) + RngW'(rows)};
   endfunction
 
   logic can_accept, cmd_fire;
+  // the command is valid and of this op (OpUbWrite or OpParam for wr): with CmdSlice one
+  // flip-flop each, decoded as the stage loads, so the acceptance has no op compare
+  logic cv_wr, cv_par, cv_mm, cv_act, cv_ub_rd, cv_acc_rd;
   if (CmdSlice) begin : g_cmd_slice
     logic                v_q;
     logic [CmdWidth-1:0] c_q;
     logic [RngW-1:0]     hi_a_q, hi_b_q;
+    logic [5:0]          cv_q;
+    logic [3:0]          op_i;
+    assign op_i        = cmd_i[OpLsb +: 4];
     assign cmd_ready_o = !v_q || can_accept;
     always_ff @(posedge clk_i) begin
       if (rst_i) begin
-        v_q <= 1'b0;
+        v_q  <= 1'b0;
+        cv_q <= '0;
       end else if (cmd_ready_o) begin
-        v_q <= cmd_valid_i;
+        v_q  <= cmd_valid_i;
+        cv_q <= {6{cmd_valid_i}} & {op_i == OpUbWrite || op_i == OpParam, op_i == OpParam,
+                                    op_i == OpMatmul, op_i == OpActivate, op_i == OpUbRead,
+                                    op_i == OpAccRead};
       end
     end
+    assign {cv_wr, cv_par, cv_mm, cv_act, cv_ub_rd, cv_acc_rd} = cv_q;
     always_ff @(posedge clk_i) begin
       if (cmd_ready_o && cmd_valid_i) begin
         c_q              <= cmd_i;
-        {hi_a_q, hi_b_q} <= range_ends(cmd_i[OpLsb +: 4], cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
+        {hi_a_q, hi_b_q} <= range_ends(cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
                                         cmd_i[RowsLsb +: CntW]);
       end
     end
@@ -204,7 +211,13 @@ module tpu_datapath #(
     assign cmd_ready_o          = can_accept;
     assign cmd_valid            = cmd_valid_i;
     assign cmd                  = cmd_i;
-    assign {cmd_hi_a, cmd_hi_b} = range_ends(cmd_i[OpLsb +: 4], cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
+    assign cv_wr     = cmd_valid && (cmd_op == OpUbWrite || cmd_op == OpParam);
+    assign cv_par    = cmd_valid && cmd_op == OpParam;
+    assign cv_mm     = cmd_valid && cmd_op == OpMatmul;
+    assign cv_act    = cmd_valid && cmd_op == OpActivate;
+    assign cv_ub_rd  = cmd_valid && cmd_op == OpUbRead;
+    assign cv_acc_rd = cmd_valid && cmd_op == OpAccRead;
+    assign {cmd_hi_a, cmd_hi_b} = range_ends(cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
                                         cmd_i[RowsLsb +: CntW]);
   end
 
@@ -314,23 +327,29 @@ module tpu_datapath #(
     ok_act    = (mxu_idle || act_mm_ok) && act_idle && rd_idle;
     ok_ub_rd  = act_idle && rd_idle && (UbReadPort2 || !mm_active);
     ok_acc_rd = mxu_idle && act_idle && rd_idle;
-    unique case (cmd_op)
-      OpUbWrite, OpParam: can_accept = ok_wr;
-      OpMatmul:           can_accept = ok_mm;
-      OpActivate:         can_accept = ok_act;
-      OpUbRead:           can_accept = ok_ub_rd;
-      OpAccRead:          can_accept = ok_acc_rd;
-      default:            can_accept = 1'b0;
-    endcase
+    if (CmdSlice) begin
+      // (only used with the stage full, where it equals the case below)
+      can_accept = (cv_wr && ok_wr) || (cv_mm && ok_mm) || (cv_act && ok_act) ||
+                   (cv_ub_rd && ok_ub_rd) || (cv_acc_rd && ok_acc_rd);
+    end else begin
+      unique case (cmd_op)
+        OpUbWrite, OpParam: can_accept = ok_wr;
+        OpMatmul:           can_accept = ok_mm;
+        OpActivate:         can_accept = ok_act;
+        OpUbRead:           can_accept = ok_ub_rd;
+        OpAccRead:          can_accept = ok_acc_rd;
+        default:            can_accept = 1'b0;
+      endcase
+    end
   end
   assign cmd_fire = cmd_valid && can_accept;
 
   // (each from its own op's condition, not through can_accept: fewer logic levels to the
   // engines' registers)
   logic acc_cmd_mm, acc_cmd_act, acc_cmd_rd;
-  assign acc_cmd_mm  = cmd_valid && cmd_op == OpMatmul && ok_mm;
-  assign acc_cmd_act = cmd_valid && cmd_op == OpActivate && ok_act;
-  assign acc_cmd_rd  = cmd_valid && (cmd_op == OpUbRead ? ok_ub_rd : cmd_op == OpAccRead && ok_acc_rd);
+  assign acc_cmd_mm  = cv_mm && ok_mm;
+  assign acc_cmd_act = cv_act && ok_act;
+  assign acc_cmd_rd  = (cv_ub_rd && ok_ub_rd) || (cv_acc_rd && ok_acc_rd);
 
   // The ranges in RngW bits (see cmd_hi_a): narrow compares keep the acceptance term short.
   function automatic logic apart(input logic [RngW-1:0] acc_lo, input logic [RngW-1:0] acc_hi,
@@ -341,24 +360,29 @@ module tpu_datapath #(
             (ub_hi <= RngW'(m_ub) || m_ub_hi <= ub_lo);
   endfunction
   if (CmdSlice) begin : g_apart_q
-    // Decided from registers only: the compares of the stage's command with the last MATMUL,
-    // registered, are used from the command's second cycle in the stage (settled_q). In the
-    // cycle before, the command was already there and, as it was not accepted, no MATMUL was
-    // either, so lm_* are the same. An ACTIVATE beside a MATMUL waits one cycle more for it.
-    logic apart_q, settled_q;
+    // Decided from registers only, in two steps: the four compares of the stage's command
+    // with the last MATMUL registered (cmp_q), then combined (apart_q), used from the
+    // command's third cycle in the stage (settled2_q). In the two cycles before, the command
+    // was already there and, as it was not accepted, no MATMUL was either, so lm_* are the
+    // same. An ACTIVATE beside a MATMUL waits two cycles more for it.
+    logic [3:0] cmp_q;
+    logic       apart_q, settled_q, settled2_q;
     always_ff @(posedge clk_i) begin
-      apart_q <= apart(RngW'(cmd_a[AccAw-1:0]), cmd_hi_a, RngW'(cmd_b[UbAw-1:0]), cmd_hi_b,
-                       lm_acc_q, lm_acc_hi_q, lm_ub_q, lm_ub_hi_q);
+      cmp_q   <= {cmd_hi_a <= RngW'(lm_acc_q), lm_acc_hi_q <= RngW'(cmd_a[AccAw-1:0]),
+                  cmd_hi_b <= RngW'(lm_ub_q), lm_ub_hi_q <= RngW'(cmd_b[UbAw-1:0])};
+      apart_q <= (cmp_q[3] || cmp_q[2]) && (cmp_q[1] || cmp_q[0]);
       if (rst_i) begin
-        settled_q <= 1'b0;
+        settled_q  <= 1'b0;
+        settled2_q <= 1'b0;
       end else begin
-        settled_q <= cmd_valid && !can_accept;
+        settled_q  <= cmd_valid && !can_accept;
+        settled2_q <= settled_q && cmd_valid && !can_accept;
       end
     end
-    assign act_apart = apart_q && settled_q;
+    assign act_apart = apart_q && settled2_q;
 `ifndef SYNTHESIS
     always_ff @(posedge clk_i) begin
-      if (!rst_i && cmd_valid && cmd_op == OpActivate && settled_q) begin
+      if (!rst_i && cmd_valid && cmd_op == OpActivate && settled2_q) begin
         assert (apart_q == apart(RngW'(cmd_a[AccAw-1:0]), cmd_hi_a, RngW'(cmd_b[UbAw-1:0]),
                                  cmd_hi_b, lm_acc_q, lm_acc_hi_q, lm_ub_q, lm_ub_hi_q))
           else $error("tpu_datapath: registered range decision");
@@ -646,7 +670,7 @@ module tpu_datapath #(
     if (rst_i) begin
       pw_valid_q <= 1'b0;
     end else begin
-      pw_valid_q <= cmd_valid && cmd_op == OpParam && ok_wr;
+      pw_valid_q <= cv_par && ok_wr;
     end
     pw_kind_q  <= cmd_flags[2:0];
     pw_index_q <= cmd_a[7:0];
@@ -775,7 +799,7 @@ module tpu_datapath #(
   end
   always_ff @(posedge clk_i) begin
     if (acc_cmd_rd) begin
-      rd_acc_q      <= cmd_op == OpAccRead;
+      rd_acc_q      <= cv_acc_rd;
       rd_addr_ub_q  <= UbAw'(cmd_a);
       rd_addr_acc_q <= AccAw'(cmd_a);
     end else if (rd_fire) begin
@@ -813,7 +837,7 @@ module tpu_datapath #(
     ub_we    = 1'b0;
     ub_waddr = act_dst_ub_q;
     ub_wdata = ap_out_int8;
-    if (cmd_fire && cmd_op == OpUbWrite) begin
+    if (cv_wr && !cv_par && ok_wr) begin  // a UB_WRITE accepted
       ub_we    = 1'b1;
       ub_waddr = UbAw'(cmd_a);
       ub_wdata = cmd_data;
@@ -954,6 +978,12 @@ module tpu_datapath #(
         else $error("tpu_datapath: ACC read clash");
       assert (UbReadPort2 || !(mm_fire && rd_fire && !rd_acc_q))
         else $error("tpu_datapath: UB read clash");
+      // the per-op valid flags (CmdSlice: registered) are the op decode of the command
+      assert ({cv_wr, cv_par, cv_mm, cv_act, cv_ub_rd, cv_acc_rd} ==
+              ({6{cmd_valid}} & {cmd_op == OpUbWrite || cmd_op == OpParam, cmd_op == OpParam,
+                                 cmd_op == OpMatmul, cmd_op == OpActivate, cmd_op == OpUbRead,
+                                 cmd_op == OpAccRead}))
+        else $error("tpu_datapath: per-op valid flags differ from the command");
       // commands (as the engines see them: the port, or the CmdSlice stage): legal op,
       // rows >= 1, addresses in range
       if (cmd_valid) begin

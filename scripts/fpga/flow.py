@@ -214,6 +214,13 @@ def main():
                     help="stub: the datapath alone (fpga/common/tpu_board_stub.sv)")
     ap.add_argument("--target-mhz", type=float, default=None,
                     help="override board.json target_mhz (with --set for the PLL parameters)")
+    ap.add_argument("--synth", default=None,
+                    help="override board.json's synthesis command (e.g. 'synth_ice40 -abc9 "
+                    "-top {top}'), for trying flow options")
+    ap.add_argument("--pnr-opt", action="append", default=[],
+                    help="an extra nextpnr argument after board.json's pnr_args (repeat it, e.g. "
+                    "--pnr-opt=--opt-timing)")
+    ap.add_argument("--seed", type=int, default=None, help="override board.json's seed")
     ap.add_argument("--synth-only", action="store_true",
                     help="stop after synthesis (report.json without place and route)")
     ap.add_argument("--pnr-only", action="store_true",
@@ -229,6 +236,11 @@ def main():
         cfg.update(v)
     if a.target_mhz is not None:
         cfg["target_mhz"] = a.target_mhz
+    if a.synth is not None:
+        cfg["synth"] = a.synth
+    if a.seed is not None:
+        cfg["seed"] = a.seed
+    cfg["pnr_args"] = cfg["pnr_args"] + a.pnr_opt
     for s in a.dsp:
         k, v = s.split("=", 1)
         cfg.setdefault("dsp", {})[k] = int(v)
@@ -247,7 +259,8 @@ def main():
            "n": params.get("N"), "params": params,
            "module_params": cfg.get("module_params", {}), "dsp_budget": cfg.get("dsp", {}),
            "target_mhz": cfg["target_mhz"],
-           "seed": cfg["seed"], "luts": None, "ffs": None, "dsps": None, "brams": None,
+           "seed": cfg["seed"], "synth": cfg.get("synth", FAMILIES[family]["synth"]),
+           "pnr_args": cfg["pnr_args"], "luts": None, "ffs": None, "dsps": None, "brams": None,
            "fmax_mhz": None, "timing_met": False, "fits": None, "error": None}
 
     def finish(code):

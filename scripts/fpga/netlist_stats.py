@@ -20,6 +20,7 @@ slow for any useful clock, so it is a design bug either way (docs/fpga.md, Troub
 import argparse
 import collections
 import json
+import re
 import sys
 
 # combinational cells (inputs -> outputs within the cycle) per family; every other cell
@@ -75,6 +76,7 @@ def cell_delay(t, port, out):
 
 DELAY_MODE = False
 ENDS = {}  # sequential cell -> (worst arrival at one of its inputs, that input bit)
+PREV = {}  # net bit -> (the bit before it on its slowest path, the cell between them)
 
 
 def longest_path(cells):
@@ -125,15 +127,22 @@ def longest_path(cells):
             for b in bs:
                 if isinstance(b, int) and b in dist and dist[b] > ENDS.get(name, (-1, 0))[0]:
                     ENDS[name] = (dist[b], b)
+    PREV.clear()
+    PREV.update(prev)
     end = max(dist, key=dist.get)
+    return dist[end], trace(end), done < len(nodes)
+
+
+def trace(end):
+    """The slowest path into net bit end (after longest_path): [(bit, cell driving it)]."""
     path = []
     x = end
-    while x in prev:
-        p, cn = prev[x]
+    while x in PREV:
+        p, cn = PREV[x]
         path.append((x, cn))
         x = p
     path.append((x, None))
-    return dist[end], path[::-1], done < len(nodes)
+    return path[::-1]
 
 
 def main():
@@ -144,6 +153,9 @@ def main():
     ap.add_argument("--path", action="store_true", help="print the nets of the longest path")
     ap.add_argument("--ends", type=int, default=0,
                     help="also list the N worst endpoints (flip-flops, RAMs) and their input")
+    ap.add_argument("--end", default=None, metavar="REGEX",
+                    help="print the path into the worst endpoint whose cell name matches REGEX "
+                    "instead of the longest one (e.g. --end hi_a_q)")
     ap.add_argument("--delay", action="store_true",
                     help="rank paths by a rough ECP5 / iCE40 delay estimate (ns) instead of cells")
     a = ap.parse_args()
@@ -166,6 +178,15 @@ def main():
               f"{ff:6d} "
               f"{dsp:4d} {bram:4d}")
     n, path, loops = longest_path(cells)
+    if a.end:
+        hits = [(d, b) for cn, (d, b) in ENDS.items() if re.search(a.end, cn)]
+        if not hits:
+            print(f"no endpoint matches {a.end}")
+            return 1
+        d, b = max(hits)
+        print(f"worst endpoint matching {a.end}: {d:.4g}")
+        path = trace(b)
+        a.path = True
     unit = "ns (rough estimate)" if a.delay else "cells"
     print(f"longest combinational path: {n:.4g} {unit}" + (" (combinational loops found)"
                                                           if loops else ""))
