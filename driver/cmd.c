@@ -163,9 +163,12 @@ int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off, u
 	uint64_t total = (uint64_t)blocks * (k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0));
 	int err;
 
+	/* (A_STREAM needs cols = N, so A's K-tiles are k / cols rounded up) */
+	if ((flags & TPU_STREAM_MATMUL_A_STREAM) && cols)
+		total += (uint64_t)((k + cols - 1) / cols) * rows;
 	if (!cmd || !buf || k == 0 || cols == 0 || blocks == 0 || rows == 0 ||
 	    (flags & ~(TPU_STREAM_MATMUL_ACCUMULATE | TPU_STREAM_MATMUL_ACTIVATE |
-		       TPU_STREAM_MATMUL_LUT)) ||
+		       TPU_STREAM_MATMUL_LUT | TPU_STREAM_MATMUL_A_STREAM)) ||
 	    ((flags & TPU_STREAM_MATMUL_LUT) && !act) || (!act && out_row))
 		return -EINVAL;
 	if (k > TPU_STREAM_MATMUL_MAX_K || rows > TPU_STREAM_MATMUL_MAX_R ||

@@ -400,7 +400,14 @@ module tpu_cmd_proc #(
   // are pushed; sm_actw: that ACTIVATE not yet done (act_done_i); sm_pm: the writer's ACTIVATE
   // waits for the next block's first MATMUL to enter the slot (it does not accumulate, so the
   // datapath runs the ACTIVATE beside it instead of after the MXU has drained)
-  logic           sm_act, sm_lut;
+  logic           sm_act, sm_lut, sm_astr;
+  // ... with OP0.A_STREAM: before each K-tile of block 0, R rows of A's K-tile (sm_ap), row
+  // sm_ai of them into UB row sm_ua + sm_ai by a UB_WRITE in the command slot
+  // (sm_mm0: MATMULs accepted before the command not yet done; A's UB_WRITEs wait for them, as
+  // they may read the rows A overwrites)
+  logic           sm_ap_q, sm_ap_d;
+  logic [31:0]    sm_ai_q, sm_ai_d;
+  logic [15:0]    sm_mm0_q, sm_mm0_d;
   logic           sm_ph_q, sm_ph_d, sm_pw_q, sm_pw_d, sm_pm_q, sm_pm_d;
   logic [4*N*8-1:0] sm_bias_q, sm_bias_d;
   logic [31:0]    sm_oa_q, sm_oa_d, sm_pc_q, sm_pc_d, sm_wa_q, sm_wa_d, sm_wo_q, sm_wo_d;
@@ -430,6 +437,7 @@ module tpu_cmd_proc #(
     is_sm    = StreamMm && f_op == tpu_pkg::OpStreamMatmul;
     sm_act   = (f_op0 & tpu_pkg::StreamMatmulActivate) != 0;
     sm_lut   = (f_op0 & tpu_pkg::StreamMatmulLut) != 0;
+    sm_astr  = (f_op0 & tpu_pkg::StreamMatmulAStream) != 0;
     lp_lut   = f_op0 == 32'(tpu_pkg::ParamLut);
     lp_out   = f_op0 == 32'(tpu_pkg::ParamOutput);
     wh_acc   = (f_op0 & tpu_pkg::WriteHostFromAcc) != 0;
@@ -442,11 +450,12 @@ module tpu_cmd_proc #(
     // (LutStage: the LUT's packed N-byte rows; LOAD_PARAMS has no span check)
     stride_d = lut_rs ? 64'(N) : (f_stride != 0) ? {32'd0, f_stride} : rb_d;
   end
-  // rows of the span: STREAM_MATMUL streams C x K rows (24 bits when its limits hold; checked
-  // in the same step)
+  // rows of the span: STREAM_MATMUL streams C x K rows, + 4 per block with ACTIVATE, + T x R
+  // with A_STREAM (< 2^29 when its limits hold; checked in the same step)
   logic [31:0] span_rows;
   assign span_rows = is_sm ? 32'(f_op2[7:0]) *
-                             (32'(f_rows[15:0]) + (sm_act ? tpu_pkg::StreamMatmulBiasRows : 32'd0))
+                             (32'(f_rows[15:0]) + (sm_act ? tpu_pkg::StreamMatmulBiasRows : 32'd0)) +
+                             (sm_astr ? sm_tn_d * 32'(f_op1[15:0]) : 32'd0)
                            : f_rows;
   always_comb begin  // apart: span_prod depends on stride_d
     span1    = span_prod + rb_d;
@@ -721,10 +730,10 @@ module tpu_cmd_proc #(
         end
         tpu_pkg::OpStreamMatmul: begin
           if ((f_op0 & ~(tpu_pkg::StreamMatmulAccumulate | tpu_pkg::StreamMatmulActivate |
-                         tpu_pkg::StreamMatmulLut)) != 0 ||
+                         tpu_pkg::StreamMatmulLut | tpu_pkg::StreamMatmulAStream)) != 0 ||
               (sm_lut && !sm_act) || (!sm_act && f_op3 != 0) ||
               f_rows == 0 || f_rows > tpu_pkg::StreamMatmulMaxK || f_cols == 0 || f_cols > N ||
-              (sm_act && f_cols != N) ||
+              ((sm_act || sm_astr) && f_cols != N) ||
               f_op1 == 0 || f_op1 > tpu_pkg::StreamMatmulMaxR || f_op2 == 0 ||
               f_op2 > tpu_pkg::StreamMatmulMaxBlocks || !span_ok_q)
             check_sc = tpu_pkg::ScInvalidField;
@@ -876,7 +885,7 @@ module tpu_cmd_proc #(
   assign dp_rdy     = dp_ready_i && !byp;  // the slot's command is taken
   // (STREAM_MATMUL: a tile's last row only when its MATMUL can go into the command slot)
   assign wpush_valid_o  = (state_q == SPush && cval_q) ||
-                          (state_q == SSm && !sm_ph_q && cval_q && !sm_end &&
+                          (state_q == SSm && !sm_ph_q && !sm_ap_q && cval_q && !sm_end &&
                            (crow_q != N - 1 || ((!sm_pw_q || (sm_pm_q && sm_pc_q == N)) &&
                                                 (!dpv_q || dp_rdy))));
   assign wpush_row_o    = (crow_q < (is_sm ? 32'(sm_kn) : f_rows) && !(is_sm && sm_err_q)) ?
@@ -967,6 +976,7 @@ module tpu_cmd_proc #(
     sm_ph_d = sm_ph_q;  sm_bias_d = sm_bias_q;  sm_oa_d = sm_oa_q;  sm_pw_d = sm_pw_q;
     sm_pc_d = sm_pc_q;  sm_wa_d = sm_wa_q;  sm_wo_d = sm_wo_q;  sm_pm_d = sm_pm_q;
     sm_actw_d = sm_actw_q && !act_done_i;
+    sm_ap_d = sm_ap_q;  sm_ai_d = sm_ai_q;  sm_mm0_d = sm_mm0_q - 16'(sm_mm0_q != '0 && mm_done_i);
     // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
     if (pa_go && rd_req_ready_i) begin
       pa_valid_d = 1'b1;  pa_busy_d = 1'b1;  pa_err_d = 1'b0;
@@ -1164,6 +1174,7 @@ module tpu_cmd_proc #(
               avalid_d = 1'b0;
               sm_t_d = '0;  sm_b_d = '0;  sm_ua_d = f_la;  sm_aa_d = f_la2;  sm_err_d = 1'b0;
               sm_ph_d = 1'b0;  sm_pw_d = 1'b0;  sm_pm_d = 1'b0;  sm_oa_d = f_op3;
+              sm_ap_d = sm_astr;  sm_ai_d = '0;  sm_mm0_d = mm_flight_d;
               if (sm_act) loaded_d[tpu_pkg::ParamBias] = 1'b1;
               state_d = StreamMm ? SSmReq : SDone;  // (without it the check fails first)
             end
@@ -1420,6 +1431,37 @@ module tpu_cmd_proc #(
             sm_t_d = '0;  sm_b_d = sm_b_q + 32'd1;  sm_ua_d = f_la;  sm_aa_d = sm_aa_q + f_op1;
             sm_oa_d = sm_oa_q + f_op1;
           end
+        end else if (sm_ap_q) begin
+          // A_STREAM: A's rows before block 0's K-tile, ring row cbase (read one cycle ahead)
+          // to UB row sm_ua + sm_ai; the previous tile's MATMUL reads other UB rows, and the
+          // UB_WRITEs are ordered before this tile's MATMUL (a failed stream ends at once above)
+          if (!cval_q) begin
+            if (row_q > cbase_q) begin
+              st_re = 1'b1;
+              cval_d = 1'b1;
+            end
+          end else if (slot_free && sm_mm0_q == '0) begin
+            c[COp +: 4] = DpUbWrite;
+            c[CA +: 32] = sm_ua_q + sm_ai_q;
+            c[CRows +: 32] = 32'd1;
+            c[CData +: N*8] = st_rdata;
+            dpc_d = c;  dpv_d = 1'b1;
+            wd_d = '0;  wdf_d = '0;
+            cbase_d = cbase_q + 32'd1;
+            if (sm_ai_q + 32'd1 == f_op1) begin
+              sm_ap_d = 1'b0;  sm_ai_d = '0;
+            end else begin
+              sm_ai_d = sm_ai_q + 32'd1;
+            end
+            // the next row (A's or the tile's first) when it is in: one row per cycle
+            if (row_q > cbase_q + 32'd1) begin
+              st_re = 1'b1;
+              st_raddr = SAw'((cbase_q + 32'd1) % Ring);
+              cval_d = 1'b1;
+            end
+          end else begin
+            cval_d = 1'b1;  // hold
+          end
         end else if (!cval_q) begin
           if (rd0) begin
             st_re = 1'b1;
@@ -1451,6 +1493,7 @@ module tpu_cmd_proc #(
               sm_t_d = '0;  sm_b_d = sm_b_q + 32'd1;  sm_ua_d = f_la;  sm_aa_d = sm_aa_q + f_op1;
             end else begin
               sm_t_d = sm_t_q + 32'd1;  sm_ua_d = sm_ua_q + f_op1;
+              sm_ap_d = sm_astr && sm_b_q == '0;  // (A's next K-tile first; its row read above)
             end
           end else if (rd1) begin
             st_re = 1'b1;
@@ -1766,6 +1809,8 @@ module tpu_cmd_proc #(
     sm_t_q <= StreamMm ? sm_t_d : '0;  sm_b_q <= StreamMm ? sm_b_d : '0;
     sm_ua_q <= StreamMm ? sm_ua_d : '0;  sm_aa_q <= StreamMm ? sm_aa_d : '0;
     sm_err_q <= StreamMm && sm_err_d;
+    sm_ap_q <= StreamMm && sm_ap_d;  sm_ai_q <= StreamMm ? sm_ai_d : '0;
+    sm_mm0_q <= StreamMm ? sm_mm0_d : '0;
     sm_ph_q <= StreamMm && sm_ph_d;  sm_bias_q <= StreamMm ? sm_bias_d : '0;
     sm_oa_q <= StreamMm ? sm_oa_d : '0;  sm_pc_q <= StreamMm ? sm_pc_d : '0;
     sm_wa_q <= StreamMm ? sm_wa_d : '0;  sm_wo_q <= StreamMm ? sm_wo_d : '0;

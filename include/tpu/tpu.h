@@ -187,6 +187,8 @@ TPU_MUST_CHECK int tpu_cmd_matmul(struct tpu_cmd *cmd, uint32_t ub_row, uint32_t
  * TPU_STREAM_MATMUL_ACTIVATE (cols = N) each block's k rows are followed by its bias vector
  * (TPU_STREAM_MATMUL_BIAS_ROWS rows: N int32) and its ACC rows are activated into UB rows
  * out_row + b x rows (| TPU_STREAM_MATMUL_LUT: through the LUT); out_row must be 0 without it.
+ * With TPU_STREAM_MATMUL_A_STREAM (cols = N) block 0's K-tile t is preceded in the stream by the
+ * rows rows of A's K-tile t (N bytes each), which go to UB rows ub_row + t x rows first.
  * -ERANGE when k, rows or blocks pass their TPU_STREAM_MATMUL_MAX_* limit. */
 TPU_MUST_CHECK int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off,
 					 uint32_t stride, uint32_t k, uint32_t cols,
