@@ -189,6 +189,30 @@ int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off, u
 	return 0;
 }
 
+int tpu_cmd_stream_write_back(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off)
+{
+	uint64_t len, iova;
+
+	if (!cmd || !tpu_buf_is_live(buf) ||
+	    ((cmd->dw[TPU_SQE_OPCODE_DW] >> TPU_SQE_OPCODE_SHIFT) & TPU_SQE_OPCODE_MASK) !=
+		    TPU_OP_STREAM_MATMUL ||
+	    !(((cmd->dw[TPU_SQE_OP0_DW] >> TPU_SQE_OP0_SHIFT) & TPU_SQE_OP0_MASK) &
+	      TPU_STREAM_MATMUL_ACTIVATE))
+		return -EINVAL;
+	/* C x R rows of COLS (= N with ACTIVATE) bytes */
+	len = (uint64_t)((cmd->dw[TPU_SQE_OP2_DW] >> TPU_SQE_OP2_SHIFT) & TPU_SQE_OP2_MASK) *
+	      ((cmd->dw[TPU_SQE_OP1_DW] >> TPU_SQE_OP1_SHIFT) & TPU_SQE_OP1_MASK) *
+	      ((cmd->dw[TPU_SQE_COLS_DW] >> TPU_SQE_COLS_SHIFT) & TPU_SQE_COLS_MASK);
+	if (len > UINT32_MAX || off > buf->len || len > buf->len - off)
+		return -ERANGE;
+	iova = buf->iova + off;
+	SET(cmd, OP0, ((cmd->dw[TPU_SQE_OP0_DW] >> TPU_SQE_OP0_SHIFT) & TPU_SQE_OP0_MASK) |
+			      TPU_STREAM_MATMUL_WRITE_BACK);
+	SET(cmd, HOST_ADDR2_LO, (uint32_t)iova);
+	SET(cmd, HOST_ADDR2_HI, (uint32_t)(iova >> 32));
+	return 0;
+}
+
 int tpu_cmd_activate(struct tpu_cmd *cmd, uint32_t acc_row, uint32_t dst_row, uint32_t rows,
 		     unsigned flags)
 {

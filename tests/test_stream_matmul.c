@@ -461,8 +461,13 @@ START_TEST(stream_matmul_checks)
 	const struct check_case cases[] = {
 		{ "ok", -1, 0, -1, 0, false, TPU_SC_SUCCESS },
 		{ "flags bit 2", DW(FLAGS), 0x4, -1, 0, false, TPU_SC_INVALID_FIELD },
-		{ "RSVD14", DW(RSVD14), 1, -1, 0, false, TPU_SC_INVALID_FIELD },
-		{ "OP0 bit 4", DW(OP0), 0x10, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "HOST_ADDR2_LO without WRITE_BACK", DW(HOST_ADDR2_LO), 1, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "HOST_ADDR2_HI without WRITE_BACK", DW(HOST_ADDR2_HI), 1, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "WRITE_BACK without ACTIVATE", DW(OP0), TPU_STREAM_MATMUL_WRITE_BACK, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "OP0 bit 5", DW(OP0), 0x20, -1, 0, false, TPU_SC_INVALID_FIELD },
 		{ "OP3 without ACTIVATE", DW(OP3), 1, -1, 0, false, TPU_SC_INVALID_FIELD },
 		{ "ROWS 0", DW(ROWS), 0, -1, 0, false, TPU_SC_INVALID_FIELD },
 		{ "ROWS > max", DW(ROWS), TPU_STREAM_MATMUL_MAX_K + 1, -1, 0, false,
@@ -524,6 +529,17 @@ START_TEST(stream_matmul_checks)
 		{ "ACT: out range + FIFO", DW(OP3), 0xFFFFFFFFu, -1, 0, true, TPU_SC_LOCAL_RANGE },
 		{ "ACT: LUT + FIFO", DW(OP0), TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_LUT, -1, 0,
 		  true, TPU_SC_SEQUENCE_ERROR },
+		/* WRITE_BACK: HOST_ADDR2 (OUT_OFF) needs W over C x R x N bytes */
+		{ "WB ok", DW(OP0), TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK,
+		  DW(HOST_ADDR2_LO), (uint32_t)(hbuf + OUT_OFF), false, TPU_SC_SUCCESS },
+		{ "WB: HOST_ADDR2 outside the windows", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK, DW(HOST_ADDR2_LO), 0x1000,
+		  false, TPU_SC_DMA_ACCESS_VIOLATION },
+		{ "WB: HOST_ADDR2 0", DW(OP0), TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK,
+		  -1, 0, false, TPU_SC_DMA_ACCESS_VIOLATION },
+		{ "WB: FIFO + write window", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK, DW(HOST_ADDR2_LO), 0x1000,
+		  true, TPU_SC_SEQUENCE_ERROR },
 	};
 	/* OP0.A_STREAM (T = 3 K-tiles of R = 3 rows of A in block 0), with MULT/SHIFT/OUTPUT
 	 * loaded; LENGTH counts A's rows */
@@ -535,7 +551,7 @@ START_TEST(stream_matmul_checks)
 		{ "A: LENGTH without A", DW(LENGTH), blocks * k * n, -1, 0, false,
 		  TPU_SC_INVALID_FIELD },
 		{ "A: LENGTH - 1", DW(LENGTH), a_len - 1, -1, 0, false, TPU_SC_INVALID_FIELD },
-		{ "A: OP0 bit 4", DW(OP0), TPU_STREAM_MATMUL_A_STREAM | 0x10, -1, 0, false,
+		{ "A: OP0 bit 5", DW(OP0), TPU_STREAM_MATMUL_A_STREAM | 0x20, -1, 0, false,
 		  TPU_SC_INVALID_FIELD },
 		{ "A: UB T x R past the end", DW(LOCAL_ADDR), ub_rows - 3 * r + 1, -1, 0, false,
 		  TPU_SC_LOCAL_RANGE },
@@ -930,6 +946,191 @@ START_TEST(stream_matmul_astream_after_matmul)
 }
 END_TEST
 
+/* OP0.WRITE_BACK (with ACTIVATE): block b's R output rows reach host memory at HOST_ADDR2 +
+ * (b x R + r) x N, and nothing around them; the UB output rows, RESULT and PERF_DMA_WR too.
+ * Random shapes on a device with 512 UB and ACC rows (_i & 1: N = 16, else 8; _i >= 2: with
+ * A_STREAM), against a reference computed here; the last rep has a read fault in the stream's
+ * first row (DMA_XFER_ERROR: no block was read, none is written back; a fault later in the
+ * stream leaves the write region unspecified, spec 6.11), then the same command again. */
+START_TEST(stream_matmul_write_back)
+{
+	const uint32_t n = _i & 1 ? 16 : 8, rows = 512;
+	const bool astr = _i >= 2;
+	static uint32_t acc[512][MAXN];
+	static int8_t ub[512][MAXN];
+	struct golden_config c;
+	int32_t mult[MAXN], shift[MAXN];
+	struct tpu_act_output o = { 5, -110, 120, NULL };
+	uint64_t hb;
+	uint8_t *h;
+	struct gfx_sqe q;
+
+	config_n(&c, n);
+	c.ub_rows = rows;
+	c.acc_rows = rows;
+	if (!gfx_backend_has(gfx_backend(), &c))
+		return;
+	gfx_sim_latency(_i & 1 ? 50 : 0);
+	setup_cfg(&c);
+	/* 0: the stream; 128 KiB: A rows; 192 KiB: MULT/SHIFT; 256 KiB: the write-back */
+	h = gfx_alloc(&F, 320 * 1024, &hb);
+	for (uint32_t j = 0; j < n; j++) {
+		mult[j] = (int32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1);
+		shift[j] = (int32_t)harness_range(&rng, -9, -7);
+		memcpy(h + 192 * 1024 + 4 * j, &mult[j], 4);
+		memcpy(h + 192 * 1024 + 256 + 4 * j, &shift[j], 4);
+	}
+	q = gfx_load_vec(TPU_PARAM_MULT, hb + 192 * 1024, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_vec(TPU_PARAM_SHIFT, hb + 192 * 1024 + 256, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_output(o.zero_point, o.qmin, o.qmax);
+	gfx_ok(&F, &q);
+	for (int rep = 0; rep < 4; rep++) {
+		uint32_t k = (uint32_t)harness_range(&rng, 1, 4 * n + 3), tiles = (k + n - 1) / n;
+		uint32_t r = (uint32_t)harness_range(&rng, 1, 8);
+		uint32_t blocks = (uint32_t)harness_range(&rng, 1, 4);
+		uint32_t stride = harness_range(&rng, 0, 1) ? 0 : n + (uint32_t)harness_range(&rng, 0, 5);
+		uint32_t step = stride ? stride : n, per = k + TPU_STREAM_MATMUL_BIAS_ROWS;
+		uint32_t arows = astr ? tiles * r : 0, srows = blocks * per + arows;
+		uint32_t la = (uint32_t)harness_range(&rng, 0, rows / 2 - tiles * r);
+		uint32_t out_row = (uint32_t)harness_range(&rng, rows / 2, rows - blocks * r);
+		uint32_t la2 = (uint32_t)harness_range(&rng, 0, rows - blocks * r);
+		uint32_t wlen = blocks * r * n, op0;
+		uint64_t wr0;
+
+		for (size_t i = 0; i < ((size_t)srows - 1) * step + n; i++)
+			h[i] = (uint8_t)rand8();
+		for (uint32_t b = 0; b < blocks; b++) {
+			uint32_t row0 = (b ? b * per + arows : arows) + k;
+
+			for (uint32_t j = 0; j < n; j++) {
+				int32_t bias = (int32_t)harness_range(&rng, -3000, 3000);
+
+				memcpy(h + (size_t)(row0 + 4 * j / n) * step + 4 * j % n, &bias, 4);
+			}
+		}
+		/* A in the UB (without A_STREAM), the write-back area with a sentinel around it */
+		for (uint32_t i = 0; i < tiles * r; i++)
+			for (uint32_t j = 0; j < n; j++)
+				h[128 * 1024 + i * n + j] = (uint8_t)(ub[la + i][j] = rand8());
+		q = gfx_read_host(hb + 128 * 1024, tiles * r, n, 0, la);
+		gfx_ok(&F, &q);
+		memset(h + 256 * 1024, 0xA5, 64 * 1024);
+		for (uint32_t b = 0; b < blocks; b++)
+			for (uint32_t i = 0; i < r; i++)
+				for (uint32_t j = 0; j < n; j++) {
+					uint32_t sum = 0;
+
+					for (uint32_t kk = 0; kk < k; kk++) {
+						uint32_t t = kk / n;
+						int8_t a = astr ? (int8_t)h[((size_t)t * (r + n) + i) * step + kk % n]
+								: ub[la + t * r + i][kk % n];
+						size_t wr = astr ? (b ? (size_t)arows + (size_t)b * per + kk
+								      : (size_t)t * (r + n) + r + kk % n)
+								 : (size_t)b * per + kk;
+
+						sum += (uint32_t)((int32_t)a * (int8_t)h[wr * step + j]);
+					}
+					acc[b * r + i][j] = sum;
+				}
+		op0 = TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK;
+		q = astr ? sm_a(hb, n, k, stride, blocks, la, r, la2, op0)
+			 : sm(hb, k, n, stride, blocks, la, r, la2, op0);
+		GFX_SET(&q, OP3, out_row);
+		GFX_SET(&q, HOST_ADDR2_LO, (uint32_t)(hb + 256 * 1024 + 64));
+		GFX_SET(&q, HOST_ADDR2_HI, (uint32_t)((hb + 256 * 1024 + 64) >> 32));
+		if (rep == 3) { /* a read fault in the stream's first row, then again */
+			gfx_fail_range(&F, hb + (size_t)harness_range(&rng, 0, n - 1), 1, HOSTMEM_READ,
+				       false);
+			ck_assert_uint_eq(gfx_exec(&F, &q, NULL), TPU_SC_DMA_XFER_ERROR);
+			gfx_fail_off(&F);
+			memset(h + 256 * 1024, 0xA5, 64 * 1024);
+		}
+		wr0 = gfx_perf(&F, TPU_REG_PERF_DMA_WR_LO);
+		ck_assert_uint_eq(gfx_ok(&F, &q), srows * n);
+		ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_DMA_WR_LO) - wr0, wlen);
+		for (uint32_t i = 0; i < 64; i++) {
+			ck_assert_uint_eq(h[256 * 1024 + i], 0xA5);
+			ck_assert_uint_eq(h[256 * 1024 + 64 + wlen + i], 0xA5);
+		}
+		for (uint32_t b = 0; b < blocks; b++)
+			for (uint32_t i = 0; i < r; i++)
+				for (uint32_t j = 0; j < n; j++) {
+					uint32_t row0 = (b ? b * per + arows : arows) + k;
+					int32_t bias;
+					struct tpu_act_channel ch;
+					bool sat;
+					int8_t want, got;
+
+					memcpy(&bias, h + (size_t)(row0 + 4 * j / n) * step + 4 * j % n, 4);
+					ch = (struct tpu_act_channel){ bias, mult[j], shift[j] };
+					want = tpu_activate((int32_t)acc[b * r + i][j], &ch, &o, &sat);
+					got = (int8_t)h[256 * 1024 + 64 + ((size_t)b * r + i) * n + j];
+					ck_assert_msg(got == want,
+						      "case %d rep %d k=%u r=%u blocks=%u stride=%u: out "
+						      "%u/%u/%u = %d, expected %d", _i, rep, k, r, blocks, stride,
+						      b, i, j, got, want);
+				}
+		/* the UB output rows hold the same */
+		q = gfx_write_host(hb + 128 * 1024, blocks * r, n, 0, out_row, false);
+		gfx_ok(&F, &q);
+		ck_assert(!memcmp(h + 128 * 1024, h + 256 * 1024 + 64, wlen));
+	}
+	teardown();
+}
+END_TEST
+
+/* WRITE_BACK's window check: the write region in a window with R only fails with
+ * DMA_ACCESS_VIOLATION (RESULT 0, nothing written), also one byte of it inside the R/W window;
+ * with W it succeeds. Small device (N = 8): window 0 (R/W) ends below the write region, window 1
+ * covers it. */
+START_TEST(stream_matmul_write_back_window)
+{
+	const uint32_t n = 8, k = 2 * n + 3, r = 3, blocks = 2, per = k + 4;
+	const uint64_t rw = TPU_WIN_PERM_R_MASK | TPU_WIN_PERM_W_MASK | TPU_WIN_PERM_VALID_MASK;
+	struct golden_config cfg;
+	struct gfx_sqe q;
+	struct gfx_cqe cq;
+
+	setup_small(&cfg);
+	memset(hp, 0, 256);
+	q = gfx_load_vec(TPU_PARAM_MULT, hbuf, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_vec(TPU_PARAM_SHIFT, hbuf, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_output(1, -128, 127);
+	gfx_ok(&F, &q);
+	for (uint32_t i = 0; i < blocks * per * n; i++)
+		hp[W_OFF + i] = (uint8_t)rand8();
+	memset(hp + OUT_OFF, 0x5A, blocks * r * n);
+	gfx_window(&F, 0, GFX_IOVA_BASE, hbuf + OUT_OFF - 1, (uint32_t)rw);
+	gfx_window(&F, 1, hbuf + OUT_OFF, hbuf + 65535,
+		   TPU_WIN_PERM_R_MASK | TPU_WIN_PERM_VALID_MASK);
+	q = sm(hbuf + W_OFF, k, n, 0, blocks, 0, r, 0,
+	       TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK);
+	GFX_SET(&q, OP3, 20);
+	GFX_SET(&q, HOST_ADDR2_LO, (uint32_t)(hbuf + OUT_OFF));
+	ck_assert_uint_eq(gfx_exec(&F, &q, &cq), TPU_SC_DMA_ACCESS_VIOLATION);
+	ck_assert_uint_eq(cq.result, 0);
+	for (uint32_t i = 0; i < blocks * r * n; i++)
+		ck_assert_uint_eq(hp[OUT_OFF + i], 0x5A);
+	/* the write region one byte into window 0 */
+	GFX_SET(&q, HOST_ADDR2_LO, (uint32_t)(hbuf + OUT_OFF - 1));
+	ck_assert_uint_eq(gfx_exec(&F, &q, NULL), TPU_SC_DMA_ACCESS_VIOLATION);
+	GFX_SET(&q, HOST_ADDR2_LO, (uint32_t)(hbuf + OUT_OFF));
+	gfx_window(&F, 1, hbuf + OUT_OFF, hbuf + 65535, (uint32_t)rw);
+	ck_assert_uint_eq(gfx_ok(&F, &q), blocks * per * n);
+	{
+		struct gfx_sqe wh = gfx_write_host(hbuf + OUT_OFF + 4096, blocks * r, n, 0, 20, false);
+
+		gfx_ok(&F, &wh);
+		ck_assert(!memcmp(hp + OUT_OFF, hp + OUT_OFF + 4096, blocks * r * n));
+	}
+	teardown();
+}
+END_TEST
+
 static Suite *build(const char *name, enum gfx_backend be)
 {
 	Suite *s = suite_create(name);
@@ -942,11 +1143,13 @@ static Suite *build(const char *name, enum gfx_backend be)
 	tcase_add_loop_test(tc, stream_matmul_activate_overlap, 0, 6);
 	tcase_add_loop_test(tc, stream_matmul_astream, 0, 4);
 	tcase_add_test(tc, stream_matmul_astream_after_matmul);
+	tcase_add_loop_test(tc, stream_matmul_write_back, 0, 4);
 	gfx_config_small(&c);
 	if (gfx_backend_has(be, &c)) {
 		tcase_add_test(tc, stream_matmul_checks);
 		tcase_add_loop_test(tc, stream_matmul_fault, 0, 3);
 		tcase_add_loop_test(tc, stream_matmul_astream_fault, 0, 3);
+		tcase_add_test(tc, stream_matmul_write_back_window);
 	}
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

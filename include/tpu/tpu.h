@@ -194,6 +194,13 @@ TPU_MUST_CHECK int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf
 					 uint32_t stride, uint32_t k, uint32_t cols,
 					 uint32_t blocks, uint32_t ub_row, uint32_t rows,
 					 uint32_t acc_row, uint32_t out_row, unsigned flags);
+/* Adds OP0.WRITE_BACK to a STREAM_MATMUL built with TPU_STREAM_MATMUL_ACTIVATE: block b's
+ * rows output rows (N int8 each) also go to buf + off + (b x rows + r) x N, after its ACTIVATE
+ * (docs/spec.md 6.11). -EINVAL when cmd is not such a command, -ERANGE when the blocks x rows x
+ * N bytes do not fit buf. The queue holds a reference on the command's weight buffer only:
+ * keep buf until the command has completed. */
+TPU_MUST_CHECK int tpu_cmd_stream_write_back(struct tpu_cmd *cmd, const tpu_buf *buf,
+					     size_t off);
 /* ACC rows acc_row.. -> dst rows (UB, or ACC with TPU_ACTIVATE_RAW32); flags TPU_ACTIVATE_*. */
 TPU_MUST_CHECK int tpu_cmd_activate(struct tpu_cmd *cmd, uint32_t acc_row, uint32_t dst_row,
 				    uint32_t rows, unsigned flags);
