@@ -49,6 +49,7 @@ struct gemm {
 	bool stream;  /* small M: STREAM_MATMUL per group of column tiles (stream_schedule) */
 	bool fused;   /* stream, int8 out, uniform MULT/SHIFT: bias + ACTIVATE in the command */
 	bool astream; /* fused: A's K-tiles in the first command's stream (OP0.A_STREAM) */
+	bool wback;   /* fused: each command writes its output panels back (OP0.WRITE_BACK) */
 	tpu_buf *a, *b, *bias, *mult, *shift, *lutb, *out;
 	struct tpu_cmd *cmds;
 	size_t ncmd, cap;
@@ -705,6 +706,10 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0
 #ifndef GEMM_ASTREAM
 #define GEMM_ASTREAM 1
 #endif
+/* The output panels written back by the STREAM_MATMULs (session 9); 0 = one WRITE_HOST after */
+#ifndef GEMM_WBACK
+#define GEMM_WBACK 1
+#endif
 
 /* Rows of A in the first panel's stream (astream: the KT K-tiles of R rows, N bytes each). */
 static size_t stream_arows(const struct gemm *g)
@@ -746,6 +751,11 @@ static void stream_group(struct gemm *g, const struct tpu_gemm_params *p, uint32
 		     R, 0, g->out_row + c0 * R,
 		     TPU_STREAM_MATMUL_ACTIVATE | (g->lut ? TPU_STREAM_MATMUL_LUT : 0) |
 			     (first && g->astream ? TPU_STREAM_MATMUL_A_STREAM : 0));
+		/* the group's output panels (R = m rows of N each) straight to their place in the
+		 * output buffer, beside the next blocks' MATMULs (no WRITE_HOST after the stream) */
+		if (g->wback && !g->err)
+			note(g, tpu_cmd_stream_write_back(&g->cmds[g->ncmd - 1], g->out,
+							  (size_t)c0 * g->N * g->m));
 		return;
 	}
 	EMIT(g, tpu_cmd_stream_matmul, g->b, stream_off(g, c0), 0, (uint32_t)g->k, nc, cn, 0, R, 0,
@@ -796,7 +806,7 @@ static void stream_schedule(struct gemm *g, const struct tpu_gemm_params *p)
 		stream_group(g, p, full, 1, full == 0 && !g->fused);
 	if (!g->q8)
 		return;
-	if (full)
+	if (full && !g->wback)
 		EMIT(g, tpu_cmd_write_host, g->out, 0, g->N, g->out_row, full * g->R, g->N, 0);
 	if (full < g->NT)
 		EMIT(g, tpu_cmd_write_host, g->out, (size_t)full * g->N * g->m,
@@ -882,6 +892,7 @@ static void plan(struct gemm *g)
 	g->fused = g->stream && g->q8 && g->uniform && g->n >= g->N;
 	/* A in the first command's stream: a chunk of R = m rows, every K-tile of A in it */
 	g->astream = g->fused && ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && GEMM_ASTREAM;
+	g->wback = g->fused && GEMM_WBACK;
 	g->ag = g->R ? GEMM_RA_ROWS / g->R : 1;
 	if (g->ag > 2)
 		g->ag = 2;
