@@ -1501,7 +1501,9 @@ module tpu_cmd_proc #(
           end
         end else if (!cval_q) begin
           if (rd0) begin
-            st_re = 1'b1;
+            // (a zero padding row is not read: its ring slot may be taking a later stream row
+            // in this very cycle, and wpush_row_o sends zeros for it anyway)
+            st_re = 32'(crow_q) < 32'(sm_kn);
             cval_d = 1'b1;
           end
         end else if (wpush_valid_o && wpush_ready_i) begin
@@ -1533,7 +1535,7 @@ module tpu_cmd_proc #(
               sm_ap_d = sm_astr && sm_b_q == '0;  // (A's next K-tile first; its row read above)
             end
           end else if (rd1) begin
-            st_re = 1'b1;
+            st_re = 32'(crow_q) + 32'd1 < 32'(sm_kn);  // (as above)
             st_raddr = SAw'((cbase_q + crow_q + 32'd1) % Ring);
             cval_d = 1'b1;
           end
