@@ -163,9 +163,12 @@ int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off, u
 	uint64_t total = (uint64_t)blocks * (k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0));
 	int err;
 
+	/* (A_STREAM needs cols = N, so A's K-tiles are k / cols rounded up) */
+	if ((flags & TPU_STREAM_MATMUL_A_STREAM) && cols)
+		total += (uint64_t)((k + cols - 1) / cols) * rows;
 	if (!cmd || !buf || k == 0 || cols == 0 || blocks == 0 || rows == 0 ||
 	    (flags & ~(TPU_STREAM_MATMUL_ACCUMULATE | TPU_STREAM_MATMUL_ACTIVATE |
-		       TPU_STREAM_MATMUL_LUT)) ||
+		       TPU_STREAM_MATMUL_LUT | TPU_STREAM_MATMUL_A_STREAM)) ||
 	    ((flags & TPU_STREAM_MATMUL_LUT) && !act) || (!act && out_row))
 		return -EINVAL;
 	if (k > TPU_STREAM_MATMUL_MAX_K || rows > TPU_STREAM_MATMUL_MAX_R ||
@@ -183,6 +186,30 @@ int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off, u
 	SET(cmd, OP1, rows);
 	SET(cmd, OP2, blocks);
 	SET(cmd, OP3, out_row);
+	return 0;
+}
+
+int tpu_cmd_stream_write_back(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off)
+{
+	uint64_t len, iova;
+
+	if (!cmd || !tpu_buf_is_live(buf) ||
+	    ((cmd->dw[TPU_SQE_OPCODE_DW] >> TPU_SQE_OPCODE_SHIFT) & TPU_SQE_OPCODE_MASK) !=
+		    TPU_OP_STREAM_MATMUL ||
+	    !(((cmd->dw[TPU_SQE_OP0_DW] >> TPU_SQE_OP0_SHIFT) & TPU_SQE_OP0_MASK) &
+	      TPU_STREAM_MATMUL_ACTIVATE))
+		return -EINVAL;
+	/* C x R rows of COLS (= N with ACTIVATE) bytes */
+	len = (uint64_t)((cmd->dw[TPU_SQE_OP2_DW] >> TPU_SQE_OP2_SHIFT) & TPU_SQE_OP2_MASK) *
+	      ((cmd->dw[TPU_SQE_OP1_DW] >> TPU_SQE_OP1_SHIFT) & TPU_SQE_OP1_MASK) *
+	      ((cmd->dw[TPU_SQE_COLS_DW] >> TPU_SQE_COLS_SHIFT) & TPU_SQE_COLS_MASK);
+	if (len > UINT32_MAX || off > buf->len || len > buf->len - off)
+		return -ERANGE;
+	iova = buf->iova + off;
+	SET(cmd, OP0, ((cmd->dw[TPU_SQE_OP0_DW] >> TPU_SQE_OP0_SHIFT) & TPU_SQE_OP0_MASK) |
+			      TPU_STREAM_MATMUL_WRITE_BACK);
+	SET(cmd, HOST_ADDR2_LO, (uint32_t)iova);
+	SET(cmd, HOST_ADDR2_HI, (uint32_t)(iova >> 32));
 	return 0;
 }
 

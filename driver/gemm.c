@@ -48,6 +48,8 @@ struct gemm {
 	bool uniform; /* one multiplier and shift for every channel: loaded once */
 	bool stream;  /* small M: STREAM_MATMUL per group of column tiles (stream_schedule) */
 	bool fused;   /* stream, int8 out, uniform MULT/SHIFT: bias + ACTIVATE in the command */
+	bool astream; /* fused: A's K-tiles in the first command's stream (OP0.A_STREAM) */
+	bool wback;   /* fused: each command writes its output panels back (OP0.WRITE_BACK) */
 	tpu_buf *a, *b, *bias, *mult, *shift, *lutb, *out;
 	struct tpu_cmd *cmds;
 	size_t ncmd, cap;
@@ -693,17 +695,47 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0
  * 64 rows (above it the grouped schedule reuses each tile for enough rows). Since each block's
  * ACTIVATE runs beside the next block's MATMULs (session 8, second round): 64x256x256 20001 vs
  * 20385, 64x512x512 71579 vs 71964, 64x128x128 6668 vs 6807, 64x256x64 6815 vs 6992, but
- * 64x512x64 12135 vs 11306 (few column tiles: the grouped schedule loads A beside the MXU, the
- * stream schedule before it): up to 64 rows with at least 8 column tiles. */
-#define GEMM_STREAM_M 48
-#define GEMM_STREAM_M2 64
-#define GEMM_STREAM_NT2 8
+ * 64x512x64 12135 vs 11306 (the A load before the stream). Since A comes in the first
+ * command's stream (A_STREAM, session 9), stream vs grouped at 64 rows: 64x512x64 10580 vs
+ * 11306, 64x256x64 6014 vs 6993, 64x128x128 6378 vs 6822, 64x512x512 69916 vs 71975, 64x64x64
+ * 2892 vs 3149, 64x128x64 3762 vs 4342; above 64 rows it pays little or not (80x256x256 23722
+ * vs 24259, 96x256x256 28240 vs 28510, 128x256x256 37048 vs 36014, 128x512x128 36281 vs
+ * 35713): up to 64 rows. */
+#define GEMM_STREAM_M 64
+/* A's K-tiles in the first STREAM_MATMUL's stream (session 9); 0 = A by READ_HOST first */
+#ifndef GEMM_ASTREAM
+#define GEMM_ASTREAM 1
+#endif
+/* The output panels written back by the STREAM_MATMULs (session 9); 0 = one WRITE_HOST after */
+#ifndef GEMM_WBACK
+#define GEMM_WBACK 1
+#endif
+
+/* Rows of A in the first panel's stream (astream: the KT K-tiles of R rows, N bytes each). */
+static size_t stream_arows(const struct gemm *g)
+{
+	return g->astream ? (size_t)g->KT * g->R : 0;
+}
 
 /* Offset of column panel c in the B buffer of the stream schedule: fused, each full panel
- * (k rows of N) is followed by its bias vector (TPU_STREAM_MATMUL_BIAS_ROWS rows). */
+ * (k rows of N) is followed by its bias vector (TPU_STREAM_MATMUL_BIAS_ROWS rows); astream,
+ * panel 0 also holds A's K-tiles, K-tile t's R rows before the panel's K-tile t (so the
+ * device loads A beside block 0's MATMULs instead of before the stream). */
 static size_t stream_off(const struct gemm *g, uint32_t c)
 {
-	return g->fused ? (size_t)c * (g->k + TPU_STREAM_MATMUL_BIAS_ROWS) * g->N : b_off(g, c, 0);
+	if (!g->fused)
+		return b_off(g, c, 0);
+	return ((size_t)c * (g->k + TPU_STREAM_MATMUL_BIAS_ROWS) + (c ? stream_arows(g) : 0)) *
+	       g->N;
+}
+
+/* Offset of the fused panel c's row kk (kk = k: its bias vector). */
+static size_t stream_row_off(const struct gemm *g, uint32_t c, size_t kk)
+{
+	size_t t = kk < g->k ? kk / g->N : g->KT;
+
+	return stream_off(g, c) + (kk + (c == 0 && g->astream ? (t + (kk < g->k)) * g->R : 0)) *
+					  g->N;
 }
 
 static void stream_group(struct gemm *g, const struct tpu_gemm_params *p, uint32_t c0,
@@ -717,7 +749,13 @@ static void stream_group(struct gemm *g, const struct tpu_gemm_params *p, uint32
 		 * cycles each, most of it the bias read's round trip) */
 		EMIT(g, tpu_cmd_stream_matmul, g->b, stream_off(g, c0), 0, (uint32_t)g->k, nc, cn, 0,
 		     R, 0, g->out_row + c0 * R,
-		     TPU_STREAM_MATMUL_ACTIVATE | (g->lut ? TPU_STREAM_MATMUL_LUT : 0));
+		     TPU_STREAM_MATMUL_ACTIVATE | (g->lut ? TPU_STREAM_MATMUL_LUT : 0) |
+			     (first && g->astream ? TPU_STREAM_MATMUL_A_STREAM : 0));
+		/* the group's output panels (R = m rows of N each) straight to their place in the
+		 * output buffer, beside the next blocks' MATMULs (no WRITE_HOST after the stream) */
+		if (g->wback && !g->err)
+			note(g, tpu_cmd_stream_write_back(&g->cmds[g->ncmd - 1], g->out,
+							  (size_t)c0 * g->N * g->m));
 		return;
 	}
 	EMIT(g, tpu_cmd_stream_matmul, g->b, stream_off(g, c0), 0, (uint32_t)g->k, nc, cn, 0, R, 0,
@@ -730,6 +768,7 @@ static void stream_group(struct gemm *g, const struct tpu_gemm_params *p, uint32
 			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
 		}
 	}
+	first = first && !g->fused;
 	for (uint32_t c = c0; c < c0 + cn; c++) {
 		uint32_t acc = (c - c0) * R, w = span_of(g->n, g->N, c);
 
@@ -751,7 +790,8 @@ static void stream_schedule(struct gemm *g, const struct tpu_gemm_params *p)
 
 	if (cmax > TPU_STREAM_MATMUL_MAX_BLOCKS)
 		cmax = TPU_STREAM_MATMUL_MAX_BLOCKS;
-	read_chunk(g, 0, g->R);
+	if (!g->astream)
+		read_chunk(g, 0, g->R);
 	if (g->fused) { /* (checked by the fused STREAM_MATMUL: loaded before it) */
 		uint32_t nc = span_of(g->n, g->N, 0);
 
@@ -759,13 +799,14 @@ static void stream_schedule(struct gemm *g, const struct tpu_gemm_params *p)
 		EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
 		EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
 	}
+	/* (first: the group that loads OUTPUT/MULT/SHIFT when not fused, carries A when astream) */
 	for (c0 = 0; c0 < full; c0 += cmax)
-		stream_group(g, p, c0, full - c0 < cmax ? full - c0 : cmax, c0 == 0 && !g->fused);
+		stream_group(g, p, c0, full - c0 < cmax ? full - c0 : cmax, c0 == 0);
 	if (full < g->NT)
 		stream_group(g, p, full, 1, full == 0 && !g->fused);
 	if (!g->q8)
 		return;
-	if (full)
+	if (full && !g->wback)
 		EMIT(g, tpu_cmd_write_host, g->out, 0, g->N, g->out_row, full * g->R, g->N, 0);
 	if (full < g->NT)
 		EMIT(g, tpu_cmd_write_host, g->out, (size_t)full * g->N * g->m,
@@ -842,14 +883,16 @@ static void plan(struct gemm *g)
 		   (uint64_t)(g->slots + g->gp) * g->R <= in->ub_rows;
 	/* Small M in one chunk, every K-tile of A and every output tile in the UB: the stream
 	 * schedule (B then in column panels, as for the column order). */
-	g->stream = ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && (g->m <= GEMM_STREAM_M ||
-		     (g->m <= GEMM_STREAM_M2 && g->NT >= GEMM_STREAM_NT2)) &&
+	g->stream = ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && g->m <= GEMM_STREAM_M &&
 		    g->R == g->m && g->resident &&
 		    (uint64_t)(g->slots + g->NT) * g->R <= in->ub_rows &&
 		    g->k <= TPU_STREAM_MATMUL_MAX_K && g->R <= TPU_STREAM_MATMUL_MAX_R;
 	if (g->stream)
 		g->pairs = false;
 	g->fused = g->stream && g->q8 && g->uniform && g->n >= g->N;
+	/* A in the first command's stream: a chunk of R = m rows, every K-tile of A in it */
+	g->astream = g->fused && ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && GEMM_ASTREAM;
+	g->wback = g->fused && GEMM_WBACK;
 	g->ag = g->R ? GEMM_RA_ROWS / g->R : 1;
 	if (g->ag > 2)
 		g->ag = 2;
@@ -922,15 +965,26 @@ static void to_chunks(const struct gemm *g, uint8_t *dst, const uint8_t *src)
 }
 
 /* B for the fused stream schedule: each full column panel (k rows of N), then room for its bias
- * vector (written by fill_buffers), then the narrower last panel (k rows of its width). */
-static void to_fused(const struct gemm *g, uint8_t *dst, const uint8_t *src)
+ * vector (written by fill_buffers), then the narrower last panel (k rows of its width);
+ * astream: A's K-tiles in panel 0 (stream_row_off; bytes past k in the last K-tile zero). */
+static void to_fused(const struct gemm *g, uint8_t *dst, const uint8_t *src, const uint8_t *a)
 {
 	for (uint32_t c = 0; c < g->NT; c++) {
 		uint32_t nc = span_of(g->n, g->N, c);
-		uint8_t *d = dst + stream_off(g, c);
 
 		for (size_t kk = 0; kk < g->k; kk++)
-			memcpy(d + kk * nc, src + kk * g->n + (size_t)c * g->N, nc);
+			memcpy(dst + (c < g->n / g->N ? stream_row_off(g, c, kk)
+						     : stream_off(g, c) + kk * nc),
+			       src + kk * g->n + (size_t)c * g->N, nc);
+	}
+	for (uint32_t t = 0; t < g->KT && g->astream; t++) {
+		uint32_t w = span_of(g->k, g->N, t);
+		uint8_t *d = dst + stream_row_off(g, 0, (size_t)t * g->N) - (size_t)g->R * g->N;
+
+		for (size_t r = 0; r < g->R; r++) {
+			memcpy(d + r * g->N, a + r * g->k + (size_t)t * g->N, w);
+			memset(d + r * g->N + w, 0, g->N - w);
+		}
 	}
 }
 
@@ -942,7 +996,8 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 	int err;
 
 	size_t full = n / g->N, blen = g->fused ? full * (g->k + TPU_STREAM_MATMUL_BIAS_ROWS) * g->N +
-							 (n - full * g->N) * g->k
+							 (n - full * g->N) * g->k +
+							 stream_arows(g) * g->N
 					      : g->k * n;
 
 	if ((err = alloc_copy(g->dev, &g->a, NULL, g->m * g->k)) ||
@@ -954,7 +1009,7 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 	if (g->pairs)
 		to_groups(g, tpu_buf_ptr(g->b), (const uint8_t *)b);
 	else if (g->fused)
-		to_fused(g, tpu_buf_ptr(g->b), (const uint8_t *)b);
+		to_fused(g, tpu_buf_ptr(g->b), (const uint8_t *)b, (const uint8_t *)a);
 	else
 		to_panels(tpu_buf_ptr(g->b), (const uint8_t *)b, g->k, n, g->N, 1);
 	bias = tpu_buf_ptr(g->bias);
@@ -966,8 +1021,8 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 		bias[j] = (int32_t)((p->bias ? (uint32_t)p->bias[j] : 0u) -
 				    (uint32_t)p->in_zero_point * s);
 		if (g->fused && j < full * g->N) /* after its panel (see stream_off) */
-			memcpy((uint8_t *)tpu_buf_ptr(g->b) + stream_off(g, (uint32_t)(j / g->N)) +
-				       g->k * g->N + (j % g->N) * 4u,
+			memcpy((uint8_t *)tpu_buf_ptr(g->b) +
+				       stream_row_off(g, (uint32_t)(j / g->N), g->k) + (j % g->N) * 4u,
 			       &bias[j], 4);
 	}
 	if (!g->q8)

@@ -279,8 +279,8 @@ module tpu_cmd_proc #(
     f_op1    = sqe_q[tpu_pkg::SqeOp1Lsb +: 32];
     f_op2    = sqe_q[tpu_pkg::SqeOp2Lsb +: 32];
     f_op3    = sqe_q[tpu_pkg::SqeOp3Lsb +: 32];
-    f_r14    = sqe_q[tpu_pkg::SqeRsvd14Lsb +: 32];
-    f_r15    = sqe_q[tpu_pkg::SqeRsvd15Lsb +: 32];
+    f_r14    = sqe_q[tpu_pkg::SqeHostAddr2LoLsb +: 32];
+    f_r15    = sqe_q[tpu_pkg::SqeHostAddr2HiLsb +: 32];
   end
 
   function automatic logic range_ok(input logic [31:0] first, input logic [31:0] count,
@@ -400,7 +400,28 @@ module tpu_cmd_proc #(
   // are pushed; sm_actw: that ACTIVATE not yet done (act_done_i); sm_pm: the writer's ACTIVATE
   // waits for the next block's first MATMUL to enter the slot (it does not accumulate, so the
   // datapath runs the ACTIVATE beside it instead of after the MXU has drained)
-  logic           sm_act, sm_lut;
+  logic           sm_act, sm_lut, sm_astr, sm_wb;
+  // ... with OP0.WRITE_BACK: the write region's window check (CHECK1, registered), and after
+  // each block's ACTIVATE a UB_READ of its R output rows (sm_rp: to issue, from UB row sm_ro;
+  // sm_rd: its rows still coming), gathered into write jobs to host address sm_ha on
+  // (after a failed stream only the blocks whose rows all came in are written back, as the
+  // golden model does: sm_wcl for the writer's block, sm_rcl for the ACTIVATE running)
+  logic           sm_wok_q, sm_rp_q, sm_rp_d, sm_rd_q, sm_rd_d, sm_wflush;
+  logic           sm_wcl_q, sm_wcl_d, sm_rcl_q, sm_rcl_d;
+  // the write-back's UB_READ goes into the free command slot before anything else (a tile's
+  // MATMUL waits a cycle: it only has to be there when the running one issues its last row;
+  // behind the MATMULs the read waited a whole block and held the next ACTIVATE: measured
+  // ~40 MXU-idle cycles per block at 64x256x256)
+  logic           sm_rdgo;
+  logic [31:0]    sm_ro_q, sm_ro_d;
+  logic [63:0]    sm_ha_q, sm_ha_d, sm_wlen;
+  // ... with OP0.A_STREAM: before each K-tile of block 0, R rows of A's K-tile (sm_ap), row
+  // sm_ai of them into UB row sm_ua + sm_ai by a UB_WRITE in the command slot
+  // (sm_mm0: MATMULs accepted before the command not yet done; A's UB_WRITEs wait for them, as
+  // they may read the rows A overwrites)
+  logic           sm_ap_q, sm_ap_d;
+  logic [31:0]    sm_ai_q, sm_ai_d;
+  logic [15:0]    sm_mm0_q, sm_mm0_d;
   logic           sm_ph_q, sm_ph_d, sm_pw_q, sm_pw_d, sm_pm_q, sm_pm_d;
   logic [4*N*8-1:0] sm_bias_q, sm_bias_d;
   logic [31:0]    sm_oa_q, sm_oa_d, sm_pc_q, sm_pc_d, sm_wa_q, sm_wa_d, sm_wo_q, sm_wo_d;
@@ -430,6 +451,9 @@ module tpu_cmd_proc #(
     is_sm    = StreamMm && f_op == tpu_pkg::OpStreamMatmul;
     sm_act   = (f_op0 & tpu_pkg::StreamMatmulActivate) != 0;
     sm_lut   = (f_op0 & tpu_pkg::StreamMatmulLut) != 0;
+    sm_astr  = (f_op0 & tpu_pkg::StreamMatmulAStream) != 0;
+    sm_wb    = (f_op0 & tpu_pkg::StreamMatmulWriteBack) != 0;
+    sm_wlen  = 64'(f_op2[7:0]) * 64'(f_op1[15:0]) * 64'(N);  // C x R x N (when the limits hold)
     lp_lut   = f_op0 == 32'(tpu_pkg::ParamLut);
     lp_out   = f_op0 == 32'(tpu_pkg::ParamOutput);
     wh_acc   = (f_op0 & tpu_pkg::WriteHostFromAcc) != 0;
@@ -442,11 +466,12 @@ module tpu_cmd_proc #(
     // (LutStage: the LUT's packed N-byte rows; LOAD_PARAMS has no span check)
     stride_d = lut_rs ? 64'(N) : (f_stride != 0) ? {32'd0, f_stride} : rb_d;
   end
-  // rows of the span: STREAM_MATMUL streams C x K rows (24 bits when its limits hold; checked
-  // in the same step)
+  // rows of the span: STREAM_MATMUL streams C x K rows, + 4 per block with ACTIVATE, + T x R
+  // with A_STREAM (< 2^29 when its limits hold; checked in the same step)
   logic [31:0] span_rows;
   assign span_rows = is_sm ? 32'(f_op2[7:0]) *
-                             (32'(f_rows[15:0]) + (sm_act ? tpu_pkg::StreamMatmulBiasRows : 32'd0))
+                             (32'(f_rows[15:0]) + (sm_act ? tpu_pkg::StreamMatmulBiasRows : 32'd0)) +
+                             (sm_astr ? sm_tn_d * 32'(f_op1[15:0]) : 32'd0)
                            : f_rows;
   always_comb begin  // apart: span_prod depends on stride_d
     span1    = span_prod + rb_d;
@@ -623,9 +648,12 @@ module tpu_cmd_proc #(
   end
 
   // window check operands: the whole span, R for transfers into the device, W otherwise
-  assign chk_addr_o  = f_addr;
-  assign chk_len_o   = f_len;
-  assign chk_write_o = is_wh || is_fence || is_id;
+  // (STREAM_MATMUL with WRITE_BACK: its write region in CHECK1, the stream in CHECK2)
+  logic chk_wb;
+  assign chk_wb      = state_q == SCheck1 && is_sm && sm_wb;
+  assign chk_addr_o  = chk_wb ? {f_r15, f_r14} : f_addr;
+  assign chk_len_o   = chk_wb ? sm_wlen[31:0] : f_len;
+  assign chk_write_o = is_wh || is_fence || is_id || chk_wb;
 
   logic [7:0] check_sc;
   always_comb begin
@@ -634,7 +662,8 @@ module tpu_cmd_proc #(
     check_sc = tpu_pkg::ScSuccess;
     if (32'(f_op) >= tpu_pkg::OpCount || (!StreamMm && f_op == tpu_pkg::OpStreamMatmul)) begin
       check_sc = tpu_pkg::ScInvalidOpcode;
-    end else if ((f_flags & ~tpu_pkg::SqeFlagsValid) != 0 || f_r14 != 0 || f_r15 != 0) begin
+    end else if ((f_flags & ~tpu_pkg::SqeFlagsValid) != 0 ||
+                 (!is_sm && (f_r14 != 0 || f_r15 != 0))) begin  // (STREAM_MATMUL: below)
       check_sc = tpu_pkg::ScInvalidField;
     end else begin
       unique case (f_op)
@@ -721,10 +750,13 @@ module tpu_cmd_proc #(
         end
         tpu_pkg::OpStreamMatmul: begin
           if ((f_op0 & ~(tpu_pkg::StreamMatmulAccumulate | tpu_pkg::StreamMatmulActivate |
-                         tpu_pkg::StreamMatmulLut)) != 0 ||
-              (sm_lut && !sm_act) || (!sm_act && f_op3 != 0) ||
+                         tpu_pkg::StreamMatmulLut | tpu_pkg::StreamMatmulAStream |
+                         tpu_pkg::StreamMatmulWriteBack)) != 0 ||
+              ((sm_lut || sm_wb) && !sm_act) || (!sm_act && f_op3 != 0) ||
+              (!sm_wb && (f_r14 != 0 || f_r15 != 0)) ||
+              (sm_wb && sm_wlen[63:32] != '0) ||
               f_rows == 0 || f_rows > tpu_pkg::StreamMatmulMaxK || f_cols == 0 || f_cols > N ||
-              (sm_act && f_cols != N) ||
+              ((sm_act || sm_astr) && f_cols != N) ||
               f_op1 == 0 || f_op1 > tpu_pkg::StreamMatmulMaxR || f_op2 == 0 ||
               f_op2 > tpu_pkg::StreamMatmulMaxBlocks || !span_ok_q)
             check_sc = tpu_pkg::ScInvalidField;
@@ -736,7 +768,7 @@ module tpu_cmd_proc #(
                                !loaded_q[tpu_pkg::ParamOutput] ||
                                (sm_lut && !loaded_q[tpu_pkg::ParamLut]))))
             check_sc = tpu_pkg::ScSequenceError;
-          else if (!chk_ok_i) check_sc = tpu_pkg::ScDmaAccessViolation;
+          else if (!chk_ok_i || (sm_wb && !sm_wok_q)) check_sc = tpu_pkg::ScDmaAccessViolation;
         end
         default: begin  // IDENTIFY
           if (f_stride != 0 || f_la != 0 || f_la2 != 0 || f_rows != 0 || f_cols != 0 ||
@@ -830,7 +862,7 @@ module tpu_cmd_proc #(
     pa_go = ReadAhead && rdy_i && (!dw_pend_q || pa_wh) && pp_ok && !pa_valid_q && !pa_busy_q &&
             ((state_q == SDpCmd && !is_wh) || state_q == SActWait || state_q == SPush ||
              state_q == SPreWait || state_q == SRowWait || state_q == SCommit ||
-             state_q == SCommitLast || state_q == SSm || pa_wh);
+             state_q == SCommitLast || (state_q == SSm && !sm_wb) || pa_wh);
   end
   assign stream_on       = ra_in_q != ra_n_q && !ra_fail_q;
   assign rh_on           = rh_v_q && 32'(rh_in_q) != rh_rows_q;
@@ -875,20 +907,24 @@ module tpu_cmd_proc #(
   assign dp_cmd_o   = byp ? bgc : dpc_q;
   assign dp_rdy     = dp_ready_i && !byp;  // the slot's command is taken
   // (STREAM_MATMUL: a tile's last row only when its MATMUL can go into the command slot)
+  assign sm_rdgo        = state_q == SSm && sm_rp_q && !sm_rd_q && (!dpv_q || dp_rdy);
   assign wpush_valid_o  = (state_q == SPush && cval_q) ||
-                          (state_q == SSm && !sm_ph_q && cval_q && !sm_end &&
+                          (state_q == SSm && !sm_ph_q && !sm_ap_q && cval_q && !sm_end &&
                            (crow_q != N - 1 || ((!sm_pw_q || (sm_pm_q && sm_pc_q == N)) &&
-                                                (!dpv_q || dp_rdy))));
+                                                (!dpv_q || dp_rdy) && !sm_rdgo)));
   assign wpush_row_o    = (crow_q < (is_sm ? 32'(sm_kn) : f_rows) && !(is_sm && sm_err_q)) ?
                           st_rdata : '0;
   assign wpush_transpose_o = is_lw && (f_op0 & tpu_pkg::LoadWeightsTranspose) != 0;
   assign dp_rd_ready_o  = (state_q == SWhStream && (wr_req_ready_i || !wg_flush)) ||
-                          state_q == SWhDrain;
+                          state_q == SWhDrain ||
+                          (state_q == SSm && sm_rd_q && (wr_req_ready_i || !sm_wflush || !rdy_i));
   // WRITE_HOST gathering: a job ends with the last row, with unpacked rows, or when the next
   // row would not fit in WrBytes
   always_comb begin
     wg_flush = stride_q != {32'd0, rb_q} || dp_rd_last_i ||
                32'(wgn_q) + 2 * rb_q > 32'(WrBytes);
+    // (STREAM_MATMUL's write-back: packed N-byte rows)
+    sm_wflush = dp_rd_last_i || 32'(wgn_q) + 2 * N > 32'(WrBytes);
     for (int unsigned i = 0; i < WrBytes; i++) begin
       wg_row[8*i +: 8] = (32'(i) < rb_q && i < N * 4) ? dp_rd_data_i[8*(i % (N * 4)) +: 8] : 8'd0;
     end
@@ -905,6 +941,11 @@ module tpu_cmd_proc #(
       wr_req_valid_o = dp_rd_valid_i && wg_flush;
       wr_req_addr_o  = haddr_q - 64'(wgn_q);
       wr_req_len_o   = wgn_q + LenW'(rb_q);
+      wr_req_data_o  = wg_q | (wg_row << (8 * wgn_q));
+    end else if (state_q == SSm && sm_rd_q) begin
+      wr_req_valid_o = rdy_i && dp_rd_valid_i && sm_wflush;
+      wr_req_addr_o  = sm_ha_q - 64'(wgn_q);
+      wr_req_len_o   = wgn_q + LenW'(N);
       wr_req_data_o  = wg_q | (wg_row << (8 * wgn_q));
     end else if (state_q == SWrJob) begin
       wr_req_valid_o = 1'b1;
@@ -967,6 +1008,9 @@ module tpu_cmd_proc #(
     sm_ph_d = sm_ph_q;  sm_bias_d = sm_bias_q;  sm_oa_d = sm_oa_q;  sm_pw_d = sm_pw_q;
     sm_pc_d = sm_pc_q;  sm_wa_d = sm_wa_q;  sm_wo_d = sm_wo_q;  sm_pm_d = sm_pm_q;
     sm_actw_d = sm_actw_q && !act_done_i;
+    sm_ap_d = sm_ap_q;  sm_ai_d = sm_ai_q;  sm_mm0_d = sm_mm0_q - 16'(sm_mm0_q != '0 && mm_done_i);
+    sm_rp_d = sm_rp_q;  sm_rd_d = sm_rd_q;  sm_ro_d = sm_ro_q;  sm_ha_d = sm_ha_q;
+    sm_wcl_d = sm_wcl_q;  sm_rcl_d = sm_rcl_q;
     // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
     if (pa_go && rd_req_ready_i) begin
       pa_valid_d = 1'b1;  pa_busy_d = 1'b1;  pa_err_d = 1'b0;
@@ -1105,7 +1149,7 @@ module tpu_cmd_proc #(
                    f_op == tpu_pkg::OpLoadParams && !lp_out && !lp_lut &&
                    f_addr == pa_addr_q && f_len == pa_len_q && qid_q == pa_qid_q;
         if (pa_adopt || (f_op == tpu_pkg::OpLoadParams && f_op0 <= 32'(tpu_pkg::ParamShift)) ||
-            is_fence || is_id || (is_wh && !pa_apart))
+            is_fence || is_id || (is_wh && !pa_apart) || (is_sm && sm_wb))
           pa_valid_d = 1'b0;
         pa_use_d = pa_adopt;
         if (check_sc != tpu_pkg::ScSuccess) begin
@@ -1164,6 +1208,8 @@ module tpu_cmd_proc #(
               avalid_d = 1'b0;
               sm_t_d = '0;  sm_b_d = '0;  sm_ua_d = f_la;  sm_aa_d = f_la2;  sm_err_d = 1'b0;
               sm_ph_d = 1'b0;  sm_pw_d = 1'b0;  sm_pm_d = 1'b0;  sm_oa_d = f_op3;
+              sm_ap_d = sm_astr;  sm_ai_d = '0;  sm_mm0_d = mm_flight_d;
+              sm_rp_d = 1'b0;  sm_rd_d = 1'b0;  sm_ha_d = {f_r15, f_r14};  wg_d = '0;  wgn_d = '0;
               if (sm_act) loaded_d[tpu_pkg::ParamBias] = 1'b1;
               state_d = StreamMm ? SSmReq : SDone;  // (without it the check fails first)
             end
@@ -1386,10 +1432,11 @@ module tpu_cmd_proc #(
         if (sm_end) begin
           // every tile multiplied, or failed between tiles: end once the last MATMUL is taken
           // (and the last ACTIVATE issued and done: its act_done_i is not a later ACTIVATE's)
-          if (slot_free && !sm_pw_q && !sm_actw_q) begin
+          if (slot_free && !sm_pw_q && !sm_actw_q && !sm_rp_q && !sm_rd_q) begin
             if (!sm_err_q) begin
               result_d = sm_tot_q * 32'(f_cols[KW-1:0]);
               rdb_d = result_d;
+              wrb_d = sm_wb ? sm_accn_q * N : '0;
               mm_valid_o = 1'b1;
               mm_rows_o = sm_accn_q * sm_tn_q;
               mm_macs_o = 64'(sm_accn_q) * 64'(f_rows) * 64'(f_cols[KW-1:0]);
@@ -1417,12 +1464,46 @@ module tpu_cmd_proc #(
             crow_d = '0;
             cbase_d = cbase_q + tpu_pkg::StreamMatmulBiasRows;
             sm_pw_d = 1'b1;  sm_pc_d = '0;  sm_wa_d = sm_aa_q;  sm_wo_d = sm_oa_q;
+            sm_wcl_d = !sm_err_q || row_q >= cbase_q + tpu_pkg::StreamMatmulBiasRows;
             sm_t_d = '0;  sm_b_d = sm_b_q + 32'd1;  sm_ua_d = f_la;  sm_aa_d = sm_aa_q + f_op1;
             sm_oa_d = sm_oa_q + f_op1;
           end
+        end else if (sm_ap_q) begin
+          // A_STREAM: A's rows before block 0's K-tile, ring row cbase (read one cycle ahead)
+          // to UB row sm_ua + sm_ai; the previous tile's MATMUL reads other UB rows, and the
+          // UB_WRITEs are ordered before this tile's MATMUL (a failed stream ends at once above)
+          if (!cval_q) begin
+            if (row_q > cbase_q) begin
+              st_re = 1'b1;
+              cval_d = 1'b1;
+            end
+          end else if (slot_free && sm_mm0_q == '0 && !sm_rdgo) begin
+            c[COp +: 4] = DpUbWrite;
+            c[CA +: 32] = sm_ua_q + sm_ai_q;
+            c[CRows +: 32] = 32'd1;
+            c[CData +: N*8] = st_rdata;
+            dpc_d = c;  dpv_d = 1'b1;
+            wd_d = '0;  wdf_d = '0;
+            cbase_d = cbase_q + 32'd1;
+            if (sm_ai_q + 32'd1 == f_op1) begin
+              sm_ap_d = 1'b0;  sm_ai_d = '0;
+            end else begin
+              sm_ai_d = sm_ai_q + 32'd1;
+            end
+            // the next row (A's or the tile's first) when it is in: one row per cycle
+            if (row_q > cbase_q + 32'd1) begin
+              st_re = 1'b1;
+              st_raddr = SAw'((cbase_q + 32'd1) % Ring);
+              cval_d = 1'b1;
+            end
+          end else begin
+            cval_d = 1'b1;  // hold
+          end
         end else if (!cval_q) begin
           if (rd0) begin
-            st_re = 1'b1;
+            // (a zero padding row is not read: its ring slot may be taking a later stream row
+            // in this very cycle, and wpush_row_o sends zeros for it anyway)
+            st_re = 32'(crow_q) < 32'(sm_kn);
             cval_d = 1'b1;
           end
         end else if (wpush_valid_o && wpush_ready_i) begin
@@ -1451,9 +1532,10 @@ module tpu_cmd_proc #(
               sm_t_d = '0;  sm_b_d = sm_b_q + 32'd1;  sm_ua_d = f_la;  sm_aa_d = sm_aa_q + f_op1;
             end else begin
               sm_t_d = sm_t_q + 32'd1;  sm_ua_d = sm_ua_q + f_op1;
+              sm_ap_d = sm_astr && sm_b_q == '0;  // (A's next K-tile first; its row read above)
             end
           end else if (rd1) begin
-            st_re = 1'b1;
+            st_re = 32'(crow_q) + 32'd1 < 32'(sm_kn);  // (as above)
             st_raddr = SAw'((cbase_q + crow_q + 32'd1) % Ring);
             cval_d = 1'b1;
           end
@@ -1467,7 +1549,10 @@ module tpu_cmd_proc #(
         // does not accumulate: the ACTIVATE is accepted beside it once the block's last
         // MATMUL has drained, not after the next one (measured ~75 MXU-idle cycles per block
         // at R = 64); sm_end: no next MATMUL comes (a failed stream)
-        if (sm_pw_q && slot_free && (sm_pc_q != N || !sm_pm_q || sm_end)) begin
+        // (WRITE_BACK: the ACTIVATE only when the previous one is done and its write-back
+        // read issued, so that act_done_i and sm_ro are this one's)
+        if (sm_pw_q && slot_free && !sm_rdgo && (sm_pc_q != N || !sm_pm_q || sm_end) &&
+            (sm_pc_q != N || !sm_wb || (!sm_actw_q && !sm_rp_q))) begin
           c = '0;
           if (sm_pc_q != N) begin
             c[COp +: 4] = DpParam;  c[CFl +: 3] = 3'(tpu_pkg::ParamBias);
@@ -1480,8 +1565,26 @@ module tpu_cmd_proc #(
             sm_actw_d = 1'b1;
             sm_pw_d = 1'b0;
             sm_pm_d = 1'b0;
+            sm_ro_d = sm_wo_q;  sm_rcl_d = sm_wcl_q;
           end
           dpc_d = c;  dpv_d = 1'b1;
+        end
+        // WRITE_BACK: the block's ACTIVATE done -> a UB_READ of its output rows (on the UB's
+        // second read port, beside the MATMULs) when nothing else goes into the slot; its rows
+        // become write jobs of up to WrBytes (the next ACTIVATE waits for the read: rd_idle)
+        if (sm_wb && sm_actw_q && act_done_i && sm_rcl_q) sm_rp_d = 1'b1;
+        if (sm_rdgo) begin
+          c = '0;
+          c[COp +: 4] = DpUbRead;
+          c[CA +: 32] = sm_ro_q;  c[CRows +: 32] = f_op1;
+          dpc_d = c;  dpv_d = 1'b1;
+          sm_rp_d = 1'b0;  sm_rd_d = 1'b1;
+        end
+        if (sm_rd_q && dp_rd_valid_i && dp_rd_ready_o) begin
+          sm_ha_d = sm_ha_q + 64'(N);
+          wg_d    = sm_wflush ? '0 : wg_q | (wg_row << (8 * wgn_q));
+          wgn_d   = sm_wflush ? '0 : wgn_q + LenW'(N);
+          if (dp_rd_last_i) sm_rd_d = 1'b0;
         end
       end
       // ---- LOAD_PARAMS
@@ -1730,6 +1833,7 @@ module tpu_cmd_proc #(
       pa_valid_q <= 1'b0;  pa_busy_q <= 1'b0;  pa_use_q <= 1'b0;
       bg_active_q <= 1'b0;  bg_cval_q <= 1'b0;  bg_mm_q <= '0;
       rh_v_q <= 1'b0;  sm_actw_q <= 1'b0;  sm_pw_q <= 1'b0;  sm_pm_q <= 1'b0;
+      sm_rp_q <= 1'b0;  sm_rd_q <= 1'b0;
     end else begin
       // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
       dw_pend_q <= (wr_req_valid_o && wr_req_ready_i) || (dw_pend_q && !wr_idle_i);
@@ -1744,6 +1848,7 @@ module tpu_cmd_proc #(
       bg_active_q <= bg_active_d;  bg_cval_q <= bg_cval_d;  bg_mm_q <= bg_mm_d;
       rh_v_q <= ReadAhead ? rh_v_d : 1'b0;
       sm_actw_q <= StreamMm && sm_actw_d;  sm_pw_q <= StreamMm && sm_pw_d;
+      sm_rp_q <= StreamMm && sm_rp_d;  sm_rd_q <= StreamMm && sm_rd_d;
       sm_pm_q <= StreamMm && sm_pm_d;
     end
   end
@@ -1766,6 +1871,11 @@ module tpu_cmd_proc #(
     sm_t_q <= StreamMm ? sm_t_d : '0;  sm_b_q <= StreamMm ? sm_b_d : '0;
     sm_ua_q <= StreamMm ? sm_ua_d : '0;  sm_aa_q <= StreamMm ? sm_aa_d : '0;
     sm_err_q <= StreamMm && sm_err_d;
+    sm_ap_q <= StreamMm && sm_ap_d;  sm_ai_q <= StreamMm ? sm_ai_d : '0;
+    sm_mm0_q <= StreamMm ? sm_mm0_d : '0;
+    sm_ro_q <= StreamMm ? sm_ro_d : '0;  sm_ha_q <= StreamMm ? sm_ha_d : '0;
+    sm_wcl_q <= StreamMm && sm_wcl_d;  sm_rcl_q <= StreamMm && sm_rcl_d;
+    if (state_q == SCheck1) sm_wok_q <= StreamMm && chk_ok_i;
     sm_ph_q <= StreamMm && sm_ph_d;  sm_bias_q <= StreamMm ? sm_bias_d : '0;
     sm_oa_q <= StreamMm ? sm_oa_d : '0;  sm_pc_q <= StreamMm ? sm_pc_d : '0;
     sm_wa_q <= StreamMm ? sm_wa_d : '0;  sm_wo_q <= StreamMm ? sm_wo_d : '0;

@@ -70,7 +70,8 @@ module tpu_datapath #(
   // every MATMUL row, one cycle later (MatmulLatency + 1); same results.
   parameter bit          ProdReg = 1'b0,
   // STREAM_MATMUL devices (tpu_device StreamMm; off on the boards): a MATMUL is also accepted
-  // while an int8 ACTIVATE runs, once that one has at most 2N - 2 rows left to read from ACC,
+  // while an int8 ACTIVATE runs, once that one has at most 2N + 1 rows left to read from ACC
+  // (AccSlice: 2N),
   // when the MATMUL's UB rows lie apart from the ACTIVATE's. Its first ACC access (the read of
   // an accumulating row) comes 2N + 1 cycles after its acceptance (AccSlice: 2N), after the
   // ACTIVATE's last read; it writes no UB row, and the ACC rows it writes were read by then.
@@ -682,7 +683,9 @@ module tpu_datapath #(
   tpu_act_unit #(.N(N), .ActLanes(ActLanes)) u_act_unit (
     .clk_i,
     .rst_i,
-    .wr_valid_i  (pw_valid_q),
+    // (not during reset: before the first reset edge pw_valid_q is random in simulation, and a
+    // LUT write beside a random LUT read trips tpu_ram's same-address assertion)
+    .wr_valid_i  (pw_valid_q && !rst_i),
     .wr_kind_i   (pw_kind_q),
     .wr_index_i  (pw_index_q),
     .wr_data_i   (pw_data_q),
@@ -716,7 +719,11 @@ module tpu_datapath #(
         act_ub_hi_q <= cmd_hi_b;
       end
     end
-    assign mm_beside_act = !act_raw_q && act_left_q <= CntW'(2 * N - 2);
+    // (the ACTIVATE's last of its act_left rows is read act_left - 1 cycles after the MATMUL's
+    // acceptance, the MATMUL's first ACC read 2N + 1 cycles after it (AccSlice: 2N): so at
+    // most 2N + 1 rows left (2N); the assertion below checks it. Was 2N - 2: measured 3 cycles
+    // per STREAM_MATMUL block at 64x256x256)
+    assign mm_beside_act = !act_raw_q && act_left_q <= CntW'(AccSlice ? 2 * N : 2 * N + 1);
     assign mm_act_apart  = cmd_hi_a <= act_ub_lo_q || act_ub_hi_q <= RngW'(cmd_a[UbAw-1:0]);
 `ifndef SYNTHESIS
     // the ACC read port: an accumulating MATMUL row never meets an ACTIVATE's read

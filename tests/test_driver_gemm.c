@@ -205,8 +205,8 @@ START_TEST(gemm_random_sim)
 }
 END_TEST
 
-/* Small M (<= 48): tpu_gemm's stream schedule (STREAM_MATMUL; fused bias + ACTIVATE for
- * per-tensor int8 output), with column tiles split over several commands where the ACC holds
+/* Small M (<= 64): tpu_gemm's stream schedule (STREAM_MATMUL; fused bias + ACTIVATE for
+ * per-tensor int8 output, A's K-tiles in the first command's stream), with column tiles split over several commands where the ACC holds
  * fewer (acc_rows / M), narrow last column tiles and K not a multiple of N; golden and sim
  * against the naive reference. */
 START_TEST(gemm_small_m_stream)
@@ -220,7 +220,7 @@ START_TEST(gemm_small_m_stream)
 			"golden:n=8,ub_rows=256,acc_rows=64,fifo_tiles=3,mem=2M",
 			"golden:n=16,ub_rows=256,acc_rows=128,mem=4M",
 		};
-		random_cases(g[_i], 30, 48, 70, 90, 0x5173u + _i);
+		random_cases(g[_i], 30, 64, 70, 90, 0x5173u + _i);
 		return;
 	}
 	if (!tpu_sim_model_find(ns[_i - 3]))

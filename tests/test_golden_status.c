@@ -151,17 +151,17 @@ START_TEST(must_be_zero_fields)
 			s.dw[must_be_zero[t].dws[i]] = values[v];
 			expect(&s, TPU_SC_INVALID_FIELD);
 		}
-	/* reserved FLAGS bits and RSVD14/15, for every command */
+	/* reserved FLAGS bits and HOST_ADDR2_LO/HI (reserved but for STREAM_MATMUL.WRITE_BACK), for every command */
 	for (i = 2; i < 8; i++) {
 		s = base;
 		GFX_SET(&s, FLAGS, 1u << i);
 		expect(&s, TPU_SC_INVALID_FIELD);
 	}
 	s = base;
-	GFX_SET(&s, RSVD14, 1);
+	GFX_SET(&s, HOST_ADDR2_LO, 1);
 	expect(&s, TPU_SC_INVALID_FIELD);
 	s = base;
-	GFX_SET(&s, RSVD15, 0x80000000u);
+	GFX_SET(&s, HOST_ADDR2_HI, 0x80000000u);
 	expect(&s, TPU_SC_INVALID_FIELD);
 	/* nothing above changed state: the base command itself succeeds, also with FENCE|IRQ */
 	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_PERF_ERRORS), 3 * must_be_zero[t].n + 8);
@@ -654,7 +654,7 @@ START_TEST(check_order)
 
 	/* 1 before 2: unknown opcode with reserved bits set */
 	s = gfx_cmd(TPU_OP_COUNT);
-	GFX_SET(&s, RSVD14, 1);
+	GFX_SET(&s, HOST_ADDR2_LO, 1);
 	GFX_SET(&s, FLAGS, 0xFC);
 	expect(&s, TPU_SC_INVALID_OPCODE);
 	/* 2/3 before 4: unused field set and local range bad */

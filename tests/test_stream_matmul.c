@@ -87,6 +87,20 @@ static struct gfx_sqe sm(uint64_t iova, uint32_t k, uint32_t cols, uint32_t stri
 	return s;
 }
 
+/* The same with OP0.A_STREAM (COLS = N): LENGTH also counts the T x R rows of A. */
+static struct gfx_sqe sm_a(uint64_t iova, uint32_t n, uint32_t k, uint32_t stride, uint32_t blocks,
+			   uint32_t la, uint32_t r, uint32_t la2, uint32_t op0)
+{
+	struct gfx_sqe s = sm(iova, k, n, stride, blocks, la, r, la2,
+			      op0 | TPU_STREAM_MATMUL_A_STREAM);
+	uint64_t step = stride ? stride : n;
+	uint64_t per = k + (op0 & TPU_STREAM_MATMUL_ACTIVATE ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
+	uint64_t rows = (uint64_t)blocks * per + (uint64_t)(k + n - 1) / n * r;
+
+	GFX_SET(&s, LENGTH, (rows - 1) * step + n);
+	return s;
+}
+
 struct shape {
 	uint32_t k, cols, stride, blocks, la, r, la2;
 };
@@ -447,8 +461,13 @@ START_TEST(stream_matmul_checks)
 	const struct check_case cases[] = {
 		{ "ok", -1, 0, -1, 0, false, TPU_SC_SUCCESS },
 		{ "flags bit 2", DW(FLAGS), 0x4, -1, 0, false, TPU_SC_INVALID_FIELD },
-		{ "RSVD14", DW(RSVD14), 1, -1, 0, false, TPU_SC_INVALID_FIELD },
-		{ "OP0 bit 3", DW(OP0), 8, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "HOST_ADDR2_LO without WRITE_BACK", DW(HOST_ADDR2_LO), 1, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "HOST_ADDR2_HI without WRITE_BACK", DW(HOST_ADDR2_HI), 1, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "WRITE_BACK without ACTIVATE", DW(OP0), TPU_STREAM_MATMUL_WRITE_BACK, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "OP0 bit 5", DW(OP0), 0x20, -1, 0, false, TPU_SC_INVALID_FIELD },
 		{ "OP3 without ACTIVATE", DW(OP3), 1, -1, 0, false, TPU_SC_INVALID_FIELD },
 		{ "ROWS 0", DW(ROWS), 0, -1, 0, false, TPU_SC_INVALID_FIELD },
 		{ "ROWS > max", DW(ROWS), TPU_STREAM_MATMUL_MAX_K + 1, -1, 0, false,
@@ -510,16 +529,57 @@ START_TEST(stream_matmul_checks)
 		{ "ACT: out range + FIFO", DW(OP3), 0xFFFFFFFFu, -1, 0, true, TPU_SC_LOCAL_RANGE },
 		{ "ACT: LUT + FIFO", DW(OP0), TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_LUT, -1, 0,
 		  true, TPU_SC_SEQUENCE_ERROR },
+		/* WRITE_BACK: HOST_ADDR2 (OUT_OFF) needs W over C x R x N bytes */
+		{ "WB ok", DW(OP0), TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK,
+		  DW(HOST_ADDR2_LO), (uint32_t)(hbuf + OUT_OFF), false, TPU_SC_SUCCESS },
+		{ "WB: HOST_ADDR2 outside the windows", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK, DW(HOST_ADDR2_LO), 0x1000,
+		  false, TPU_SC_DMA_ACCESS_VIOLATION },
+		{ "WB: HOST_ADDR2 0", DW(OP0), TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK,
+		  -1, 0, false, TPU_SC_DMA_ACCESS_VIOLATION },
+		{ "WB: FIFO + write window", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK, DW(HOST_ADDR2_LO), 0x1000,
+		  true, TPU_SC_SEQUENCE_ERROR },
+	};
+	/* OP0.A_STREAM (T = 3 K-tiles of R = 3 rows of A in block 0), with MULT/SHIFT/OUTPUT
+	 * loaded; LENGTH counts A's rows */
+	const uint32_t a_len = (blocks * k + 3 * r) * n;
+	const struct check_case a_cases[] = {
+		{ "A ok", -1, 0, -1, 0, false, TPU_SC_SUCCESS },
+		{ "A: COLS < N", DW(COLS), n - 1, DW(LENGTH), (blocks * k + 3 * r) * (n - 1), false,
+		  TPU_SC_INVALID_FIELD },
+		{ "A: LENGTH without A", DW(LENGTH), blocks * k * n, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "A: LENGTH - 1", DW(LENGTH), a_len - 1, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "A: OP0 bit 5", DW(OP0), TPU_STREAM_MATMUL_A_STREAM | 0x20, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "A: UB T x R past the end", DW(LOCAL_ADDR), ub_rows - 3 * r + 1, -1, 0, false,
+		  TPU_SC_LOCAL_RANGE },
+		{ "A: UB fits", DW(LOCAL_ADDR), ub_rows - 3 * r, -1, 0, false, TPU_SC_SUCCESS },
+		{ "A: COLS < N + FIFO", DW(COLS), n - 1, -1, 0, true, TPU_SC_INVALID_FIELD },
+		{ "A: FIFO + window", DW(HOST_ADDR_LO), 0x1000, DW(HOST_ADDR_HI), 0, true,
+		  TPU_SC_SEQUENCE_ERROR },
+		{ "A: window", DW(HOST_ADDR_LO), 0x1000, DW(HOST_ADDR_HI), 0, false,
+		  TPU_SC_DMA_ACCESS_VIOLATION },
 	};
 	unsigned ncase = sizeof(cases) / sizeof(cases[0]);
+	unsigned nact = ncase + sizeof(act_cases) / sizeof(act_cases[0]);
+	uint32_t want_result = blocks * k * n;
 
 	base = sm(hbuf + W_OFF, k, n, 0, blocks, 0, r, 0, 0);
-	for (unsigned i = 0; i < ncase + sizeof(act_cases) / sizeof(act_cases[0]); i++) {
-		const struct check_case *t = i < ncase ? &cases[i] : &act_cases[i - ncase];
+	for (unsigned i = 0; i < nact + sizeof(a_cases) / sizeof(a_cases[0]); i++) {
+		const struct check_case *t = i < ncase ? &cases[i] : i < nact ? &act_cases[i - ncase]
+									  : &a_cases[i - nact];
 		uint32_t sc;
 
-		if (i == ncase) /* the ACTIVATE variant's stream: K + 4 rows per block */
+		if (i == ncase) { /* the ACTIVATE variant's stream: K + 4 rows per block */
 			base = sm(hbuf + W_OFF, k, n, 0, blocks, 0, r, 0, TPU_STREAM_MATMUL_ACTIVATE);
+			want_result = blocks * (k + 4) * n;
+		}
+		if (i == nact) {
+			base = sm_a(hbuf + W_OFF, n, k, 0, blocks, 0, r, 0, 0);
+			want_result = a_len;
+		}
 		if (i == ncase + 1) {
 			struct gfx_sqe q = gfx_load_vec(TPU_PARAM_MULT, hbuf, n, 0);
 
@@ -540,7 +600,7 @@ START_TEST(stream_matmul_checks)
 		sc = gfx_exec(&F, &s, &c);
 		ck_assert_msg(sc == t->want, "%s: status 0x%x, expected 0x%x", t->what, sc, t->want);
 		if (sc == TPU_SC_SUCCESS)
-			ck_assert_uint_eq(c.result, blocks * (k + (i < ncase ? 0 : 4)) * n);
+			ck_assert_uint_eq(c.result, want_result);
 		if (t->fifo_tile)
 			gfx_ok(&F, &pop); /* the tile was still there: the command took nothing */
 		ck_assert_uint_eq(gfx_exec(&F, &pop, NULL), TPU_SC_SEQUENCE_ERROR);
@@ -608,6 +668,469 @@ START_TEST(stream_matmul_fault)
 }
 END_TEST
 
+/* OP0.A_STREAM on a device with 512 UB and ACC rows: the stream holds block 0's K-tile t
+ * preceded by the R rows of A's K-tile t, the other blocks as before; the UB rows of A hold
+ * other data before the command. Random shapes (_i & 1: N = 16, else 8; _i >= 2: R of
+ * 200..240, two K-tiles, or one with ACTIVATE), with or without ACTIVATE (output rows apart
+ * from A's). (The sim fixture's setup does not finish with 1024 UB rows, so R cannot pass
+ * the device's 512-row staging ring here; A's rows advance the ring like a tile's anyway.) Checked against a reference computed from the stream bytes here: the ACC rows,
+ * A's UB rows afterwards, the int8 outputs, RESULT and PERF_MACS. */
+START_TEST(stream_matmul_astream)
+{
+	const uint32_t n = _i & 1 ? 16 : 8, rows = 512;
+	static uint32_t acc[512][MAXN];
+	struct golden_config c;
+	int32_t mult[MAXN], shift[MAXN];
+	struct tpu_act_output o = { -2, -120, 115, NULL };
+	uint64_t hb;
+	uint8_t *h;
+	struct gfx_sqe q;
+
+	config_n(&c, n);
+	c.ub_rows = rows;
+	c.acc_rows = rows;
+	if (!gfx_backend_has(gfx_backend(), &c))
+		return;
+	gfx_sim_latency(_i & 1 ? 50 : 0);
+	setup_cfg(&c);
+	/* 0: the stream; 256 KiB: ACC rows back; 384 KiB: UB rows back; 448 KiB: MULT/SHIFT */
+	h = gfx_alloc(&F, 512 * 1024, &hb);
+	for (uint32_t j = 0; j < n; j++) {
+		mult[j] = (int32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1);
+		shift[j] = (int32_t)harness_range(&rng, -9, -7);
+		memcpy(h + 448 * 1024 + 4 * j, &mult[j], 4);
+		memcpy(h + 448 * 1024 + 256 + 4 * j, &shift[j], 4);
+	}
+	q = gfx_load_vec(TPU_PARAM_MULT, hb + 448 * 1024, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_vec(TPU_PARAM_SHIFT, hb + 448 * 1024 + 256, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_output(o.zero_point, o.qmin, o.qmax);
+	gfx_ok(&F, &q);
+	for (int rep = 0; rep < (_i >= 2 ? 1 : 4); rep++) {
+		bool act = harness_range(&rng, 0, 1);
+		uint32_t k = _i >= 2 ? (uint32_t)(act ? harness_range(&rng, 1, n)
+						      : harness_range(&rng, n + 1, 2 * n))
+				     : (uint32_t)harness_range(&rng, 1, 4 * n + 3);
+		uint32_t tiles = (k + n - 1) / n;
+		uint32_t r = _i >= 2 ? (uint32_t)harness_range(&rng, 200, 240)
+				     : (uint32_t)harness_range(&rng, 1, 6);
+		uint32_t blocks = _i >= 2 ? (act ? 1 : 2) : (uint32_t)harness_range(&rng, 1, 3);
+		uint32_t stride = harness_range(&rng, 0, 1) ? 0 : n + (uint32_t)harness_range(&rng, 0, 5);
+		uint32_t step = stride ? stride : n, per = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
+		uint32_t arows = tiles * r, srows = blocks * per + arows;
+		/* the output rows after A's */
+		uint32_t la = (uint32_t)harness_range(&rng, 0, rows - arows - (act ? blocks * r : 0));
+		uint32_t out_row = (uint32_t)harness_range(&rng, la + arows,
+							   rows - (act ? blocks * r : 0));
+		uint32_t la2 = (uint32_t)harness_range(&rng, 0, rows - blocks * r);
+		uint64_t macs;
+
+		ck_assert_uint_le(((uint64_t)srows - 1) * step + n, 256 * 1024);
+		for (size_t i = 0; i < ((size_t)srows - 1) * step + n; i++)
+			h[i] = (uint8_t)rand8();
+		/* small biases: random int32 ones would saturate every output */
+		for (uint32_t b = 0; b < blocks && act; b++) {
+			uint32_t row0 = (b ? b * per + arows : tiles * r) + k;
+
+			for (uint32_t j = 0; j < n; j++) {
+				int32_t bias = (int32_t)harness_range(&rng, -3000, 3000);
+
+				memcpy(h + (size_t)(row0 + 4 * j / n) * step + 4 * j % n, &bias, 4);
+			}
+		}
+		/* the UB rows of A hold garbage before: the command writes them */
+		q = gfx_read_host(hb + 256 * 1024, arows, n, 0, la);
+		gfx_ok(&F, &q);
+		/* the reference: A's K-tile t row i is stream row t x (R + N) + i, block 0's weight
+		 * row kk is t x (R + N) + R + kk % N (t = kk / N), block b > 0's is T x R + b x P + kk */
+		for (uint32_t b = 0; b < blocks; b++)
+			for (uint32_t i = 0; i < r; i++)
+				for (uint32_t j = 0; j < n; j++) {
+					uint32_t sum = 0;
+
+					for (uint32_t kk = 0; kk < k; kk++) {
+						uint32_t t = kk / n;
+						size_t ar = (size_t)t * (r + n) + i;
+						size_t wr = b ? (size_t)arows + (size_t)b * per + kk
+							      : (size_t)t * (r + n) + r + kk % n;
+
+						sum += (uint32_t)((int32_t)(int8_t)h[ar * step + kk % n] *
+								  (int8_t)h[wr * step + j]);
+					}
+					acc[b * r + i][j] = sum;
+				}
+		q = sm_a(hb, n, k, stride, blocks, la, r, la2,
+			 act ? TPU_STREAM_MATMUL_ACTIVATE : 0);
+		if (act)
+			GFX_SET(&q, OP3, out_row);
+		macs = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
+		ck_assert_uint_eq(gfx_ok(&F, &q), srows * n);
+		ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO) - macs,
+				  (uint64_t)blocks * r * k * n);
+		q = gfx_write_host(hb + 256 * 1024, blocks * r, n, 0, la2, true);
+		gfx_ok(&F, &q);
+		for (uint32_t i = 0; i < blocks * r; i++)
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t got;
+
+				memcpy(&got, h + 256 * 1024 + ((size_t)i * n + j) * 4, 4);
+				ck_assert_msg(got == acc[i][j],
+					      "case %d rep %d k=%u r=%u blocks=%u stride=%u act=%d: "
+					      "acc row %u col %u = %u, expected %u",
+					      _i, rep, k, r, blocks, stride, act, i, j, got, acc[i][j]);
+			}
+		q = gfx_write_host(hb + 384 * 1024, arows, n, 0, la, false);
+		gfx_ok(&F, &q);
+		for (uint32_t t = 0; t < tiles; t++)
+			for (uint32_t i = 0; i < r; i++)
+				ck_assert_msg(!memcmp(h + 384 * 1024 + ((size_t)t * r + i) * n,
+						      h + ((size_t)t * (r + n) + i) * step, n),
+					      "case %d rep %d: UB row of A %u/%u", _i, rep, t, i);
+		if (!act)
+			continue;
+		q = gfx_write_host(hb + 384 * 1024, blocks * r, n, 0, out_row, false);
+		gfx_ok(&F, &q);
+		for (uint32_t b = 0; b < blocks; b++)
+			for (uint32_t i = 0; i < r; i++)
+				for (uint32_t j = 0; j < n; j++) {
+					uint32_t row0 = (b ? b * per + arows : tiles * r) + k;
+					int32_t bias;
+					struct tpu_act_channel ch;
+					bool sat;
+					int8_t want, got = (int8_t)h[384 * 1024 + ((size_t)b * r + i) * n + j];
+
+					memcpy(&bias, h + (size_t)(row0 + 4 * j / n) * step + 4 * j % n, 4);
+					ch = (struct tpu_act_channel){ bias, mult[j], shift[j] };
+					want = tpu_activate((int32_t)acc[b * r + i][j], &ch, &o, &sat);
+					ck_assert_msg(got == want,
+						      "case %d rep %d k=%u r=%u: out %u/%u/%u = %d, "
+						      "expected %d", _i, rep, k, r, b, i, j, got, want);
+				}
+	}
+	teardown();
+}
+END_TEST
+
+/* A read fault in the A part of an A_STREAM stream (small device, N = 8, K = 3N, R = 2, three
+ * blocks): _i = 0 in A's first row, 1 in the middle of A's second K-tile, 2 in A's last row.
+ * DMA_XFER_ERROR with RESULT 0 and PERF_MACS unchanged, no active tile, the weight FIFO empty,
+ * and the same command then succeeds: ACC rows and A's UB rows against the reference. */
+START_TEST(stream_matmul_astream_fault)
+{
+	const uint32_t n = 8, k = 3 * n, r = 2, blocks = 3, tiles = 3, la = 4, la2 = 8;
+	const uint64_t bad[] = { 3, (1ull * (r + n) + 1) * n + 5, (2ull * (r + n) + 1) * n + 7 };
+	const uint32_t srows = blocks * k + tiles * r;
+	static uint32_t acc[ROWS][MAXN];
+	struct gfx_sqe s, lw, wb, m;
+	struct gfx_cqe c;
+	uint64_t macs;
+	struct golden_config cfg;
+
+	gfx_sim_latency(50);
+	setup_small(&cfg);
+	for (uint32_t i = 0; i < srows * n; i++)
+		hp[W_OFF + i] = (uint8_t)rand8();
+	s = sm_a(hbuf + W_OFF, n, k, 0, blocks, la, r, la2, 0);
+	macs = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
+	gfx_fail_range(&F, hbuf + W_OFF + bad[_i], 1, HOSTMEM_READ, false);
+	ck_assert_uint_eq(gfx_exec(&F, &s, &c), TPU_SC_DMA_XFER_ERROR);
+	ck_assert_uint_eq(c.result, 0);
+	gfx_fail_off(&F);
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO), macs);
+	m = gfx_matmul(0, 0, 1, 0);
+	ck_assert_uint_eq(gfx_exec(&F, &m, NULL), TPU_SC_SEQUENCE_ERROR);
+	lw = gfx_load_weights(hbuf + W_OFF, n, n, 0, false);
+	for (uint32_t i = 0; i < cfg.fifo_tiles; i++)
+		gfx_ok(&F, &lw);
+	ck_assert_uint_eq(gfx_exec(&F, &lw, NULL), TPU_SC_SEQUENCE_ERROR);
+	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_SEQUENCE_ERROR);
+	m = gfx_matmul(0, 20, 1, TPU_MATMUL_POP);
+	for (uint32_t i = 0; i < cfg.fifo_tiles; i++)
+		gfx_ok(&F, &m);
+	ck_assert_uint_eq(gfx_ok(&F, &s), srows * n);
+	for (uint32_t b = 0; b < blocks; b++)
+		for (uint32_t i = 0; i < r; i++)
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t sum = 0;
+
+				for (uint32_t kk = 0; kk < k; kk++) {
+					uint32_t t = kk / n;
+					size_t ar = (size_t)t * (r + n) + i;
+					size_t wr = b ? (size_t)tiles * r + (size_t)b * k + kk
+						      : (size_t)t * (r + n) + r + kk % n;
+
+					sum += (uint32_t)((int32_t)(int8_t)hp[W_OFF + ar * n + kk % n] *
+							  (int8_t)hp[W_OFF + wr * n + j]);
+				}
+				acc[b * r + i][j] = sum;
+			}
+	wb = gfx_write_host(hbuf + OUT_OFF, blocks * r, n, 0, la2, true);
+	gfx_ok(&F, &wb);
+	for (uint32_t i = 0; i < blocks * r; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t got;
+
+			memcpy(&got, hp + OUT_OFF + ((size_t)i * n + j) * 4, 4);
+			ck_assert_uint_eq(got, acc[i][j]);
+		}
+	wb = gfx_write_host(hbuf + OUT_OFF, tiles * r, n, 0, la, false);
+	gfx_ok(&F, &wb);
+	for (uint32_t t = 0; t < tiles; t++)
+		for (uint32_t i = 0; i < r; i++)
+			ck_assert(!memcmp(hp + OUT_OFF + ((size_t)t * r + i) * n,
+					  hp + W_OFF + ((size_t)t * (r + n) + i) * n, n));
+	teardown();
+}
+END_TEST
+
+/* A_STREAM right behind a long MATMUL (500 rows, queued with it) whose last rows A overwrites
+ * (the stream's first row comes ~130 cycles after the MATMUL starts, which reads those rows
+ * ~490 cycles in): the MATMUL reads the UB rows as they were (the device holds A's UB writes
+ * until the MATMULs accepted before the command are done). N = 16, 512 UB and ACC rows. */
+START_TEST(stream_matmul_astream_after_matmul)
+{
+	const uint32_t n = 16, mrows = 500, r = 8, la = 490, la2 = 500;
+	static int8_t ub[500][MAXN];
+	struct golden_config c;
+	struct gfx_sqe q[2];
+	struct gfx_cqe cq;
+	uint64_t hb;
+	uint8_t *h;
+
+	config_n(&c, n);
+	c.ub_rows = 512;
+	c.acc_rows = 512;
+	if (!gfx_backend_has(gfx_backend(), &c))
+		return;
+	gfx_sim_latency(50);
+	setup_cfg(&c);
+	/* 0: UB rows; 64 KiB: the weight tile; 128 KiB: the stream; 256 KiB: ACC rows back */
+	h = gfx_alloc(&F, 512 * 1024, &hb);
+	for (uint32_t i = 0; i < mrows; i++)
+		for (uint32_t j = 0; j < n; j++)
+			h[i * n + j] = (uint8_t)(ub[i][j] = rand8());
+	for (uint32_t i = 0; i < n * n; i++)
+		h[65536 + i] = (uint8_t)rand8();
+	for (uint32_t i = 0; i < (r + n) * n; i++)
+		h[131072 + i] = (uint8_t)rand8();
+	q[0] = gfx_read_host(hb, mrows, n, 0, 0);
+	gfx_ok(&F, &q[0]);
+	q[0] = gfx_load_weights(hb + 65536, n, n, 0, false);
+	gfx_ok(&F, &q[0]);
+	q[0] = gfx_matmul(0, 0, mrows, TPU_MATMUL_POP);
+	q[1] = sm_a(hb + 131072, n, n, 0, 1, la, r, la2, 0);
+	for (int i = 0; i < 2; i++) {
+		GFX_SET(&q[i], CID, 0x100 + i);
+		gfx_push(&F, 0, &q[i]);
+	}
+	gfx_ring(&F, 0);
+	ck_assert_uint_eq(gfx_run(&F, 2), 2);
+	for (int i = 0; i < 2; i++) {
+		ck_assert(gfx_reap(&F, 0, &cq));
+		ck_assert_uint_eq(cq.sc, TPU_SC_SUCCESS);
+	}
+	q[0] = gfx_write_host(hb + 262144, mrows, n, 0, 0, true);
+	gfx_ok(&F, &q[0]);
+	for (uint32_t i = 0; i < mrows; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t sum = 0, got;
+
+			for (uint32_t kk = 0; kk < n; kk++)
+				sum += (uint32_t)((int32_t)ub[i][kk] * (int8_t)h[65536 + kk * n + j]);
+			memcpy(&got, h + 262144 + ((size_t)i * n + j) * 4, 4);
+			ck_assert_msg(got == sum, "MATMUL row %u col %u = %u, expected %u", i, j, got,
+				      sum);
+		}
+	teardown();
+}
+END_TEST
+
+/* OP0.WRITE_BACK (with ACTIVATE): block b's R output rows reach host memory at HOST_ADDR2 +
+ * (b x R + r) x N, and nothing around them; the UB output rows, RESULT and PERF_DMA_WR too.
+ * Random shapes on a device with 512 UB and ACC rows (_i & 1: N = 16, else 8; _i >= 2: with
+ * A_STREAM), against a reference computed here; the last rep has a read fault in the stream's
+ * first row (DMA_XFER_ERROR: no block was read, none is written back; a fault later in the
+ * stream leaves the write region unspecified, spec 6.11), then the same command again. */
+START_TEST(stream_matmul_write_back)
+{
+	const uint32_t n = _i & 1 ? 16 : 8, rows = 512;
+	const bool astr = _i >= 2;
+	static uint32_t acc[512][MAXN];
+	static int8_t ub[512][MAXN];
+	struct golden_config c;
+	int32_t mult[MAXN], shift[MAXN];
+	struct tpu_act_output o = { 5, -110, 120, NULL };
+	uint64_t hb;
+	uint8_t *h;
+	struct gfx_sqe q;
+
+	config_n(&c, n);
+	c.ub_rows = rows;
+	c.acc_rows = rows;
+	if (!gfx_backend_has(gfx_backend(), &c))
+		return;
+	gfx_sim_latency(_i & 1 ? 50 : 0);
+	setup_cfg(&c);
+	/* 0: the stream; 128 KiB: A rows; 192 KiB: MULT/SHIFT; 256 KiB: the write-back */
+	h = gfx_alloc(&F, 320 * 1024, &hb);
+	for (uint32_t j = 0; j < n; j++) {
+		mult[j] = (int32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1);
+		shift[j] = (int32_t)harness_range(&rng, -9, -7);
+		memcpy(h + 192 * 1024 + 4 * j, &mult[j], 4);
+		memcpy(h + 192 * 1024 + 256 + 4 * j, &shift[j], 4);
+	}
+	q = gfx_load_vec(TPU_PARAM_MULT, hb + 192 * 1024, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_vec(TPU_PARAM_SHIFT, hb + 192 * 1024 + 256, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_output(o.zero_point, o.qmin, o.qmax);
+	gfx_ok(&F, &q);
+	for (int rep = 0; rep < 4; rep++) {
+		uint32_t k = (uint32_t)harness_range(&rng, 1, 4 * n + 3), tiles = (k + n - 1) / n;
+		uint32_t r = (uint32_t)harness_range(&rng, 1, 8);
+		uint32_t blocks = (uint32_t)harness_range(&rng, 1, 4);
+		uint32_t stride = harness_range(&rng, 0, 1) ? 0 : n + (uint32_t)harness_range(&rng, 0, 5);
+		uint32_t step = stride ? stride : n, per = k + TPU_STREAM_MATMUL_BIAS_ROWS;
+		uint32_t arows = astr ? tiles * r : 0, srows = blocks * per + arows;
+		uint32_t la = (uint32_t)harness_range(&rng, 0, rows / 2 - tiles * r);
+		uint32_t out_row = (uint32_t)harness_range(&rng, rows / 2, rows - blocks * r);
+		uint32_t la2 = (uint32_t)harness_range(&rng, 0, rows - blocks * r);
+		uint32_t wlen = blocks * r * n, op0;
+		uint64_t wr0;
+
+		for (size_t i = 0; i < ((size_t)srows - 1) * step + n; i++)
+			h[i] = (uint8_t)rand8();
+		for (uint32_t b = 0; b < blocks; b++) {
+			uint32_t row0 = (b ? b * per + arows : arows) + k;
+
+			for (uint32_t j = 0; j < n; j++) {
+				int32_t bias = (int32_t)harness_range(&rng, -3000, 3000);
+
+				memcpy(h + (size_t)(row0 + 4 * j / n) * step + 4 * j % n, &bias, 4);
+			}
+		}
+		/* A in the UB (without A_STREAM), the write-back area with a sentinel around it */
+		for (uint32_t i = 0; i < tiles * r; i++)
+			for (uint32_t j = 0; j < n; j++)
+				h[128 * 1024 + i * n + j] = (uint8_t)(ub[la + i][j] = rand8());
+		q = gfx_read_host(hb + 128 * 1024, tiles * r, n, 0, la);
+		gfx_ok(&F, &q);
+		memset(h + 256 * 1024, 0xA5, 64 * 1024);
+		for (uint32_t b = 0; b < blocks; b++)
+			for (uint32_t i = 0; i < r; i++)
+				for (uint32_t j = 0; j < n; j++) {
+					uint32_t sum = 0;
+
+					for (uint32_t kk = 0; kk < k; kk++) {
+						uint32_t t = kk / n;
+						int8_t a = astr ? (int8_t)h[((size_t)t * (r + n) + i) * step + kk % n]
+								: ub[la + t * r + i][kk % n];
+						size_t wr = astr ? (b ? (size_t)arows + (size_t)b * per + kk
+								      : (size_t)t * (r + n) + r + kk % n)
+								 : (size_t)b * per + kk;
+
+						sum += (uint32_t)((int32_t)a * (int8_t)h[wr * step + j]);
+					}
+					acc[b * r + i][j] = sum;
+				}
+		op0 = TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK;
+		q = astr ? sm_a(hb, n, k, stride, blocks, la, r, la2, op0)
+			 : sm(hb, k, n, stride, blocks, la, r, la2, op0);
+		GFX_SET(&q, OP3, out_row);
+		GFX_SET(&q, HOST_ADDR2_LO, (uint32_t)(hb + 256 * 1024 + 64));
+		GFX_SET(&q, HOST_ADDR2_HI, (uint32_t)((hb + 256 * 1024 + 64) >> 32));
+		if (rep == 3) { /* a read fault in the stream's first row, then again */
+			gfx_fail_range(&F, hb + (size_t)harness_range(&rng, 0, n - 1), 1, HOSTMEM_READ,
+				       false);
+			ck_assert_uint_eq(gfx_exec(&F, &q, NULL), TPU_SC_DMA_XFER_ERROR);
+			gfx_fail_off(&F);
+			memset(h + 256 * 1024, 0xA5, 64 * 1024);
+		}
+		wr0 = gfx_perf(&F, TPU_REG_PERF_DMA_WR_LO);
+		ck_assert_uint_eq(gfx_ok(&F, &q), srows * n);
+		ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_DMA_WR_LO) - wr0, wlen);
+		for (uint32_t i = 0; i < 64; i++) {
+			ck_assert_uint_eq(h[256 * 1024 + i], 0xA5);
+			ck_assert_uint_eq(h[256 * 1024 + 64 + wlen + i], 0xA5);
+		}
+		for (uint32_t b = 0; b < blocks; b++)
+			for (uint32_t i = 0; i < r; i++)
+				for (uint32_t j = 0; j < n; j++) {
+					uint32_t row0 = (b ? b * per + arows : arows) + k;
+					int32_t bias;
+					struct tpu_act_channel ch;
+					bool sat;
+					int8_t want, got;
+
+					memcpy(&bias, h + (size_t)(row0 + 4 * j / n) * step + 4 * j % n, 4);
+					ch = (struct tpu_act_channel){ bias, mult[j], shift[j] };
+					want = tpu_activate((int32_t)acc[b * r + i][j], &ch, &o, &sat);
+					got = (int8_t)h[256 * 1024 + 64 + ((size_t)b * r + i) * n + j];
+					ck_assert_msg(got == want,
+						      "case %d rep %d k=%u r=%u blocks=%u stride=%u: out "
+						      "%u/%u/%u = %d, expected %d", _i, rep, k, r, blocks, stride,
+						      b, i, j, got, want);
+				}
+		/* the UB output rows hold the same */
+		q = gfx_write_host(hb + 128 * 1024, blocks * r, n, 0, out_row, false);
+		gfx_ok(&F, &q);
+		ck_assert(!memcmp(h + 128 * 1024, h + 256 * 1024 + 64, wlen));
+	}
+	teardown();
+}
+END_TEST
+
+/* WRITE_BACK's window check: the write region in a window with R only fails with
+ * DMA_ACCESS_VIOLATION (RESULT 0, nothing written), also one byte of it inside the R/W window;
+ * with W it succeeds. Small device (N = 8): window 0 (R/W) ends below the write region, window 1
+ * covers it. */
+START_TEST(stream_matmul_write_back_window)
+{
+	const uint32_t n = 8, k = 2 * n + 3, r = 3, blocks = 2, per = k + 4;
+	const uint64_t rw = TPU_WIN_PERM_R_MASK | TPU_WIN_PERM_W_MASK | TPU_WIN_PERM_VALID_MASK;
+	struct golden_config cfg;
+	struct gfx_sqe q;
+	struct gfx_cqe cq;
+
+	setup_small(&cfg);
+	memset(hp, 0, 256);
+	q = gfx_load_vec(TPU_PARAM_MULT, hbuf, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_vec(TPU_PARAM_SHIFT, hbuf, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_output(1, -128, 127);
+	gfx_ok(&F, &q);
+	for (uint32_t i = 0; i < blocks * per * n; i++)
+		hp[W_OFF + i] = (uint8_t)rand8();
+	memset(hp + OUT_OFF, 0x5A, blocks * r * n);
+	gfx_window(&F, 0, GFX_IOVA_BASE, hbuf + OUT_OFF - 1, (uint32_t)rw);
+	gfx_window(&F, 1, hbuf + OUT_OFF, hbuf + 65535,
+		   TPU_WIN_PERM_R_MASK | TPU_WIN_PERM_VALID_MASK);
+	q = sm(hbuf + W_OFF, k, n, 0, blocks, 0, r, 0,
+	       TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK);
+	GFX_SET(&q, OP3, 20);
+	GFX_SET(&q, HOST_ADDR2_LO, (uint32_t)(hbuf + OUT_OFF));
+	ck_assert_uint_eq(gfx_exec(&F, &q, &cq), TPU_SC_DMA_ACCESS_VIOLATION);
+	ck_assert_uint_eq(cq.result, 0);
+	for (uint32_t i = 0; i < blocks * r * n; i++)
+		ck_assert_uint_eq(hp[OUT_OFF + i], 0x5A);
+	/* the write region one byte into window 0 */
+	GFX_SET(&q, HOST_ADDR2_LO, (uint32_t)(hbuf + OUT_OFF - 1));
+	ck_assert_uint_eq(gfx_exec(&F, &q, NULL), TPU_SC_DMA_ACCESS_VIOLATION);
+	GFX_SET(&q, HOST_ADDR2_LO, (uint32_t)(hbuf + OUT_OFF));
+	gfx_window(&F, 1, hbuf + OUT_OFF, hbuf + 65535, (uint32_t)rw);
+	ck_assert_uint_eq(gfx_ok(&F, &q), blocks * per * n);
+	{
+		struct gfx_sqe wh = gfx_write_host(hbuf + OUT_OFF + 4096, blocks * r, n, 0, 20, false);
+
+		gfx_ok(&F, &wh);
+		ck_assert(!memcmp(hp + OUT_OFF, hp + OUT_OFF + 4096, blocks * r * n));
+	}
+	teardown();
+}
+END_TEST
+
 static Suite *build(const char *name, enum gfx_backend be)
 {
 	Suite *s = suite_create(name);
@@ -618,10 +1141,15 @@ static Suite *build(const char *name, enum gfx_backend be)
 	tcase_add_loop_test(tc, stream_matmul_random, 0, 2);
 	tcase_add_loop_test(tc, stream_matmul_activate, 0, 2);
 	tcase_add_loop_test(tc, stream_matmul_activate_overlap, 0, 6);
+	tcase_add_loop_test(tc, stream_matmul_astream, 0, 4);
+	tcase_add_test(tc, stream_matmul_astream_after_matmul);
+	tcase_add_loop_test(tc, stream_matmul_write_back, 0, 4);
 	gfx_config_small(&c);
 	if (gfx_backend_has(be, &c)) {
 		tcase_add_test(tc, stream_matmul_checks);
 		tcase_add_loop_test(tc, stream_matmul_fault, 0, 3);
+		tcase_add_loop_test(tc, stream_matmul_astream_fault, 0, 3);
+		tcase_add_test(tc, stream_matmul_write_back_window);
 	}
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

@@ -187,11 +187,20 @@ TPU_MUST_CHECK int tpu_cmd_matmul(struct tpu_cmd *cmd, uint32_t ub_row, uint32_t
  * TPU_STREAM_MATMUL_ACTIVATE (cols = N) each block's k rows are followed by its bias vector
  * (TPU_STREAM_MATMUL_BIAS_ROWS rows: N int32) and its ACC rows are activated into UB rows
  * out_row + b x rows (| TPU_STREAM_MATMUL_LUT: through the LUT); out_row must be 0 without it.
+ * With TPU_STREAM_MATMUL_A_STREAM (cols = N) block 0's K-tile t is preceded in the stream by the
+ * rows rows of A's K-tile t (N bytes each), which go to UB rows ub_row + t x rows first.
  * -ERANGE when k, rows or blocks pass their TPU_STREAM_MATMUL_MAX_* limit. */
 TPU_MUST_CHECK int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off,
 					 uint32_t stride, uint32_t k, uint32_t cols,
 					 uint32_t blocks, uint32_t ub_row, uint32_t rows,
 					 uint32_t acc_row, uint32_t out_row, unsigned flags);
+/* Adds OP0.WRITE_BACK to a STREAM_MATMUL built with TPU_STREAM_MATMUL_ACTIVATE: block b's
+ * rows output rows (N int8 each) also go to buf + off + (b x rows + r) x N, after its ACTIVATE
+ * (docs/spec.md 6.11). -EINVAL when cmd is not such a command, -ERANGE when the blocks x rows x
+ * N bytes do not fit buf. The queue holds a reference on the command's weight buffer only:
+ * keep buf until the command has completed. */
+TPU_MUST_CHECK int tpu_cmd_stream_write_back(struct tpu_cmd *cmd, const tpu_buf *buf,
+					     size_t off);
 /* ACC rows acc_row.. -> dst rows (UB, or ACC with TPU_ACTIVATE_RAW32); flags TPU_ACTIVATE_*. */
 TPU_MUST_CHECK int tpu_cmd_activate(struct tpu_cmd *cmd, uint32_t acc_row, uint32_t dst_row,
 				    uint32_t rows, unsigned flags);

@@ -3,9 +3,11 @@
 
 Replays driver/gemm.c's schedule (resident A as one READ_HOST per chunk, even chunks of R rows,
 weights per chunk, one BIAS LOAD_PARAMS + ACTIVATE + WRITE_HOST (in pieces) per column tile, MULT/SHIFT once
-for per-tensor requantization; for m <= 48 (m <= 64 with n >= 8N) the stream schedule: one STREAM_MATMUL per group of
+for per-tensor requantization; for m <= 64 the stream schedule: one STREAM_MATMUL per group of
 full-width column tiles with each tile's bias vector in its stream and its ACTIVATE in the
-command (a narrower last tile: its own STREAM_MATMUL, BIAS and ACTIVATE), one WRITE_HOST) and counts link bytes as sim/link.c charges them: 16 bytes of
+command, A's K-tiles in the first one's stream (OP0.A_STREAM) and each block's output rows
+written back by it (OP0.WRITE_BACK); a narrower last tile: its own STREAM_MATMUL, BIAS,
+ACTIVATE and WRITE_HOST) and counts link bytes as sim/link.c charges them: 16 bytes of
 header per packet and whole LinkBytes (32) beats of data. Packed full rows (N bytes) are merged
 by the device into MRDs of up to MaxReadReq (512) bytes; packed output rows into write jobs of up
 to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet each.
@@ -48,25 +50,28 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
     cmds = 3  # LOAD_PARAMS OUTPUT, MULT, SHIFT (per-tensor: once)
     h2d += 2 * pkt(4 * span(n, 0)); d2h += 2 * HDR
     # driver/gemm.c's stream schedule (GEMM_STREAM_M): one chunk, A and the output in the UB
-    stream_sched = (m <= 48 or (m <= 64 and NT >= 8)) and R == m and (slots + NT) * R <= ub_rows and slots == KT
+    stream_sched = m <= 64 and R == m and (slots + NT) * R <= ub_rows and slots == KT
     if stream_sched:
         full = k // N
-        if full:
-            a, b = stream(full * R, N); h2d += a; d2h += b; cmds += 1
-        if full < KT:
-            a, b = stream(R, k - full * N); h2d += a; d2h += b; cmds += 1
         ntf, cmax = n // N, min(255, acc_rows // R)
+        # A_STREAM (session 9, fused: n >= N): A's K-tiles (KT x R rows of N bytes) in the first
+        # STREAM_MATMUL's stream instead of READ_HOSTs before it
+        astream = ntf >= 1
+        if full and not astream:
+            a, b = stream(full * R, N); h2d += a; d2h += b; cmds += 1
+        if full < KT and not astream:
+            a, b = stream(R, k - full * N); h2d += a; d2h += b; cmds += 1
         groups = [(c0, min(cmax, ntf - c0), N) for c0 in range(0, ntf, cmax)]
         if ntf < NT:
             groups.append((ntf, 1, n - ntf * N))
         for c0, cn, nc in groups:
             if nc == N:  # fused: each tile's bias (4 rows) in the stream, its ACTIVATE in the command
-                a, b = stream(cn * (k + 4), nc); h2d += a; d2h += b; cmds += 1
+                a, b = stream(cn * (k + 4) + (KT * R if astream and c0 == 0 else 0), nc)
+                h2d += a; d2h += b; cmds += 1
+                d2h += cn * writes(R, N)  # WRITE_BACK: each block's R output rows
                 continue
             a, b = stream(cn * k, nc); h2d += a; d2h += b; cmds += 1  # then BIAS + ACTIVATE
             h2d += cn * pkt(4 * nc); d2h += cn * HDR; cmds += 2 * cn
-        if ntf:
-            d2h += writes(ntf * R, N); cmds += 1
         if ntf < NT:
             d2h += writes(R, n - ntf * N); cmds += 1
         chunks = 0

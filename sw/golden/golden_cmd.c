@@ -109,7 +109,11 @@ void golden_execute(struct golden *g, const struct golden_cmd *c, struct golden_
 		r->sc = TPU_SC_INVALID_OPCODE;
 		return;
 	}
-	if ((SQE(c, FLAGS) & ~TPU_SQE_FLAGS_VALID) || SQE(c, RSVD14) || SQE(c, RSVD15)) {
+	/* (HOST_ADDR2 is reserved but for STREAM_MATMUL with WRITE_BACK, whose own step 2
+	 * checks it) */
+	if ((SQE(c, FLAGS) & ~TPU_SQE_FLAGS_VALID) ||
+	    ((SQE(c, HOST_ADDR2_LO) || SQE(c, HOST_ADDR2_HI)) &&
+	     SQE(c, OPCODE) != TPU_OP_STREAM_MATMUL)) {
 		r->sc = TPU_SC_INVALID_FIELD;
 		return;
 	}

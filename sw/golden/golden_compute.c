@@ -148,16 +148,22 @@ static uint32_t stream_matmul_checks(const struct golden *g, const struct golden
 	uint64_t blocks = SQE(c, OP2), stride = SQE(c, STRIDE), tiles = (k + n - 1) / n;
 	uint32_t op0 = SQE(c, OP0);
 	bool act = op0 & TPU_STREAM_MATMUL_ACTIVATE, lut = op0 & TPU_STREAM_MATMUL_LUT;
+	bool astr = op0 & TPU_STREAM_MATMUL_A_STREAM, wb = op0 & TPU_STREAM_MATMUL_WRITE_BACK;
 	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
+	uint64_t rows = blocks * per_block + (astr ? tiles * rr : 0);
 
 	if ((op0 & ~(TPU_STREAM_MATMUL_ACCUMULATE | TPU_STREAM_MATMUL_ACTIVATE |
-		     TPU_STREAM_MATMUL_LUT)) ||
-	    (lut && !act) || (!act && SQE(c, OP3)))
+		     TPU_STREAM_MATMUL_LUT | TPU_STREAM_MATMUL_A_STREAM |
+		     TPU_STREAM_MATMUL_WRITE_BACK)) ||
+	    ((lut || wb) && !act) || (!act && SQE(c, OP3)) ||
+	    (!wb && (SQE(c, HOST_ADDR2_LO) || SQE(c, HOST_ADDR2_HI))))
 		return TPU_SC_INVALID_FIELD;
-	if (k == 0 || k > TPU_STREAM_MATMUL_MAX_K || cols == 0 || cols > n || (act && cols != n) ||
+	if (k == 0 || k > TPU_STREAM_MATMUL_MAX_K || cols == 0 || cols > n ||
+	    ((act || astr) && cols != n) ||
 	    rr == 0 || rr > TPU_STREAM_MATMUL_MAX_R || blocks == 0 ||
 	    blocks > TPU_STREAM_MATMUL_MAX_BLOCKS || (stride != 0 && stride < cols) ||
-	    (blocks * per_block - 1) * (stride ? stride : cols) + cols != SQE(c, LENGTH))
+	    (rows - 1) * (stride ? stride : cols) + cols != SQE(c, LENGTH) ||
+	    (wb && blocks * rr * n > UINT32_MAX))
 		return TPU_SC_INVALID_FIELD;
 	if (!golden_range_ok(SQE(c, LOCAL_ADDR), tiles * rr, g->cfg.ub_rows) ||
 	    !golden_range_ok(SQE(c, LOCAL_ADDR2), blocks * rr, g->cfg.acc_rows) ||
@@ -168,6 +174,42 @@ static uint32_t stream_matmul_checks(const struct golden *g, const struct golden
 		     !g->loaded[TPU_PARAM_OUTPUT] || (lut && !g->loaded[TPU_PARAM_LUT]))))
 		return TPU_SC_SEQUENCE_ERROR;
 	return TPU_SC_SUCCESS;
+}
+
+/* Stream row of block b's K-tile t (t = tiles: its bias vector): blocks of P = K (+ 4) rows;
+ * with A_STREAM block 0 also holds R rows of A before each K-tile, so it is T x R rows longer
+ * and every later block starts T x R rows later (docs/spec.md 6.11). */
+static uint64_t stream_row(const struct golden *g, const struct golden_cmd *c, uint32_t b,
+			   uint32_t t)
+{
+	uint64_t n = g->cfg.array_n, k = SQE(c, ROWS), rr = SQE(c, OP1), tiles = (k + n - 1) / n;
+	bool act = SQE(c, OP0) & TPU_STREAM_MATMUL_ACTIVATE;
+	bool astr = SQE(c, OP0) & TPU_STREAM_MATMUL_A_STREAM;
+	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
+	uint64_t a = astr ? (b == 0 ? (uint64_t)(t < tiles ? t + 1 : tiles) * rr : tiles * rr) : 0;
+
+	return (uint64_t)b * per_block + a + (t < tiles ? (uint64_t)t * n : k);
+}
+
+/* A_STREAM: the R rows of A's K-tile t (before block 0's K-tile t in the stream) into UB rows
+ * LOCAL_ADDR + t x R .. + R - 1. */
+static int stream_a(struct golden *g, const struct golden_cmd *c, uint32_t t)
+{
+	uint32_t n = g->cfg.array_n, rr = SQE(c, OP1), i;
+	uint64_t stride = SQE(c, STRIDE) ? SQE(c, STRIDE) : n;
+	uint64_t row0 = stream_row(g, c, 0, t) - rr;
+
+	for (i = 0; i < rr; i++)
+		if (golden_dma_read(g, sqe_host_addr(c) + (row0 + i) * stride,
+				    g->ub + ((size_t)SQE(c, LOCAL_ADDR) + (size_t)t * rr + i) * n, n))
+			return -1;
+	return 0;
+}
+
+/* WRITE_BACK: the write-back host address (HOST_ADDR2). */
+static uint64_t stream_wb_addr(const struct golden_cmd *c)
+{
+	return (uint64_t)SQE(c, HOST_ADDR2_HI) << 32 | SQE(c, HOST_ADDR2_LO);
 }
 
 /* ACTIVATE option: block b's bias vector (the 4 stream rows after its K weight rows, N int32)
@@ -212,16 +254,23 @@ void golden_cmd_stream_matmul(struct golden *g, const struct golden_cmd *c,
 	uint32_t tiles = (k + n - 1) / n, b, t, i;
 	bool acc0 = SQE(c, OP0) & TPU_STREAM_MATMUL_ACCUMULATE;
 	bool act = SQE(c, OP0) & TPU_STREAM_MATMUL_ACTIVATE;
+	bool astr = SQE(c, OP0) & TPU_STREAM_MATMUL_A_STREAM;
 	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
+	uint64_t rows = (uint64_t)blocks * per_block + (astr ? (uint64_t)tiles * rr : 0);
+
+	bool wb = SQE(c, OP0) & TPU_STREAM_MATMUL_WRITE_BACK;
 
 	r->sc = stream_matmul_checks(g, c);
 	if (!r->sc)
 		r->sc = golden_window_status(g, c, false);
+	if (!r->sc && wb &&
+	    !golden_window_ok(g, stream_wb_addr(c), (uint64_t)blocks * rr * n, true))
+		r->sc = TPU_SC_DMA_ACCESS_VIOLATION;
 	if (r->sc)
 		return;
 	/* The tiles pass through the active tile: none is active afterwards (also after a failed
 	 * read, which leaves the ACC rows of every block unspecified; here: partly updated, and
-	 * with ACTIVATE the output UB rows and the bias channels too). */
+	 * with ACTIVATE the output UB rows and the bias channels too, with A_STREAM A's UB rows). */
 	g->active_valid = false;
 	if (act)
 		g->loaded[TPU_PARAM_BIAS] = true;
@@ -229,7 +278,8 @@ void golden_cmd_stream_matmul(struct golden *g, const struct golden_cmd *c,
 		for (t = 0; t < tiles; t++) {
 			uint32_t kn = t + 1 < tiles ? n : k - t * n;
 
-			if (stream_tile(g, c, (uint64_t)b * per_block + (uint64_t)t * n, kn)) {
+			if ((astr && b == 0 && stream_a(g, c, t)) ||
+			    stream_tile(g, c, stream_row(g, c, b, t), kn)) {
 				r->sc = TPU_SC_DMA_XFER_ERROR;
 				return;
 			}
@@ -238,14 +288,21 @@ void golden_cmd_stream_matmul(struct golden *g, const struct golden_cmd *c,
 					   g->acc + ((size_t)SQE(c, LOCAL_ADDR2) + (size_t)b * rr + i) * n,
 					   t > 0 || acc0);
 		}
-		if (act && stream_activate(g, c, (uint64_t)b * per_block + k, b)) {
+		if (act && stream_activate(g, c, stream_row(g, c, b, tiles), b)) {
 			r->sc = TPU_SC_DMA_XFER_ERROR;
 			return;
 		}
+		/* (posted: a refused write is not seen) */
+		if (wb)
+			golden_dma_post(g, stream_wb_addr(c) + (uint64_t)b * rr * n,
+					g->ub + ((size_t)SQE(c, OP3) + (size_t)b * rr) * n,
+					(size_t)rr * n);
 	}
-	r->result = (uint32_t)(blocks * per_block * SQE(c, COLS));
+	r->result = (uint32_t)(rows * SQE(c, COLS));
 	r->rd_bytes = r->result;
+	r->wr_bytes = wb ? (uint64_t)blocks * rr * n : 0;
 	g->perf[GOLDEN_PERF_MACS].val += (uint64_t)blocks * rr * k * SQE(c, COLS);
 	g->perf[GOLDEN_PERF_MXU_BUSY].val += (uint64_t)blocks * tiles * rr;
-	r->cycles = (uint64_t)blocks * (tiles * (rr > n ? rr : n) + (act ? n + rr : 0)) + 2ull * n;
+	r->cycles = (uint64_t)blocks * (tiles * (rr > n ? rr : n) + (act ? n + rr : 0)) + 2ull * n +
+		    (astr ? (uint64_t)tiles * rr : 0);
 }
