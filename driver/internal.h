@@ -48,7 +48,8 @@ struct tpu_cid_rec {
 	uint64_t seq; /* submission order */
 	uint32_t op0;
 	uint32_t user_tag;
-	struct tpu_buf *buf; /* buffer holding the command's DMA span, or NULL */
+	struct tpu_buf *buf;  /* buffer holding the command's DMA span, or NULL */
+	struct tpu_buf *buf2; /* STREAM_MATMUL with WRITE_BACK: the write-back span's, or NULL */
 };
 
 struct tpu_queue {

@@ -157,18 +157,35 @@ static int alloc_cid(struct tpu_queue *qu, uint16_t *cid)
 	return -EAGAIN;
 }
 
-/* The buffer holding a command's DMA span. A command without DMA has HOST_ADDR 0. */
-static int cmd_buffer(tpu_dev *dev, const struct tpu_cmd *cmd, struct tpu_buf **buf)
+/* The buffer holding [addr, addr + len), or -EINVAL. DMA outside this device's own buffers
+ * (another device's buffer, a freed one, the rings) would let the device scribble over memory
+ * the caller does not own. */
+static int span_buffer(tpu_dev *dev, uint64_t addr, uint64_t len, struct tpu_buf **buf)
+{
+	*buf = tpu_buf_find(dev, addr, len);
+	return *buf ? 0 : -EINVAL;
+}
+
+/* The buffers holding a command's DMA spans: HOST_ADDR's (NULL for a command without DMA,
+ * HOST_ADDR 0) and, for a STREAM_MATMUL with OP0.WRITE_BACK, the write-back region at
+ * HOST_ADDR2 (C x R rows of COLS bytes, docs/spec.md 6.11; NULL otherwise: HOST_ADDR2 must be 0
+ * there, which the device checks before any DMA). */
+static int cmd_buffers(tpu_dev *dev, const struct tpu_cmd *cmd, struct tpu_buf **buf,
+		       struct tpu_buf **buf2)
 {
 	uint64_t addr = SQE(cmd, HOST_ADDR_LO) | ((uint64_t)SQE(cmd, HOST_ADDR_HI) << 32);
+	uint64_t addr2 = SQE(cmd, HOST_ADDR2_LO) | ((uint64_t)SQE(cmd, HOST_ADDR2_HI) << 32);
+	int err;
 
 	*buf = NULL;
-	if (!addr)
+	*buf2 = NULL;
+	if (addr && (err = span_buffer(dev, addr, SQE(cmd, LENGTH), buf)))
+		return err;
+	if (SQE(cmd, OPCODE) != TPU_OP_STREAM_MATMUL ||
+	    !(SQE(cmd, OP0) & TPU_STREAM_MATMUL_WRITE_BACK))
 		return 0;
-	*buf = tpu_buf_find(dev, addr, SQE(cmd, LENGTH));
-	/* DMA outside this device's own buffers (another device's buffer, a freed one, the
-	 * rings) would let the device scribble over memory the caller does not own. */
-	return *buf ? 0 : -EINVAL;
+	return span_buffer(dev, addr2, (uint64_t)SQE(cmd, OP2) * SQE(cmd, OP1) * SQE(cmd, COLS),
+			   buf2);
 }
 
 int tpu_queue_submit(tpu_dev *dev, unsigned q, struct tpu_cmd *cmds, unsigned n)
@@ -179,8 +196,8 @@ int tpu_queue_submit(tpu_dev *dev, unsigned q, struct tpu_cmd *cmds, unsigned n)
 	if (n > qu->depth - 1u)
 		return -EINVAL;
 	for (unsigned i = 0; i < n; i++) {
-		struct tpu_buf *b;
-		err = cmd_buffer(dev, &cmds[i], &b);
+		struct tpu_buf *b, *b2;
+		err = cmd_buffers(dev, &cmds[i], &b, &b2);
 		if (err)
 			return err;
 	}
@@ -204,9 +221,11 @@ int tpu_queue_submit(tpu_dev *dev, unsigned q, struct tpu_cmd *cmds, unsigned n)
 		r->opcode = (uint8_t)SQE(c, OPCODE);
 		r->op0 = SQE(c, OP0);
 		r->user_tag = SQE(c, USER_TAG);
-		(void)cmd_buffer(dev, c, &r->buf);
+		(void)cmd_buffers(dev, c, &r->buf, &r->buf2);
 		if (r->buf)
 			r->buf->refs++;
+		if (r->buf2)
+			r->buf2->refs++;
 		qu->cids_used++;
 		memcpy(qu->sq + (size_t)qu->sq_tail * TPU_SQE_BYTES, c->dw, TPU_SQE_BYTES);
 		qu->sq_tail = (qu->sq_tail + 1u) % qu->depth;
@@ -276,6 +295,8 @@ static void release(struct tpu_queue *qu, const struct tpu_cpl *cpl)
 
 	if (r->buf && r->buf->refs)
 		r->buf->refs--;
+	if (r->buf2 && r->buf2->refs)
+		r->buf2->refs--;
 	memset(r, 0, sizeof(*r));
 	qu->cids_used--;
 }

@@ -230,6 +230,35 @@ START_TEST(gemm_small_m_stream)
 }
 END_TEST
 
+/* Regression (session 9): with the default link, a stream schedule whose K ends in a partial
+ * K-tile read that tile's zero padding rows from the weight ring in the cycle the stream wrote
+ * the same slot (an RTL assertion, found by `tpu selftest` 1x19x33). Directed shapes with
+ * partial last K-tiles, A in the stream, on the default sim link. */
+START_TEST(gemm_stream_partial_k_tile_sim)
+{
+	static const uint32_t ns[2] = { 8, 16 };
+	static const size_t shapes[][3] = { { 1, 19, 33 }, { 3, 19, 33 }, { 1, 35, 17 },
+					    { 5, 21, 40 } };
+	uint64_t seed = harness_seed() ^ 0x19;
+	char uri[64];
+	tpu_dev *dev;
+
+	if (!tpu_sim_model_find(ns[_i]))
+		return;
+	snprintf(uri, sizeof(uri), "sim:n=%u", ns[_i]);
+	ck_assert_int_eq(tpu_open(uri, &dev), 0);
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		for (int q8 = 0; q8 < 2; q8++) {
+			struct gcase g;
+			make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], q8);
+			check_case(dev, &g, uri);
+			free_case(&g);
+		}
+	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
 START_TEST(gemm_k_streams_through_small_ub)
 {
 	/* K = 70 is 18 tiles of 4: more than the 16 UB rows hold at once */
@@ -464,6 +493,7 @@ static Suite *suite_driver_gemm(void)
 	tcase_add_test(tc, gemm_random_n16);
 	tcase_add_loop_test(tc, gemm_random_sim, 0, 2);
 	tcase_add_loop_test(tc, gemm_small_m_stream, 0, 5);
+	tcase_add_loop_test(tc, gemm_stream_partial_k_tile_sim, 0, 2);
 	tcase_add_test(tc, gemm_k_streams_through_small_ub);
 	tcase_add_test(tc, gemm_edges_and_defaults);
 	tcase_add_test(tc, gemm_after_stray_weight_tiles);

@@ -427,6 +427,47 @@ START_TEST(busy_buffer_and_foreign_buffer)
 }
 END_TEST
 
+/* A STREAM_MATMUL's write-back region (HOST_ADDR2) is a second DMA span: it must lie in a live
+ * buffer of this device, and that buffer is busy until the completion is returned, like the
+ * stream's own. */
+START_TEST(write_back_buffer_checked_and_busy)
+{
+	tpu_dev *dev, *other;
+	tpu_buf *w, *o, *ob;
+	struct tpu_cmd c;
+	struct tpu_cpl cpl;
+
+	ck_assert_int_eq(tpu_open(URI, &dev), 0);
+	ck_assert_int_eq(tpu_open(URI, &other), 0);
+	ck_assert_int_eq(tpu_buf_alloc(dev, 128, &w), 0);
+	ck_assert_int_eq(tpu_buf_alloc(dev, 64, &o), 0);
+	ck_assert_int_eq(tpu_buf_alloc(other, 64, &ob), 0);
+	/* one block: 8 weight rows and the 4 bias rows of 8 bytes; 1 output row */
+	ck_assert_int_eq(tpu_cmd_stream_matmul(&c, w, 0, 0, 8, 8, 1, 0, 1, 0, 0,
+					       TPU_STREAM_MATMUL_ACTIVATE), 0);
+	ck_assert_int_eq(tpu_cmd_stream_write_back(&c, ob, 0), 0);
+	ck_assert_int_eq(tpu_submit(dev, 0, &c, 1), -EINVAL);
+	ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
+	/* a region that runs past its buffer's end */
+	ck_assert_int_eq(tpu_cmd_stream_write_back(&c, o, 0), 0);
+	c.dw[TPU_SQE_HOST_ADDR2_LO_DW] += 60;
+	ck_assert_int_eq(tpu_submit(dev, 0, &c, 1), -EINVAL);
+	ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
+
+	ck_assert_int_eq(tpu_cmd_stream_write_back(&c, o, 0), 0);
+	ck_assert_int_eq(tpu_submit(dev, 0, &c, 1), 1);
+	ck_assert_int_eq(tpu_buf_free(o), -EBUSY);
+	ck_assert_int_eq(tpu_buf_free(w), -EBUSY);
+	ck_assert_int_eq(tpu_wait(dev, 0, &cpl, 1, 1, 1000), 1);
+	/* (no MULT/SHIFT/OUTPUT loaded: the device refuses it, which is not the point here) */
+	ck_assert_uint_eq(cpl.status, TPU_STATUS(TPU_SC_SEQUENCE_ERROR, 0));
+	ck_assert_int_eq(tpu_buf_free(o), 0);
+	ck_assert_int_eq(tpu_buf_free(w), 0);
+	ck_assert_int_eq(tpu_close(dev), 0);
+	ck_assert_int_eq(tpu_close(other), 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ reset and faults */
 
 START_TEST(reset_aborts_outstanding_once)
@@ -694,6 +735,7 @@ static Suite *suite_driver_queue(void)
 	tcase_add_loop_test(tc, sq_full_is_all_or_nothing, 0, 2);
 	tcase_add_test(tc, wait_timeout_keeps_completions);
 	tcase_add_test(tc, busy_buffer_and_foreign_buffer);
+	tcase_add_test(tc, write_back_buffer_checked_and_busy);
 	tcase_add_test(tc, reset_aborts_outstanding_once);
 	tcase_add_test(tc, bogus_cqes_are_skipped);
 	tcase_add_test(tc, broken_queue_and_fatal_give_eio);

@@ -197,8 +197,9 @@ TPU_MUST_CHECK int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf
 /* Adds OP0.WRITE_BACK to a STREAM_MATMUL built with TPU_STREAM_MATMUL_ACTIVATE: block b's
  * rows output rows (N int8 each) also go to buf + off + (b x rows + r) x N, after its ACTIVATE
  * (docs/spec.md 6.11). -EINVAL when cmd is not such a command, -ERANGE when the blocks x rows x
- * N bytes do not fit buf. The queue holds a reference on the command's weight buffer only:
- * keep buf until the command has completed. */
+ * N bytes do not fit buf. Like the stream's buffer, buf is busy (tpu_buf_free: -EBUSY) from
+ * submission until the completion is returned; submission fails with -EINVAL when the region
+ * is not inside one live buffer of the device. */
 TPU_MUST_CHECK int tpu_cmd_stream_write_back(struct tpu_cmd *cmd, const tpu_buf *buf,
 					     size_t off);
 /* ACC rows acc_row.. -> dst rows (UB, or ACC with TPU_ACTIVATE_RAW32); flags TPU_ACTIVATE_*. */
