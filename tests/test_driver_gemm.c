@@ -206,8 +206,8 @@ START_TEST(gemm_random_sim)
 END_TEST
 
 /* Small M (<= 64): tpu_gemm's stream schedule (STREAM_MATMUL; fused bias + ACTIVATE for
- * per-tensor int8 output, A's K-tiles in the first command's stream), with column tiles split over several commands where the ACC holds
- * fewer (acc_rows / M), narrow last column tiles and K not a multiple of N; golden and sim
+ * per-tensor int8 output, A's K-tiles in the first command's stream), with column tiles split
+ * over several commands where the ACC holds fewer (acc_rows / M), narrow last column tiles and K not a multiple of N; golden and sim
  * against the naive reference. */
 START_TEST(gemm_small_m_stream)
 {

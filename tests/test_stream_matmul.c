@@ -56,6 +56,41 @@ static void setup_small(struct golden_config *c)
 	setup_cfg(c);
 }
 
+/* A device of N = n with rows UB and ACC rows (link latency lat ns on sim) and an arena of
+ * arena bytes whose bytes from par_off hold random per-channel MULT (mult) and SHIFT (shift)
+ * vectors, loaded together with o's OUTPUT parameters: what an ACTIVATE needs besides a bias.
+ * NULL when the backend has no such device (the test is skipped). */
+static uint8_t *setup_act_device(uint32_t n, uint32_t rows, uint32_t lat, size_t arena,
+				 size_t par_off, const struct tpu_act_output *o, int32_t *mult,
+				 int32_t *shift, uint64_t *hb)
+{
+	struct golden_config c;
+	struct gfx_sqe q;
+	uint8_t *h;
+
+	config_n(&c, n);
+	c.ub_rows = rows;
+	c.acc_rows = rows;
+	if (!gfx_backend_has(gfx_backend(), &c))
+		return NULL;
+	gfx_sim_latency(lat);
+	setup_cfg(&c);
+	h = gfx_alloc(&F, arena, hb);
+	for (uint32_t j = 0; j < n; j++) {
+		mult[j] = (int32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1);
+		shift[j] = (int32_t)harness_range(&rng, -9, -7);
+		memcpy(h + par_off + 4 * j, &mult[j], 4);
+		memcpy(h + par_off + 256 + 4 * j, &shift[j], 4);
+	}
+	q = gfx_load_vec(TPU_PARAM_MULT, *hb + par_off, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_vec(TPU_PARAM_SHIFT, *hb + par_off + 256, n, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_output(o->zero_point, o->qmin, o->qmax);
+	gfx_ok(&F, &q);
+	return h;
+}
+
 static void teardown(void)
 {
 	gfx_teardown(&F);
@@ -673,40 +708,24 @@ END_TEST
  * other data before the command. Random shapes (_i & 1: N = 16, else 8; _i >= 2: R of
  * 200..240, two K-tiles, or one with ACTIVATE), with or without ACTIVATE (output rows apart
  * from A's). (The sim fixture's setup does not finish with 1024 UB rows, so R cannot pass
- * the device's 512-row staging ring here; A's rows advance the ring like a tile's anyway.) Checked against a reference computed from the stream bytes here: the ACC rows,
+ * the device's 512-row staging ring here; A's rows advance the ring like a tile's anyway.)
+ * Checked against a reference computed from the stream bytes here: the ACC rows,
  * A's UB rows afterwards, the int8 outputs, RESULT and PERF_MACS. */
 START_TEST(stream_matmul_astream)
 {
 	const uint32_t n = _i & 1 ? 16 : 8, rows = 512;
 	static uint32_t acc[512][MAXN];
-	struct golden_config c;
 	int32_t mult[MAXN], shift[MAXN];
 	struct tpu_act_output o = { -2, -120, 115, NULL };
 	uint64_t hb;
 	uint8_t *h;
 	struct gfx_sqe q;
 
-	config_n(&c, n);
-	c.ub_rows = rows;
-	c.acc_rows = rows;
-	if (!gfx_backend_has(gfx_backend(), &c))
-		return;
-	gfx_sim_latency(_i & 1 ? 50 : 0);
-	setup_cfg(&c);
 	/* 0: the stream; 256 KiB: ACC rows back; 384 KiB: UB rows back; 448 KiB: MULT/SHIFT */
-	h = gfx_alloc(&F, 512 * 1024, &hb);
-	for (uint32_t j = 0; j < n; j++) {
-		mult[j] = (int32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1);
-		shift[j] = (int32_t)harness_range(&rng, -9, -7);
-		memcpy(h + 448 * 1024 + 4 * j, &mult[j], 4);
-		memcpy(h + 448 * 1024 + 256 + 4 * j, &shift[j], 4);
-	}
-	q = gfx_load_vec(TPU_PARAM_MULT, hb + 448 * 1024, n, 0);
-	gfx_ok(&F, &q);
-	q = gfx_load_vec(TPU_PARAM_SHIFT, hb + 448 * 1024 + 256, n, 0);
-	gfx_ok(&F, &q);
-	q = gfx_load_output(o.zero_point, o.qmin, o.qmax);
-	gfx_ok(&F, &q);
+	h = setup_act_device(n, rows, _i & 1 ? 50 : 0, 512 * 1024, 448 * 1024, &o, mult, shift,
+			     &hb);
+	if (!h)
+		return;
 	for (int rep = 0; rep < (_i >= 2 ? 1 : 4); rep++) {
 		bool act = harness_range(&rng, 0, 1);
 		uint32_t k = _i >= 2 ? (uint32_t)(act ? harness_range(&rng, 1, n)
@@ -958,34 +977,17 @@ START_TEST(stream_matmul_write_back)
 	const bool astr = _i >= 2;
 	static uint32_t acc[512][MAXN];
 	static int8_t ub[512][MAXN];
-	struct golden_config c;
 	int32_t mult[MAXN], shift[MAXN];
 	struct tpu_act_output o = { 5, -110, 120, NULL };
 	uint64_t hb;
 	uint8_t *h;
 	struct gfx_sqe q;
 
-	config_n(&c, n);
-	c.ub_rows = rows;
-	c.acc_rows = rows;
-	if (!gfx_backend_has(gfx_backend(), &c))
-		return;
-	gfx_sim_latency(_i & 1 ? 50 : 0);
-	setup_cfg(&c);
 	/* 0: the stream; 128 KiB: A rows; 192 KiB: MULT/SHIFT; 256 KiB: the write-back */
-	h = gfx_alloc(&F, 320 * 1024, &hb);
-	for (uint32_t j = 0; j < n; j++) {
-		mult[j] = (int32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1);
-		shift[j] = (int32_t)harness_range(&rng, -9, -7);
-		memcpy(h + 192 * 1024 + 4 * j, &mult[j], 4);
-		memcpy(h + 192 * 1024 + 256 + 4 * j, &shift[j], 4);
-	}
-	q = gfx_load_vec(TPU_PARAM_MULT, hb + 192 * 1024, n, 0);
-	gfx_ok(&F, &q);
-	q = gfx_load_vec(TPU_PARAM_SHIFT, hb + 192 * 1024 + 256, n, 0);
-	gfx_ok(&F, &q);
-	q = gfx_load_output(o.zero_point, o.qmin, o.qmax);
-	gfx_ok(&F, &q);
+	h = setup_act_device(n, rows, _i & 1 ? 50 : 0, 320 * 1024, 192 * 1024, &o, mult, shift,
+			     &hb);
+	if (!h)
+		return;
 	for (int rep = 0; rep < 4; rep++) {
 		uint32_t k = (uint32_t)harness_range(&rng, 1, 4 * n + 3), tiles = (k + n - 1) / n;
 		uint32_t r = (uint32_t)harness_range(&rng, 1, 8);
