@@ -1318,7 +1318,13 @@ module tpu_cmd_proc #(
             end else if (ReadAhead && row_d == f_rows && rdy_i) begin
               // the rest is in: commit it in the background (see SRowWait)
               bg_go = 1'b1;  bg_from = cbase_q + cnt;
-            end else if (row_d == f_rows || row_d - (cbase_q + cnt) == 32'(StageRows)) begin
+            end else if (row_d == f_rows || row_d - (cbase_q + cnt) == 32'(StageRows) ||
+                         (row_d - (cbase_q + cnt) > 32'(StageRows) &&
+                          f_rows - (cbase_q + cnt) > 32'(Ring))) begin
+              // (on a fast link the stream may be up to a ring less one row past the committed
+              // rows here, see rs_limit_o; SRowWait sees no chunk end then, only the last row,
+              // which its rs_limit_o of cbase + Ring lets in only when ROWS - cbase <= Ring:
+              // else the chunk is committed now)
               state_d = SCommit;
             end else begin
               state_d = SRowWait;
