@@ -707,8 +707,9 @@ END_TEST
  * preceded by the R rows of A's K-tile t, the other blocks as before; the UB rows of A hold
  * other data before the command. Random shapes (_i & 1: N = 16, else 8; _i >= 2: R of
  * 200..240, two K-tiles, or one with ACTIVATE), with or without ACTIVATE (output rows apart
- * from A's). (The sim fixture's setup does not finish with 1024 UB rows, so R cannot pass
- * the device's 512-row staging ring here; A's rows advance the ring like a tile's anyway.)
+ * from A's). (512 UB rows, so R stays below the device's 512-row staging ring here; A's rows
+ * advance the ring like a tile's anyway. With 1024 UB rows the fixture's zeroing READ_HOST hit
+ * the long-READ_HOST timeout that tests/test_sim_read_host.c now covers.)
  * Checked against a reference computed from the stream bytes here: the ACC rows,
  * A's UB rows afterwards, the int8 outputs, RESULT and PERF_MACS. */
 START_TEST(stream_matmul_astream)
