@@ -644,6 +644,35 @@ START_TEST(stream_matmul_checks)
 }
 END_TEST
 
+/* The fault cases' common part: s fails with DMA_XFER_ERROR (RESULT 0, PERF_MACS unchanged)
+ * when the host byte at bad cannot be read; then no tile is active (a MATMUL without POP is a
+ * SEQUENCE_ERROR) and the weight FIFO is empty (exactly tiles LOAD_WEIGHTS of N x N fit, and s
+ * is a SEQUENCE_ERROR until they are popped); then s succeeds with RESULT result. */
+static void fail_then_recover(const struct gfx_sqe *s, uint64_t bad, uint32_t n, uint32_t tiles,
+			      uint32_t result)
+{
+	struct gfx_sqe lw, m;
+	struct gfx_cqe c;
+	uint64_t macs = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
+
+	gfx_fail_range(&F, bad, 1, HOSTMEM_READ, false);
+	ck_assert_uint_eq(gfx_exec(&F, s, &c), TPU_SC_DMA_XFER_ERROR);
+	ck_assert_uint_eq(c.result, 0);
+	gfx_fail_off(&F);
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO), macs);
+	m = gfx_matmul(0, 0, 1, 0);
+	ck_assert_uint_eq(gfx_exec(&F, &m, NULL), TPU_SC_SEQUENCE_ERROR);
+	lw = gfx_load_weights(hbuf + W_OFF, n, n, 0, false);
+	for (uint32_t i = 0; i < tiles; i++)
+		gfx_ok(&F, &lw);
+	ck_assert_uint_eq(gfx_exec(&F, &lw, NULL), TPU_SC_SEQUENCE_ERROR);
+	ck_assert_uint_eq(gfx_exec(&F, s, NULL), TPU_SC_SEQUENCE_ERROR);
+	m = gfx_matmul(0, 20, 1, TPU_MATMUL_POP);
+	for (uint32_t i = 0; i < tiles; i++)
+		gfx_ok(&F, &m);
+	ck_assert_uint_eq(gfx_ok(&F, s), result);
+}
+
 /* A read fault in the stream: _i = 0 in the first tile, 1 in the middle of block 1, 2 in the
  * last row. The command fails with DMA_XFER_ERROR (RESULT 0, PERF_MACS unchanged); no tile is
  * active; the FIFO is empty (exactly FIFO_TILES LOAD_WEIGHTS fit, the STREAM_MATMUL after them
@@ -656,9 +685,7 @@ START_TEST(stream_matmul_fault)
 	static int8_t ub[ROWS][MAXN];
 	static uint32_t acc[ROWS][MAXN];
 	struct shape sh = { k, n, 0, blocks, 4, r, 8 };
-	struct gfx_sqe s, rh, lw, wb, m;
-	struct gfx_cqe c;
-	uint64_t macs;
+	struct gfx_sqe s, rh, wb;
 	struct golden_config cfg;
 
 	gfx_sim_latency(50);
@@ -671,23 +698,7 @@ START_TEST(stream_matmul_fault)
 	for (uint32_t i = 0; i < blocks * k * n; i++)
 		hp[W_OFF + i] = (uint8_t)rand8();
 	s = sm(hbuf + W_OFF, k, n, 0, blocks, 4, r, 8, 0);
-	macs = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
-	gfx_fail_range(&F, hbuf + W_OFF + bad[_i], 1, HOSTMEM_READ, false);
-	ck_assert_uint_eq(gfx_exec(&F, &s, &c), TPU_SC_DMA_XFER_ERROR);
-	ck_assert_uint_eq(c.result, 0);
-	gfx_fail_off(&F);
-	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO), macs);
-	m = gfx_matmul(0, 0, 1, 0);
-	ck_assert_uint_eq(gfx_exec(&F, &m, NULL), TPU_SC_SEQUENCE_ERROR);
-	lw = gfx_load_weights(hbuf + W_OFF, n, n, 0, false);
-	for (uint32_t i = 0; i < cfg.fifo_tiles; i++)
-		gfx_ok(&F, &lw);
-	ck_assert_uint_eq(gfx_exec(&F, &lw, NULL), TPU_SC_SEQUENCE_ERROR);
-	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_SEQUENCE_ERROR);
-	m = gfx_matmul(0, 20, 1, TPU_MATMUL_POP);
-	for (uint32_t i = 0; i < cfg.fifo_tiles; i++)
-		gfx_ok(&F, &m);
-	ck_assert_uint_eq(gfx_ok(&F, &s), blocks * k * n);
+	fail_then_recover(&s, hbuf + W_OFF + bad[_i], n, cfg.fifo_tiles, blocks * k * n);
 	memset(acc, 0, sizeof(acc));
 	reference(n, &sh, (const int8_t(*)[MAXN])ub, hp + W_OFF, false, acc);
 	wb = gfx_write_host(hbuf + OUT_OFF, blocks * r, n, 0, 8, true);
@@ -842,9 +853,7 @@ START_TEST(stream_matmul_astream_fault)
 	const uint64_t bad[] = { 3, (1ull * (r + n) + 1) * n + 5, (2ull * (r + n) + 1) * n + 7 };
 	const uint32_t srows = blocks * k + tiles * r;
 	static uint32_t acc[ROWS][MAXN];
-	struct gfx_sqe s, lw, wb, m;
-	struct gfx_cqe c;
-	uint64_t macs;
+	struct gfx_sqe s, wb;
 	struct golden_config cfg;
 
 	gfx_sim_latency(50);
@@ -852,23 +861,7 @@ START_TEST(stream_matmul_astream_fault)
 	for (uint32_t i = 0; i < srows * n; i++)
 		hp[W_OFF + i] = (uint8_t)rand8();
 	s = sm_a(hbuf + W_OFF, n, k, 0, blocks, la, r, la2, 0);
-	macs = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
-	gfx_fail_range(&F, hbuf + W_OFF + bad[_i], 1, HOSTMEM_READ, false);
-	ck_assert_uint_eq(gfx_exec(&F, &s, &c), TPU_SC_DMA_XFER_ERROR);
-	ck_assert_uint_eq(c.result, 0);
-	gfx_fail_off(&F);
-	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO), macs);
-	m = gfx_matmul(0, 0, 1, 0);
-	ck_assert_uint_eq(gfx_exec(&F, &m, NULL), TPU_SC_SEQUENCE_ERROR);
-	lw = gfx_load_weights(hbuf + W_OFF, n, n, 0, false);
-	for (uint32_t i = 0; i < cfg.fifo_tiles; i++)
-		gfx_ok(&F, &lw);
-	ck_assert_uint_eq(gfx_exec(&F, &lw, NULL), TPU_SC_SEQUENCE_ERROR);
-	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_SEQUENCE_ERROR);
-	m = gfx_matmul(0, 20, 1, TPU_MATMUL_POP);
-	for (uint32_t i = 0; i < cfg.fifo_tiles; i++)
-		gfx_ok(&F, &m);
-	ck_assert_uint_eq(gfx_ok(&F, &s), srows * n);
+	fail_then_recover(&s, hbuf + W_OFF + bad[_i], n, cfg.fifo_tiles, srows * n);
 	for (uint32_t b = 0; b < blocks; b++)
 		for (uint32_t i = 0; i < r; i++)
 			for (uint32_t j = 0; j < n; j++) {
