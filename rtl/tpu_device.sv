@@ -305,8 +305,7 @@ module tpu_device #(
 
   tpu_queue_engine #(
     .NumQueues(NumQueues), .MaxQueueEntries(MaxQueueEntries), .WrBytes(WrBytes), .LenW(LenW),
-    .RdBytes(RdBytes), .PfEntries(PfSqes), .PeekN(PeekN),
-    .IdlePf(1'b0)  // tried and dropped (session 9): see docs/performance.md
+    .RdBytes(RdBytes), .PfEntries(PfSqes), .PeekN(PeekN)
   ) u_queue (
     .clk_i, .rst_i(dev_rst), .en_i(en), .rdy_i(rdy),
     .sq_base_i(sq_base), .cq_base_i(cq_base), .sq_size_i(sq_size), .cq_size_i(cq_size),

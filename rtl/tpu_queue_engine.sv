@@ -24,7 +24,8 @@
 // buffer is only a head start: the next command is still picked in IDLE exactly as above, and
 // the buffered entry is used when it is that queue's entry at its current head; otherwise (or
 // on a prefetch error, which is dropped: the entry is fetched again and a failure reported
-// then) the buffer is discarded and the SQE fetched as before. Host memory between head and
+// then) the buffer is discarded and the SQE fetched as before. IdlePf: IDLE with an empty
+// buffer fetches with such a block (head entry first); its failure is a failed fetch. Host memory between head and
 // tail does not change (the host owns only entries it has not yet handed over), so a buffered
 // SQE equals what a fetch would read. No prefetch starts while a LOAD_PARAMS that reads host
 // memory runs or is the next buffered entry (its read job would wait behind the block). pk_*:
@@ -44,9 +45,9 @@ module tpu_queue_engine #(
   parameter int unsigned RdBytes         = 256,  // largest read job (prefetch block)
   parameter int unsigned PfEntries       = RdBytes / tpu_pkg::SqeBytes, // prefetch block, 0: none
   parameter int unsigned PeekN           = 4,    // buffered SQEs shown on pk_* (<= 2 blocks)
-  // IDLE with nothing buffered reads a prefetch block instead of one SQE (see pf_req; after a
-  // failed block the next IDLE fetch is a single one, which reports the error as before)
-  parameter bit          IdlePf          = 1'b0
+  // IDLE with nothing buffered reads a prefetch block instead of one SQE (see pf_req): that
+  // block is the fetch of the head entry, so its failure is an SQ fetch failure (fatal_o)
+  parameter bit          IdlePf          = 1'b1
 ) (
   input  logic                      clk_i,
   input  logic                      rst_i,
@@ -142,7 +143,7 @@ module tpu_queue_engine #(
   logic [QW-1:0]            pf_req_q;
   logic                     pf_found;
   logic                     pf_lp;                  // a parameter read is due: no prefetch
-  logic                     pf_iok_q, pf_iok_d;     // IdlePf: the last prefetch block did not fail
+  logic                     pf_idle_q, pf_idle_d;   // IdlePf: the job in flight is IDLE's fetch
   function automatic logic lp_read(input logic [7:0] op, input logic [31:0] op0);
     lp_read = op == tpu_pkg::OpLoadParams && op0 != 32'(tpu_pkg::ParamOutput);
   endfunction
@@ -212,18 +213,20 @@ module tpu_queue_engine #(
     to_end = sz - hd;
     if (to_end < avail) avail = to_end;
     pf_req_n = (avail > 32'(PfEntries)) ? PfW'(PfEntries) : PfW'(avail);
-    // room for a block; issued only while a command runs (never with a fetch of IDLE), and not
+    // room for a block; issued while a command runs (never beside a single fetch of IDLE), not
     // while a LOAD_PARAMS that reads host memory runs or is the next buffered entry: its read
     // job would wait behind the block (one read job at a time) while the MXU may run dry
     pf_lp = lp_read(sqe_q[tpu_pkg::SqeOpcodeLsb +: 8], sqe_q[tpu_pkg::SqeOp0Lsb +: 32]) ||
             (pf_n_q != '0 && lp_read(pf_buf_q[tpu_pkg::SqeOpcodeLsb +: 8],
                                      pf_buf_q[tpu_pkg::SqeOp0Lsb +: 32]));
-    // (also in IDLE with nothing buffered: the first SQE of a batch comes with the ones after
-    // it in one read instead of a fetch and then a block, one round trip less; measured
-    // ~117 cycles at the start of tpu_gemm's stream schedule)
+    // (IdlePf: also in IDLE with nothing buffered, for a queue that can be fetched: the first
+    // SQE of a batch comes with the ones after it in one read instead of a fetch and then a
+    // block, one round trip less, ~117 cycles at the start of tpu_gemm's stream schedule; a
+    // failure is the head entry's fetch failing; not in the cycle after one, whose fatal_o
+    // stops the device a cycle later, before anything more is read)
     pf_req = Pf && rdy_i && (state_q == StDispatch || state_q == StExec ||
                              (IdlePf && state_q == StIdle && pf_n_q == '0 && !unmask_q &&
-                              pf_iok_q)) && !pf_busy_q &&
+                              can_fetch[pf_req_q] && !fatal_o)) && !pf_busy_q &&
              32'(pf_n_q) <= PfEntries && pf_found && pf_req_n != '0 && !en_i && !pf_lp;
   end
 
@@ -287,12 +290,13 @@ module tpu_queue_engine #(
     gstat_d = '0;  fatal_d = 1'b0;  irq_d = 1'b0;
     found = 1'b0;  pick = '0;
     pf_busy_d = pf_busy_q;  pf_qid_d = pf_qid_q;  pf_head_d = pf_head_q;  pf_n_d = pf_n_q;
-    pf_buf_d = pf_buf_q;  pf_len_d = pf_len_q;  pf_blk = '0;  pf_iok_d = pf_iok_q;
+    pf_buf_d = pf_buf_q;  pf_len_d = pf_len_q;  pf_blk = '0;  pf_idle_d = pf_idle_q;
 
     // ---- prefetch job: issued, landed (an error just drops it)
     if (pf_req && rd_req_ready_i) begin
       pf_busy_d = 1'b1;
       pf_len_d  = pf_req_n;
+      pf_idle_d = state_q == StIdle;
       if (pf_n_q == '0) begin
         pf_qid_d  = pf_req_q;
         pf_head_d = pf_req_s;
@@ -355,7 +359,6 @@ module tpu_queue_engine #(
             sq_head_d[16*cur_q +: 16] = nh[15:0];
             cqe_head_d = nh[15:0];
             state_d = StDispatch;
-            pf_iok_d = 1'b1;
           end
         end
       end
@@ -390,10 +393,15 @@ module tpu_queue_engine #(
       default: state_d = StIdle;
     endcase
     // ---- a prefetch block lands after the entries still buffered (one may leave this cycle);
-    // a failed one is dropped (those entries are fetched again, or prefetched again, later)
+    // a failed one is dropped (those entries are fetched again, or prefetched again, later),
+    // except IDLE's block, which was the fetch of the head entry: as a failed fetch
     if (pf_busy_q && rd_done_i) begin
       pf_busy_d = 1'b0;
-      pf_iok_d = !rd_err_i;
+      pf_idle_d = 1'b0;
+      if (rd_err_i && pf_idle_q) begin
+        gstat_d[tpu_pkg::GstatSqFetchErrLsb] = 1'b1;
+        fatal_d = 1'b1;
+      end
       if (!rd_err_i) begin
         pf_blk = PfBits'(rd_buf_i) << (512 * 32'(pf_n_d));
         for (int unsigned e = 0; e < PfCap; e++) begin
@@ -469,7 +477,7 @@ module tpu_queue_engine #(
       phase_q <= '1;  cfg_q <= '0;  broken_q <= '0;
       rr_q <= '0;  cur_q <= '0;  unmask_q <= 1'b0;
       gstat_set_o <= '0;  fatal_o <= 1'b0;  irq_o <= 1'b0;
-      pf_busy_q <= 1'b0;  pf_n_q <= '0;  pf_iok_q <= 1'b1;
+      pf_busy_q <= 1'b0;  pf_n_q <= '0;  pf_idle_q <= 1'b0;
     end else begin
       state_q <= state_d;
       sq_head_q <= sq_head_d;  sq_tail_q <= sq_tail_d;
@@ -479,7 +487,7 @@ module tpu_queue_engine #(
       gstat_set_o <= gstat_d;  fatal_o <= fatal_d;  irq_o <= irq_d;
       // (constant without prefetch, so that synthesis drops the buffer)
       pf_busy_q <= Pf && pf_busy_d;  pf_n_q <= Pf ? pf_n_d : '0;
-      pf_iok_q <= !IdlePf || pf_iok_d;
+      pf_idle_q <= IdlePf && pf_busy_d && pf_idle_d;
     end
   end
 

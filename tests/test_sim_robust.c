@@ -429,6 +429,59 @@ START_TEST(g4_ring_fault_sets_cfs_reset_recovers)
 }
 END_TEST
 
+/* sim: a persistent fault on a later SQ entry of a batch (entry 3 of 6): the device stops with
+ * CFS before it runs that entry or any after it. The entries before it may have completed (one
+ * SQE fetch at a time, as the golden model reads them) or not (the device read them in the same
+ * block as entry 3, docs/device.md "SQE prefetch"): each tag completes once, SUCCESS or
+ * ABORTED_RESET, and none from entry 3 on succeeds. */
+START_TEST(g4_later_sq_entry_fault_stops_there)
+{
+	tpu_dev *dev;
+	struct tpu_cmd c[6];
+	struct tpu_cpl cpl[6];
+	bool seen[6] = { false };
+	uint32_t csts;
+	unsigned got = 0;
+
+	if (!sim_have(8))
+		return;
+	dev = open_dev(SIM_URI);
+	add_fault(dev, _i ? TPU_FAULT_POISON_CPL : TPU_FAULT_UR_CPL,
+		  dev->q[0].sq_iova + 3u * TPU_SQE_BYTES, dev->q[0].sq_iova + 4u * TPU_SQE_BYTES - 1u,
+		  0);
+	for (unsigned i = 0; i < 6; i++)
+		nop(&c[i], i, 0);
+	ck_assert_int_eq(tpu_submit(dev, 0, c, 6), 6);
+	while (got < 6) {
+		int k = tpu_wait(dev, 0, cpl, 1, 6, 5000);
+		if (k == -EIO) { /* CFS: the driver's reset completes the rest */
+			ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_CSTS, &csts), 0);
+			ck_assert(csts & TPU_CSTS_CFS_MASK);
+			ck_assert_int_eq(tpu_reset(dev), 0);
+			continue;
+		}
+		ck_assert_int_ge(k, 1);
+		for (int j = 0; j < k; j++) {
+			ck_assert_uint_lt(cpl[j].user_tag, 6);
+			ck_assert(!seen[cpl[j].user_tag]);
+			seen[cpl[j].user_tag] = true;
+			if (cpl[j].user_tag >= 3)
+				ck_assert_uint_eq(cpl[j].status, TPU_STATUS(TPU_SC_ABORTED_RESET, 0));
+			else
+				ck_assert(cpl[j].status == 0 ||
+					  cpl[j].status == TPU_STATUS(TPU_SC_ABORTED_RESET, 0));
+		}
+		got += (unsigned)k;
+	}
+	ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
+	nop(&c[0], 9, 0);
+	run1(dev, &c[0], cpl);
+	ck_assert_uint_eq(cpl[0].status, 0);
+	check_link_clean(dev);
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
 /* sim: surprise removal: from the Nth MMIO read on everything reads all-ones; every call
  * returns -ENODEV promptly and close succeeds. */
 START_TEST(g4_all_ones_gives_enodev)
@@ -686,6 +739,7 @@ static Suite *sim_robust_suite(void)
 	tcase_add_test(tc, g1_g2_reset_under_load);
 	tcase_add_loop_test(tc, g2_data_dma_fault_fails_only_that_command, 0, 4);
 	tcase_add_loop_test(tc, g4_ring_fault_sets_cfs_reset_recovers, 0, 2);
+	tcase_add_loop_test(tc, g4_later_sq_entry_fault_stops_there, 0, 2);
 	tcase_add_test(tc, g4_all_ones_gives_enodev);
 	tcase_add_test(tc, g3_lost_and_duplicate_interrupts);
 	tcase_add_loop_test(tc, g5_deterministic_replay, 0, 2);
