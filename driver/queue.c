@@ -132,16 +132,13 @@ void tpu_queue_abort_inflight(tpu_dev *dev, unsigned q)
 
 int tpu_queue_health(tpu_dev *dev, unsigned q)
 {
-	uint32_t csts = tpu_rd(dev, TPU_REG_CSTS), qs;
+	/* One register read (a link round trip, on the submit path): Q_STATUS.ACTIVE is CSTS.RDY
+	 * (so no CFS) and the queue configured and not broken (docs/spec.md, Q_STATUS). */
+	uint32_t qs = tpu_rd(dev, TPU_REG_Q_STATUS(q));
 
-	if (csts == 0xFFFFFFFFu)
-		return -ENODEV;
-	if ((csts & TPU_CSTS_CFS_MASK) || !(csts & TPU_CSTS_RDY_MASK))
-		return -EIO;
-	qs = tpu_rd(dev, TPU_REG_Q_STATUS(q));
 	if (qs == 0xFFFFFFFFu)
 		return -ENODEV;
-	return (qs & TPU_Q_STATUS_BROKEN_MASK) ? -EIO : 0;
+	return (qs & TPU_Q_STATUS_ACTIVE_MASK) ? 0 : -EIO;
 }
 
 static int alloc_cid(struct tpu_queue *qu, uint16_t *cid)
@@ -407,7 +404,7 @@ int tpu_queue_run(tpu_dev *dev, unsigned q, struct tpu_cmd *cmds, size_t n, stru
 			sub += batch;
 			err = 0;
 		}
-		/* The CQ_TAIL read of a reap and the two reads of a health check are link round
+		/* The CQ_TAIL read of a reap and the read of a health check are link round
 		 * trips (~100 device cycles each on sim) that delay noticing the last completion:
 		 * reap only once the head entry has landed (its phase bit, in host memory), and
 		 * check the device's health on every 8th poll that found nothing (and before
