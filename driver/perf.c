@@ -11,11 +11,16 @@ static uint64_t rd64(tpu_dev *dev, uint32_t lo)
 
 int tpu_perf_read(tpu_dev *dev, struct tpu_perf *out)
 {
+	uint64_t cycles;
+
 	if (!dev || !out)
 		return -EINVAL;
+	/* PERF_CYCLES first: it counts until its read arrives, so the presence check (a link
+	 * round trip) comes after it; a removed device reads all-ones there and fails it. */
+	cycles = rd64(dev, TPU_REG_PERF_CYCLES_LO);
 	if (tpu_dev_present(dev))
 		return -ENODEV;
-	out->cycles = rd64(dev, TPU_REG_PERF_CYCLES_LO);
+	out->cycles = cycles;
 	out->mxu_busy_cycles = rd64(dev, TPU_REG_PERF_MXU_BUSY_LO);
 	out->macs = rd64(dev, TPU_REG_PERF_MACS_LO);
 	out->dma_read_bytes = rd64(dev, TPU_REG_PERF_DMA_RD_LO);
