@@ -28,10 +28,14 @@ struct tpu_backend_ops {
 	/* Let the device run for a bounded amount of work. Returns 1 if it may have made progress,
 	 * 0 if it is idle. */
 	int (*advance)(void *impl);
-	/* Optional (NULL: always available; last, so positional initialisers stay valid): 1 when
+	/* Optional (NULL: always available): 1 when
 	 * the backend can be used in this build, else 0 with the reason in msg (e.g. "sim" without
 	 * a Verilated model linked in). */
 	int (*available)(char *msg, size_t len);
+	/* Optional (NULL: nothing to do): the host polls [iova, iova + len) (completion queue
+	 * slot); a model that clocks the device in slices may end a slice when a device write
+	 * lands there, so a wait notices it at once, as a host spinning on it would. */
+	void (*watch)(void *impl, unsigned slot, uint64_t iova, uint64_t len);
 };
 
 extern const struct tpu_backend_ops tpu_backend_golden;

@@ -29,8 +29,9 @@
 #include "internal.h"
 #include "sim_device.h"
 
-/* Device cycles per advance call: long enough to move work forward, short enough that a wait
- * notices completions promptly. */
+/* Device cycles per advance call at most: long enough to move work forward; a call ends early
+ * when a device write lands in a watched completion queue (sim_be_watch), so a wait notices a
+ * completion in the cycle it lands, as a host spinning on the CQ does. */
 #define SIM_ADVANCE_CYCLES 256u
 
 struct sim_be {
@@ -291,8 +292,18 @@ static int sim_be_advance(void *impl)
 
 	if (tpu_link_removed(tpu_sim_link(s)) || sim_be_broken(impl))
 		return 0;
-	(void)tpu_sim_advance(s, SIM_ADVANCE_CYCLES);
+	(void)tpu_sim_advance_watch(s, SIM_ADVANCE_CYCLES);
 	return 1;
+}
+
+static void sim_be_watch(void *impl, unsigned slot, uint64_t iova, uint64_t len)
+{
+	struct tpu_sim *s = ((struct sim_be *)impl)->sim;
+
+	/* (a queue beyond the link's slots is not watched: its waits see completions at the end
+	 * of a slice, as before) */
+	if (len)
+		(void)tpu_link_watch(tpu_sim_link(s), slot, iova, iova + len - 1u);
 }
 
 const struct tpu_backend_ops tpu_backend_sim = {
@@ -303,6 +314,7 @@ const struct tpu_backend_ops tpu_backend_sim = {
 	.mmio_read = sim_be_read,
 	.mmio_write = sim_be_write,
 	.advance = sim_be_advance,
+	.watch = sim_be_watch,
 };
 
 struct tpu_sim *tpu_backend_sim_of(tpu_dev *dev)

@@ -80,6 +80,8 @@ static void program_queue(tpu_dev *dev, unsigned q)
 	tpu_wr(dev, TPU_REG_CQ_BASE_LO(q), (uint32_t)qu->cq_iova);
 	tpu_wr(dev, TPU_REG_CQ_BASE_HI(q), (uint32_t)(qu->cq_iova >> 32));
 	tpu_wr(dev, TPU_REG_CQ_SIZE(q), qu->depth);
+	if (dev->ops->watch)
+		dev->ops->watch(dev->impl, q, qu->cq_iova, (uint64_t)qu->depth * TPU_CQE_BYTES);
 	tpu_queue_rewind(dev, q);
 }
 

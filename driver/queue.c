@@ -248,6 +248,17 @@ static bool cqe_landed(const struct tpu_queue *qu)
 	return ((dw[TPU_CQE_PHASE_DW] >> TPU_CQE_PHASE_SHIFT) & TPU_CQE_PHASE_MASK) == qu->phase;
 }
 
+/* Before clocking the device on: did the CQ's head entry land while the loop's register reads
+ * (the reap's CQ_TAIL, a health check) were on the link? Then scan again first, or the wait
+ * would notice it only after the next slice (a backend with watch ends a slice when an entry
+ * lands, but not one that landed before the slice). Once in a row: an entry that never
+ * becomes reapable must not keep the device from running. */
+static bool landed_meanwhile(const struct tpu_queue *qu, bool *rescan)
+{
+	*rescan = !*rescan && cqe_landed(qu);
+	return *rescan;
+}
+
 int tpu_queue_reap(tpu_dev *dev, unsigned q)
 {
 	struct tpu_queue *qu = &dev->q[q];
@@ -352,7 +363,7 @@ int tpu_wait(tpu_dev *dev, unsigned q, struct tpu_cpl *out, unsigned min, unsign
 {
 	struct tpu_queue *qu;
 	uint64_t deadline;
-	bool expired = false;
+	bool expired = false, rescan;
 	int err;
 
 	if (!queue_ok(dev, q) || !out || min > max)
@@ -360,6 +371,7 @@ int tpu_wait(tpu_dev *dev, unsigned q, struct tpu_cpl *out, unsigned min, unsign
 	qu = &dev->q[q];
 	if (min > qu->inflight + qu->stash_n)
 		return -EINVAL; /* could never be satisfied */
+	rescan = false;
 	deadline = tpu_now_ms() + (timeout_ms > 0 ? (uint64_t)timeout_ms : 0u);
 	for (;;) {
 		err = tpu_queue_reap(dev, q);
@@ -374,7 +386,8 @@ int tpu_wait(tpu_dev *dev, unsigned q, struct tpu_cpl *out, unsigned min, unsign
 		if (expired)
 			return -ETIMEDOUT;
 		expired = timeout_ms >= 0 && tpu_now_ms() >= deadline;
-		tpu_dev_advance(dev, true);
+		if (!landed_meanwhile(qu, &rescan))
+			tpu_dev_advance(dev, true);
 	}
 }
 
@@ -387,6 +400,7 @@ int tpu_queue_run(tpu_dev *dev, unsigned q, struct tpu_cmd *cmds, size_t n, stru
 	bool expired = false;
 	int first = 0, err = 0;
 	unsigned idle = 0;
+	bool rescan = false;
 
 	while (done < sub || (sub < n && !first)) {
 		uint32_t room = tpu_queue_free_slots(dev, q);
@@ -434,7 +448,8 @@ int tpu_queue_run(tpu_dev *dev, unsigned q, struct tpu_cmd *cmds, size_t n, stru
 			break;
 		}
 		expired = timeout_ms >= 0 && tpu_now_ms() >= deadline;
-		tpu_dev_advance(dev, true);
+		if (!landed_meanwhile(qu, &rescan))
+			tpu_dev_advance(dev, true);
 	}
 	if (submitted)
 		*submitted = sub;

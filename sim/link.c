@@ -61,6 +61,7 @@ struct tpu_link {
 	uint64_t hash;
 	struct tpu_link_stats st;
 	bool removed;
+	uint64_t watch_lo[TPU_LINK_WATCH_SLOTS], watch_hi[TPU_LINK_WATCH_SLOTS];
 
 	/* dreq side */
 	uint64_t d2h_free_ps, d2h_last_arrive;
@@ -226,6 +227,8 @@ int tpu_link_create(const struct tpu_link_cfg *cfg, const struct tpu_link_mem *m
 	l->rrng = cfg->seed ^ 0x72656f72ull;
 	l->hash = 0xCBF29CE484222325ull;
 	l->hcpl_cur = -1;
+	for (unsigned i = 0; i < TPU_LINK_WATCH_SLOTS; i++)
+		l->watch_lo[i] = UINT64_MAX; /* (empty: lo > hi) */
 	l->quiesced = true; /* no DMA before the first enable either */
 	*out = l;
 	return 0;
@@ -378,6 +381,13 @@ static void host_mwr(struct tpu_link *l, struct d2h_pkt *p)
 		return;
 	}
 	l->st.wr_bytes += p->len;
+	for (unsigned i = 0; i < TPU_LINK_WATCH_SLOTS; i++) {
+		if (p->len && l->watch_lo[i] <= l->watch_hi[i] && p->addr <= l->watch_hi[i] &&
+		    p->addr + p->len - 1u >= l->watch_lo[i]) {
+			l->st.watch_hits++;
+			break;
+		}
+	}
 }
 
 static void host_msi(struct tpu_link *l, struct d2h_pkt *p)
@@ -784,6 +794,15 @@ size_t tpu_link_events(const struct tpu_link *l, const struct tpu_link_event **e
 uint64_t tpu_link_trace_hash(const struct tpu_link *l)
 {
 	return l->hash;
+}
+
+int tpu_link_watch(struct tpu_link *l, unsigned slot, uint64_t lo, uint64_t hi)
+{
+	if (slot >= TPU_LINK_WATCH_SLOTS)
+		return -EINVAL;
+	l->watch_lo[slot] = lo;
+	l->watch_hi[slot] = hi;
+	return 0;
 }
 
 uint64_t tpu_link_cycle(const struct tpu_link *l)

@@ -135,6 +135,7 @@ struct tpu_link_stats {
 	 * RESET, or answered a CSTS read with RDY = 0 (until the next CC.EN = 1 write). */
 	uint64_t dma_after_reset;
 	uint64_t protocol_errors;       /* malformed beats, bad tags, 4 KiB crossings, ... */
+	uint64_t watch_hits;            /* MWRs that reached host memory in a watched range */
 };
 
 /* One logged fault (or assertion) event. */
@@ -202,6 +203,11 @@ size_t tpu_link_events(const struct tpu_link *l, const struct tpu_link_event **e
  * memory accesses, faults): equal hashes mean identical runs. */
 uint64_t tpu_link_trace_hash(const struct tpu_link *l);
 uint64_t tpu_link_cycle(const struct tpu_link *l);
+/* Watch [lo, hi] (inclusive) in slot (< TPU_LINK_WATCH_SLOTS; lo > hi clears it): every MWR that
+ * reaches host memory there counts in tpu_link_stats.watch_hits (a host polling its completion
+ * queues there sees it at once). Returns 0 or -EINVAL (slot). */
+#define TPU_LINK_WATCH_SLOTS 8u
+int tpu_link_watch(struct tpu_link *l, unsigned slot, uint64_t lo, uint64_t hi);
 /* Name of a fault kind ("drop", ...), or "?". */
 const char *tpu_link_fault_name(int kind);
 

@@ -107,16 +107,29 @@ void tpu_sim_mmio_write(struct tpu_sim *s, uint32_t off, uint32_t val)
 	tpu_link_mmio_write(s->l, (uint16_t)off, val);
 }
 
-int tpu_sim_advance(struct tpu_sim *s, uint64_t cycles)
+static int advance(struct tpu_sim *s, uint64_t cycles, bool watch)
 {
-	uint64_t irqs = tpu_link_stats(s->l)->irqs;
+	const struct tpu_link_stats *st = tpu_link_stats(s->l);
+	uint64_t irqs = st->irqs, hits = st->watch_hits;
 
 	for (uint64_t i = 0; i < cycles; i++) {
 		tpu_sim_cycle(s);
-		if (tpu_link_stats(s->l)->irqs != irqs)
+		if (st->irqs != irqs)
 			return 1;
+		if (watch && st->watch_hits != hits)
+			return 2;
 	}
 	return 0;
+}
+
+int tpu_sim_advance(struct tpu_sim *s, uint64_t cycles)
+{
+	return advance(s, cycles, false);
+}
+
+int tpu_sim_advance_watch(struct tpu_sim *s, uint64_t cycles)
+{
+	return advance(s, cycles, true);
 }
 
 uint64_t tpu_sim_irq_count(const struct tpu_sim *s)

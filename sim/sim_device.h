@@ -37,6 +37,10 @@ void tpu_sim_mmio_write(struct tpu_sim *s, uint32_t off, uint32_t val);
 /* Clock up to cycles cycles; returns early (1) when an interrupt (MSI) arrives, which is the
  * driver's hint to look at its CQs. Returns 1 when an MSI arrived, 0 otherwise. */
 int tpu_sim_advance(struct tpu_sim *s, uint64_t cycles);
+/* As tpu_sim_advance, but also returns early (2) after the cycle in which a device write
+ * reached host memory in a range watched with tpu_link_watch (the driver's completion
+ * queues): a host spinning on a CQ's phase bit sees the entry as it lands. */
+int tpu_sim_advance_watch(struct tpu_sim *s, uint64_t cycles);
 /* Clock exactly one cycle. */
 void tpu_sim_cycle(struct tpu_sim *s);
 

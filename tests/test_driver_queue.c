@@ -43,7 +43,8 @@ static int shim_advance(void *impl)
 }
 
 static const struct tpu_backend_ops shim_ops = {
-	"shim", shim_create, shim_destroy, shim_read, shim_write, shim_advance, NULL,
+	.name = "shim", .create = shim_create, .destroy = shim_destroy, .mmio_read = shim_read,
+	.mmio_write = shim_write, .advance = shim_advance,
 };
 
 static tpu_dev *open_shimmed(const char *uri)
