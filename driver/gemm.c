@@ -50,6 +50,8 @@ struct gemm {
 	bool fused;   /* stream, int8 out, uniform MULT/SHIFT: bias + ACTIVATE in the command */
 	bool astream; /* fused: A's K-tiles in the first command's stream (OP0.A_STREAM) */
 	bool wback;   /* fused: each command writes its output panels back (OP0.WRITE_BACK) */
+	uint32_t kg;  /* astream: the first command's leading panels interleaved K-tile by K-tile
+		       * (OP0.K_MAJOR, K_GROUP = kg; 1 = block-major) */
 	tpu_buf *a, *b, *bias, *mult, *shift, *lutb, *out;
 	struct tpu_cmd *cmds;
 	size_t ncmd, cap;
@@ -706,10 +708,40 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0
 #ifndef GEMM_ASTREAM
 #define GEMM_ASTREAM 1
 #endif
+/* Panels interleaved with A in the first STREAM_MATMUL (session 10): 0 = chosen by
+ * stream_kgroup, 1 = block-major (none), else at most that many */
+#ifndef GEMM_KGROUP
+#define GEMM_KGROUP 0
+#endif
 /* The output panels written back by the STREAM_MATMULs (session 9); 0 = one WRITE_HOST after */
 #ifndef GEMM_WBACK
 #define GEMM_WBACK 1
 #endif
+
+/* Panels of the first fused command interleaved K-tile by K-tile with A (OP0.K_MAJOR): block
+ * by block, block 0 carries A (R rows per K-tile) beside its own MATMULs and is link-bound when
+ * R + N rows (+ the MRD headers) take longer than R MXU cycles; kg panels share each K-tile's
+ * A rows (R + kg x N rows per kg x R cycles). Each interleaved panel but the last pays ~R + 2N
+ * MXU-idle cycles for its ACTIVATE (it needs the ACC read port, which the next panel's
+ * accumulating MATMUL uses), so kg is the fewest panels that bring the link under the MXU with
+ * 1/8 to spare: 8 x (R + kg x N) <= 7 x kg x R. See docs/performance.md, session 10. */
+static uint32_t stream_kgroup(const struct gemm *g, const struct tpu_info *in)
+{
+	uint32_t full = (uint32_t)(g->n / g->N), cmax = in->acc_rows / g->R, kg;
+
+	if (cmax > TPU_STREAM_MATMUL_MAX_BLOCKS)
+		cmax = TPU_STREAM_MATMUL_MAX_BLOCKS;
+	if (full > cmax)
+		full = cmax;
+	if (!g->astream || GEMM_KGROUP == 1 || g->KT < 2)
+		return 1;
+	if (GEMM_KGROUP)
+		return GEMM_KGROUP < full ? GEMM_KGROUP : full;
+	for (kg = 2; kg <= full && kg <= 4; kg++)
+		if (8ull * (g->R + (uint64_t)kg * g->N) <= 7ull * kg * g->R)
+			return kg;
+	return 1;
+}
 
 /* Rows of A in the first panel's stream (astream: the KT K-tiles of R rows, N bytes each). */
 static size_t stream_arows(const struct gemm *g)
@@ -729,13 +761,20 @@ static size_t stream_off(const struct gemm *g, uint32_t c)
 	       g->N;
 }
 
-/* Offset of the fused panel c's row kk (kk = k: its bias vector). */
+/* Offset of the fused panel c's row kk (kk = k: its bias vector). Panels c < kg (kg = 1:
+ * panel 0) are interleaved K-tile by K-tile (docs/spec.md 6.11): K-tile t is a round of A's
+ * K-tile t (astream: R rows), then K-tile t of each panel (in the last round its rows and its
+ * bias vector). */
 static size_t stream_row_off(const struct gemm *g, uint32_t c, size_t kk)
 {
-	size_t t = kk < g->k ? kk / g->N : g->KT;
+	size_t a = g->astream ? g->R : 0, tl = kk < g->k ? kk / g->N : g->KT - 1;
+	size_t lastk = g->k - (size_t)(g->KT - 1) * g->N;
 
-	return stream_off(g, c) + (kk + (c == 0 && g->astream ? (t + (kk < g->k)) * g->R : 0)) *
-					  g->N;
+	if (c >= g->kg)
+		return stream_off(g, c) + kk * g->N;
+	return (tl * (a + (size_t)g->kg * g->N) + a +
+		(size_t)c * (tl + 1 < g->KT ? g->N : lastk + TPU_STREAM_MATMUL_BIAS_ROWS) +
+		(kk - tl * g->N)) * g->N;
 }
 
 static void stream_group(struct gemm *g, const struct tpu_gemm_params *p, uint32_t c0,
@@ -750,7 +789,8 @@ static void stream_group(struct gemm *g, const struct tpu_gemm_params *p, uint32
 		EMIT(g, tpu_cmd_stream_matmul, g->b, stream_off(g, c0), 0, (uint32_t)g->k, nc, cn, 0,
 		     R, 0, g->out_row + c0 * R,
 		     TPU_STREAM_MATMUL_ACTIVATE | (g->lut ? TPU_STREAM_MATMUL_LUT : 0) |
-			     (first && g->astream ? TPU_STREAM_MATMUL_A_STREAM : 0));
+			     (first && g->astream ? TPU_STREAM_MATMUL_A_STREAM : 0) |
+			     (first && g->kg > 1 ? TPU_STREAM_MATMUL_K_GROUP(g->kg) : 0));
 		/* the group's output panels (R = m rows of N each) straight to their place in the
 		 * output buffer, beside the next blocks' MATMULs (no WRITE_HOST after the stream) */
 		if (g->wback && !g->err)
@@ -893,6 +933,7 @@ static void plan(struct gemm *g)
 	/* A in the first command's stream: a chunk of R = m rows, every K-tile of A in it */
 	g->astream = g->fused && ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && GEMM_ASTREAM;
 	g->wback = g->fused && GEMM_WBACK;
+	g->kg = stream_kgroup(g, in);
 	g->ag = g->R ? GEMM_RA_ROWS / g->R : 1;
 	if (g->ag > 2)
 		g->ag = 2;

@@ -401,6 +401,12 @@ module tpu_cmd_proc #(
   // waits for the next block's first MATMUL to enter the slot (it does not accumulate, so the
   // datapath runs the ACTIVATE beside it instead of after the MXU has drained)
   logic           sm_act, sm_lut, sm_astr, sm_wb;
+  // ... with OP0.K_MAJOR: the first sm_gn blocks (OP0.K_GROUP, 0 = all C; 1 without K_MAJOR:
+  // the block-major order) interleaved K-tile by K-tile (sm_il: the tile's block is one of
+  // them), in stream order; sm_nx*: the tile after the one whose MATMUL (or bias) ends now
+  logic           sm_kmaj, sm_il, sm_olap;
+  logic [31:0]    sm_gn, sm_nxt, sm_nxb, sm_nxua, sm_nxaa;
+  logic           sm_nxap, sm_nxacc;
   // ... with OP0.WRITE_BACK: the write region's window check (CHECK1, registered), and after
   // each block's ACTIVATE a UB_READ of its R output rows (sm_rp: to issue, from UB row sm_ro;
   // sm_rd: its rows still coming), gathered into write jobs to host address sm_ha on
@@ -453,6 +459,7 @@ module tpu_cmd_proc #(
     sm_lut   = (f_op0 & tpu_pkg::StreamMatmulLut) != 0;
     sm_astr  = (f_op0 & tpu_pkg::StreamMatmulAStream) != 0;
     sm_wb    = (f_op0 & tpu_pkg::StreamMatmulWriteBack) != 0;
+    sm_kmaj  = (f_op0 & tpu_pkg::StreamMatmulKMajor) != 0;
     sm_wlen  = 64'(f_op2[7:0]) * 64'(f_op1[15:0]) * 64'(N);  // C x R x N (when the limits hold)
     lp_lut   = f_op0 == 32'(tpu_pkg::ParamLut);
     lp_out   = f_op0 == 32'(tpu_pkg::ParamOutput);
@@ -751,17 +758,20 @@ module tpu_cmd_proc #(
         tpu_pkg::OpStreamMatmul: begin
           if ((f_op0 & ~(tpu_pkg::StreamMatmulAccumulate | tpu_pkg::StreamMatmulActivate |
                          tpu_pkg::StreamMatmulLut | tpu_pkg::StreamMatmulAStream |
-                         tpu_pkg::StreamMatmulWriteBack)) != 0 ||
+                         tpu_pkg::StreamMatmulWriteBack | tpu_pkg::StreamMatmulKMajor |
+                         tpu_pkg::StreamMatmulKGroupMask)) != 0 ||
+              (!sm_kmaj && (f_op0 & tpu_pkg::StreamMatmulKGroupMask) != 0) ||
               ((sm_lut || sm_wb) && !sm_act) || (!sm_act && f_op3 != 0) ||
               (!sm_wb && (f_r14 != 0 || f_r15 != 0)) ||
               (sm_wb && sm_wlen[63:32] != '0) ||
               f_rows == 0 || f_rows > tpu_pkg::StreamMatmulMaxK || f_cols == 0 || f_cols > N ||
               ((sm_act || sm_astr) && f_cols != N) ||
               f_op1 == 0 || f_op1 > tpu_pkg::StreamMatmulMaxR || f_op2 == 0 ||
-              f_op2 > tpu_pkg::StreamMatmulMaxBlocks || !span_ok_q)
+              f_op2 > tpu_pkg::StreamMatmulMaxBlocks || !span_ok_q ||
+              32'(f_op0[15:8]) > f_op2)
             check_sc = tpu_pkg::ScInvalidField;
           else if (!range_ok(f_la, sm_ubn_q, UbRows) || !range_ok(f_la2, sm_accn_q, AccRows) ||
-                   (sm_act && !range_ok(f_op3, sm_accn_q, UbRows)))
+                   (sm_act && !range_ok(f_op3, sm_accn_q, UbRows)) || sm_olap)
             check_sc = tpu_pkg::ScLocalRange;
           else if (fcount_q != '0 ||
                    (sm_act && (!loaded_q[tpu_pkg::ParamMult] || !loaded_q[tpu_pkg::ParamShift] ||
@@ -892,17 +902,24 @@ module tpu_cmd_proc #(
   // offered only when the datapath takes it at once (it would stall there until the running
   // MATMUL issues its last row); meanwhile the port carries the background commit's UB_WRITEs
   // (taken at once too), which the MATMUL, later and apart from the rows committed, may pass
-  logic mm_hold, byp, dp_rdy;
+  // STREAM_MATMUL's A rows (A_STREAM) go the same way (sm_byp): the waiting MATMUL reads the
+  // previous K-tile's UB rows, A's row goes to the next K-tile's (and no MATMUL from before
+  // the command is left: sm_mm0); otherwise A's R rows per K-tile had to wait for the slot,
+  // behind the MATMUL, and the next tile's MATMUL behind them (measured: K_MAJOR did not pay
+  // without it)
+  logic mm_hold, byp, dp_rdy, sm_byp;
   logic [CmdWidth-1:0] bgc;
   always_comb begin
     bgc = '0;
     bgc[COp +: 4] = DpUbWrite;
-    bgc[CA +: 32] = bg_la_q + bg_row_q;
+    bgc[CA +: 32] = sm_byp ? sm_ua_q + sm_ai_q : bg_la_q + bg_row_q;
     bgc[CRows +: 32] = 32'd1;
     bgc[CData +: N*8] = st_rdata;
   end
   assign mm_hold    = BgBypass && dpv_q && dpc_q[COp +: 4] == DpMatmul && !dp_mm_ok_i;
-  assign byp        = mm_hold && bg_active_q && bg_cval_q && dp_wr_ok_i;
+  assign sm_byp     = StreamMm && state_q == SSm && sm_ap_q && cval_q && sm_mm0_q == '0 &&
+                      !sm_err_q && !bg_active_q;
+  assign byp        = mm_hold && ((bg_active_q && bg_cval_q) || sm_byp) && dp_wr_ok_i;
   assign dp_valid_o = byp || (dpv_q && !mm_hold);
   assign dp_cmd_o   = byp ? bgc : dpc_q;
   assign dp_rdy     = dp_ready_i && !byp;  // the slot's command is taken
@@ -1463,15 +1480,17 @@ module tpu_cmd_proc #(
             // the writer takes the block's epilogue; the next block's tiles go on meanwhile
             // (with one K-tile per block the previous block's writer may still wait: above)
             sm_ph_d = 1'b0;
-            // (not when its UB rows meet the next block's first A rows: spec 6.11 orders them)
-            sm_pm_d = sm_b_q + 32'd1 != f_op2 &&
-                      (f_op0 & tpu_pkg::StreamMatmulAccumulate) == 0 &&
+            // (not when its UB rows meet the next block's first A rows: spec 6.11 orders them;
+            // nor when the next MATMUL accumulates, as the next interleaved block's last
+            // K-tile does: the ACTIVATE needs the ACC read port, so it goes after this MATMUL
+            // when the MXU has drained)
+            sm_pm_d = sm_b_q + 32'd1 != f_op2 && !sm_nxacc &&
                       (sm_oa_q + f_op1 <= f_la || f_la + f_op1 <= sm_oa_q);
             crow_d = '0;
             cbase_d = cbase_q + tpu_pkg::StreamMatmulBiasRows;
             sm_pw_d = 1'b1;  sm_pc_d = '0;  sm_wa_d = sm_aa_q;  sm_wo_d = sm_oa_q;
             sm_wcl_d = !sm_err_q || row_q >= cbase_q + tpu_pkg::StreamMatmulBiasRows;
-            sm_t_d = '0;  sm_b_d = sm_b_q + 32'd1;  sm_ua_d = f_la;  sm_aa_d = sm_aa_q + f_op1;
+            sm_t_d = sm_nxt;  sm_b_d = sm_nxb;  sm_ua_d = sm_nxua;  sm_aa_d = sm_nxaa;
             sm_oa_d = sm_oa_q + f_op1;
           end
         end else if (sm_ap_q) begin
@@ -1483,12 +1502,15 @@ module tpu_cmd_proc #(
               st_re = 1'b1;
               cval_d = 1'b1;
             end
-          end else if (slot_free && sm_mm0_q == '0 && !sm_rdgo) begin
-            c[COp +: 4] = DpUbWrite;
-            c[CA +: 32] = sm_ua_q + sm_ai_q;
-            c[CRows +: 32] = 32'd1;
-            c[CData +: N*8] = st_rdata;
-            dpc_d = c;  dpv_d = 1'b1;
+          end else if ((slot_free && sm_mm0_q == '0 && !sm_rdgo) || (byp && sm_byp)) begin
+            // (through the slot, or beside the MATMUL waiting there: the bypass, above)
+            if (!byp) begin
+              c[COp +: 4] = DpUbWrite;
+              c[CA +: 32] = sm_ua_q + sm_ai_q;
+              c[CRows +: 32] = 32'd1;
+              c[CData +: N*8] = st_rdata;
+              dpc_d = c;  dpv_d = 1'b1;
+            end
             wd_d = '0;  wdf_d = '0;
             cbase_d = cbase_q + 32'd1;
             if (sm_ai_q + 32'd1 == f_op1) begin
@@ -1534,11 +1556,11 @@ module tpu_cmd_proc #(
             end
             if (sm_t_q + 32'd1 == sm_tn_q && sm_act) begin
               sm_ph_d = 1'b1;  // the block's epilogue (crow = 0: no bias row read yet)
-            end else if (sm_t_q + 32'd1 == sm_tn_q) begin
-              sm_t_d = '0;  sm_b_d = sm_b_q + 32'd1;  sm_ua_d = f_la;  sm_aa_d = sm_aa_q + f_op1;
             end else begin
-              sm_t_d = sm_t_q + 32'd1;  sm_ua_d = sm_ua_q + f_op1;
-              sm_ap_d = sm_astr && sm_b_q == '0;  // (A's next K-tile first; its row read above)
+              // the next tile in stream order (A's next K-tile first when sm_nxap: its row
+              // read above)
+              sm_t_d = sm_nxt;  sm_b_d = sm_nxb;  sm_ua_d = sm_nxua;  sm_aa_d = sm_nxaa;
+              sm_ap_d = sm_nxap;
             end
           end else if (rd1) begin
             st_re = 32'(crow_q) + 32'd1 < 32'(sm_kn);  // (as above)
@@ -1897,6 +1919,26 @@ module tpu_cmd_proc #(
   assign sm_tn_d = (32'(f_rows[15:0]) + N - 1) / N;
   assign sm_kn   = (sm_t_q + 32'd1 == sm_tn_q) ? sm_lastk_q : KW'(N);
   assign sm_end  = sm_b_q == f_op2 || (sm_err_q && crow_q == '0 && !sm_ph_q);
+  // K_MAJOR (spec 6.11): the stream order of the tiles. Block b < G: K-tile t of every such
+  // block, then K-tile t + 1 (A's rows first with A_STREAM); after block G - 1's last K-tile,
+  // block G's first; block b >= G: its K-tiles, then block b + 1's. (G = 1: block-major.)
+  assign sm_gn   = !sm_kmaj ? 32'd1 : (f_op0[15:8] == '0) ? 32'(f_op2[7:0]) : 32'(f_op0[15:8]);
+  assign sm_il   = sm_b_q < sm_gn;
+  assign sm_olap = sm_kmaj && sm_act && f_op3 < f_la + sm_ubn_q && f_la < f_op3 + sm_accn_q;
+  always_comb begin
+    sm_nxt = '0;  sm_nxb = sm_b_q + 32'd1;  sm_nxua = f_la;  sm_nxaa = sm_aa_q + f_op1;
+    sm_nxap = 1'b0;
+    if (sm_il && sm_b_q + 32'd1 < sm_gn) begin  // the next interleaved block, same K-tile
+      sm_nxt = sm_t_q;  sm_nxua = sm_ua_q;
+    end else if (sm_t_q + 32'd1 != sm_tn_q) begin  // the next K-tile (of block 0 when sm_il)
+      sm_nxt = sm_t_q + 32'd1;  sm_nxua = sm_ua_q + f_op1;
+      sm_nxb = sm_il ? '0 : sm_b_q;
+      sm_nxaa = sm_il ? f_la2 : sm_aa_q;
+      sm_nxap = sm_astr && sm_il;
+    end
+    // the next tile's MATMUL accumulates (its K-tile is not the first, or OP0.ACCUMULATE)
+    sm_nxacc = sm_nxt != '0 || (f_op0 & tpu_pkg::StreamMatmulAccumulate) != 0;
+  end
 
   assign cpl_sc_o       = sc_q;
   assign cpl_result_o   = sc_q == tpu_pkg::ScSuccess ? result_q : 32'd0;

@@ -259,6 +259,44 @@ START_TEST(gemm_stream_partial_k_tile_sim)
 }
 END_TEST
 
+/* Session 10: the stream schedule's first STREAM_MATMUL holds kg column panels interleaved
+ * K-tile by K-tile with A (OP0.K_MAJOR, K_GROUP = kg: 2 at 48..64 rows, 3 at 32 with N = 16;
+ * at N = 8 also 2 at 32 rows, 3 at 16), the other panels block by block: per-tensor int8
+ * output (the fused commands), K not a multiple of N (a partial last K-tile), N not a
+ * multiple of N (a narrow last panel), with and without the LUT, panels split over two
+ * commands (acc_rows / M); golden (_i = 0, 1) and sim on the default link (_i = 2, 3) against
+ * the naive reference. */
+START_TEST(gemm_stream_kmajor)
+{
+	static const uint32_t ns[2] = { 8, 16 };
+	static const size_t shapes[][3] = { { 64, 40, 48 }, { 48, 35, 70 }, { 32, 64, 64 },
+					    { 16, 24, 40 }, { 60, 33, 16 * 9 } };
+	uint64_t seed = harness_seed() ^ 0x1011u;
+	char uri[96];
+	tpu_dev *dev;
+
+	if (_i < 2) {
+		snprintf(uri, sizeof(uri), "golden:n=%u,ub_rows=1024,acc_rows=%u,mem=4M", ns[_i],
+			 _i ? 512u : 256u);
+	} else {
+		if (!tpu_sim_model_find(ns[_i - 2]))
+			return;
+		snprintf(uri, sizeof(uri), "sim:n=%u", ns[_i - 2]);
+	}
+	ck_assert_int_eq(tpu_open(uri, &dev), 0);
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		struct gcase g;
+
+		make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], 1);
+		g.p.quant_channels = 1; /* per tensor: the fused commands */
+		check_case(dev, &g, uri);
+		free_case(&g);
+		ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
+	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
 START_TEST(gemm_k_streams_through_small_ub)
 {
 	/* K = 70 is 18 tiles of 4: more than the 16 UB rows hold at once */
@@ -494,6 +532,7 @@ static Suite *suite_driver_gemm(void)
 	tcase_add_loop_test(tc, gemm_random_sim, 0, 2);
 	tcase_add_loop_test(tc, gemm_small_m_stream, 0, 5);
 	tcase_add_loop_test(tc, gemm_stream_partial_k_tile_sim, 0, 2);
+	tcase_add_loop_test(tc, gemm_stream_kmajor, 0, 4);
 	tcase_add_test(tc, gemm_k_streams_through_small_ub);
 	tcase_add_test(tc, gemm_edges_and_defaults);
 	tcase_add_test(tc, gemm_after_stray_weight_tiles);

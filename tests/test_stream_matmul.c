@@ -8,6 +8,7 @@
 #include "golden_fixture.h"
 #include "harness.h"
 #include "tpu/numerics.h"
+#include "tpu/tpu.h" /* TPU_STREAM_MATMUL_K_GROUP */
 #include "tpu/tpu_spec.h"
 
 #define MAXN 16
@@ -502,7 +503,17 @@ START_TEST(stream_matmul_checks)
 		  TPU_SC_INVALID_FIELD },
 		{ "WRITE_BACK without ACTIVATE", DW(OP0), TPU_STREAM_MATMUL_WRITE_BACK, -1, 0, false,
 		  TPU_SC_INVALID_FIELD },
-		{ "OP0 bit 5", DW(OP0), 0x20, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "OP0 bit 6", DW(OP0), 0x40, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "OP0 bit 16", DW(OP0), 0x10000, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "K_GROUP without K_MAJOR", DW(OP0), 1u << TPU_STREAM_MATMUL_K_GROUP_SHIFT, -1, 0,
+		  false, TPU_SC_INVALID_FIELD },
+		{ "K_MAJOR", DW(OP0), TPU_STREAM_MATMUL_K_MAJOR, -1, 0, false, TPU_SC_SUCCESS },
+		{ "K_GROUP = C", DW(OP0), TPU_STREAM_MATMUL_K_GROUP(blocks), -1, 0, false,
+		  TPU_SC_SUCCESS },
+		{ "K_GROUP = C + 1", DW(OP0), TPU_STREAM_MATMUL_K_GROUP(blocks + 1), -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
+		{ "K_GROUP = C + 1 + UB range", DW(OP0), TPU_STREAM_MATMUL_K_GROUP(blocks + 1),
+		  DW(LOCAL_ADDR), 0xFFFFFFFFu, false, TPU_SC_INVALID_FIELD },
 		{ "OP3 without ACTIVATE", DW(OP3), 1, -1, 0, false, TPU_SC_INVALID_FIELD },
 		{ "ROWS 0", DW(ROWS), 0, -1, 0, false, TPU_SC_INVALID_FIELD },
 		{ "ROWS > max", DW(ROWS), TPU_STREAM_MATMUL_MAX_K + 1, -1, 0, false,
@@ -564,6 +575,26 @@ START_TEST(stream_matmul_checks)
 		{ "ACT: out range + FIFO", DW(OP3), 0xFFFFFFFFu, -1, 0, true, TPU_SC_LOCAL_RANGE },
 		{ "ACT: LUT + FIFO", DW(OP0), TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_LUT, -1, 0,
 		  true, TPU_SC_SEQUENCE_ERROR },
+		/* K_MAJOR: the output rows OP3 .. + C x R must not meet A's LOCAL_ADDR .. + T x R
+		 * (0 .. 8 here); without K_MAJOR they may ("ACT ok": OP3 = LOCAL_ADDR = 0) */
+		{ "ACT|K_MAJOR: out meets A", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_K_MAJOR, -1, 0, false,
+		  TPU_SC_LOCAL_RANGE },
+		{ "ACT|K_MAJOR: out meets A's last row", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_K_MAJOR, DW(OP3), 3 * r - 1, false,
+		  TPU_SC_LOCAL_RANGE },
+		{ "ACT|K_MAJOR: out right after A", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_K_MAJOR, DW(OP3), 3 * r, false,
+		  TPU_SC_SUCCESS },
+		{ "ACT|K_GROUP 1: out meets A", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_K_GROUP(1), DW(OP3), 1, false,
+		  TPU_SC_LOCAL_RANGE },
+		{ "ACT|K_MAJOR: out meets A + FIFO", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_K_MAJOR, -1, 0, true,
+		  TPU_SC_LOCAL_RANGE },
+		{ "ACT|K_MAJOR: out range past the end (meets nothing)", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_K_MAJOR, DW(OP3),
+		  ub_rows - blocks * r + 1, false, TPU_SC_LOCAL_RANGE },
 		/* WRITE_BACK: HOST_ADDR2 (OUT_OFF) needs W over C x R x N bytes */
 		{ "WB ok", DW(OP0), TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_WRITE_BACK,
 		  DW(HOST_ADDR2_LO), (uint32_t)(hbuf + OUT_OFF), false, TPU_SC_SUCCESS },
@@ -586,8 +617,10 @@ START_TEST(stream_matmul_checks)
 		{ "A: LENGTH without A", DW(LENGTH), blocks * k * n, -1, 0, false,
 		  TPU_SC_INVALID_FIELD },
 		{ "A: LENGTH - 1", DW(LENGTH), a_len - 1, -1, 0, false, TPU_SC_INVALID_FIELD },
-		{ "A: OP0 bit 5", DW(OP0), TPU_STREAM_MATMUL_A_STREAM | 0x20, -1, 0, false,
+		{ "A: OP0 bit 6", DW(OP0), TPU_STREAM_MATMUL_A_STREAM | 0x40, -1, 0, false,
 		  TPU_SC_INVALID_FIELD },
+		{ "A: K_MAJOR", DW(OP0), TPU_STREAM_MATMUL_A_STREAM | TPU_STREAM_MATMUL_K_MAJOR, -1, 0,
+		  false, TPU_SC_SUCCESS },
 		{ "A: UB T x R past the end", DW(LOCAL_ADDR), ub_rows - 3 * r + 1, -1, 0, false,
 		  TPU_SC_LOCAL_RANGE },
 		{ "A: UB fits", DW(LOCAL_ADDR), ub_rows - 3 * r, -1, 0, false, TPU_SC_SUCCESS },
@@ -1127,6 +1160,243 @@ START_TEST(stream_matmul_write_back_window)
 }
 END_TEST
 
+/* OP0.K_MAJOR: the stream order of a K_GROUP of G blocks, walked here row by row (independent
+ * of the device's and the golden model's closed forms): K-tile t of the first G blocks is a
+ * round (A_STREAM: A's R rows of K-tile t first), then K-tile t of each of them (its last
+ * K-tile followed by its bias vector with ACTIVATE), then the other blocks one after the
+ * other. tile[b][t] = the first stream row of block b's K-tile t, bias[b] its bias vector,
+ * arow[t] A's K-tile t; the stream's row count. */
+#define KM_BLOCKS 4
+#define KM_TILES 8
+static uint32_t km_layout(uint32_t n, uint32_t k, uint32_t r, uint32_t blocks, uint32_t g,
+			  bool astr, bool act, uint32_t tile[KM_BLOCKS][KM_TILES],
+			  uint32_t bias[KM_BLOCKS], uint32_t arow[KM_TILES])
+{
+	uint32_t tiles = (k + n - 1) / n, row = 0;
+
+	for (uint32_t t = 0; t < tiles; t++) {
+		uint32_t kn = t + 1 < tiles ? n : k - t * n;
+
+		if (astr) {
+			arow[t] = row;
+			row += r;
+		}
+		for (uint32_t b = 0; b < g; b++) {
+			tile[b][t] = row;
+			row += kn;
+			if (t + 1 == tiles && act) {
+				bias[b] = row;
+				row += TPU_STREAM_MATMUL_BIAS_ROWS;
+			}
+		}
+	}
+	for (uint32_t b = g; b < blocks; b++) {
+		for (uint32_t t = 0; t < tiles; t++) {
+			tile[b][t] = row;
+			row += t + 1 < tiles ? n : k - t * n;
+		}
+		if (act) {
+			bias[b] = row;
+			row += TPU_STREAM_MATMUL_BIAS_ROWS;
+		}
+	}
+	return row;
+}
+
+/* OP0.K_MAJOR with a random K_GROUP (0 = all blocks) on a device with 512 UB and ACC rows,
+ * random shapes (_i & 1: N = 16, else 8; _i >= 4: R of 100..120 over two K-tiles and two
+ * blocks), with or without A_STREAM, ACTIVATE, LUT, WRITE_BACK and ACCUMULATE (the ACC rows
+ * first filled by a block-major STREAM_MATMUL of other weights), output rows apart from A's.
+ * Against a reference computed from the stream bytes with km_layout: the ACC rows, A's UB
+ * rows, the int8 outputs in the UB and written back (nothing around them), RESULT and
+ * PERF_MACS. _i < 4: the last rep first fails with a read fault at a random stream row (the
+ * first with WRITE_BACK): DMA_XFER_ERROR, RESULT 0, PERF_MACS unchanged, no active tile; then
+ * it runs again. */
+START_TEST(stream_matmul_kmajor)
+{
+	const uint32_t n = _i & 1 ? 16 : 8, rows = 512;
+	const bool big = _i >= 4;
+	static uint32_t acc[512][MAXN];
+	static int8_t ub[512][MAXN], lut[256];
+	uint32_t tile[KM_BLOCKS][KM_TILES], bias[KM_BLOCKS], arow[KM_TILES];
+	int32_t mult[MAXN], shift[MAXN];
+	struct tpu_act_output o = { 3, -118, 121, NULL };
+	uint64_t hb;
+	uint8_t *h;
+	struct gfx_sqe q;
+
+	/* 0: the stream; 64 KiB: the ACC prefill's stream; 128 KiB: UB rows in; 192 KiB: the
+	 * write-back; 256 KiB: ACC rows back; 320 KiB: UB rows back; 384 KiB: LUT; 448 KiB:
+	 * MULT/SHIFT */
+	h = setup_act_device(n, rows, _i & 1 ? 50 : 0, 512 * 1024, 448 * 1024, &o, mult, shift,
+			     &hb);
+	if (!h)
+		return;
+	for (uint32_t i = 0; i < 256; i++)
+		h[384 * 1024 + i] = (uint8_t)(lut[i] = rand8());
+	q = gfx_load_lut(hb + 384 * 1024);
+	gfx_ok(&F, &q);
+	for (int rep = 0; rep < (big ? 2 : 4); rep++) {
+		bool fault = !big && rep == 3;
+		bool astr = harness_range(&rng, 0, 1), act = harness_range(&rng, 0, 2) != 0;
+		bool wb = act && harness_range(&rng, 0, 1), use_lut = act && harness_range(&rng, 0, 1);
+		bool acc0 = !fault && harness_range(&rng, 0, 1);
+		uint32_t k = big ? (uint32_t)harness_range(&rng, n + 1, 2 * n)
+				 : (uint32_t)harness_range(&rng, 1, 4 * n + 3);
+		uint32_t tiles = (k + n - 1) / n;
+		uint32_t r = big ? (uint32_t)harness_range(&rng, 100, 120)
+				 : (uint32_t)harness_range(&rng, 1, 8);
+		uint32_t blocks = big ? 2 : (uint32_t)harness_range(&rng, 1, KM_BLOCKS);
+		uint32_t g = (uint32_t)harness_range(&rng, 0, blocks);
+		uint32_t stride = harness_range(&rng, 0, 1) ? 0 : n + (uint32_t)harness_range(&rng, 0, 5);
+		uint32_t step = stride ? stride : n, arows = tiles * r;
+		uint32_t srows = km_layout(n, k, r, blocks, g ? g : blocks, astr, act, tile, bias,
+					   arow);
+		/* A's rows below 256 (or up to 272 with big R), the output rows above them */
+		uint32_t la = (uint32_t)harness_range(&rng, 0, rows - arows - blocks * r);
+		uint32_t out_row = (uint32_t)harness_range(&rng, la + arows, rows - blocks * r);
+		uint32_t la2 = (uint32_t)harness_range(&rng, 0, rows - blocks * r);
+		uint32_t op0 = TPU_STREAM_MATMUL_K_GROUP(g) |
+			       (act ? TPU_STREAM_MATMUL_ACTIVATE : 0) |
+			       (wb ? TPU_STREAM_MATMUL_WRITE_BACK : 0) |
+			       (use_lut ? TPU_STREAM_MATMUL_LUT : 0) |
+			       (acc0 ? TPU_STREAM_MATMUL_ACCUMULATE : 0);
+		struct tpu_act_output o2 = o;
+		uint64_t macs;
+
+		o2.lut = use_lut ? lut : NULL;
+		ck_assert_uint_le(((uint64_t)srows - 1) * step + n, 64 * 1024);
+		for (size_t i = 0; i < ((size_t)srows - 1) * step + n; i++)
+			h[i] = (uint8_t)rand8();
+		for (uint32_t b = 0; b < blocks && act; b++)
+			for (uint32_t j = 0; j < n; j++) {
+				int32_t v = (int32_t)harness_range(&rng, -3000, 3000);
+
+				memcpy(h + (size_t)(bias[b] + 4 * j / n) * step + 4 * j % n, &v, 4);
+			}
+		/* UB rows of A (the data without A_STREAM; overwritten with it) */
+		for (uint32_t i = 0; i < arows; i++)
+			for (uint32_t j = 0; j < n; j++)
+				h[128 * 1024 + i * n + j] = (uint8_t)(ub[la + i][j] = rand8());
+		q = gfx_read_host(hb + 128 * 1024, arows, n, 0, la);
+		gfx_ok(&F, &q);
+		/* ACCUMULATE: the ACC rows from a block-major command over other weights first */
+		memset(acc, 0, sizeof(acc));
+		if (acc0) {
+			for (size_t i = 0; i < (size_t)blocks * k * n; i++)
+				h[64 * 1024 + i] = (uint8_t)rand8();
+			q = sm(hb + 64 * 1024, k, n, 0, blocks, la, r, la2, 0);
+			gfx_ok(&F, &q);
+			for (uint32_t b = 0; b < blocks; b++)
+				for (uint32_t i = 0; i < r; i++)
+					for (uint32_t j = 0; j < n; j++)
+						for (uint32_t kk = 0; kk < k; kk++)
+							acc[b * r + i][j] += (uint32_t)(
+								(int32_t)ub[la + kk / n * r + i][kk % n] *
+								(int8_t)h[64 * 1024 + ((size_t)b * k + kk) * n + j]);
+		}
+		for (uint32_t b = 0; b < blocks; b++)
+			for (uint32_t i = 0; i < r; i++)
+				for (uint32_t j = 0; j < n; j++)
+					for (uint32_t kk = 0; kk < k; kk++) {
+						uint32_t t = kk / n;
+						int8_t a = astr ? (int8_t)h[((size_t)arow[t] + i) * step + kk % n]
+								: ub[la + t * r + i][kk % n];
+						int8_t w = (int8_t)h[((size_t)tile[b][t] + kk % n) * step + j];
+
+						acc[b * r + i][j] += (uint32_t)((int32_t)a * w);
+					}
+		q = astr ? sm_a(hb, n, k, stride, blocks, la, r, la2, op0)
+			 : sm(hb, k, n, stride, blocks, la, r, la2, op0);
+		GFX_SET(&q, OP3, act ? out_row : 0);
+		if (wb) {
+			GFX_SET(&q, HOST_ADDR2_LO, (uint32_t)(hb + 192 * 1024 + 64));
+			GFX_SET(&q, HOST_ADDR2_HI, (uint32_t)((hb + 192 * 1024 + 64) >> 32));
+		}
+		memset(h + 192 * 1024, 0xA5, 64 * 1024);
+		if (fault) {
+			struct gfx_cqe c;
+			struct gfx_sqe m = gfx_matmul(0, 0, 1, 0);
+			/* (with WRITE_BACK in the first row: the blocks written back after a later
+			 * fault are unspecified, and the device loses a whole read request's rows,
+			 * the golden model only the failed row's) */
+			uint32_t bad = wb ? 0 : (uint32_t)harness_range(&rng, 0, srows - 1);
+
+			macs = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
+			gfx_fail_range(&F, hb + (uint64_t)bad * step, 1, HOSTMEM_READ, false);
+			ck_assert_uint_eq(gfx_exec(&F, &q, &c), TPU_SC_DMA_XFER_ERROR);
+			ck_assert_uint_eq(c.result, 0);
+			gfx_fail_off(&F);
+			ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO), macs);
+			ck_assert_uint_eq(gfx_exec(&F, &m, NULL), TPU_SC_SEQUENCE_ERROR);
+			/* A's UB rows may have been written: put them back for the rerun */
+			{
+				struct gfx_sqe rh = gfx_read_host(hb + 128 * 1024, arows, n, 0, la);
+
+				gfx_ok(&F, &rh);
+			}
+			memset(h + 192 * 1024, 0xA5, 64 * 1024);
+		}
+		macs = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
+		ck_assert_uint_eq(gfx_ok(&F, &q), srows * n);
+		ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO) - macs,
+				  (uint64_t)blocks * r * k * n);
+		q = gfx_write_host(hb + 256 * 1024, blocks * r, n, 0, la2, true);
+		gfx_ok(&F, &q);
+		for (uint32_t i = 0; i < blocks * r; i++)
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t got;
+
+				memcpy(&got, h + 256 * 1024 + ((size_t)i * n + j) * 4, 4);
+				ck_assert_msg(got == acc[i][j],
+					      "case %d rep %d k=%u r=%u blocks=%u g=%u astr=%d act=%d "
+					      "acc0=%d: acc row %u col %u = %u, expected %u",
+					      _i, rep, k, r, blocks, g, astr, act, acc0, i, j, got,
+					      acc[i][j]);
+			}
+		if (astr) {
+			q = gfx_write_host(hb + 320 * 1024, arows, n, 0, la, false);
+			gfx_ok(&F, &q);
+			for (uint32_t t = 0; t < tiles; t++)
+				for (uint32_t i = 0; i < r; i++)
+					ck_assert_msg(!memcmp(h + 320 * 1024 + ((size_t)t * r + i) * n,
+							      h + ((size_t)arow[t] + i) * step, n),
+						      "case %d rep %d: UB row of A %u/%u", _i, rep, t, i);
+		}
+		for (uint32_t i = 0; i < 64; i++)
+			ck_assert_uint_eq(h[192 * 1024 + i], 0xA5);
+		if (!act)
+			continue;
+		q = gfx_write_host(hb + 320 * 1024, blocks * r, n, 0, out_row, false);
+		gfx_ok(&F, &q);
+		for (uint32_t b = 0; b < blocks; b++)
+			for (uint32_t i = 0; i < r; i++)
+				for (uint32_t j = 0; j < n; j++) {
+					int32_t bv;
+					struct tpu_act_channel ch;
+					bool sat;
+					int8_t want, got = (int8_t)h[320 * 1024 + ((size_t)b * r + i) * n + j];
+
+					memcpy(&bv, h + (size_t)(bias[b] + 4 * j / n) * step + 4 * j % n, 4);
+					ch = (struct tpu_act_channel){ bv, mult[j], shift[j] };
+					want = tpu_activate((int32_t)acc[b * r + i][j], &ch, &o2, &sat);
+					ck_assert_msg(got == want,
+						      "case %d rep %d k=%u r=%u blocks=%u g=%u lut=%d: out "
+						      "%u/%u/%u = %d, expected %d", _i, rep, k, r, blocks, g,
+						      use_lut, b, i, j, got, want);
+				}
+		if (wb) {
+			ck_assert(!memcmp(h + 320 * 1024, h + 192 * 1024 + 64, (size_t)blocks * r * n));
+			for (uint32_t i = 0; i < 64; i++)
+				ck_assert_uint_eq(h[192 * 1024 + 64 + blocks * r * n + i], 0xA5);
+		} else {
+			ck_assert_uint_eq(h[192 * 1024 + 64], 0xA5);
+		}
+	}
+	teardown();
+}
+END_TEST
+
 static Suite *build(const char *name, enum gfx_backend be)
 {
 	Suite *s = suite_create(name);
@@ -1140,6 +1410,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 	tcase_add_loop_test(tc, stream_matmul_astream, 0, 4);
 	tcase_add_test(tc, stream_matmul_astream_after_matmul);
 	tcase_add_loop_test(tc, stream_matmul_write_back, 0, 4);
+	tcase_add_loop_test(tc, stream_matmul_kmajor, 0, 6);
 	gfx_config_small(&c);
 	if (gfx_backend_has(be, &c)) {
 		tcase_add_test(tc, stream_matmul_checks);

@@ -189,7 +189,12 @@ TPU_MUST_CHECK int tpu_cmd_matmul(struct tpu_cmd *cmd, uint32_t ub_row, uint32_t
  * out_row + b x rows (| TPU_STREAM_MATMUL_LUT: through the LUT); out_row must be 0 without it.
  * With TPU_STREAM_MATMUL_A_STREAM (cols = N) block 0's K-tile t is preceded in the stream by the
  * rows rows of A's K-tile t (N bytes each), which go to UB rows ub_row + t x rows first.
+ * With TPU_STREAM_MATMUL_K_GROUP(g) the stream holds the first g blocks (0: all) K-tile by
+ * K-tile (A's K-tile t, then K-tile t of each of them), the rest block by block; with ACTIVATE
+ * the output rows must then lie apart from A's (docs/spec.md 6.11); -EINVAL when g > blocks.
  * -ERANGE when k, rows or blocks pass their TPU_STREAM_MATMUL_MAX_* limit. */
+#define TPU_STREAM_MATMUL_K_GROUP(g) \
+	(TPU_STREAM_MATMUL_K_MAJOR | ((unsigned)(g) << TPU_STREAM_MATMUL_K_GROUP_SHIFT))
 TPU_MUST_CHECK int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off,
 					 uint32_t stride, uint32_t k, uint32_t cols,
 					 uint32_t blocks, uint32_t ub_row, uint32_t rows,

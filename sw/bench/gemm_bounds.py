@@ -15,7 +15,14 @@ to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet ea
   link bound     = max(host->device, device->host bytes) / bytes per cycle
   data bound     = the same without the command bytes (SQE fetches, CQEs): the pure data
                    roofline of the schedule's transfers
-of bound = max(compute, link bound) / measured cycles (100 % = at the bound).
+  phased bound   = (stream schedule with A in the stream) the first command's A-carrying part
+                   bounded on its own: max(its link, its MXU cycles) + max(the rest's link,
+                   the rest's MXU cycles). In the block order block 0 carries A (KT x (R + N)
+                   rows per KT x R MXU cycles); with OP0.K_MAJOR (session 10) the first kg
+                   blocks share each K-tile of A (KT x R + kg x (k + 4) rows per kg x KT x R),
+                   kg chosen as driver/gemm.c's stream_kgroup does (column "kg")
+of bound = max(compute, link bound) / measured cycles (100 % = at the bound); of phased the same
+with the phased bound.
 usage: gemm_bounds.py [--json sim_gemm.json] [--n 16] [--bpc 16] [MxKxN ...]"""
 import argparse, json, math
 
@@ -26,7 +33,16 @@ MAX_READ_REQ = 512
 def pkt(data):
     return HDR + -(-data // LB) * LB
 
-def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
+def kgroup(R, N, full, KT):
+    # driver/gemm.c stream_kgroup: the fewest panels (2..4) with 8 (R + kg N) <= 7 kg R
+    if KT < 2:
+        return 1
+    for kg in range(2, min(full, 4) + 1):
+        if 8 * (R + kg * N) <= 7 * kg * R:
+            return kg
+    return 1
+
+def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
     KT, NT = math.ceil(k / N), math.ceil(n / N)
     slots = KT if KT + 1 <= ub_rows else 1
     R = min(ub_rows // (slots + 1), acc_rows // 2, m)  # int8 output: two ACC buffers
@@ -35,6 +51,7 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
     span = lambda tot, t: min(N, tot - t * N)
     wr_bytes = max(4 * N, 256)  # the device with ReadAhead: MaxPayload (256) bytes
     h2d = d2h = 0
+    kg, p1_link, p1_comp = 1, 0.0, 0
 
     def stream(rows, rb):  # a packed row stream: (host->device, device->host) bytes
         if rb != N:
@@ -64,6 +81,10 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
         groups = [(c0, min(cmax, ntf - c0), N) for c0 in range(0, ntf, cmax)]
         if ntf < NT:
             groups.append((ntf, 1, n - ntf * N))
+        if astream:  # the A-carrying part of the first command (see "phased bound")
+            kg = kgroup(R, N, groups[0][1], KT) if kmajor else 1
+            p1_link = stream(KT * R + kg * (k + 4), N)[0] / bpc
+            p1_comp = kg * KT * R
         for c0, cn, nc in groups:
             if nc == N:  # fused: each tile's bias (4 rows) in the stream, its ACTIVATE in the command
                 a, b = stream(cn * (k + 4) + (KT * R if astream and c0 == 0 else 0), nc)
@@ -98,7 +119,10 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0):
     d2h += math.ceil(cmds / 8) * HDR + cmds * pkt(16)  # SQE MRDs, CQEs
     compute = m * KT * NT
     link = max(h2d, d2h) / bpc
+    phased = (max(p1_link, p1_comp) + max(link - p1_link, compute - p1_comp) if p1_comp
+              else max(compute, link))
     return dict(m=m, k=k, n=n, R=R, compute_cycles=compute, link_cycles=round(link),
+                kg=kg, phased_cycles=round(phased),
                 data_cycles=round(data), stream=stream_sched,
                 h2d_bytes=h2d, d2h_bytes=d2h, commands=cmds,
                 ideal_util=m * k * n / (N * N * max(compute, link)))
@@ -107,6 +131,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json"); ap.add_argument("--n", type=int, default=16)
     ap.add_argument("--bpc", type=float, default=16.0); ap.add_argument("shapes", nargs="*")
+    ap.add_argument("--block-major", action="store_true",
+                    help="model the stream schedule without OP0.K_MAJOR (sessions 8-9)")
     a = ap.parse_args()
     meas = {}
     shapes = [tuple(int(x) for x in s.split("x")) for s in a.shapes]
@@ -114,19 +140,21 @@ def main():
         for r in json.load(open(a.json))["results"]:
             meas[(r["m"], r["k"], r["n"])] = r
             if not a.shapes: shapes.append((r["m"], r["k"], r["n"]))
-    print("| m x k x n | R | commands | compute bound | link bound | data bound | bound util | measured cycles | measured util | of bound | of data bound |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| m x k x n | R | kg | commands | compute bound | link bound | data bound | phased bound | bound util | measured cycles | measured util | of bound | of data bound | of phased |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for m, k, n in shapes:
-        b = bounds(m, k, n, N=a.n, bpc=a.bpc)
+        b = bounds(m, k, n, N=a.n, bpc=a.bpc, kmajor=not a.block_major)
         r = meas.get((m, k, n))
         mc = f"{r['cycles']}" if r else "-"
         mu = f"{100 * r['utilization']:.1f}%" if r else "-"
         # measured against the bound: bound cycles / measured cycles (1 = at the bound)
         ob = f"{100 * max(b['compute_cycles'], b['link_cycles']) / r['cycles']:.1f}%" if r else "-"
         od = f"{100 * max(b['compute_cycles'], b['data_cycles']) / r['cycles']:.1f}%" if r else "-"
-        print(f"| {m}x{k}x{n} | {b['R']}{' (stream)' if b['stream'] else ''} | {b['commands']} | "
-              f"{b['compute_cycles']} | {b['link_cycles']} | {b['data_cycles']} | "
-              f"{100 * b['ideal_util']:.1f}% | {mc} | {mu} | {ob} | {od} |")
+        op = f"{100 * b['phased_cycles'] / r['cycles']:.1f}%" if r else "-"
+        print(f"| {m}x{k}x{n} | {b['R']}{' (stream)' if b['stream'] else ''} | {b['kg']} | "
+              f"{b['commands']} | {b['compute_cycles']} | {b['link_cycles']} | "
+              f"{b['data_cycles']} | {b['phased_cycles']} | "
+              f"{100 * b['ideal_util']:.1f}% | {mc} | {mu} | {ob} | {od} | {op} |")
 
 if __name__ == "__main__":
     main()

@@ -149,12 +149,16 @@ static uint32_t stream_matmul_checks(const struct golden *g, const struct golden
 	uint32_t op0 = SQE(c, OP0);
 	bool act = op0 & TPU_STREAM_MATMUL_ACTIVATE, lut = op0 & TPU_STREAM_MATMUL_LUT;
 	bool astr = op0 & TPU_STREAM_MATMUL_A_STREAM, wb = op0 & TPU_STREAM_MATMUL_WRITE_BACK;
+	bool kmaj = op0 & TPU_STREAM_MATMUL_K_MAJOR;
+	uint64_t kg = (op0 & TPU_STREAM_MATMUL_K_GROUP_MASK) >> TPU_STREAM_MATMUL_K_GROUP_SHIFT;
 	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
 	uint64_t rows = blocks * per_block + (astr ? tiles * rr : 0);
 
 	if ((op0 & ~(TPU_STREAM_MATMUL_ACCUMULATE | TPU_STREAM_MATMUL_ACTIVATE |
 		     TPU_STREAM_MATMUL_LUT | TPU_STREAM_MATMUL_A_STREAM |
-		     TPU_STREAM_MATMUL_WRITE_BACK)) ||
+		     TPU_STREAM_MATMUL_WRITE_BACK | TPU_STREAM_MATMUL_K_MAJOR |
+		     TPU_STREAM_MATMUL_K_GROUP_MASK)) ||
+	    (!kmaj && (op0 & TPU_STREAM_MATMUL_K_GROUP_MASK)) ||
 	    ((lut || wb) && !act) || (!act && SQE(c, OP3)) ||
 	    (!wb && (SQE(c, HOST_ADDR2_LO) || SQE(c, HOST_ADDR2_HI))))
 		return TPU_SC_INVALID_FIELD;
@@ -163,11 +167,16 @@ static uint32_t stream_matmul_checks(const struct golden *g, const struct golden
 	    rr == 0 || rr > TPU_STREAM_MATMUL_MAX_R || blocks == 0 ||
 	    blocks > TPU_STREAM_MATMUL_MAX_BLOCKS || (stride != 0 && stride < cols) ||
 	    (rows - 1) * (stride ? stride : cols) + cols != SQE(c, LENGTH) ||
-	    (wb && blocks * rr * n > UINT32_MAX))
+	    (wb && blocks * rr * n > UINT32_MAX) || kg > blocks)
 		return TPU_SC_INVALID_FIELD;
 	if (!golden_range_ok(SQE(c, LOCAL_ADDR), tiles * rr, g->cfg.ub_rows) ||
 	    !golden_range_ok(SQE(c, LOCAL_ADDR2), blocks * rr, g->cfg.acc_rows) ||
 	    (act && !golden_range_ok(SQE(c, OP3), blocks * rr, g->cfg.ub_rows)))
+		return TPU_SC_LOCAL_RANGE;
+	/* K_MAJOR: an ACTIVATE may run while later blocks still read A, so its output rows must
+	 * not meet A's rows (no order to define) */
+	if (kmaj && act && SQE(c, OP3) < SQE(c, LOCAL_ADDR) + tiles * rr &&
+	    SQE(c, LOCAL_ADDR) < SQE(c, OP3) + blocks * rr)
 		return TPU_SC_LOCAL_RANGE;
 	if (g->fifo_count != 0 ||
 	    (act && (!g->loaded[TPU_PARAM_MULT] || !g->loaded[TPU_PARAM_SHIFT] ||
@@ -176,19 +185,37 @@ static uint32_t stream_matmul_checks(const struct golden *g, const struct golden
 	return TPU_SC_SUCCESS;
 }
 
-/* Stream row of block b's K-tile t (t = tiles: its bias vector): blocks of P = K (+ 4) rows;
- * with A_STREAM block 0 also holds R rows of A before each K-tile, so it is T x R rows longer
- * and every later block starts T x R rows later (docs/spec.md 6.11). */
+/* G, the blocks interleaved K-tile by K-tile at the stream's start: OP0.K_GROUP (0 = all C)
+ * with OP0.K_MAJOR, else 1 (block 0 alone: the block-major order). */
+static uint64_t stream_kgroup(const struct golden_cmd *c)
+{
+	uint32_t op0 = SQE(c, OP0), kg = (op0 & TPU_STREAM_MATMUL_K_GROUP_MASK) >>
+					 TPU_STREAM_MATMUL_K_GROUP_SHIFT;
+
+	if (!(op0 & TPU_STREAM_MATMUL_K_MAJOR))
+		return 1;
+	return kg ? kg : SQE(c, OP2);
+}
+
+/* Stream row of block b's K-tile t (t = tiles: its bias vector), docs/spec.md 6.11: blocks
+ * b < G interleaved, K-tile t of them a round of (A_STREAM) R rows of A's K-tile t, then each
+ * block's K-tile t (in the last round: its K - (T - 1) x N rows, then its bias vector); blocks
+ * b >= G after them, P = K (+ 4) rows each. G = 1 is the block-major order (A before block 0's
+ * K-tiles, every later block T x R rows later). */
 static uint64_t stream_row(const struct golden *g, const struct golden_cmd *c, uint32_t b,
 			   uint32_t t)
 {
 	uint64_t n = g->cfg.array_n, k = SQE(c, ROWS), rr = SQE(c, OP1), tiles = (k + n - 1) / n;
 	bool act = SQE(c, OP0) & TPU_STREAM_MATMUL_ACTIVATE;
 	bool astr = SQE(c, OP0) & TPU_STREAM_MATMUL_A_STREAM;
-	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
-	uint64_t a = astr ? (b == 0 ? (uint64_t)(t < tiles ? t + 1 : tiles) * rr : tiles * rr) : 0;
+	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0), gn = stream_kgroup(c);
+	uint64_t a = astr ? rr : 0, tl = t < tiles ? t : tiles - 1;
+	uint64_t last = k - (tiles - 1) * n + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
 
-	return (uint64_t)b * per_block + a + (t < tiles ? (uint64_t)t * n : k);
+	if (b >= gn)
+		return tiles * a + (uint64_t)b * per_block + (t < tiles ? (uint64_t)t * n : k);
+	return tl * (a + gn * n) + a + (uint64_t)b * (tl + 1 < tiles ? n : last) +
+	       (t < tiles ? 0 : k - (tiles - 1) * n);
 }
 
 /* A_STREAM: the R rows of A's K-tile t (before block 0's K-tile t in the stream) into UB rows
@@ -197,7 +224,7 @@ static int stream_a(struct golden *g, const struct golden_cmd *c, uint32_t t)
 {
 	uint32_t n = g->cfg.array_n, rr = SQE(c, OP1), i;
 	uint64_t stride = SQE(c, STRIDE) ? SQE(c, STRIDE) : n;
-	uint64_t row0 = stream_row(g, c, 0, t) - rr;
+	uint64_t row0 = stream_row(g, c, 0, t) - rr; /* (the round's first rows) */
 
 	for (i = 0; i < rr; i++)
 		if (golden_dma_read(g, sqe_host_addr(c) + (row0 + i) * stride,
@@ -247,17 +274,42 @@ static int stream_tile(struct golden *g, const struct golden_cmd *c, uint64_t ro
 	return 0;
 }
 
+/* Block b's K-tile t: its weight rows into the active tile, its MATMUL, and after the last
+ * K-tile with ACTIVATE the block's bias, ACTIVATE and (WRITE_BACK) output write. -1 when a read
+ * of the stream fails. */
+static int stream_step(struct golden *g, const struct golden_cmd *c, uint32_t b, uint32_t t)
+{
+	uint32_t n = g->cfg.array_n, k = SQE(c, ROWS), rr = SQE(c, OP1), i;
+	uint32_t tiles = (k + n - 1) / n, kn = t + 1 < tiles ? n : k - t * n;
+	bool acc0 = SQE(c, OP0) & TPU_STREAM_MATMUL_ACCUMULATE;
+	bool act = SQE(c, OP0) & TPU_STREAM_MATMUL_ACTIVATE;
+
+	if (stream_tile(g, c, stream_row(g, c, b, t), kn))
+		return -1;
+	for (i = 0; i < rr; i++)
+		matmul_row(g, g->ub + ((size_t)SQE(c, LOCAL_ADDR) + (size_t)t * rr + i) * n,
+			   g->acc + ((size_t)SQE(c, LOCAL_ADDR2) + (size_t)b * rr + i) * n,
+			   t > 0 || acc0);
+	if (t + 1 < tiles || !act)
+		return 0;
+	if (stream_activate(g, c, stream_row(g, c, b, tiles), b))
+		return -1;
+	/* (posted: a refused write is not seen) */
+	if (SQE(c, OP0) & TPU_STREAM_MATMUL_WRITE_BACK)
+		golden_dma_post(g, stream_wb_addr(c) + (uint64_t)b * rr * n,
+				g->ub + ((size_t)SQE(c, OP3) + (size_t)b * rr) * n, (size_t)rr * n);
+	return 0;
+}
+
 void golden_cmd_stream_matmul(struct golden *g, const struct golden_cmd *c,
 			      struct golden_result *r)
 {
 	uint32_t n = g->cfg.array_n, k = SQE(c, ROWS), rr = SQE(c, OP1), blocks = SQE(c, OP2);
-	uint32_t tiles = (k + n - 1) / n, b, t, i;
-	bool acc0 = SQE(c, OP0) & TPU_STREAM_MATMUL_ACCUMULATE;
+	uint32_t tiles = (k + n - 1) / n, b, t, gn;
 	bool act = SQE(c, OP0) & TPU_STREAM_MATMUL_ACTIVATE;
 	bool astr = SQE(c, OP0) & TPU_STREAM_MATMUL_A_STREAM;
 	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
 	uint64_t rows = (uint64_t)blocks * per_block + (astr ? (uint64_t)tiles * rr : 0);
-
 	bool wb = SQE(c, OP0) & TPU_STREAM_MATMUL_WRITE_BACK;
 
 	r->sc = stream_matmul_checks(g, c);
@@ -274,30 +326,26 @@ void golden_cmd_stream_matmul(struct golden *g, const struct golden_cmd *c,
 	g->active_valid = false;
 	if (act)
 		g->loaded[TPU_PARAM_BIAS] = true;
-	for (b = 0; b < blocks; b++) {
-		for (t = 0; t < tiles; t++) {
-			uint32_t kn = t + 1 < tiles ? n : k - t * n;
-
-			if ((astr && b == 0 && stream_a(g, c, t)) ||
-			    stream_tile(g, c, stream_row(g, c, b, t), kn)) {
-				r->sc = TPU_SC_DMA_XFER_ERROR;
-				return;
-			}
-			for (i = 0; i < rr; i++)
-				matmul_row(g, g->ub + ((size_t)SQE(c, LOCAL_ADDR) + (size_t)t * rr + i) * n,
-					   g->acc + ((size_t)SQE(c, LOCAL_ADDR2) + (size_t)b * rr + i) * n,
-					   t > 0 || acc0);
-		}
-		if (act && stream_activate(g, c, stream_row(g, c, b, tiles), b)) {
+	/* in stream order: the G interleaved blocks K-tile by K-tile (each block's epilogue after
+	 * its last K-tile), then the others block by block */
+	gn = (uint32_t)stream_kgroup(c);
+	for (t = 0; t < tiles; t++) {
+		if (astr && stream_a(g, c, t)) {
 			r->sc = TPU_SC_DMA_XFER_ERROR;
 			return;
 		}
-		/* (posted: a refused write is not seen) */
-		if (wb)
-			golden_dma_post(g, stream_wb_addr(c) + (uint64_t)b * rr * n,
-					g->ub + ((size_t)SQE(c, OP3) + (size_t)b * rr) * n,
-					(size_t)rr * n);
+		for (b = 0; b < gn; b++)
+			if (stream_step(g, c, b, t)) {
+				r->sc = TPU_SC_DMA_XFER_ERROR;
+				return;
+			}
 	}
+	for (b = gn; b < blocks; b++)
+		for (t = 0; t < tiles; t++)
+			if (stream_step(g, c, b, t)) {
+				r->sc = TPU_SC_DMA_XFER_ERROR;
+				return;
+			}
 	r->result = (uint32_t)(rows * SQE(c, COLS));
 	r->rd_bytes = r->result;
 	r->wr_bytes = wb ? (uint64_t)blocks * rr * n : 0;
