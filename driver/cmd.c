@@ -166,10 +166,14 @@ int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off, u
 	/* (A_STREAM needs cols = N, so A's K-tiles are k / cols rounded up) */
 	if ((flags & TPU_STREAM_MATMUL_A_STREAM) && cols)
 		total += (uint64_t)((k + cols - 1) / cols) * rows;
+	if (flags & TPU_STREAM_MATMUL_PARAMS)
+		total += TPU_STREAM_MATMUL_PARAMS_ROWS;
 	if (!cmd || !buf || k == 0 || cols == 0 || blocks == 0 || rows == 0 ||
 	    (flags & ~(TPU_STREAM_MATMUL_ACCUMULATE | TPU_STREAM_MATMUL_ACTIVATE |
 		       TPU_STREAM_MATMUL_LUT | TPU_STREAM_MATMUL_A_STREAM |
-		       TPU_STREAM_MATMUL_K_MAJOR | TPU_STREAM_MATMUL_K_GROUP_MASK)) ||
+		       TPU_STREAM_MATMUL_K_MAJOR | TPU_STREAM_MATMUL_K_GROUP_MASK |
+		       TPU_STREAM_MATMUL_PARAMS)) ||
+	    ((flags & TPU_STREAM_MATMUL_PARAMS) && !act) ||
 	    (!(flags & TPU_STREAM_MATMUL_K_MAJOR) && (flags & TPU_STREAM_MATMUL_K_GROUP_MASK)) ||
 	    ((flags & TPU_STREAM_MATMUL_K_GROUP_MASK) >> TPU_STREAM_MATMUL_K_GROUP_SHIFT) > blocks ||
 	    ((flags & TPU_STREAM_MATMUL_LUT) && !act) || (!act && out_row))

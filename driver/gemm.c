@@ -52,6 +52,7 @@ struct gemm {
 	bool wback;   /* fused: each command writes its output panels back (OP0.WRITE_BACK) */
 	uint32_t kg;  /* astream: the first command's leading panels interleaved K-tile by K-tile
 		       * (OP0.K_MAJOR, K_GROUP = kg; 1 = block-major) */
+	bool sparams; /* fused: MULT and SHIFT at the first command's stream start (OP0.PARAMS) */
 	tpu_buf *a, *b, *bias, *mult, *shift, *lutb, *out;
 	struct tpu_cmd *cmds;
 	size_t ncmd, cap;
@@ -713,6 +714,10 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0
 #ifndef GEMM_KGROUP
 #define GEMM_KGROUP 0
 #endif
+/* MULT and SHIFT in the first fused STREAM_MATMUL's stream (session 10); 0 = LOAD_PARAMS */
+#ifndef GEMM_SPARAMS
+#define GEMM_SPARAMS 1
+#endif
 /* The output panels written back by the STREAM_MATMULs (session 9); 0 = one WRITE_HOST after */
 #ifndef GEMM_WBACK
 #define GEMM_WBACK 1
@@ -743,6 +748,12 @@ static uint32_t stream_kgroup(const struct gemm *g, const struct tpu_info *in)
 	return 1;
 }
 
+/* Rows of MULT and SHIFT at the first command's stream start (sparams). */
+static size_t stream_prows(const struct gemm *g)
+{
+	return g->sparams ? TPU_STREAM_MATMUL_PARAMS_ROWS : 0;
+}
+
 /* Rows of A in the first panel's stream (astream: the KT K-tiles of R rows, N bytes each). */
 static size_t stream_arows(const struct gemm *g)
 {
@@ -757,8 +768,8 @@ static size_t stream_off(const struct gemm *g, uint32_t c)
 {
 	if (!g->fused)
 		return b_off(g, c, 0);
-	return ((size_t)c * (g->k + TPU_STREAM_MATMUL_BIAS_ROWS) + (c ? stream_arows(g) : 0)) *
-	       g->N;
+	return ((size_t)c * (g->k + TPU_STREAM_MATMUL_BIAS_ROWS) +
+		(c ? stream_arows(g) + stream_prows(g) : 0)) * g->N;
 }
 
 /* Offset of the fused panel c's row kk (kk = k: its bias vector). Panels c < kg (kg = 1:
@@ -772,7 +783,7 @@ static size_t stream_row_off(const struct gemm *g, uint32_t c, size_t kk)
 
 	if (c >= g->kg)
 		return stream_off(g, c) + kk * g->N;
-	return (tl * (a + (size_t)g->kg * g->N) + a +
+	return (stream_prows(g) + tl * (a + (size_t)g->kg * g->N) + a +
 		(size_t)c * (tl + 1 < g->KT ? g->N : lastk + TPU_STREAM_MATMUL_BIAS_ROWS) +
 		(kk - tl * g->N)) * g->N;
 }
@@ -790,7 +801,8 @@ static void stream_group(struct gemm *g, const struct tpu_gemm_params *p, uint32
 		     R, 0, g->out_row + c0 * R,
 		     TPU_STREAM_MATMUL_ACTIVATE | (g->lut ? TPU_STREAM_MATMUL_LUT : 0) |
 			     (first && g->astream ? TPU_STREAM_MATMUL_A_STREAM : 0) |
-			     (first && g->kg > 1 ? TPU_STREAM_MATMUL_K_GROUP(g->kg) : 0));
+			     (first && g->kg > 1 ? TPU_STREAM_MATMUL_K_GROUP(g->kg) : 0) |
+			     (first && g->sparams ? TPU_STREAM_MATMUL_PARAMS : 0));
 		/* the group's output panels (R = m rows of N each) straight to their place in the
 		 * output buffer, beside the next blocks' MATMULs (no WRITE_HOST after the stream) */
 		if (g->wback && !g->err)
@@ -836,8 +848,11 @@ static void stream_schedule(struct gemm *g, const struct tpu_gemm_params *p)
 		uint32_t nc = span_of(g->n, g->N, 0);
 
 		EMIT(g, tpu_cmd_load_output, p->out_zero_point, p->clamp_min, p->clamp_max);
-		EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
-		EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
+		/* (sparams: in the first command's stream, no read round trip each) */
+		if (!g->sparams) {
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
+			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
+		}
 	}
 	/* (first: the group that loads OUTPUT/MULT/SHIFT when not fused, carries A when astream) */
 	for (c0 = 0; c0 < full; c0 += cmax)
@@ -934,6 +949,7 @@ static void plan(struct gemm *g)
 	g->astream = g->fused && ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && GEMM_ASTREAM;
 	g->wback = g->fused && GEMM_WBACK;
 	g->kg = stream_kgroup(g, in);
+	g->sparams = g->fused && GEMM_SPARAMS;
 	g->ag = g->R ? GEMM_RA_ROWS / g->R : 1;
 	if (g->ag > 2)
 		g->ag = 2;
@@ -1038,7 +1054,7 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 
 	size_t full = n / g->N, blen = g->fused ? full * (g->k + TPU_STREAM_MATMUL_BIAS_ROWS) * g->N +
 							 (n - full * g->N) * g->k +
-							 stream_arows(g) * g->N
+							 (stream_arows(g) + stream_prows(g)) * g->N
 					      : g->k * n;
 
 	if ((err = alloc_copy(g->dev, &g->a, NULL, g->m * g->k)) ||
@@ -1077,6 +1093,10 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 		size_t c = p->quant_channels == 1 ? 0 : j; /* per tensor: broadcast */
 		mult[j] = p->multiplier[c];
 		shift[j] = p->shift[c];
+	}
+	if (g->sparams) { /* channels 0 .. N - 1 at the stream's start: MULT's 4 rows, SHIFT's */
+		memcpy(tpu_buf_ptr(g->b), mult, (size_t)g->N * 4);
+		memcpy((uint8_t *)tpu_buf_ptr(g->b) + (size_t)g->N * 4, shift, (size_t)g->N * 4);
 	}
 	if (g->lut)
 		return alloc_copy(g->dev, &g->lutb, p->lut, TPU_LUT_ENTRIES);

@@ -405,6 +405,12 @@ module tpu_cmd_proc #(
   // the block-major order) interleaved K-tile by K-tile (sm_il: the tile's block is one of
   // them), in stream order; sm_nx*: the tile after the one whose MATMUL (or bias) ends now
   logic           sm_kmaj, sm_il, sm_olap;
+  // ... with OP0.PARAMS: the MULT (sm_pp = 1) and SHIFT (2) vectors at the stream's start, 4
+  // rows each, read like a bias vector into sm_bias, checked (sm_pvok), then written by the
+  // writer as N PARAM writes of kind sm_wk (BIAS: the block epilogue's, then its ACTIVATE)
+  logic           sm_prm, sm_pvok;
+  logic [1:0]     sm_pp_q, sm_pp_d;
+  logic [2:0]     sm_wk_q, sm_wk_d;
   logic [31:0]    sm_gn, sm_nxt, sm_nxb, sm_nxua, sm_nxaa;
   logic           sm_nxap, sm_nxacc;
   // ... with OP0.WRITE_BACK: the write region's window check (CHECK1, registered), and after
@@ -460,6 +466,7 @@ module tpu_cmd_proc #(
     sm_astr  = (f_op0 & tpu_pkg::StreamMatmulAStream) != 0;
     sm_wb    = (f_op0 & tpu_pkg::StreamMatmulWriteBack) != 0;
     sm_kmaj  = (f_op0 & tpu_pkg::StreamMatmulKMajor) != 0;
+    sm_prm   = (f_op0 & tpu_pkg::StreamMatmulParams) != 0;
     sm_wlen  = 64'(f_op2[7:0]) * 64'(f_op1[15:0]) * 64'(N);  // C x R x N (when the limits hold)
     lp_lut   = f_op0 == 32'(tpu_pkg::ParamLut);
     lp_out   = f_op0 == 32'(tpu_pkg::ParamOutput);
@@ -478,7 +485,8 @@ module tpu_cmd_proc #(
   logic [31:0] span_rows;
   assign span_rows = is_sm ? 32'(f_op2[7:0]) *
                              (32'(f_rows[15:0]) + (sm_act ? tpu_pkg::StreamMatmulBiasRows : 32'd0)) +
-                             (sm_astr ? sm_tn_d * 32'(f_op1[15:0]) : 32'd0)
+                             (sm_astr ? sm_tn_d * 32'(f_op1[15:0]) : 32'd0) +
+                             (sm_prm ? tpu_pkg::StreamMatmulParamsRows : 32'd0)
                            : f_rows;
   always_comb begin  // apart: span_prod depends on stride_d
     span1    = span_prod + rb_d;
@@ -759,9 +767,9 @@ module tpu_cmd_proc #(
           if ((f_op0 & ~(tpu_pkg::StreamMatmulAccumulate | tpu_pkg::StreamMatmulActivate |
                          tpu_pkg::StreamMatmulLut | tpu_pkg::StreamMatmulAStream |
                          tpu_pkg::StreamMatmulWriteBack | tpu_pkg::StreamMatmulKMajor |
-                         tpu_pkg::StreamMatmulKGroupMask)) != 0 ||
+                         tpu_pkg::StreamMatmulKGroupMask | tpu_pkg::StreamMatmulParams)) != 0 ||
               (!sm_kmaj && (f_op0 & tpu_pkg::StreamMatmulKGroupMask) != 0) ||
-              ((sm_lut || sm_wb) && !sm_act) || (!sm_act && f_op3 != 0) ||
+              ((sm_lut || sm_wb || sm_prm) && !sm_act) || (!sm_act && f_op3 != 0) ||
               (!sm_wb && (f_r14 != 0 || f_r15 != 0)) ||
               (sm_wb && sm_wlen[63:32] != '0) ||
               f_rows == 0 || f_rows > tpu_pkg::StreamMatmulMaxK || f_cols == 0 || f_cols > N ||
@@ -774,7 +782,8 @@ module tpu_cmd_proc #(
                    (sm_act && !range_ok(f_op3, sm_accn_q, UbRows)) || sm_olap)
             check_sc = tpu_pkg::ScLocalRange;
           else if (fcount_q != '0 ||
-                   (sm_act && (!loaded_q[tpu_pkg::ParamMult] || !loaded_q[tpu_pkg::ParamShift] ||
+                   (sm_act && ((!sm_prm && (!loaded_q[tpu_pkg::ParamMult] ||
+                                             !loaded_q[tpu_pkg::ParamShift])) ||
                                !loaded_q[tpu_pkg::ParamOutput] ||
                                (sm_lut && !loaded_q[tpu_pkg::ParamLut]))))
             check_sc = tpu_pkg::ScSequenceError;
@@ -917,7 +926,8 @@ module tpu_cmd_proc #(
     bgc[CData +: N*8] = st_rdata;
   end
   assign mm_hold    = BgBypass && dpv_q && dpc_q[COp +: 4] == DpMatmul && !dp_mm_ok_i;
-  assign sm_byp     = StreamMm && state_q == SSm && sm_ap_q && cval_q && sm_mm0_q == '0 &&
+  assign sm_byp     = StreamMm && state_q == SSm && sm_ap_q && sm_pp_q == '0 && cval_q &&
+                      sm_mm0_q == '0 &&
                       !sm_err_q && !bg_active_q;
   assign byp        = mm_hold && ((bg_active_q && bg_cval_q) || sm_byp) && dp_wr_ok_i;
   assign dp_valid_o = byp || (dpv_q && !mm_hold);
@@ -926,7 +936,8 @@ module tpu_cmd_proc #(
   // (STREAM_MATMUL: a tile's last row only when its MATMUL can go into the command slot)
   assign sm_rdgo        = state_q == SSm && sm_rp_q && !sm_rd_q && (!dpv_q || dp_rdy);
   assign wpush_valid_o  = (state_q == SPush && cval_q) ||
-                          (state_q == SSm && !sm_ph_q && !sm_ap_q && cval_q && !sm_end &&
+                          (state_q == SSm && !sm_ph_q && !sm_ap_q && sm_pp_q == '0 && cval_q &&
+                           !sm_end &&
                            (crow_q != N - 1 || ((!sm_pw_q || (sm_pm_q && sm_pc_q == N)) &&
                                                 (!dpv_q || dp_rdy) && !sm_rdgo)));
   assign wpush_row_o    = (crow_q < (is_sm ? 32'(sm_kn) : f_rows) && !(is_sm && sm_err_q)) ?
@@ -1027,7 +1038,7 @@ module tpu_cmd_proc #(
     sm_actw_d = sm_actw_q && !act_done_i;
     sm_ap_d = sm_ap_q;  sm_ai_d = sm_ai_q;  sm_mm0_d = sm_mm0_q - 16'(sm_mm0_q != '0 && mm_done_i);
     sm_rp_d = sm_rp_q;  sm_rd_d = sm_rd_q;  sm_ro_d = sm_ro_q;  sm_ha_d = sm_ha_q;
-    sm_wcl_d = sm_wcl_q;  sm_rcl_d = sm_rcl_q;
+    sm_wcl_d = sm_wcl_q;  sm_rcl_d = sm_rcl_q;  sm_pp_d = sm_pp_q;  sm_wk_d = sm_wk_q;
     // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
     if (pa_go && rd_req_ready_i) begin
       pa_valid_d = 1'b1;  pa_busy_d = 1'b1;  pa_err_d = 1'b0;
@@ -1226,6 +1237,7 @@ module tpu_cmd_proc #(
               sm_t_d = '0;  sm_b_d = '0;  sm_ua_d = f_la;  sm_aa_d = f_la2;  sm_err_d = 1'b0;
               sm_ph_d = 1'b0;  sm_pw_d = 1'b0;  sm_pm_d = 1'b0;  sm_oa_d = f_op3;
               sm_ap_d = sm_astr;  sm_ai_d = '0;  sm_mm0_d = mm_flight_d;
+              sm_pp_d = sm_prm ? 2'd1 : 2'd0;  sm_wk_d = 3'(tpu_pkg::ParamBias);
               sm_rp_d = 1'b0;  sm_rd_d = 1'b0;  sm_ha_d = {f_r15, f_r14};  wg_d = '0;  wgn_d = '0;
               if (sm_act) loaded_d[tpu_pkg::ParamBias] = 1'b1;
               state_d = StreamMm ? SSmReq : SDone;  // (without it the check fails first)
@@ -1493,6 +1505,39 @@ module tpu_cmd_proc #(
             sm_t_d = sm_nxt;  sm_b_d = sm_nxb;  sm_ua_d = sm_nxua;  sm_aa_d = sm_nxaa;
             sm_oa_d = sm_oa_q + f_op1;
           end
+        end else if (sm_pp_q != '0) begin
+          // PARAMS: the MULT, then the SHIFT vector (4 rows each) into sm_bias (read one cycle
+          // ahead, as the bias rows), once the writer has written the previous one; checked as
+          // LOAD_PARAMS checks it (INVALID_FIELD ends the stream), then the writer's N PARAM
+          // writes (no ACTIVATE); A's rows and the tiles wait
+          st_raddr = SAw'((cbase_q + crow_q) % Ring);
+          if (sm_err_q) begin
+            sm_pp_d = '0;  crow_d = '0;  // (ends: sm_end)
+          end else if (!sm_pw_q) begin
+            if (cval_q) sm_bias_d[N*8*(crow_q - 32'd1) +: N*8] = st_rdata;
+            if (crow_q != tpu_pkg::StreamMatmulBiasRows) begin
+              if (row_q > cbase_q + crow_q) begin
+                st_re = 1'b1;
+                cval_d = 1'b1;
+                crow_d = crow_q + 32'd1;
+              end
+            end else if (!cval_q) begin
+              crow_d = '0;
+              cbase_d = cbase_q + tpu_pkg::StreamMatmulBiasRows;
+              if (!sm_pvok) begin
+                sc_d = tpu_pkg::ScInvalidField;
+                sm_err_d = 1'b1;
+                rs_abort_o = 1'b1;
+                sm_pp_d = '0;
+              end else begin
+                if (sm_pp_q == 2'd1) loaded_d[tpu_pkg::ParamMult] = 1'b1;
+                else loaded_d[tpu_pkg::ParamShift] = 1'b1;
+                sm_pw_d = 1'b1;  sm_pc_d = '0;
+                sm_wk_d = sm_pp_q == 2'd1 ? 3'(tpu_pkg::ParamMult) : 3'(tpu_pkg::ParamShift);
+                sm_pp_d = sm_pp_q == 2'd1 ? 2'd2 : 2'd0;
+              end
+            end
+          end
         end else if (sm_ap_q) begin
           // A_STREAM: A's rows before block 0's K-tile, ring row cbase (read one cycle ahead)
           // to UB row sm_ua + sm_ai; the previous tile's MATMUL reads other UB rows, and the
@@ -1502,7 +1547,9 @@ module tpu_cmd_proc #(
               st_re = 1'b1;
               cval_d = 1'b1;
             end
-          end else if ((slot_free && sm_mm0_q == '0 && !sm_rdgo) || (byp && sm_byp)) begin
+          end else if ((slot_free && sm_mm0_q == '0 && !sm_rdgo && !sm_pw_q) ||
+                       (byp && sm_byp)) begin
+            // (not while the writer has the slot: PARAMS' MULT/SHIFT writes at the start)
             // (through the slot, or beside the MATMUL waiting there: the bypass, above)
             if (!byp) begin
               c[COp +: 4] = DpUbWrite;
@@ -1583,10 +1630,14 @@ module tpu_cmd_proc #(
             (sm_pc_q != N || !sm_wb || (!sm_actw_q && !sm_rp_q))) begin
           c = '0;
           if (sm_pc_q != N) begin
-            c[COp +: 4] = DpParam;  c[CFl +: 3] = 3'(tpu_pkg::ParamBias);
+            c[COp +: 4] = DpParam;  c[CFl +: 3] = sm_wk_q;
             c[CA +: 32] = sm_pc_q;
             c[CData +: 32] = sm_bias_q[32*sm_pc_q[$clog2(N)-1:0] +: 32];
             sm_pc_d = sm_pc_q + 32'd1;
+            // (PARAMS: the vector written, no ACTIVATE; the bias epilogues follow later)
+            if (sm_pc_q + 32'd1 == N && sm_wk_q != 3'(tpu_pkg::ParamBias)) begin
+              sm_pw_d = 1'b0;  sm_wk_d = 3'(tpu_pkg::ParamBias);
+            end
           end else begin
             c[COp +: 4] = DpActivate;  c[CFl] = sm_lut;
             c[CA +: 32] = sm_wa_q;  c[CB +: 32] = sm_wo_q;  c[CRows +: 32] = f_op1;
@@ -1906,6 +1957,7 @@ module tpu_cmd_proc #(
     if (state_q == SCheck1) sm_wok_q <= StreamMm && chk_ok_i;
     sm_ph_q <= StreamMm && sm_ph_d;  sm_bias_q <= StreamMm ? sm_bias_d : '0;
     sm_oa_q <= StreamMm ? sm_oa_d : '0;  sm_pc_q <= StreamMm ? sm_pc_d : '0;
+    sm_pp_q <= StreamMm ? sm_pp_d : '0;  sm_wk_q <= StreamMm ? sm_wk_d : '0;
     sm_wa_q <= StreamMm ? sm_wa_d : '0;  sm_wo_q <= StreamMm ? sm_wo_d : '0;
     // STREAM_MATMUL's products, from the SQE (stable from CHECK1 on); only meaningful when its
     // step-3 limits hold (K < 2^16, R < 2^16, C < 2^8), which CHECK2 tests first
@@ -1925,6 +1977,17 @@ module tpu_cmd_proc #(
   assign sm_gn   = !sm_kmaj ? 32'd1 : (f_op0[15:8] == '0) ? 32'(f_op2[7:0]) : 32'(f_op0[15:8]);
   assign sm_il   = sm_b_q < sm_gn;
   assign sm_olap = sm_kmaj && sm_act && f_op3 < f_la + sm_ubn_q && f_la < f_op3 + sm_accn_q;
+  // PARAMS: the vector in sm_bias passes LOAD_PARAMS' value checks (MULT >= 0, SHIFT in range)
+  always_comb begin
+    sm_pvok = 1'b1;
+    for (int unsigned i = 0; i < N; i++) begin
+      logic [31:0] v;
+      v = sm_bias_q[32*i +: 32];
+      if (sm_pp_q == 2'd1 && v[31]) sm_pvok = 1'b0;
+      if (sm_pp_q == 2'd2 &&
+          ($signed(v) < tpu_pkg::ShiftMin || $signed(v) > tpu_pkg::ShiftMax)) sm_pvok = 1'b0;
+    end
+  end
   always_comb begin
     sm_nxt = '0;  sm_nxb = sm_b_q + 32'd1;  sm_nxua = f_la;  sm_nxaa = sm_aa_q + f_op1;
     sm_nxap = 1'b0;

@@ -508,6 +508,8 @@ START_TEST(stream_matmul_checks)
 		{ "K_GROUP without K_MAJOR", DW(OP0), 1u << TPU_STREAM_MATMUL_K_GROUP_SHIFT, -1, 0,
 		  false, TPU_SC_INVALID_FIELD },
 		{ "K_MAJOR", DW(OP0), TPU_STREAM_MATMUL_K_MAJOR, -1, 0, false, TPU_SC_SUCCESS },
+		{ "PARAMS without ACTIVATE", DW(OP0), TPU_STREAM_MATMUL_PARAMS, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
 		{ "K_GROUP = C", DW(OP0), TPU_STREAM_MATMUL_K_GROUP(blocks), -1, 0, false,
 		  TPU_SC_SUCCESS },
 		{ "K_GROUP = C + 1", DW(OP0), TPU_STREAM_MATMUL_K_GROUP(blocks + 1), -1, 0, false,
@@ -577,6 +579,9 @@ START_TEST(stream_matmul_checks)
 		  true, TPU_SC_SEQUENCE_ERROR },
 		/* K_MAJOR: the output rows OP3 .. + C x R must not meet A's LOCAL_ADDR .. + T x R
 		 * (0 .. 8 here); without K_MAJOR they may ("ACT ok": OP3 = LOCAL_ADDR = 0) */
+		{ "ACT|PARAMS: LENGTH without the 8 rows", DW(OP0),
+		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_PARAMS, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
 		{ "ACT|K_MAJOR: out meets A", DW(OP0),
 		  TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_K_MAJOR, -1, 0, false,
 		  TPU_SC_LOCAL_RANGE },
@@ -1165,14 +1170,16 @@ END_TEST
  * round (A_STREAM: A's R rows of K-tile t first), then K-tile t of each of them (its last
  * K-tile followed by its bias vector with ACTIVATE), then the other blocks one after the
  * other. tile[b][t] = the first stream row of block b's K-tile t, bias[b] its bias vector,
- * arow[t] A's K-tile t; the stream's row count. */
+ * arow[t] A's K-tile t; the stream's row count. With OP0.PARAMS the MULT and SHIFT vectors
+ * come first. */
 #define KM_BLOCKS 4
 #define KM_TILES 8
 static uint32_t km_layout(uint32_t n, uint32_t k, uint32_t r, uint32_t blocks, uint32_t g,
-			  bool astr, bool act, uint32_t tile[KM_BLOCKS][KM_TILES],
+			  bool astr, bool act, bool prm, uint32_t tile[KM_BLOCKS][KM_TILES],
 			  uint32_t bias[KM_BLOCKS], uint32_t arow[KM_TILES])
 {
-	uint32_t tiles = (k + n - 1) / n, row = 0;
+	/* (OP0.PARAMS: MULT's and SHIFT's 4 rows each first) */
+	uint32_t tiles = (k + n - 1) / n, row = prm ? TPU_STREAM_MATMUL_PARAMS_ROWS : 0;
 
 	for (uint32_t t = 0; t < tiles; t++) {
 		uint32_t kn = t + 1 < tiles ? n : k - t * n;
@@ -1207,6 +1214,7 @@ static uint32_t km_layout(uint32_t n, uint32_t k, uint32_t r, uint32_t blocks, u
  * random shapes (_i & 1: N = 16, else 8; _i >= 4: R of 100..120 over two K-tiles and two
  * blocks), with or without A_STREAM, ACTIVATE, LUT, WRITE_BACK and ACCUMULATE (the ACC rows
  * first filled by a block-major STREAM_MATMUL of other weights), output rows apart from A's.
+ * With ACTIVATE also with OP0.PARAMS (new random MULT and SHIFT at the stream's start).
  * Against a reference computed from the stream bytes with km_layout: the ACC rows, A's UB
  * rows, the int8 outputs in the UB and written back (nothing around them), RESULT and
  * PERF_MACS. _i < 4: the last rep first fails with a read fault at a random stream row (the
@@ -1240,6 +1248,7 @@ START_TEST(stream_matmul_kmajor)
 		bool fault = !big && rep == 3;
 		bool astr = harness_range(&rng, 0, 1), act = harness_range(&rng, 0, 2) != 0;
 		bool wb = act && harness_range(&rng, 0, 1), use_lut = act && harness_range(&rng, 0, 1);
+		bool prm = act && harness_range(&rng, 0, 1);
 		bool acc0 = !fault && harness_range(&rng, 0, 1);
 		uint32_t k = big ? (uint32_t)harness_range(&rng, n + 1, 2 * n)
 				 : (uint32_t)harness_range(&rng, 1, 4 * n + 3);
@@ -1250,7 +1259,7 @@ START_TEST(stream_matmul_kmajor)
 		uint32_t g = (uint32_t)harness_range(&rng, 0, blocks);
 		uint32_t stride = harness_range(&rng, 0, 1) ? 0 : n + (uint32_t)harness_range(&rng, 0, 5);
 		uint32_t step = stride ? stride : n, arows = tiles * r;
-		uint32_t srows = km_layout(n, k, r, blocks, g ? g : blocks, astr, act, tile, bias,
+		uint32_t srows = km_layout(n, k, r, blocks, g ? g : blocks, astr, act, prm, tile, bias,
 					   arow);
 		/* A's rows below 256 (or up to 272 with big R), the output rows above them */
 		uint32_t la = (uint32_t)harness_range(&rng, 0, rows - arows - blocks * r);
@@ -1259,6 +1268,7 @@ START_TEST(stream_matmul_kmajor)
 		uint32_t op0 = TPU_STREAM_MATMUL_K_GROUP(g) |
 			       (act ? TPU_STREAM_MATMUL_ACTIVATE : 0) |
 			       (wb ? TPU_STREAM_MATMUL_WRITE_BACK : 0) |
+			       (prm ? TPU_STREAM_MATMUL_PARAMS : 0) |
 			       (use_lut ? TPU_STREAM_MATMUL_LUT : 0) |
 			       (acc0 ? TPU_STREAM_MATMUL_ACCUMULATE : 0);
 		struct tpu_act_output o2 = o;
@@ -1274,6 +1284,13 @@ START_TEST(stream_matmul_kmajor)
 
 				memcpy(h + (size_t)(bias[b] + 4 * j / n) * step + 4 * j % n, &v, 4);
 			}
+		/* PARAMS: new MULT and SHIFT in the stream (the ones the device holds from then on) */
+		for (uint32_t j = 0; j < n && prm; j++) {
+			mult[j] = (int32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1);
+			shift[j] = (int32_t)harness_range(&rng, -9, -7);
+			memcpy(h + (size_t)(4 * j / n) * step + 4 * j % n, &mult[j], 4);
+			memcpy(h + (size_t)(4 + 4 * j / n) * step + 4 * j % n, &shift[j], 4);
+		}
 		/* UB rows of A (the data without A_STREAM; overwritten with it) */
 		for (uint32_t i = 0; i < arows; i++)
 			for (uint32_t j = 0; j < n; j++)
@@ -1309,6 +1326,7 @@ START_TEST(stream_matmul_kmajor)
 		q = astr ? sm_a(hb, n, k, stride, blocks, la, r, la2, op0)
 			 : sm(hb, k, n, stride, blocks, la, r, la2, op0);
 		GFX_SET(&q, OP3, act ? out_row : 0);
+		GFX_SET(&q, LENGTH, ((uint64_t)srows - 1) * step + n); /* (with PARAMS' rows) */
 		if (wb) {
 			GFX_SET(&q, HOST_ADDR2_LO, (uint32_t)(hb + 192 * 1024 + 64));
 			GFX_SET(&q, HOST_ADDR2_HI, (uint32_t)((hb + 192 * 1024 + 64) >> 32));
@@ -1397,6 +1415,95 @@ START_TEST(stream_matmul_kmajor)
 }
 END_TEST
 
+/* OP0.PARAMS on a small device (N = 8) with only OUTPUT loaded: ACTIVATE without it is a
+ * SEQUENCE_ERROR (MULT/SHIFT not loaded); with it the stream's first 8 rows are MULT and SHIFT:
+ * a negative MULT or a SHIFT out of range is INVALID_FIELD with RESULT 0 (and the vector does
+ * not count as loaded: the command without PARAMS is still a SEQUENCE_ERROR); valid ones give
+ * the outputs of a reference with those values, RESULT counts the 8 rows, and afterwards the
+ * command without PARAMS runs with them. */
+START_TEST(stream_matmul_params)
+{
+	const uint32_t n = 8, k = n + 3, r = 3, blocks = 2, per = k + 4, out = 40;
+	const uint32_t prows = TPU_STREAM_MATMUL_PARAMS_ROWS, srows = prows + blocks * per;
+	int8_t ub[2 * 3][MAXN];
+	int32_t mult[MAXN], shift[MAXN];
+	struct tpu_act_output o = { -3, -100, 110, NULL };
+	struct golden_config cfg;
+	struct gfx_sqe q, qp;
+	struct gfx_cqe c;
+
+	setup_small(&cfg);
+	for (uint32_t i = 0; i < 2 * r; i++)
+		for (uint32_t j = 0; j < n; j++)
+			hp[A_OFF + i * n + j] = (uint8_t)(ub[i][j] = rand8());
+	q = gfx_read_host(hbuf + A_OFF, 2 * r, n, 0, 0);
+	gfx_ok(&F, &q);
+	q = gfx_load_output(o.zero_point, o.qmin, o.qmax);
+	gfx_ok(&F, &q);
+	for (uint32_t i = 0; i < srows * n; i++)
+		hp[W_OFF + i] = (uint8_t)rand8();
+	for (uint32_t b = 0; b < blocks; b++)
+		for (uint32_t j = 0; j < n; j++) {
+			int32_t v = (int32_t)harness_range(&rng, -2000, 2000);
+
+			memcpy(hp + W_OFF + (prows + b * per + k) * n + 4 * j, &v, 4);
+		}
+	for (uint32_t j = 0; j < n; j++) {
+		mult[j] = (int32_t)harness_range(&rng, 1 << 29, (1 << 30) - 1);
+		shift[j] = (int32_t)harness_range(&rng, -9, -6);
+		memcpy(hp + W_OFF + 4 * j, &mult[j], 4);
+		memcpy(hp + W_OFF + 4 * n + 4 * j, &shift[j], 4);
+	}
+	/* the same blocks without PARAMS: the stream from row 8 */
+	q = sm(hbuf + W_OFF + prows * n, k, n, 0, blocks, 0, r, 8, TPU_STREAM_MATMUL_ACTIVATE);
+	GFX_SET(&q, OP3, out);
+	qp = sm(hbuf + W_OFF, k, n, 0, blocks, 0, r, 8,
+		TPU_STREAM_MATMUL_ACTIVATE | TPU_STREAM_MATMUL_PARAMS);
+	GFX_SET(&qp, LENGTH, srows * n);
+	GFX_SET(&qp, OP3, out);
+	ck_assert_uint_eq(gfx_exec(&F, &q, NULL), TPU_SC_SEQUENCE_ERROR);
+	/* a negative MULT (channel 3), then a SHIFT above the range (channel 5) */
+	for (int bad = 0; bad < 2; bad++) {
+		int32_t v = bad ? TPU_SHIFT_MAX + 1 : -1;
+
+		memcpy(hp + W_OFF + (bad ? 4 * n + 20 : 12), &v, 4);
+		ck_assert_uint_eq(gfx_exec(&F, &qp, &c), TPU_SC_INVALID_FIELD);
+		ck_assert_uint_eq(c.result, 0);
+		ck_assert_uint_eq(gfx_exec(&F, &q, NULL), TPU_SC_SEQUENCE_ERROR);
+		memcpy(hp + W_OFF + (bad ? 4 * n + 20 : 12), bad ? &shift[5] : &mult[3], 4);
+	}
+	ck_assert_uint_eq(gfx_ok(&F, &qp), srows * n);
+	for (int pass = 0; pass < 2; pass++) {
+		struct gfx_sqe wh = gfx_write_host(hbuf + OUT_OFF, blocks * r, n, 0, out, false);
+
+		memset(hp + OUT_OFF, 0, blocks * r * n);
+		gfx_ok(&F, &wh);
+		for (uint32_t b = 0; b < blocks; b++)
+			for (uint32_t i = 0; i < r; i++)
+				for (uint32_t j = 0; j < n; j++) {
+					uint32_t sum = 0;
+					int32_t bv;
+					struct tpu_act_channel ch;
+					bool sat;
+					int8_t want;
+
+					for (uint32_t kk = 0; kk < k; kk++)
+						sum += (uint32_t)((int32_t)ub[kk / n * r + i][kk % n] *
+								  (int8_t)hp[W_OFF + (prows + b * per + kk) * n + j]);
+					memcpy(&bv, hp + W_OFF + (prows + b * per + k) * n + 4 * j, 4);
+					ch = (struct tpu_act_channel){ bv, mult[j], shift[j] };
+					want = tpu_activate((int32_t)sum, &ch, &o, &sat);
+					ck_assert_msg((int8_t)hp[OUT_OFF + (b * r + i) * n + j] == want,
+						      "pass %d out %u/%u/%u = %d, expected %d", pass, b, i, j,
+						      (int8_t)hp[OUT_OFF + (b * r + i) * n + j], want);
+				}
+		if (!pass) /* now without PARAMS: MULT and SHIFT are loaded */
+			ck_assert_uint_eq(gfx_ok(&F, &q), blocks * per * n);
+	}
+	teardown();
+}
+END_TEST
+
 static Suite *build(const char *name, enum gfx_backend be)
 {
 	Suite *s = suite_create(name);
@@ -1411,6 +1518,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 	tcase_add_test(tc, stream_matmul_astream_after_matmul);
 	tcase_add_loop_test(tc, stream_matmul_write_back, 0, 4);
 	tcase_add_loop_test(tc, stream_matmul_kmajor, 0, 6);
+	tcase_add_test(tc, stream_matmul_params);
 	gfx_config_small(&c);
 	if (gfx_backend_has(be, &c)) {
 		tcase_add_test(tc, stream_matmul_checks);

@@ -192,6 +192,9 @@ TPU_MUST_CHECK int tpu_cmd_matmul(struct tpu_cmd *cmd, uint32_t ub_row, uint32_t
  * With TPU_STREAM_MATMUL_K_GROUP(g) the stream holds the first g blocks (0: all) K-tile by
  * K-tile (A's K-tile t, then K-tile t of each of them), the rest block by block; with ACTIVATE
  * the output rows must then lie apart from A's (docs/spec.md 6.11); -EINVAL when g > blocks.
+ * With TPU_STREAM_MATMUL_PARAMS (with ACTIVATE) the stream starts with the MULT and SHIFT
+ * vectors of channels 0 .. N - 1 (N int32 each, TPU_STREAM_MATMUL_PARAMS_ROWS rows in all),
+ * loaded as LOAD_PARAMS would load them.
  * -ERANGE when k, rows or blocks pass their TPU_STREAM_MATMUL_MAX_* limit. */
 #define TPU_STREAM_MATMUL_K_GROUP(g) \
 	(TPU_STREAM_MATMUL_K_MAJOR | ((unsigned)(g) << TPU_STREAM_MATMUL_K_GROUP_SHIFT))

@@ -65,9 +65,15 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
         return full * pkt(g * rb) + (pkt(rem * rb) if rem else 0)
 
     cmds = 3  # LOAD_PARAMS OUTPUT, MULT, SHIFT (per-tensor: once)
-    h2d += 2 * pkt(4 * span(n, 0)); d2h += 2 * HDR
     # driver/gemm.c's stream schedule (GEMM_STREAM_M): one chunk, A and the output in the UB
     stream_sched = m <= 64 and R == m and (slots + NT) * R <= ub_rows and slots == KT
+    # OP0.PARAMS (session 10, fused: n >= N): MULT and SHIFT as the first command's first 8
+    # stream rows instead of two LOAD_PARAMS
+    prows = 8 if stream_sched and n >= N else 0
+    if prows:
+        cmds = 1
+    else:
+        h2d += 2 * pkt(4 * span(n, 0)); d2h += 2 * HDR
     if stream_sched:
         full = k // N
         ntf, cmax = n // N, min(255, acc_rows // R)
@@ -83,11 +89,11 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
             groups.append((ntf, 1, n - ntf * N))
         if astream:  # the A-carrying part of the first command (see "phased bound")
             kg = kgroup(R, N, groups[0][1], KT) if kmajor else 1
-            p1_link = stream(KT * R + kg * (k + 4), N)[0] / bpc
+            p1_link = stream(prows + KT * R + kg * (k + 4), N)[0] / bpc
             p1_comp = kg * KT * R
         for c0, cn, nc in groups:
             if nc == N:  # fused: each tile's bias (4 rows) in the stream, its ACTIVATE in the command
-                a, b = stream(cn * (k + 4) + (KT * R if astream and c0 == 0 else 0), nc)
+                a, b = stream(cn * (k + 4) + (KT * R + prows if astream and c0 == 0 else 0), nc)
                 h2d += a; d2h += b; cmds += 1
                 d2h += cn * writes(R, N)  # WRITE_BACK: each block's R output rows
                 continue

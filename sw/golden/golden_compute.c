@@ -149,17 +149,18 @@ static uint32_t stream_matmul_checks(const struct golden *g, const struct golden
 	uint32_t op0 = SQE(c, OP0);
 	bool act = op0 & TPU_STREAM_MATMUL_ACTIVATE, lut = op0 & TPU_STREAM_MATMUL_LUT;
 	bool astr = op0 & TPU_STREAM_MATMUL_A_STREAM, wb = op0 & TPU_STREAM_MATMUL_WRITE_BACK;
-	bool kmaj = op0 & TPU_STREAM_MATMUL_K_MAJOR;
+	bool kmaj = op0 & TPU_STREAM_MATMUL_K_MAJOR, prm = op0 & TPU_STREAM_MATMUL_PARAMS;
 	uint64_t kg = (op0 & TPU_STREAM_MATMUL_K_GROUP_MASK) >> TPU_STREAM_MATMUL_K_GROUP_SHIFT;
 	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
-	uint64_t rows = blocks * per_block + (astr ? tiles * rr : 0);
+	uint64_t rows = blocks * per_block + (astr ? tiles * rr : 0) +
+			(prm ? TPU_STREAM_MATMUL_PARAMS_ROWS : 0);
 
 	if ((op0 & ~(TPU_STREAM_MATMUL_ACCUMULATE | TPU_STREAM_MATMUL_ACTIVATE |
 		     TPU_STREAM_MATMUL_LUT | TPU_STREAM_MATMUL_A_STREAM |
 		     TPU_STREAM_MATMUL_WRITE_BACK | TPU_STREAM_MATMUL_K_MAJOR |
-		     TPU_STREAM_MATMUL_K_GROUP_MASK)) ||
+		     TPU_STREAM_MATMUL_K_GROUP_MASK | TPU_STREAM_MATMUL_PARAMS)) ||
 	    (!kmaj && (op0 & TPU_STREAM_MATMUL_K_GROUP_MASK)) ||
-	    ((lut || wb) && !act) || (!act && SQE(c, OP3)) ||
+	    ((lut || wb || prm) && !act) || (!act && SQE(c, OP3)) ||
 	    (!wb && (SQE(c, HOST_ADDR2_LO) || SQE(c, HOST_ADDR2_HI))))
 		return TPU_SC_INVALID_FIELD;
 	if (k == 0 || k > TPU_STREAM_MATMUL_MAX_K || cols == 0 || cols > n ||
@@ -179,7 +180,7 @@ static uint32_t stream_matmul_checks(const struct golden *g, const struct golden
 	    SQE(c, LOCAL_ADDR) < SQE(c, OP3) + blocks * rr)
 		return TPU_SC_LOCAL_RANGE;
 	if (g->fifo_count != 0 ||
-	    (act && (!g->loaded[TPU_PARAM_MULT] || !g->loaded[TPU_PARAM_SHIFT] ||
+	    (act && ((!prm && (!g->loaded[TPU_PARAM_MULT] || !g->loaded[TPU_PARAM_SHIFT])) ||
 		     !g->loaded[TPU_PARAM_OUTPUT] || (lut && !g->loaded[TPU_PARAM_LUT]))))
 		return TPU_SC_SEQUENCE_ERROR;
 	return TPU_SC_SUCCESS;
@@ -211,11 +212,40 @@ static uint64_t stream_row(const struct golden *g, const struct golden_cmd *c, u
 	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0), gn = stream_kgroup(c);
 	uint64_t a = astr ? rr : 0, tl = t < tiles ? t : tiles - 1;
 	uint64_t last = k - (tiles - 1) * n + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
+	uint64_t p0 = SQE(c, OP0) & TPU_STREAM_MATMUL_PARAMS ? TPU_STREAM_MATMUL_PARAMS_ROWS : 0;
 
 	if (b >= gn)
-		return tiles * a + (uint64_t)b * per_block + (t < tiles ? (uint64_t)t * n : k);
-	return tl * (a + gn * n) + a + (uint64_t)b * (tl + 1 < tiles ? n : last) +
+		return p0 + tiles * a + (uint64_t)b * per_block + (t < tiles ? (uint64_t)t * n : k);
+	return p0 + tl * (a + gn * n) + a + (uint64_t)b * (tl + 1 < tiles ? n : last) +
 	       (t < tiles ? 0 : k - (tiles - 1) * n);
+}
+
+/* PARAMS: the MULT and SHIFT vectors (4 stream rows each, N int32) at the stream's start, each
+ * checked as LOAD_PARAMS checks it, then loaded into channels 0 .. N - 1. The status (0,
+ * DMA_XFER_ERROR or INVALID_FIELD). */
+static uint32_t stream_params(struct golden *g, const struct golden_cmd *c)
+{
+	uint32_t n = g->cfg.array_n, v, i, j;
+	uint64_t stride = SQE(c, STRIDE) ? SQE(c, STRIDE) : n;
+
+	for (v = 0; v < 2; v++) {
+		uint32_t kind = v ? TPU_PARAM_SHIFT : TPU_PARAM_MULT;
+
+		for (i = 0; i < TPU_STREAM_MATMUL_PARAMS_ROWS / 2; i++)
+			if (golden_dma_read(g, sqe_host_addr(c) + ((uint64_t)v * 4 + i) * stride,
+					    g->scratch + i * n, n))
+				return TPU_SC_DMA_XFER_ERROR;
+		for (j = 0; j < n; j++) {
+			int32_t x = (int32_t)get_le32(g->scratch + 4 * j);
+
+			if (kind == TPU_PARAM_MULT ? x < 0 : x < TPU_SHIFT_MIN || x > TPU_SHIFT_MAX)
+				return TPU_SC_INVALID_FIELD;
+		}
+		for (j = 0; j < n; j++)
+			(v ? g->shift : g->mult)[j] = (int32_t)get_le32(g->scratch + 4 * j);
+		g->loaded[kind] = true;
+	}
+	return TPU_SC_SUCCESS;
 }
 
 /* A_STREAM: the R rows of A's K-tile t (before block 0's K-tile t in the stream) into UB rows
@@ -309,7 +339,9 @@ void golden_cmd_stream_matmul(struct golden *g, const struct golden_cmd *c,
 	bool act = SQE(c, OP0) & TPU_STREAM_MATMUL_ACTIVATE;
 	bool astr = SQE(c, OP0) & TPU_STREAM_MATMUL_A_STREAM;
 	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
-	uint64_t rows = (uint64_t)blocks * per_block + (astr ? (uint64_t)tiles * rr : 0);
+	bool prm = SQE(c, OP0) & TPU_STREAM_MATMUL_PARAMS;
+	uint64_t rows = (uint64_t)blocks * per_block + (astr ? (uint64_t)tiles * rr : 0) +
+			(prm ? TPU_STREAM_MATMUL_PARAMS_ROWS : 0);
 	bool wb = SQE(c, OP0) & TPU_STREAM_MATMUL_WRITE_BACK;
 
 	r->sc = stream_matmul_checks(g, c);
@@ -329,6 +361,8 @@ void golden_cmd_stream_matmul(struct golden *g, const struct golden_cmd *c,
 	/* in stream order: the G interleaved blocks K-tile by K-tile (each block's epilogue after
 	 * its last K-tile), then the others block by block */
 	gn = (uint32_t)stream_kgroup(c);
+	if (prm && (r->sc = stream_params(g, c)))
+		return;
 	for (t = 0; t < tiles; t++) {
 		if (astr && stream_a(g, c, t)) {
 			r->sc = TPU_SC_DMA_XFER_ERROR;
