@@ -703,7 +703,13 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0
  * 11306, 64x256x64 6014 vs 6993, 64x128x128 6378 vs 6822, 64x512x512 69916 vs 71975, 64x64x64
  * 2892 vs 3149, 64x128x64 3762 vs 4342; above 64 rows it pays little or not (80x256x256 23722
  * vs 24259, 96x256x256 28240 vs 28510, 128x256x256 37048 vs 36014, 128x512x128 36281 vs
- * 35713): up to 64 rows. */
+ * 35713): up to 64 rows. Session 10 (K-major first command, MULT/SHIFT in the stream, the
+ * first SQE block, the host side): with int8 output the fused stream schedule wins at every
+ * row count where it fits one chunk (grouped vs stream: 128x128x128 10868 vs 9433,
+ * 128x512x128 35447 vs 34009, 256x256x256 68974 vs 68066, 256x128x256 36205 vs 35298,
+ * 1000x64x16 11233 vs 8014, 100x100x100 7441 vs 6484, no shape worse), so the row limit
+ * holds only where the output is not fused (int32: the stream schedule ~100-250 cycles
+ * slower at 128..1024 rows). */
 #define GEMM_STREAM_M 64
 /* A's K-tiles in the first STREAM_MATMUL's stream (session 9); 0 = A by READ_HOST first */
 #ifndef GEMM_ASTREAM
@@ -938,7 +944,8 @@ static void plan(struct gemm *g)
 		   (uint64_t)(g->slots + g->gp) * g->R <= in->ub_rows;
 	/* Small M in one chunk, every K-tile of A and every output tile in the UB: the stream
 	 * schedule (B then in column panels, as for the column order). */
-	g->stream = ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && g->m <= GEMM_STREAM_M &&
+	g->stream = ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) &&
+		    (g->m <= GEMM_STREAM_M || (g->q8 && g->uniform && g->n >= g->N)) &&
 		    g->R == g->m && g->resident &&
 		    (uint64_t)(g->slots + g->NT) * g->R <= in->ub_rows &&
 		    g->k <= TPU_STREAM_MATMUL_MAX_K && g->R <= TPU_STREAM_MATMUL_MAX_R;

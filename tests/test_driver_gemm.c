@@ -297,6 +297,47 @@ START_TEST(gemm_stream_kmajor)
 }
 END_TEST
 
+/* Session 10: with int8 output and per-tensor quantization the fused stream schedule serves
+ * any M that fits one chunk (not only M <= 64): M above 64, K and N not multiples of N, a
+ * narrow last panel, with and without the LUT; golden (_i = 0, 1) and sim on the default link
+ * (_i = 2, 3) against the naive reference. The device's command count shows the stream
+ * schedule ran (a handful of commands, where the grouped schedule issues one per tile). */
+START_TEST(gemm_stream_large_m)
+{
+	static const uint32_t ns[2] = { 8, 16 };
+	static const size_t shapes[][3] = { { 128, 128, 128 }, { 100, 100, 100 }, { 200, 40, 48 },
+					    { 96, 35, 70 }, { 130, 33, 16 * 3 }, { 256, 16, 32 } };
+	uint64_t seed = harness_seed() ^ 0x1012u;
+	char uri[96];
+	tpu_dev *dev;
+
+	if (_i < 2) {
+		snprintf(uri, sizeof(uri), "golden:n=%u,mem=8M", ns[_i]);
+	} else {
+		if (!tpu_sim_model_find(ns[_i - 2]))
+			return;
+		snprintf(uri, sizeof(uri), "sim:n=%u", ns[_i - 2]);
+	}
+	ck_assert_int_eq(tpu_open(uri, &dev), 0);
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		struct tpu_perf perf;
+		struct gcase g;
+
+		make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], 1);
+		g.p.quant_channels = 1; /* per tensor: the fused commands */
+		ck_assert_int_eq(tpu_perf_clear(dev), 0);
+		check_case(dev, &g, uri);
+		ck_assert_int_eq(tpu_perf_read(dev, &perf), 0);
+		ck_assert_msg(perf.commands <= 8, "%zux%zux%zu on %s: %u commands",
+			      shapes[s][0], shapes[s][1], shapes[s][2], uri,
+			      (unsigned)perf.commands);
+		free_case(&g);
+		ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
+	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
 START_TEST(gemm_k_streams_through_small_ub)
 {
 	/* K = 70 is 18 tiles of 4: more than the 16 UB rows hold at once */
@@ -533,6 +574,7 @@ static Suite *suite_driver_gemm(void)
 	tcase_add_loop_test(tc, gemm_small_m_stream, 0, 5);
 	tcase_add_loop_test(tc, gemm_stream_partial_k_tile_sim, 0, 2);
 	tcase_add_loop_test(tc, gemm_stream_kmajor, 0, 4);
+	tcase_add_loop_test(tc, gemm_stream_large_m, 0, 4);
 	tcase_add_test(tc, gemm_k_streams_through_small_ub);
 	tcase_add_test(tc, gemm_edges_and_defaults);
 	tcase_add_test(tc, gemm_after_stray_weight_tiles);
