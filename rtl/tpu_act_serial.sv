@@ -9,14 +9,17 @@
 //   out_int8 = lut ? LUT[v + 128] : v. RAW32 rows: b = 1, ls = rs = 0, t = p[31:0], out = y.
 //
 // One row at a time: in_ready_o = no row held. An accepted row is processed in N / Lanes
-// groups of Lanes channels, each group in phases X (bias add), L (left shift, one bit per
-// cycle), M (32 multiply steps), T (SRDHM), P (the rounding term, registered: keeps its
-// decode off the adder's path), R (rounding add), S (right shift, one bit per cycle), Z (+ zero
-// point), K (whether z is an int8 value, registered), C (compare z with qmin/qmax, registered:
-// keeps the 33-bit compares off the clamp's path), V (clamp; the group's results replace its
-// inputs), then the row's LUT read (phase U) and the output (phase O). Latency per row: the sum
-// over the groups of 42 + max ls + max rs of the group, + 2 cycles (about 170..410 at N = 4,
-// Lanes = 1).
+// groups of Lanes channels, each group in phases X (bias add, two cycles), L (left shift, one
+// bit per cycle), M (32 multiply steps), T (SRDHM), P (the rounding term, registered: keeps its
+// decode off the adder's path), R (rounding add, two cycles), S (right shift, one bit per
+// cycle), Z (+ zero point, two cycles), K (whether z is an int8 value and its int8 compares
+// with qmin/qmax, registered), C (the compare results, registered: keeps the 33-bit compares
+// off the clamp's path), V (clamp; the group's results replace its inputs), then the row's
+// LUT read (phase U) and the output (phase O). The adds of X, R and Z are 32/33-bit adds split
+// at bit 16: the low half's carry is registered every cycle, and the operands hold for the
+// phase's two cycles, so the second cycle's sum is the whole sum (no 32-bit carry chain
+// between two flip-flops). Latency per row: the sum over the groups of 45 + max ls + max rs of
+// the group, + 2 cycles (about 182..422 at N = 4, Lanes = 1).
 // Output: out_valid_o holds the row until out_ready_i; the outputs hold steady meanwhile; the
 // next row is accepted the cycle after the transfer.
 // LUT port: as tpu_activation (lut_re_o for one cycle in phase U of a LUT row, addresses v+128,
@@ -90,6 +93,7 @@ module tpu_act_serial #(
   logic                m_rnd_d;       // ... its step 30 (where SRDHM's 2^30 is added)
   logic                ph_m_q;        // ph_q == PhM, as a flip-flop of its own (hm_q's enable)
   logic                ph_x_q;        // ph_q == PhX, likewise (a_q's last mux)
+  logic                hf_q;          // second cycle of phase X, R or Z (the split adds)
   logic                raw_q, lut_q, last_q;
   logic [N*32-1:0]     row_q;         // inputs; each group's results replace its inputs
   logic [SatWidth-1:0] sat_q;
@@ -107,14 +111,14 @@ module tpu_act_serial #(
     cnt_d = cnt_q + 5'd1;
     unique case (ph_q)
       PhIdle: if (accept) ph_d = PhX;
-      PhX:    begin ph_d = PhL; cnt_d = '0; end
+      PhX:    if (hf_q) begin ph_d = PhL; cnt_d = '0; end
       PhL:    if (lane_busy == '0) begin ph_d = PhM; cnt_d = '0; end
       PhM:    if (cnt_q == 5'd31) ph_d = PhT;
       PhT:    ph_d = PhP;
       PhP:    ph_d = PhR;
-      PhR:    begin ph_d = PhS; cnt_d = '0; end
+      PhR:    if (hf_q) begin ph_d = PhS; cnt_d = '0; end
       PhS:    if (lane_busy == '0) ph_d = PhZ;
-      PhZ:    ph_d = PhK;
+      PhZ:    if (hf_q) ph_d = PhK;
       PhK:    ph_d = PhC;
       PhC:    ph_d = PhV;
       PhV:    begin
@@ -139,12 +143,15 @@ module tpu_act_serial #(
       ph_q   <= PhIdle;
       ph_m_q <= 1'b0;
       ph_x_q <= 1'b0;
+      hf_q   <= 1'b0;
     end else begin
+      // phases X, R and Z last two cycles (hf_q low, then high)
+      hf_q   <= (ph_q == PhX || ph_q == PhR || ph_q == PhZ) && !hf_q;
       ph_q   <= ph_d;
       // = (ph_d == PhM), written without the rest of the FSM
       ph_m_q <= (ph_q == PhL && lane_busy == '0) || (ph_q == PhM && cnt_q != 5'd31);
       // = (ph_d == PhX)
-      ph_x_q <= accept || (ph_q == PhV && grp_q != GrpW'(Groups - 1));
+      ph_x_q <= accept || (ph_q == PhV && grp_q != GrpW'(Groups - 1)) || (ph_q == PhX && !hf_q);
     end
   end
 
@@ -221,6 +228,10 @@ module tpu_act_serial #(
     logic               ovf_q, ovf_d;
     logic               lt_q, gt_q;   // z < qmin, z > qmax (phase C)
     logic               in8_q;        // z is an int8 value (phase K)
+    logic               lt8_q, gt8_q; // z[7:0] < qmin, > qmax as int8 values (phase K)
+    // the split adds (see the header): the low half's carry out, registered every cycle
+    logic [16:0]        rsum_lo, ax_lo;
+    logic               rsum_c_q, ax_c_q;
     logic signed [33:0] step;
     logic [31:0]        rnd;          // the rounding term (below 2^31: rs <= 31)
     logic signed [32:0] rsum;         // phases R and Z: a + (rnd or the zero point)
@@ -247,7 +258,9 @@ module tpu_act_serial #(
       end
       // one adder for R (t + rnd) and Z (y + zp; RAW32: y + 0), its operand in lo_q (written in
       // phases P and S; rnd < 2^31, so sign-extending lo_q is right for both)
-      rsum  = 33'(a_q) + 33'($signed(lo_q));
+      rsum_lo = 17'(a_q[15:0]) + 17'(lo_q[15:0]);
+      rsum    = {17'($signed(a_q[31:16])) + 17'($signed(lo_q[31:16])) + 17'(rsum_c_q),
+                 rsum_lo[15:0]};
       in8   = hi_q[32:7] == '0 || hi_q[32:7] == '1;
       // clamp of z (held in hi_q in phases C and V); below qmin wins over above qmax
       if (lt_q) begin
@@ -296,7 +309,8 @@ module tpu_act_serial #(
       // adder (t + rnd in 33 bits: no overflow; y + zp); S: shifted right (while busy).
       hi_new = (ph_q == PhS) ? hi_q >>> 1 : rsum;
       hi_we  = ph_q == PhR || ph_q == PhZ || (ph_q == PhS && busy);
-      a_x    = $signed(row_q[32*l +: 32]) + bias;
+      ax_lo  = 17'(row_q[32*l +: 16]) + 17'(bias[15:0]);
+      a_x    = {row_q[32*l+16 +: 16] + bias[31:16] + 16'(ax_c_q), ax_lo[15:0]};
       // the next step's multiplier bit: lo_q shifts right in phase M, holds in phase L
       m_bit  = ph_q == PhM ? lo_q[1] : lo_q[0];
       // busy in the next cycle: phases L and S start with cnt 0 (from X and R) and count up
@@ -323,13 +337,18 @@ module tpu_act_serial #(
       end
       if (ph_q == PhK) begin
         in8_q <= in8;
+        lt8_q <= $signed(hi_q[7:0]) < $signed(qmin_i);
+        gt8_q <= $signed(hi_q[7:0]) > $signed(qmax_i);
       end
       if (ph_q == PhC) begin
         // z < qmin, z > qmax: an int8 compare when z is an int8 value, else z's sign decides
         // (qmin, qmax are int8): no 33-bit compares (hi_q holds z from phase Z to V)
-        lt_q <= in8_q ? $signed(hi_q[7:0]) < $signed(qmin_i) : hi_q[32];
-        gt_q <= in8_q ? $signed(hi_q[7:0]) > $signed(qmax_i) : !hi_q[32];
+        lt_q <= in8_q ? lt8_q : hi_q[32];
+        gt_q <= in8_q ? gt8_q : !hi_q[32];
       end
+      // the split adds' carries (used in the second cycle of X, R, Z; the operands hold)
+      rsum_c_q <= rsum_lo[16];
+      ax_c_q   <= ax_lo[16];
       // phase X's add (x = acc + bias) enters through the last 2:1 mux only
       a_q   <= ph_x_q ? a_x : a_d;
       if (ph_q == PhL) begin
@@ -350,7 +369,18 @@ module tpu_act_serial #(
 `ifndef SYNTHESIS
     always_ff @(posedge clk_i) begin
       if (!rst_i && ph_q == PhC) begin
-        assert (in8_q == in8) else $error("tpu_act_serial: in8_q in phase C");
+        assert (in8_q == in8 && lt8_q == ($signed(hi_q[7:0]) < $signed(qmin_i)) &&
+                gt8_q == ($signed(hi_q[7:0]) > $signed(qmax_i)))
+          else $error("tpu_act_serial: in8_q / lt8_q / gt8_q in phase C");
+      end
+      // the second cycle of a split add writes the whole sum
+      if (!rst_i && hf_q && (ph_q == PhR || ph_q == PhZ)) begin
+        assert (rsum == 33'(a_q) + 33'($signed(lo_q)))
+          else $error("tpu_act_serial: split rounding / zero-point add");
+      end
+      if (!rst_i && hf_q && ph_q == PhX) begin
+        assert (a_x == $signed(row_q[32*l +: 32]) + bias)
+          else $error("tpu_act_serial: split bias add");
       end
       if (!rst_i && ph_q == PhL) begin
         assert (busy_q == (cnt_q < ls_q) && 32'(sh_q) == (cnt_q < ls_q ? 32'(ls_q) - 32'(cnt_q) : 0))
@@ -410,6 +440,8 @@ module tpu_act_serial #(
     if (!rst_i) begin
       assert (ph_m_q == (ph_q == PhM)) else $error("tpu_act_serial: ph_m_q");
       assert (ph_x_q == (ph_q == PhX)) else $error("tpu_act_serial: ph_x_q");
+      assert (!hf_q || ph_q == PhX || ph_q == PhR || ph_q == PhZ)
+        else $error("tpu_act_serial: hf_q outside X, R, Z");
     end
     if (!rst_i && past_ok_q && out_stall_q) begin
       assert (out_valid_o && out_int8_o == past_out_int8_q)
