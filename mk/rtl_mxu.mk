@@ -49,7 +49,7 @@ $(eval $(call rtlmxu_model,Vdp_n16,tpu_datapath,-GN=16 $(RTLMXU_DPT),$(RTLMXU_DP
 # the board options (docs/fpga.md): AccSlice + ProdReg (without CmdSlice: MATMULs back to
 # back, so an ACC row can be hit by the very next row), and the iCEBreaker's datapath (CmdSlice + AccSlice, serial
 # activation, one UB copy) at N = 4
-RTLMXU_DPS := $(RTLMXU_DPT) -GCmdSlice=1\'b1 -GAccSlice=1\'b1
+RTLMXU_DPS := $(RTLMXU_DPT) -GCmdSlice=1\'b1 -GAccSlice=1\'b1 -GPerfSplit=1\'b1
 $(eval $(call rtlmxu_model,Vdp_n8b,tpu_datapath,-GN=8 $(RTLMXU_DPT) -GAccSlice=1\'b1 -GProdReg=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8b_ops,8,256,1),RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n4b,tpu_datapath,-GN=4 -GActLanes=1 -GUbReadPort2=1\'b0 $(RTLMXU_DPS),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4b_ops,4,256,1),RTLMXU_TLIBS))
 

@@ -9,14 +9,17 @@
 //   out_int8 = lut ? LUT[v + 128] : v. RAW32 rows: b = 1, ls = rs = 0, t = p[31:0], out = y.
 //
 // One row at a time: in_ready_o = no row held. An accepted row is processed in N / Lanes
-// groups of Lanes channels, each group in phases X (bias add), L (left shift, one bit per
-// cycle), M (32 multiply steps), T (SRDHM), P (the rounding term, registered: keeps its
-// decode off the adder's path), R (rounding add), S (right shift, one bit per cycle), Z (+ zero
-// point), K (whether z is an int8 value, registered), C (compare z with qmin/qmax, registered:
-// keeps the 33-bit compares off the clamp's path), V (clamp; the group's results replace its
-// inputs), then the row's LUT read (phase U) and the output (phase O). Latency per row: the sum
-// over the groups of 42 + max ls + max rs of the group, + 2 cycles (about 170..410 at N = 4,
-// Lanes = 1).
+// groups of Lanes channels, each group in phases X (bias add, two cycles), L (left shift, one
+// bit per cycle), M (32 multiply steps, two cycles each), T (SRDHM), P (the rounding term, registered: keeps its
+// decode off the adder's path), R (rounding add, two cycles), S (right shift, one bit per
+// cycle), Z (+ zero point, two cycles), K (whether z is an int8 value and its int8 compares
+// with qmin/qmax, registered), C (the compare results, registered: keeps the 33-bit compares
+// off the clamp's path), V (clamp; the group's results replace its inputs), then the row's
+// LUT read (phase U) and the output (phase O). The adds of X, R and Z (32/33 bits) and of each
+// multiply step (34 bits) are split at bit 16 (17): the low half's carry is registered every
+// cycle, and the operands hold for two cycles, so the second cycle's sum is the whole sum (no
+// carry chain longer than 17 bits between two flip-flops). Latency per row: the sum over the
+// groups of 77 + max ls + max rs of the group, + 2 cycles (about 310..434 at N = 4, Lanes = 1).
 // Output: out_valid_o holds the row until out_ready_i; the outputs hold steady meanwhile; the
 // next row is accepted the cycle after the transfer.
 // LUT port: as tpu_activation (lut_re_o for one cycle in phase U of a LUT row, addresses v+128,
@@ -90,6 +93,7 @@ module tpu_act_serial #(
   logic                m_rnd_d;       // ... its step 30 (where SRDHM's 2^30 is added)
   logic                ph_m_q;        // ph_q == PhM, as a flip-flop of its own (hm_q's enable)
   logic                ph_x_q;        // ph_q == PhX, likewise (a_q's last mux)
+  logic                hf_q;          // second cycle of phase X, R, Z or of a multiply step
   logic                raw_q, lut_q, last_q;
   logic [N*32-1:0]     row_q;         // inputs; each group's results replace its inputs
   logic [SatWidth-1:0] sat_q;
@@ -107,14 +111,17 @@ module tpu_act_serial #(
     cnt_d = cnt_q + 5'd1;
     unique case (ph_q)
       PhIdle: if (accept) ph_d = PhX;
-      PhX:    begin ph_d = PhL; cnt_d = '0; end
+      PhX:    if (hf_q) begin ph_d = PhL; cnt_d = '0; end
       PhL:    if (lane_busy == '0) begin ph_d = PhM; cnt_d = '0; end
-      PhM:    if (cnt_q == 5'd31) ph_d = PhT;
+      PhM:    begin
+        if (!hf_q) cnt_d = cnt_q;  // one step per two cycles
+        if (hf_q && cnt_q == 5'd31) ph_d = PhT;
+      end
       PhT:    ph_d = PhP;
       PhP:    ph_d = PhR;
-      PhR:    begin ph_d = PhS; cnt_d = '0; end
+      PhR:    if (hf_q) begin ph_d = PhS; cnt_d = '0; end
       PhS:    if (lane_busy == '0) ph_d = PhZ;
-      PhZ:    ph_d = PhK;
+      PhZ:    if (hf_q) ph_d = PhK;
       PhK:    ph_d = PhC;
       PhC:    ph_d = PhV;
       PhV:    begin
@@ -139,12 +146,15 @@ module tpu_act_serial #(
       ph_q   <= PhIdle;
       ph_m_q <= 1'b0;
       ph_x_q <= 1'b0;
+      hf_q   <= 1'b0;
     end else begin
+      // phases X, R and Z and each multiply step last two cycles (hf_q low, then high)
+      hf_q   <= (ph_q == PhX || ph_q == PhR || ph_q == PhZ || ph_q == PhM) && !hf_q;
       ph_q   <= ph_d;
       // = (ph_d == PhM), written without the rest of the FSM
-      ph_m_q <= (ph_q == PhL && lane_busy == '0) || (ph_q == PhM && cnt_q != 5'd31);
+      ph_m_q <= (ph_q == PhL && lane_busy == '0) || (ph_q == PhM && !(hf_q && cnt_q == 5'd31));
       // = (ph_d == PhX)
-      ph_x_q <= accept || (ph_q == PhV && grp_q != GrpW'(Groups - 1));
+      ph_x_q <= accept || (ph_q == PhV && grp_q != GrpW'(Groups - 1)) || (ph_q == PhX && !hf_q);
     end
   end
 
@@ -156,8 +166,9 @@ module tpu_act_serial #(
     end
   end
 
-  // phase M counts 0..31 one by one from phase L, so cnt_q == 31 there exactly when the
-  // cycle before was phase M with cnt_q == 30
+  // phase M counts 0..31 one by one from phase L (one step per two cycles), so cnt_q == 31
+  // there exactly when the cycle before was phase M's second cycle with cnt_q == 30 (the
+  // next step's operand is registered in a step's second cycle and held in its first)
   assign m_sub_d = ph_q == PhM && cnt_q == 5'd30;
   assign m_rnd_d = ph_q == PhM && cnt_q == 5'd29;
 
@@ -221,7 +232,13 @@ module tpu_act_serial #(
     logic               ovf_q, ovf_d;
     logic               lt_q, gt_q;   // z < qmin, z > qmax (phase C)
     logic               in8_q;        // z is an int8 value (phase K)
+    logic               lt8_q, gt8_q; // z[7:0] < qmin, > qmax as int8 values (phase K)
+    // the split adds (see the header): the low half's carry out, registered every cycle
+    logic [16:0]        rsum_lo, ax_lo;
+    logic               rsum_c_q, ax_c_q;
     logic signed [33:0] step;
+    logic [17:0]        step_lo;      // the step's bits 16..0 and the carry into bit 17
+    logic               step_c_q;     // step_lo's carry, registered (the step's second cycle)
     logic [31:0]        rnd;          // the rounding term (below 2^31: rs <= 31)
     logic signed [32:0] rsum;         // phases R and Z: a + (rnd or the zero point)
     logic               in8;          // hi_q (z) is an int8 value
@@ -240,14 +257,17 @@ module tpu_act_serial #(
       // multiply step: add a (bit 31 of b: subtract, b is two's complement), shift right
       // (hm + (a xor s) + s, s = subtract, operand 0 when lo_q[0] is 0; the operand and the
       // carry in are registered one step ahead, op_q/cin_q)
-      step  = 34'({hm_q[32], hm_q}) + op_q + 34'(cin_q);
+      step_lo = 18'(hm_q[16:0]) + 18'(op_q[16:0]) + 18'(cin_q);
+      step    = {17'({hm_q[32], hm_q[32:17]}) + op_q[33:17] + 17'(step_c_q), step_lo[16:0]};
       // 2^(rs-1) - [t < 0] without a subtraction: bit rs-1 for t >= 0, bits below it for t < 0
       for (int unsigned k = 0; k < 32; k++) begin
         rnd[k] = rs_q != 5'd0 && (a_q[31] ? 6'(k) + 6'd1 < 6'(rs_q) : 6'(k) + 6'd1 == 6'(rs_q));
       end
       // one adder for R (t + rnd) and Z (y + zp; RAW32: y + 0), its operand in lo_q (written in
       // phases P and S; rnd < 2^31, so sign-extending lo_q is right for both)
-      rsum  = 33'(a_q) + 33'($signed(lo_q));
+      rsum_lo = 17'(a_q[15:0]) + 17'(lo_q[15:0]);
+      rsum    = {17'($signed(a_q[31:16])) + 17'($signed(lo_q[31:16])) + 17'(rsum_c_q),
+                 rsum_lo[15:0]};
       in8   = hi_q[32:7] == '0 || hi_q[32:7] == '1;
       // clamp of z (held in hi_q in phases C and V); below qmin wins over above qmax
       if (lt_q) begin
@@ -270,7 +290,7 @@ module tpu_act_serial #(
         end
         PhM: begin
           if (cnt_q == 5'd0) ovf_d = a_q == 32'sh8000_0000 && lo_q == 32'h8000_0000;
-          lo_d = {step[0], lo_q[31:1]};
+          if (hf_q) lo_d = {step[0], lo_q[31:1]};
         end
         PhT: begin
           // SRDHM: (p + 2^30) >> 31; the 2^30 was added in step 30 (not for RAW32 rows)
@@ -296,7 +316,8 @@ module tpu_act_serial #(
       // adder (t + rnd in 33 bits: no overflow; y + zp); S: shifted right (while busy).
       hi_new = (ph_q == PhS) ? hi_q >>> 1 : rsum;
       hi_we  = ph_q == PhR || ph_q == PhZ || (ph_q == PhS && busy);
-      a_x    = $signed(row_q[32*l +: 32]) + bias;
+      ax_lo  = 17'(row_q[32*l +: 16]) + 17'(bias[15:0]);
+      a_x    = {row_q[32*l+16 +: 16] + bias[31:16] + 16'(ax_c_q), ax_lo[15:0]};
       // the next step's multiplier bit: lo_q shifts right in phase M, holds in phase L
       m_bit  = ph_q == PhM ? lo_q[1] : lo_q[0];
       // busy in the next cycle: phases L and S start with cnt 0 (from X and R) and count up
@@ -323,26 +344,34 @@ module tpu_act_serial #(
       end
       if (ph_q == PhK) begin
         in8_q <= in8;
+        lt8_q <= $signed(hi_q[7:0]) < $signed(qmin_i);
+        gt8_q <= $signed(hi_q[7:0]) > $signed(qmax_i);
       end
       if (ph_q == PhC) begin
         // z < qmin, z > qmax: an int8 compare when z is an int8 value, else z's sign decides
         // (qmin, qmax are int8): no 33-bit compares (hi_q holds z from phase Z to V)
-        lt_q <= in8_q ? $signed(hi_q[7:0]) < $signed(qmin_i) : hi_q[32];
-        gt_q <= in8_q ? $signed(hi_q[7:0]) > $signed(qmax_i) : !hi_q[32];
+        lt_q <= in8_q ? lt8_q : hi_q[32];
+        gt_q <= in8_q ? gt8_q : !hi_q[32];
       end
+      // the split adds' carries (used in the second cycle of X, R, Z; the operands hold)
+      rsum_c_q <= rsum_lo[16];
+      ax_c_q   <= ax_lo[16];
       // phase X's add (x = acc + bias) enters through the last 2:1 mux only
       a_q   <= ph_x_q ? a_x : a_d;
       if (ph_q == PhL) begin
         hm_q <= '0;
-      end else if (ph_m_q) begin
+      end else if (ph_m_q && hf_q) begin
         hm_q <= step[33:1];
       end
       if (hi_we) begin
         hi_q <= hi_new;
       end
-      // (a_q holds from the last cycle of phase L through phase M)
-      op_q  <= (34'(a_q) ^ {34{m_sub_d}}) & {34{m_bit}};
-      cin_q <= (m_sub_d && m_bit) || (m_rnd_d && !raw_q);
+      // (a_q holds from the last cycle of phase L through phase M; held in a step's first cycle)
+      if (!(ph_q == PhM && !hf_q)) begin
+        op_q  <= (34'(a_q) ^ {34{m_sub_d}}) & {34{m_bit}};
+        cin_q <= (m_sub_d && m_bit) || (m_rnd_d && !raw_q);
+      end
+      step_c_q <= step_lo[17];
       lo_q  <= lo_d;
       ovf_q <= ovf_d;
       busy_q <= busy_d;
@@ -350,7 +379,22 @@ module tpu_act_serial #(
 `ifndef SYNTHESIS
     always_ff @(posedge clk_i) begin
       if (!rst_i && ph_q == PhC) begin
-        assert (in8_q == in8) else $error("tpu_act_serial: in8_q in phase C");
+        assert (in8_q == in8 && lt8_q == ($signed(hi_q[7:0]) < $signed(qmin_i)) &&
+                gt8_q == ($signed(hi_q[7:0]) > $signed(qmax_i)))
+          else $error("tpu_act_serial: in8_q / lt8_q / gt8_q in phase C");
+      end
+      // the second cycle of a split add writes the whole sum
+      if (!rst_i && hf_q && ph_q == PhM) begin
+        assert (step == 34'({hm_q[32], hm_q}) + op_q + 34'(cin_q))
+          else $error("tpu_act_serial: split multiply step");
+      end
+      if (!rst_i && hf_q && (ph_q == PhR || ph_q == PhZ)) begin
+        assert (rsum == 33'(a_q) + 33'($signed(lo_q)))
+          else $error("tpu_act_serial: split rounding / zero-point add");
+      end
+      if (!rst_i && hf_q && ph_q == PhX) begin
+        assert (a_x == $signed(row_q[32*l +: 32]) + bias)
+          else $error("tpu_act_serial: split bias add");
       end
       if (!rst_i && ph_q == PhL) begin
         assert (busy_q == (cnt_q < ls_q) && 32'(sh_q) == (cnt_q < ls_q ? 32'(ls_q) - 32'(cnt_q) : 0))
@@ -410,6 +454,8 @@ module tpu_act_serial #(
     if (!rst_i) begin
       assert (ph_m_q == (ph_q == PhM)) else $error("tpu_act_serial: ph_m_q");
       assert (ph_x_q == (ph_q == PhX)) else $error("tpu_act_serial: ph_x_q");
+      assert (!hf_q || ph_q == PhX || ph_q == PhR || ph_q == PhZ || ph_q == PhM)
+        else $error("tpu_act_serial: hf_q outside X, R, Z, M");
     end
     if (!rst_i && past_ok_q && out_stall_q) begin
       assert (out_valid_o && out_int8_o == past_out_int8_q)

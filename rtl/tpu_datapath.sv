@@ -69,6 +69,11 @@ module tpu_datapath #(
   // ProdReg), so a DSP's output gets a cycle to reach the fabric; the array's results, and so
   // every MATMUL row, one cycle later (MatmulLatency + 1); same results.
   parameter bit          ProdReg = 1'b0,
+  // board option (FPGAs): the perf counters as tpu_seg_counter (16-bit carry chains instead of
+  // 64-bit ones), perf_busy_o chosen between two of them (the count and the count + 1) by the
+  // registered busy bit instead of added to it, perf_macs_o = perf_mxu_busy_o * N * N as a
+  // shift (N a power of two). The same counts in every cycle.
+  parameter bit          PerfSplit = 1'b0,
   // STREAM_MATMUL devices (tpu_device StreamMm; off on the boards): a MATMUL is also accepted
   // while an int8 ACTIVATE runs, once that one has at most 2N + 1 rows left to read from ACC
   // (AccSlice: 2N),
@@ -142,6 +147,9 @@ module tpu_datapath #(
 
   if (N < 4 || N > 256) begin : g_bad_n
     $error("tpu_datapath: N must be in 4..256");
+  end
+  if (PerfSplit && (N & (N - 1)) != 0) begin : g_bad_perf_split
+    $error("tpu_datapath: PerfSplit needs N a power of two");
   end
   if (UbRows < 16 || AccRows < 16) begin : g_bad_rows
     $error("tpu_datapath: UbRows and AccRows must be >= 16");
@@ -548,9 +556,18 @@ module tpu_datapath #(
       s_addr_q <= p_addr_q;
       s_data_q <= mm_sum;
     end
+    // With CmdSlice a MATMUL is accepted only once the previous one has issued its last row
+    // (mm_active low), so its first row enters the MXU two cycles after that one at the
+    // earliest, and within a MATMUL consecutive rows have consecutive ACC rows: two rows back
+    // to back never hit the same ACC row (sel_y_q is never set, asserted below), and the add
+    // takes o_q straight from its register (no mux in front of the carry chain).
     for (genvar j = 0; j < N; j++) begin : g_add
-      assign mm_sum[j*32 +: 32] = (sel_y_q ? s_data_q[j*32 +: 32] : o_q[j*32 +: 32]) +
-                                  p_row_q[j*32 +: 32];
+      if (CmdSlice) begin : g_o
+        assign mm_sum[j*32 +: 32] = o_q[j*32 +: 32] + p_row_q[j*32 +: 32];
+      end else begin : g_y
+        assign mm_sum[j*32 +: 32] = (sel_y_q ? s_data_q[j*32 +: 32] : o_q[j*32 +: 32]) +
+                                    p_row_q[j*32 +: 32];
+      end
     end
     assign x_valid = x_valid_q;
     assign x_accum = x_accum_q;
@@ -581,6 +598,8 @@ module tpu_datapath #(
           assert (sel_y_q == (p_accum_q && s_valid_q && s_addr_q == p_addr_q))
             else $error("tpu_datapath: registered previous-row hit");
         end
+        assert (!CmdSlice || !sel_y_q)
+          else $error("tpu_datapath: back-to-back rows on one ACC row with CmdSlice");
       end
     end
 `endif
@@ -908,18 +927,39 @@ module tpu_datapath #(
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
-      perf_busy_q <= '0;
-      busy_q      <= 1'b0;
-      perf_mxu_q  <= '0;
-      perf_macs_q <= '0;
+      busy_q <= 1'b0;
     end else begin
-      busy_q      <= !idle_o;
-      perf_busy_q <= perf_busy_q + 64'(busy_q);
-      perf_mxu_q  <= perf_mxu_q + 64'(s1_valid_q);
-      perf_macs_q <= perf_macs_q + (s1_valid_q ? 64'(N * N) : 64'd0);
+      busy_q <= !idle_o;
     end
   end
-  assign perf_busy_o     = perf_busy_q + 64'(busy_q);
+  if (PerfSplit) begin : g_perf_split
+    // perf_busy_q + busy_q = busy_q ? (perf_busy_q + 1) : perf_busy_q, the + 1 a second counter
+    logic [63:0] perf_busy1_q;
+    tpu_seg_counter #(.Width(64), .SegW(16)) u_busy (
+      .clk_i, .rst_i, .inc_i(busy_q), .cnt_o(perf_busy_q)
+    );
+    tpu_seg_counter #(.Width(64), .SegW(16), .Init(64'd1)) u_busy1 (
+      .clk_i, .rst_i, .inc_i(busy_q), .cnt_o(perf_busy1_q)
+    );
+    tpu_seg_counter #(.Width(64), .SegW(16)) u_mxu (
+      .clk_i, .rst_i, .inc_i(s1_valid_q), .cnt_o(perf_mxu_q)
+    );
+    assign perf_busy_o = busy_q ? perf_busy1_q : perf_busy_q;
+    assign perf_macs_q = perf_mxu_q << $clog2(N * N);
+  end else begin : g_perf
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        perf_busy_q <= '0;
+        perf_mxu_q  <= '0;
+        perf_macs_q <= '0;
+      end else begin
+        perf_busy_q <= perf_busy_q + 64'(busy_q);
+        perf_mxu_q  <= perf_mxu_q + 64'(s1_valid_q);
+        perf_macs_q <= perf_macs_q + (s1_valid_q ? 64'(N * N) : 64'd0);
+      end
+    end
+    assign perf_busy_o = perf_busy_q + 64'(busy_q);
+  end
   assign perf_mxu_busy_o = perf_mxu_q;
   assign perf_macs_o     = perf_macs_q;
 

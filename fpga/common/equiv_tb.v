@@ -25,6 +25,7 @@ module equiv_tb;
   parameter CmdSlice = 0;  // 1: the command port's register stage (boards)
   parameter AccSlice = 0;  // 1: the two-stage ACC read-modify-write (boards)
   parameter ProdReg  = 0;  // 1: the PEs' product registers (boards)
+  parameter PerfSplit = 0; // 1: the perf counters as 16-bit segments (boards)
   localparam CmdWidth = 104 + 8 * N;
   localparam TileBits = $clog2(Tiles + 2);
   localparam RMax     = (AccRows / 2 < UbRows / 2 ? AccRows / 2 : UbRows / 2);
@@ -51,7 +52,8 @@ module equiv_tb;
   tpu_datapath dut (
 `else
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .ActLanes(ActLanes),
-                 .CmdSlice(CmdSlice), .AccSlice(AccSlice), .ProdReg(ProdReg)) dut (
+                 .CmdSlice(CmdSlice), .AccSlice(AccSlice), .ProdReg(ProdReg),
+                 .PerfSplit(PerfSplit)) dut (
 `endif
     .clk_i(clk), .rst_i(rst),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_i(cmd),
@@ -91,7 +93,8 @@ module equiv_tb;
     wp_fire_q  <= wpush_valid && wpush_ready;
     if (!rst) begin
       if (rd_valid && rd_ready) $fdisplay(fd, "%0d RD %h %b", cycle, rd_data, rd_last);
-      if (mm_done) $fdisplay(fd, "%0d MM", cycle);
+      // (with the perf counters: they are compared at every MATMUL's end)
+      if (mm_done) $fdisplay(fd, "%0d MM %h %h %h", cycle, perf_busy, perf_mxu_busy, perf_macs);
       if (act_done) $fdisplay(fd, "%0d ACT %h", cycle, act_result);
       if ({idle, tiles, params_loaded} !== st_q) begin
         $fdisplay(fd, "%0d ST %b %h %b", cycle, idle, tiles, params_loaded);
@@ -246,7 +249,7 @@ module equiv_tb;
       wait_idle;
     end
     repeat (8) @(negedge clk);
-    $fdisplay(fd, "END %0d", cycle);
+    $fdisplay(fd, "END %0d %h %h %h", cycle, perf_busy, perf_mxu_busy, perf_macs);
     $fclose(fd);
     $finish;
   end

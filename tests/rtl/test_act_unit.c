@@ -31,11 +31,12 @@ static const struct tpu_vact_ops *const models[] = {
 };
 #define N_MODELS ((int)(sizeof(models) / sizeof(models[0])))
 
-/* The serial unit (ops->lanes != 0): per group of lanes at most 39 + 30 + 31 cycles (left and
- * right shifts one bit per cycle), plus the LUT read and the output; it holds one row. */
+/* The serial unit (ops->lanes != 0): per group of lanes at most 77 + 31 cycles (the split adds
+ * and multiply steps take two cycles each; one shift, left or right, one bit per cycle), plus
+ * the LUT read and the output; it holds one row. */
 static unsigned max_latency(const struct tpu_vact_ops *ops)
 {
-	return ops->lanes ? (ops->n / ops->lanes) * 101 + 3 : ACT_LATENCY;
+	return ops->lanes ? (ops->n / ops->lanes) * 108 + 3 : ACT_LATENCY;
 }
 
 static unsigned capacity(const struct tpu_vact_ops *ops)
