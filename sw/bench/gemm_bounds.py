@@ -3,7 +3,7 @@
 
 Replays driver/gemm.c's schedule (resident A as one READ_HOST per chunk, even chunks of R rows,
 weights per chunk, one BIAS LOAD_PARAMS + ACTIVATE + WRITE_HOST (in pieces) per column tile, MULT/SHIFT once
-for per-tensor requantization; for m <= 64 the stream schedule: one STREAM_MATMUL per group of
+for per-tensor requantization; for m in one chunk the stream schedule: one STREAM_MATMUL per group of
 full-width column tiles with each tile's bias vector in its stream and its ACTIVATE in the
 command, A's K-tiles in the first one's stream (OP0.A_STREAM) and each block's output rows
 written back by it (OP0.WRITE_BACK); a narrower last tile: its own STREAM_MATMUL, BIAS,
@@ -65,8 +65,10 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
         return full * pkt(g * rb) + (pkt(rem * rb) if rem else 0)
 
     cmds = 3  # LOAD_PARAMS OUTPUT, MULT, SHIFT (per-tensor: once)
-    # driver/gemm.c's stream schedule (GEMM_STREAM_M): one chunk, A and the output in the UB
-    stream_sched = m <= 64 and R == m and (slots + NT) * R <= ub_rows and slots == KT
+    # driver/gemm.c's stream schedule: one chunk, A and the output in the UB; any such m with
+    # the fused (int8, per-tensor) commands, which is what this model assumes (session 10;
+    # GEMM_STREAM_M = 64 limits only the int32 output)
+    stream_sched = R == m and (slots + NT) * R <= ub_rows and slots == KT
     # OP0.PARAMS (session 10, fused: n >= N): MULT and SHIFT as the first command's first 8
     # stream rows instead of two LOAD_PARAMS
     prows = 8 if stream_sched and n >= N else 0
