@@ -259,6 +259,42 @@ START_TEST(gemm_stream_partial_k_tile_sim)
 }
 END_TEST
 
+/* Per-tensor int8 GEMMs of the given shapes (the fused stream commands) on the golden device
+ * golden_fmt (with %u for N; _i = 0, 1: N = 8, 16) or on sim (_i = 2, 3) against the naive
+ * reference; max_cmds > 0: the device ran at most that many commands per GEMM (PERF_CMDS). */
+static void fused_shapes(int i, const char *golden_fmt, const size_t (*shapes)[3], size_t count,
+			 uint64_t seed, uint32_t max_cmds)
+{
+	static const uint32_t ns[2] = { 8, 16 };
+	char uri[96];
+	tpu_dev *dev;
+
+	if (i < 2) {
+		snprintf(uri, sizeof(uri), golden_fmt, ns[i]);
+	} else {
+		if (!tpu_sim_model_find(ns[i - 2]))
+			return;
+		snprintf(uri, sizeof(uri), "sim:n=%u", ns[i - 2]);
+	}
+	ck_assert_int_eq(tpu_open(uri, &dev), 0);
+	for (size_t s = 0; s < count; s++) {
+		struct tpu_perf perf;
+		struct gcase g;
+
+		make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], 1);
+		g.p.quant_channels = 1; /* per tensor: the fused commands */
+		ck_assert_int_eq(tpu_perf_clear(dev), 0);
+		check_case(dev, &g, uri);
+		ck_assert_int_eq(tpu_perf_read(dev, &perf), 0);
+		ck_assert_msg(!max_cmds || perf.commands <= max_cmds,
+			      "%zux%zux%zu on %s: %u commands", shapes[s][0], shapes[s][1],
+			      shapes[s][2], uri, (unsigned)perf.commands);
+		free_case(&g);
+		ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
+	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+
 /* Session 10: the stream schedule's first STREAM_MATMUL holds kg column panels interleaved
  * K-tile by K-tile with A (OP0.K_MAJOR, K_GROUP = kg: 2 at 48..64 rows, 3 at 32 with N = 16;
  * at N = 8 also 2 at 32 rows, 3 at 16), the other panels block by block: per-tensor int8
@@ -268,32 +304,12 @@ END_TEST
  * the naive reference. */
 START_TEST(gemm_stream_kmajor)
 {
-	static const uint32_t ns[2] = { 8, 16 };
 	static const size_t shapes[][3] = { { 64, 40, 48 }, { 48, 35, 70 }, { 32, 64, 64 },
 					    { 16, 24, 40 }, { 60, 33, 16 * 9 } };
-	uint64_t seed = harness_seed() ^ 0x1011u;
-	char uri[96];
-	tpu_dev *dev;
 
-	if (_i < 2) {
-		snprintf(uri, sizeof(uri), "golden:n=%u,ub_rows=1024,acc_rows=%u,mem=4M", ns[_i],
-			 _i ? 512u : 256u);
-	} else {
-		if (!tpu_sim_model_find(ns[_i - 2]))
-			return;
-		snprintf(uri, sizeof(uri), "sim:n=%u", ns[_i - 2]);
-	}
-	ck_assert_int_eq(tpu_open(uri, &dev), 0);
-	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
-		struct gcase g;
-
-		make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], 1);
-		g.p.quant_channels = 1; /* per tensor: the fused commands */
-		check_case(dev, &g, uri);
-		free_case(&g);
-		ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
-	}
-	ck_assert_int_eq(tpu_close(dev), 0);
+	fused_shapes(_i, _i ? "golden:n=%u,ub_rows=1024,acc_rows=512,mem=4M"
+			    : "golden:n=%u,ub_rows=1024,acc_rows=256,mem=4M",
+		     shapes, sizeof(shapes) / sizeof(shapes[0]), harness_seed() ^ 0x1011u, 0);
 }
 END_TEST
 
@@ -304,37 +320,11 @@ END_TEST
  * schedule ran (a handful of commands, where the grouped schedule issues one per tile). */
 START_TEST(gemm_stream_large_m)
 {
-	static const uint32_t ns[2] = { 8, 16 };
 	static const size_t shapes[][3] = { { 128, 128, 128 }, { 100, 100, 100 }, { 200, 40, 48 },
 					    { 96, 35, 70 }, { 130, 33, 16 * 3 }, { 256, 16, 32 } };
-	uint64_t seed = harness_seed() ^ 0x1012u;
-	char uri[96];
-	tpu_dev *dev;
 
-	if (_i < 2) {
-		snprintf(uri, sizeof(uri), "golden:n=%u,mem=8M", ns[_i]);
-	} else {
-		if (!tpu_sim_model_find(ns[_i - 2]))
-			return;
-		snprintf(uri, sizeof(uri), "sim:n=%u", ns[_i - 2]);
-	}
-	ck_assert_int_eq(tpu_open(uri, &dev), 0);
-	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
-		struct tpu_perf perf;
-		struct gcase g;
-
-		make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], 1);
-		g.p.quant_channels = 1; /* per tensor: the fused commands */
-		ck_assert_int_eq(tpu_perf_clear(dev), 0);
-		check_case(dev, &g, uri);
-		ck_assert_int_eq(tpu_perf_read(dev, &perf), 0);
-		ck_assert_msg(perf.commands <= 8, "%zux%zux%zu on %s: %u commands",
-			      shapes[s][0], shapes[s][1], shapes[s][2], uri,
-			      (unsigned)perf.commands);
-		free_case(&g);
-		ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
-	}
-	ck_assert_int_eq(tpu_close(dev), 0);
+	fused_shapes(_i, "golden:n=%u,mem=8M", shapes, sizeof(shapes) / sizeof(shapes[0]),
+		     harness_seed() ^ 0x1012u, 8);
 }
 END_TEST
 
