@@ -752,6 +752,45 @@ START_TEST(stream_matmul_fault)
 }
 END_TEST
 
+/* Run q (RESULT = result bytes), check that PERF_MACS grew by macs, then read ACC rows la2 ..
+ * la2 + rows - 1 back through host memory at hb + 256 KiB (h: its CPU view, 256 KiB lower)
+ * and compare them with acc; ctx names the case in a failure. */
+static void run_check_acc(struct gfx_sqe *q, uint32_t result, uint64_t macs, uint64_t hb,
+			  const uint8_t *h, uint32_t la2, uint32_t rows, uint32_t n,
+			  uint32_t (*acc)[MAXN], const char *ctx)
+{
+	uint64_t before = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
+	struct gfx_sqe rd;
+
+	ck_assert_uint_eq(gfx_ok(&F, q), result);
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO) - before, macs);
+	rd = gfx_write_host(hb + 256 * 1024, rows, n, 0, la2, true);
+	gfx_ok(&F, &rd);
+	for (uint32_t i = 0; i < rows; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t got;
+
+			memcpy(&got, h + 256 * 1024 + ((size_t)i * n + j) * 4, 4);
+			ck_assert_msg(got == acc[i][j], "%s: acc row %u col %u = %u, expected %u",
+				      ctx, i, j, got, acc[i][j]);
+		}
+}
+
+/* A's UB rows (tiles K-tiles of r rows of n bytes from UB row la) against the stream, K-tile t
+ * at host row arow(t) (step bytes per row), read back through host memory at hb + off. */
+static void check_a_rows(uint64_t hb, const uint8_t *h, size_t off, uint32_t la, uint32_t tiles,
+			 uint32_t r, uint32_t n, const uint32_t *arow, size_t step, const char *ctx)
+{
+	struct gfx_sqe rd = gfx_write_host(hb + off, tiles * r, n, 0, la, false);
+
+	gfx_ok(&F, &rd);
+	for (uint32_t t = 0; t < tiles; t++)
+		for (uint32_t i = 0; i < r; i++)
+			ck_assert_msg(!memcmp(h + off + ((size_t)t * r + i) * n,
+					      h + ((size_t)arow[t] + i) * step, n),
+				      "%s: UB row of A %u/%u", ctx, t, i);
+}
+
 /* OP0.A_STREAM on a device with 512 UB and ACC rows: the stream holds block 0's K-tile t
  * preceded by the R rows of A's K-tile t, the other blocks as before; the UB rows of A hold
  * other data before the command. Random shapes (_i & 1: N = 16, else 8; _i >= 2: R of
@@ -767,6 +806,8 @@ START_TEST(stream_matmul_astream)
 	static uint32_t acc[512][MAXN];
 	int32_t mult[MAXN], shift[MAXN];
 	struct tpu_act_output o = { -2, -120, 115, NULL };
+	uint32_t arow[8]; /* (k <= 4n + 3: at most 5 K-tiles) */
+	char ctx[128];
 	uint64_t hb;
 	uint8_t *h;
 	struct gfx_sqe q;
@@ -793,7 +834,6 @@ START_TEST(stream_matmul_astream)
 		uint32_t out_row = (uint32_t)harness_range(&rng, la + arows,
 							   rows - (act ? blocks * r : 0));
 		uint32_t la2 = (uint32_t)harness_range(&rng, 0, rows - blocks * r);
-		uint64_t macs;
 
 		ck_assert_uint_le(((uint64_t)srows - 1) * step + n, 256 * 1024);
 		for (size_t i = 0; i < ((size_t)srows - 1) * step + n; i++)
@@ -833,29 +873,13 @@ START_TEST(stream_matmul_astream)
 			 act ? TPU_STREAM_MATMUL_ACTIVATE : 0);
 		if (act)
 			GFX_SET(&q, OP3, out_row);
-		macs = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
-		ck_assert_uint_eq(gfx_ok(&F, &q), srows * n);
-		ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO) - macs,
-				  (uint64_t)blocks * r * k * n);
-		q = gfx_write_host(hb + 256 * 1024, blocks * r, n, 0, la2, true);
-		gfx_ok(&F, &q);
-		for (uint32_t i = 0; i < blocks * r; i++)
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t got;
-
-				memcpy(&got, h + 256 * 1024 + ((size_t)i * n + j) * 4, 4);
-				ck_assert_msg(got == acc[i][j],
-					      "case %d rep %d k=%u r=%u blocks=%u stride=%u act=%d: "
-					      "acc row %u col %u = %u, expected %u",
-					      _i, rep, k, r, blocks, stride, act, i, j, got, acc[i][j]);
-			}
-		q = gfx_write_host(hb + 384 * 1024, arows, n, 0, la, false);
-		gfx_ok(&F, &q);
+		snprintf(ctx, sizeof(ctx), "case %d rep %d k=%u r=%u blocks=%u stride=%u act=%d", _i,
+			 rep, k, r, blocks, stride, act);
+		run_check_acc(&q, srows * n, (uint64_t)blocks * r * k * n, hb, h, la2, blocks * r, n,
+			      acc, ctx);
 		for (uint32_t t = 0; t < tiles; t++)
-			for (uint32_t i = 0; i < r; i++)
-				ck_assert_msg(!memcmp(h + 384 * 1024 + ((size_t)t * r + i) * n,
-						      h + ((size_t)t * (r + n) + i) * step, n),
-					      "case %d rep %d: UB row of A %u/%u", _i, rep, t, i);
+			arow[t] = t * (r + n);
+		check_a_rows(hb, h, 384 * 1024, la, tiles, r, n, arow, step, ctx);
 		if (!act)
 			continue;
 		q = gfx_write_host(hb + 384 * 1024, blocks * r, n, 0, out_row, false);
@@ -1229,6 +1253,7 @@ START_TEST(stream_matmul_kmajor)
 	uint32_t tile[KM_BLOCKS][KM_TILES], bias[KM_BLOCKS], arow[KM_TILES];
 	int32_t mult[MAXN], shift[MAXN];
 	struct tpu_act_output o = { 3, -118, 121, NULL };
+	char ctx[160];
 	uint64_t hb;
 	uint8_t *h;
 	struct gfx_sqe q;
@@ -1355,32 +1380,12 @@ START_TEST(stream_matmul_kmajor)
 			}
 			memset(h + 192 * 1024, 0xA5, 64 * 1024);
 		}
-		macs = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
-		ck_assert_uint_eq(gfx_ok(&F, &q), srows * n);
-		ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO) - macs,
-				  (uint64_t)blocks * r * k * n);
-		q = gfx_write_host(hb + 256 * 1024, blocks * r, n, 0, la2, true);
-		gfx_ok(&F, &q);
-		for (uint32_t i = 0; i < blocks * r; i++)
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t got;
-
-				memcpy(&got, h + 256 * 1024 + ((size_t)i * n + j) * 4, 4);
-				ck_assert_msg(got == acc[i][j],
-					      "case %d rep %d k=%u r=%u blocks=%u g=%u astr=%d act=%d "
-					      "acc0=%d: acc row %u col %u = %u, expected %u",
-					      _i, rep, k, r, blocks, g, astr, act, acc0, i, j, got,
-					      acc[i][j]);
-			}
-		if (astr) {
-			q = gfx_write_host(hb + 320 * 1024, arows, n, 0, la, false);
-			gfx_ok(&F, &q);
-			for (uint32_t t = 0; t < tiles; t++)
-				for (uint32_t i = 0; i < r; i++)
-					ck_assert_msg(!memcmp(h + 320 * 1024 + ((size_t)t * r + i) * n,
-							      h + ((size_t)arow[t] + i) * step, n),
-						      "case %d rep %d: UB row of A %u/%u", _i, rep, t, i);
-		}
+		snprintf(ctx, sizeof(ctx), "case %d rep %d k=%u r=%u blocks=%u g=%u astr=%d act=%d "
+			 "acc0=%d", _i, rep, k, r, blocks, g, astr, act, acc0);
+		run_check_acc(&q, srows * n, (uint64_t)blocks * r * k * n, hb, h, la2, blocks * r, n,
+			      acc, ctx);
+		if (astr)
+			check_a_rows(hb, h, 320 * 1024, la, tiles, r, n, arow, step, ctx);
 		for (uint32_t i = 0; i < 64; i++)
 			ck_assert_uint_eq(h[192 * 1024 + i], 0xA5);
 		if (!act)
