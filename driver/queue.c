@@ -248,15 +248,16 @@ static bool cqe_landed(const struct tpu_queue *qu)
 	return ((dw[TPU_CQE_PHASE_DW] >> TPU_CQE_PHASE_SHIFT) & TPU_CQE_PHASE_MASK) == qu->phase;
 }
 
-/* Before clocking the device on: did the CQ's head entry land while the loop's register reads
- * (the reap's CQ_TAIL, a health check) were on the link? Then scan again first, or the wait
- * would notice it only after the next slice (a backend with watch ends a slice when an entry
- * lands, but not one that landed before the slice). Once in a row: an entry that never
- * becomes reapable must not keep the device from running. */
-static bool landed_meanwhile(const struct tpu_queue *qu, bool *rescan)
+/* A wait loop's step: clock the device on, unless the CQ's head entry landed while the loop's
+ * register reads (the reap's CQ_TAIL, a health check) were on the link: then the loop scans
+ * again first, or it would notice the entry only after the next slice (a backend with watch
+ * ends a slice when an entry lands, but not one that landed before the slice). Not twice in a
+ * row: an entry that never becomes reapable must not keep the device from running. */
+static void advance_or_rescan(tpu_dev *dev, const struct tpu_queue *qu, bool *rescan)
 {
 	*rescan = !*rescan && cqe_landed(qu);
-	return *rescan;
+	if (!*rescan)
+		tpu_dev_advance(dev, true);
 }
 
 int tpu_queue_reap(tpu_dev *dev, unsigned q)
@@ -363,7 +364,7 @@ int tpu_wait(tpu_dev *dev, unsigned q, struct tpu_cpl *out, unsigned min, unsign
 {
 	struct tpu_queue *qu;
 	uint64_t deadline;
-	bool expired = false, rescan;
+	bool expired = false, rescan = false;
 	int err;
 
 	if (!queue_ok(dev, q) || !out || min > max)
@@ -371,7 +372,6 @@ int tpu_wait(tpu_dev *dev, unsigned q, struct tpu_cpl *out, unsigned min, unsign
 	qu = &dev->q[q];
 	if (min > qu->inflight + qu->stash_n)
 		return -EINVAL; /* could never be satisfied */
-	rescan = false;
 	deadline = tpu_now_ms() + (timeout_ms > 0 ? (uint64_t)timeout_ms : 0u);
 	for (;;) {
 		err = tpu_queue_reap(dev, q);
@@ -386,8 +386,7 @@ int tpu_wait(tpu_dev *dev, unsigned q, struct tpu_cpl *out, unsigned min, unsign
 		if (expired)
 			return -ETIMEDOUT;
 		expired = timeout_ms >= 0 && tpu_now_ms() >= deadline;
-		if (!landed_meanwhile(qu, &rescan))
-			tpu_dev_advance(dev, true);
+		advance_or_rescan(dev, qu, &rescan);
 	}
 }
 
@@ -448,8 +447,7 @@ int tpu_queue_run(tpu_dev *dev, unsigned q, struct tpu_cmd *cmds, size_t n, stru
 			break;
 		}
 		expired = timeout_ms >= 0 && tpu_now_ms() >= deadline;
-		if (!landed_meanwhile(qu, &rescan))
-			tpu_dev_advance(dev, true);
+		advance_or_rescan(dev, qu, &rescan);
 	}
 	if (submitted)
 		*submitted = sub;

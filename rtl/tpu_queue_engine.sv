@@ -25,10 +25,11 @@
 // the buffered entry is used when it is that queue's entry at its current head; otherwise (or
 // on a prefetch error, which is dropped: the entry is fetched again and a failure reported
 // then) the buffer is discarded and the SQE fetched as before. IdlePf: IDLE with an empty
-// buffer fetches with such a block (head entry first); its failure is a failed fetch. Host memory between head and
-// tail does not change (the host owns only entries it has not yet handed over), so a buffered
-// SQE equals what a fetch would read. No prefetch starts while a LOAD_PARAMS that reads host
-// memory runs or is the next buffered entry (its read job would wait behind the block). pk_*:
+// buffer fetches with such a block (head entry first); its failure is a failed fetch. Host
+// memory between head and tail does not change (the host owns only entries it has not yet
+// handed over), so a buffered SQE equals what a fetch would read. No prefetch starts while a
+// LOAD_PARAMS that reads host memory runs or is the next buffered entry (its read job would wait
+// behind the block). pk_*:
 // the first PeekN buffered entries, a hint for the command processor's LOAD_WEIGHTS read-ahead
 // (it compares the read of the SQE it is handed with the tile it read).
 // PfEntries = 0 (small FPGAs): no prefetch buffer (pk_valid_o stays 0), every SQE is fetched in

@@ -141,6 +141,18 @@ void golden_cmd_activate(struct golden *g, const struct golden_cmd *c, struct go
 	}
 }
 
+/* The stream's rows (§6.11): C blocks of K (+ 4 bias) rows, A's T x R rows with A_STREAM, the
+ * MULT/SHIFT rows with PARAMS. (< 2^34: every field is 32 bits at most.) */
+static uint64_t stream_rows(const struct golden *g, const struct golden_cmd *c)
+{
+	uint64_t n = g->cfg.array_n, k = SQE(c, ROWS), op0 = SQE(c, OP0);
+	uint64_t per_block = k + (op0 & TPU_STREAM_MATMUL_ACTIVATE ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
+
+	return SQE(c, OP2) * per_block +
+	       (op0 & TPU_STREAM_MATMUL_A_STREAM ? (k + n - 1) / n * SQE(c, OP1) : 0) +
+	       (op0 & TPU_STREAM_MATMUL_PARAMS ? TPU_STREAM_MATMUL_PARAMS_ROWS : 0);
+}
+
 /* STREAM_MATMUL field checks, steps 2..5 of spec §6.1 in order (§6.11). */
 static uint32_t stream_matmul_checks(const struct golden *g, const struct golden_cmd *c)
 {
@@ -151,9 +163,7 @@ static uint32_t stream_matmul_checks(const struct golden *g, const struct golden
 	bool astr = op0 & TPU_STREAM_MATMUL_A_STREAM, wb = op0 & TPU_STREAM_MATMUL_WRITE_BACK;
 	bool kmaj = op0 & TPU_STREAM_MATMUL_K_MAJOR, prm = op0 & TPU_STREAM_MATMUL_PARAMS;
 	uint64_t kg = (op0 & TPU_STREAM_MATMUL_K_GROUP_MASK) >> TPU_STREAM_MATMUL_K_GROUP_SHIFT;
-	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
-	uint64_t rows = blocks * per_block + (astr ? tiles * rr : 0) +
-			(prm ? TPU_STREAM_MATMUL_PARAMS_ROWS : 0);
+	uint64_t rows = stream_rows(g, c);
 
 	if ((op0 & ~(TPU_STREAM_MATMUL_ACCUMULATE | TPU_STREAM_MATMUL_ACTIVATE |
 		     TPU_STREAM_MATMUL_LUT | TPU_STREAM_MATMUL_A_STREAM |
@@ -235,12 +245,8 @@ static uint32_t stream_params(struct golden *g, const struct golden_cmd *c)
 			if (golden_dma_read(g, sqe_host_addr(c) + ((uint64_t)v * 4 + i) * stride,
 					    g->scratch + i * n, n))
 				return TPU_SC_DMA_XFER_ERROR;
-		for (j = 0; j < n; j++) {
-			int32_t x = (int32_t)get_le32(g->scratch + 4 * j);
-
-			if (kind == TPU_PARAM_MULT ? x < 0 : x < TPU_SHIFT_MIN || x > TPU_SHIFT_MAX)
-				return TPU_SC_INVALID_FIELD;
-		}
+		if (!golden_param_values_ok(kind, g->scratch, n))
+			return TPU_SC_INVALID_FIELD;
 		for (j = 0; j < n; j++)
 			(v ? g->shift : g->mult)[j] = (int32_t)get_le32(g->scratch + 4 * j);
 		g->loaded[kind] = true;
@@ -338,10 +344,8 @@ void golden_cmd_stream_matmul(struct golden *g, const struct golden_cmd *c,
 	uint32_t tiles = (k + n - 1) / n, b, t, gn;
 	bool act = SQE(c, OP0) & TPU_STREAM_MATMUL_ACTIVATE;
 	bool astr = SQE(c, OP0) & TPU_STREAM_MATMUL_A_STREAM;
-	uint64_t per_block = k + (act ? TPU_STREAM_MATMUL_BIAS_ROWS : 0);
 	bool prm = SQE(c, OP0) & TPU_STREAM_MATMUL_PARAMS;
-	uint64_t rows = (uint64_t)blocks * per_block + (astr ? (uint64_t)tiles * rr : 0) +
-			(prm ? TPU_STREAM_MATMUL_PARAMS_ROWS : 0);
+	uint64_t rows = stream_rows(g, c);
 	bool wb = SQE(c, OP0) & TPU_STREAM_MATMUL_WRITE_BACK;
 
 	r->sc = stream_matmul_checks(g, c);

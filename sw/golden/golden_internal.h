@@ -161,6 +161,9 @@ void golden_execute(struct golden *g, const struct golden_cmd *c, struct golden_
 
 /* Helpers shared by the command files. */
 bool golden_range_ok(uint64_t first, uint64_t count, uint64_t size);
+/* LOAD_PARAMS step 8 (and STREAM_MATMUL OP0.PARAMS): count MULT (>= 0) or SHIFT (in
+ * TPU_SHIFT_MIN..MAX) values, little-endian int32 at p, all legal; other kinds always are. */
+bool golden_param_values_ok(uint32_t kind, const uint8_t *p, uint32_t count);
 /* Common DMA-shape checks of step 3: ROWS >= 1, STRIDE, LENGTH == span. row_bytes > 0. */
 bool golden_span_ok(const struct golden_cmd *c, uint64_t row_bytes);
 uint64_t golden_stride(const struct golden_cmd *c, uint64_t row_bytes);

@@ -111,8 +111,7 @@ static void load_output(struct golden *g, const struct golden_cmd *c, struct gol
 	g->loaded[TPU_PARAM_OUTPUT] = true;
 }
 
-/* Step 8: value checks on fetched MULT and SHIFT vectors. */
-static bool param_values_ok(uint32_t kind, const uint8_t *p, uint32_t count)
+bool golden_param_values_ok(uint32_t kind, const uint8_t *p, uint32_t count)
 {
 	uint32_t i;
 
@@ -152,7 +151,7 @@ void golden_cmd_load_params(struct golden *g, const struct golden_cmd *c,
 	r->sc = golden_window_status(g, c, false);
 	if (!r->sc && golden_dma_read(g, sqe_host_addr(c), g->scratch, SQE(c, LENGTH)))
 		r->sc = TPU_SC_DMA_XFER_ERROR;
-	if (!r->sc && !lut && !param_values_ok(kind, g->scratch, cols))
+	if (!r->sc && !lut && !golden_param_values_ok(kind, g->scratch, cols))
 		r->sc = TPU_SC_INVALID_FIELD;
 	if (r->sc)
 		return;
