@@ -21,9 +21,23 @@ to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet ea
                    rows per KT x R MXU cycles); with OP0.K_MAJOR (session 10) the first kg
                    blocks share each K-tile of A (KT x R + kg x (k + 4) rows per kg x KT x R),
                    kg chosen as driver/gemm.c's stream_kgroup does (column "kg")
+  latency floor  = max(compute, data bound) + 10 L + 2N + 2 (L = the link's one-way latency,
+                   --latency, 50 cycles on sim): what no schedule can hide, on the critical path
+                   of one tpu_gemm from the PERF_CTRL write to the PERF_CYCLES read. The health
+                   read's answer reaches the host at L, the doorbell the device at 2L; the SQE
+                   block's read is back at 4L, the first command's first data at 6L; then the
+                   MXU or the link for max(compute, data) cycles, the last row in the ACC 2N + 2
+                   cycles after it enters the MXU; the CQE reaches host memory L later, the
+                   reap's CQ_TAIL read takes 2L, the PERF_CYCLES read L. (The health read
+                   before the doorbell and the CQ_TAIL read are the driver's contract:
+                   driver/queue.c, tpu_queue_submit and tpu_queue_reap; without them the
+                   floor would be 6L + 2N + 2.)
+                   floor util = macs / (N^2 x latency floor): the most any schedule can measure;
+                   best of bound = max(compute, link bound) / latency floor: the most "of bound"
+                   can be (the batch-1 goal is "of bound" >= 90 %).
 of bound = max(compute, link bound) / measured cycles (100 % = at the bound); of phased the same
 with the phased bound.
-usage: gemm_bounds.py [--json sim_gemm.json] [--n 16] [--bpc 16] [MxKxN ...]"""
+usage: gemm_bounds.py [--json sim_gemm.json] [--n 16] [--bpc 16] [--latency 50] [MxKxN ...]"""
 import argparse, json, math
 
 HDR = 16
@@ -42,7 +56,7 @@ def kgroup(R, N, full, KT):
             return kg
     return 1
 
-def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
+def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True, lat=50):
     KT, NT = math.ceil(k / N), math.ceil(n / N)
     slots = KT if KT + 1 <= ub_rows else 1
     R = min(ub_rows // (slots + 1), acc_rows // 2, m)  # int8 output: two ACC buffers
@@ -129,7 +143,9 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
     link = max(h2d, d2h) / bpc
     phased = (max(p1_link, p1_comp) + max(link - p1_link, compute - p1_comp) if p1_comp
               else max(compute, link))
+    floor = max(compute, data) + 10 * lat + 2 * N + 2
     return dict(m=m, k=k, n=n, R=R, compute_cycles=compute, link_cycles=round(link),
+                floor_cycles=round(floor), floor_util=m * k * n / (N * N * floor),
                 kg=kg, phased_cycles=round(phased),
                 data_cycles=round(data), stream=stream_sched,
                 h2d_bytes=h2d, d2h_bytes=d2h, commands=cmds,
@@ -139,6 +155,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json"); ap.add_argument("--n", type=int, default=16)
     ap.add_argument("--bpc", type=float, default=16.0); ap.add_argument("shapes", nargs="*")
+    ap.add_argument("--latency", type=int, default=50,
+                    help="the link's one-way latency in device cycles (sim: 50)")
     ap.add_argument("--block-major", action="store_true",
                     help="model the stream schedule without OP0.K_MAJOR (sessions 8-9)")
     a = ap.parse_args()
@@ -148,10 +166,10 @@ def main():
         for r in json.load(open(a.json))["results"]:
             meas[(r["m"], r["k"], r["n"])] = r
             if not a.shapes: shapes.append((r["m"], r["k"], r["n"]))
-    print("| m x k x n | R | kg | commands | compute bound | link bound | data bound | phased bound | bound util | measured cycles | measured util | of bound | of data bound | of phased |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| m x k x n | R | kg | commands | compute bound | link bound | data bound | phased bound | bound util | measured cycles | measured util | of bound | of data bound | of phased | latency floor | floor util | best of bound |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for m, k, n in shapes:
-        b = bounds(m, k, n, N=a.n, bpc=a.bpc, kmajor=not a.block_major)
+        b = bounds(m, k, n, N=a.n, bpc=a.bpc, kmajor=not a.block_major, lat=a.latency)
         r = meas.get((m, k, n))
         mc = f"{r['cycles']}" if r else "-"
         mu = f"{100 * r['utilization']:.1f}%" if r else "-"
@@ -162,7 +180,9 @@ def main():
         print(f"| {m}x{k}x{n} | {b['R']}{' (stream)' if b['stream'] else ''} | {b['kg']} | "
               f"{b['commands']} | {b['compute_cycles']} | {b['link_cycles']} | "
               f"{b['data_cycles']} | {b['phased_cycles']} | "
-              f"{100 * b['ideal_util']:.1f}% | {mc} | {mu} | {ob} | {od} | {op} |")
+              f"{100 * b['ideal_util']:.1f}% | {mc} | {mu} | {ob} | {od} | {op} | "
+              f"{b['floor_cycles']} | {100 * b['floor_util']:.1f}% | "
+              f"{100 * max(b['compute_cycles'], b['link_cycles']) / b['floor_cycles']:.1f}% |")
 
 if __name__ == "__main__":
     main()
