@@ -1,8 +1,10 @@
 /* tpu_gemm: a whole int8 GEMM tiled onto the N x N array.
  *
- * Two schedules: the column-tile order below (chunk), and for int8 output with chunks of N..256
- * rows the grouped one (chunk_groups / chunk_hyb, see "grouped schedule"), which loads A in
- * K-tile groups the device reads ahead beside the MATMULs instead of one READ_HOST up front.
+ * Schedules: the column-tile order below (chunk); for int8 output with chunks of N..256 rows
+ * the grouped one (chunk_groups / chunk_hyb, see "grouped schedule"), which loads A in K-tile
+ * groups the device reads ahead beside the MATMULs instead of one READ_HOST up front; its
+ * chunk pipeline (dbl, see there) where the column order would load each chunk's A up front
+ * with few column tiles to hide it; and STREAM_MATMUL for M in one chunk (stream_schedule).
  *
  * Layout per chunk of R rows of A (R chosen so that the UB and ACC hold it):
  *   UB rows [kt*rows, kt*rows + rows)  A[r0.., kt*N .. kt*N+N)  (every K-tile resident), or, when K is
@@ -515,9 +517,35 @@ static void read_group(struct gemm *g, size_t r0, uint32_t rows, uint32_t base, 
 	}
 }
 
+/* The chunk pipeline (dbl, session 11). The grouped schedule needs a chunk of at most
+ * GEMM_RA_ROWS rows; where A does not fit that in one chunk, the column order loaded each
+ * chunk's A (KT x R rows) with one READ_HOST while the MXU waited, and finished each chunk
+ * (ACTIVATE, write-back) before the next began: 1024x256x32, R = 342, 60 % (docs/performance.md,
+ * session 11). With dbl (plan: int8 output, resident A, the single-region grouped schedule not
+ * applicable, at most 8 column tiles, more than one chunk) the chunks are of at most
+ * GEMM_DBL_MAX_R rows in the pairs order, their A in two UB regions (chunk c's K-tile kt at UB
+ * rows (c % 2) x KT x R + kt x rows, the output regions after both): chunk c reads chunk c +
+ * 1's A groups (READ_HOSTs of <= 256 rows, read ahead and committed beside the MATMULs) into
+ * the other region in its "quiet" slots (prefetch_step), and chunk c's last group ends (its
+ * ACTIVATEs and write-back pieces, struct pend) beside chunk c + 1's first MATMULs, as a group
+ * ends beside the next group's within a chunk; the ACC buffers alternate by group over all
+ * chunks. Only the first chunk reads its own A (two groups ahead, as without dbl).
+ * The device (checked in session 11): a STREAM_MATMUL ends only after its last ACTIVATE and
+ * write-back, and the next command's stream starts after it (read-aheads are dropped), so an
+ * M-chunked stream schedule (each chunk's A in its own command's stream) would leave the MXU
+ * idle ~3 cycles per row of A at every chunk boundary (the last block's ACTIVATE and
+ * write-back, the stream's round trip and A's first K-tile): ~86 % at 1024x256x32 estimated,
+ * so this schedule uses the READ_HOST read-ahead and background commit instead.
+ * Measured (N = 16, default link; docs/performance.md): GEMM_DBL_MAX_R 128 was the best of
+ * 96/128/160/256 (1024x256x32 77.7/83.8/78.8/80.7 %), a FENCE on each chunk's first MATMUL
+ * (to keep the device's union of rows read by MATMULs in flight to one region) and a smaller
+ * first prefetch did not pay; with more column tiles (hyb) or chunks that fit the single
+ * region the grouped schedule stays (512x64x512 92.1 vs 87.3..90.9 %, 512^3 98.2 vs 97.7 %). */
+
 /* A chunk of the grouped schedules: rows r0.. of A (rows of them), its K-tile kt at UB rows
- * abase + kt x rows; loaded: A already read (by the previous chunk, dbl); nrows > 0: the next
- * chunk (rows nr0.., K-tile 0 at UB row nbase), whose A this chunk reads (dbl). */
+ * abase + kt x rows, its first pre A groups read by the chunk before (dbl); nrows > 0: the
+ * next chunk (rows nr0.., K-tile 0 at UB row nbase), whose first npf A groups this chunk
+ * reads (dbl). */
 struct chunkx {
 	size_t r0, nr0;
 	uint32_t rows, abase, nrows, nbase;

@@ -21,6 +21,13 @@ to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet ea
                    rows per KT x R MXU cycles); with OP0.K_MAJOR (session 10) the first kg
                    blocks share each K-tile of A (KT x R + kg x (k + 4) rows per kg x KT x R),
                    kg chosen as driver/gemm.c's stream_kgroup does (column "kg")
+The chunk pipeline (session 11, driver/gemm.c "dbl": int8 output, A resident but the grouped
+schedule's one region does not fit it in one chunk of <= 256 rows (R > 256: the column order),
+at most 8 column tiles): chunks of R <= 128 rows (two A regions of KT x R rows, R <=
+ub_rows / (2 KT + 2)), each chunk's A as READ_HOSTs of K-tile groups (K-tile 0 alone, then
+ag = min(2, 256 // R) K-tiles each, a narrower last K-tile alone), read during the chunk
+before; per chunk the same weight tiles, MATMULs, BIAS, ACTIVATE and write-back pieces as the
+column order (model column "R" marked "(dbl)").
 of bound = max(compute, link bound) / measured cycles (100 % = at the bound); of phased the same
 with the phased bound.
 usage: gemm_bounds.py [--json sim_gemm.json] [--n 16] [--bpc 16] [MxKxN ...]"""
@@ -69,6 +76,14 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
     # the fused (int8, per-tensor) commands, which is what this model assumes (session 10;
     # GEMM_STREAM_M = 64 limits only the int32 output)
     stream_sched = R == m and (slots + NT) * R <= ub_rows and slots == KT
+    # driver/gemm.c's chunk pipeline (session 11): instead of the column order (R > 256, the
+    # grouped schedule's read-ahead limit) with few column tiles
+    rd = min(128, ub_rows // (2 * slots + 2), acc_rows // 4)
+    dbl = (not stream_sched and slots == KT and R > 256 and NT <= 8 and rd >= N and m > rd)
+    if dbl:
+        chunks = math.ceil(m / rd)
+        R = math.ceil(m / chunks)
+    ag = min(2, max(1, 256 // R))
     # OP0.PARAMS (session 10, fused: n >= N): MULT and SHIFT as the first command's first 8
     # stream rows instead of two LOAD_PARAMS
     prows = 8 if stream_sched and n >= N else 0
@@ -107,7 +122,11 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
     for c in range(chunks):
         rows = min(R, m - c * R)
         full = k // N
-        if full:  # READ_HOST of the full-width K-tiles
+        if full and dbl:  # K-tile groups: K-tile 0 alone, then ag each
+            for kt0 in [0] + list(range(1, full, ag)):
+                nk = 1 if kt0 == 0 else min(ag, full - kt0)
+                a, b = stream(nk * rows, N); h2d += a; d2h += b; cmds += 1
+        elif full:  # READ_HOST of the full-width K-tiles
             a, b = stream(full * rows, N); h2d += a; d2h += b; cmds += 1
         if full < KT:
             a, b = stream(rows, k - full * N); h2d += a; d2h += b; cmds += 1
@@ -119,6 +138,8 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
             # BIAS, ACTIVATE, WRITE_HOST (beside the next tile's MATMULs in pieces of at most
             # 96 rows, one per MATMUL; the chunk's last tile in one)
             pieces = 1 if nt == NT - 1 or rows < 96 else min(-(-rows // 96), max(KT - 1, 1))
+            if dbl:  # every tile's write-back in pieces of at most 96 rows
+                pieces = 1 if rows < 96 else -(-rows // 96)
             h2d += pkt(4 * nc); d2h += HDR; cmds += 2 + pieces
             for q in range(pieces):
                 d2h += writes(rows * (q + 1) // pieces - rows * q // pieces, nc)
@@ -131,7 +152,7 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
               else max(compute, link))
     return dict(m=m, k=k, n=n, R=R, compute_cycles=compute, link_cycles=round(link),
                 kg=kg, phased_cycles=round(phased),
-                data_cycles=round(data), stream=stream_sched,
+                data_cycles=round(data), stream=stream_sched, dbl=dbl,
                 h2d_bytes=h2d, d2h_bytes=d2h, commands=cmds,
                 ideal_util=m * k * n / (N * N * max(compute, link)))
 
@@ -159,7 +180,7 @@ def main():
         ob = f"{100 * max(b['compute_cycles'], b['link_cycles']) / r['cycles']:.1f}%" if r else "-"
         od = f"{100 * max(b['compute_cycles'], b['data_cycles']) / r['cycles']:.1f}%" if r else "-"
         op = f"{100 * b['phased_cycles'] / r['cycles']:.1f}%" if r else "-"
-        print(f"| {m}x{k}x{n} | {b['R']}{' (stream)' if b['stream'] else ''} | {b['kg']} | "
+        print(f"| {m}x{k}x{n} | {b['R']}{' (stream)' if b['stream'] else ' (dbl)' if b['dbl'] else ''} | {b['kg']} | "
               f"{b['commands']} | {b['compute_cycles']} | {b['link_cycles']} | "
               f"{b['data_cycles']} | {b['phased_cycles']} | "
               f"{100 * b['ideal_util']:.1f}% | {mc} | {mu} | {ob} | {od} | {op} |")
