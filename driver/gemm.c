@@ -67,6 +67,7 @@ struct gemm {
 		       * (OP0.K_MAJOR, K_GROUP = kg; 1 = block-major) */
 	bool sparams; /* fused: MULT and SHIFT at the first command's stream start (OP0.PARAMS) */
 	bool dbl;     /* pairs over several chunks: two A regions (see "chunk pipeline") */
+	uint32_t R0;  /* dbl: rows of the first chunk (R0 >= R; else R0 = R) */
 	uint32_t gseq; /* pairs: groups, hyb: tiles begun (over the chunks with dbl) */
 	struct pend pe[4]; /* pairs: the column tiles whose ACTIVATE / write-back is to come */
 	uint32_t npe, pa;  /* their count, their ACTIVATEs emitted */
@@ -271,7 +272,23 @@ static void refill(struct gemm *g)
 /* Offset of K-tile kt of the chunk at row r0 (rows rows) in the A buffer (see to_chunks). */
 static size_t a_off(const struct gemm *g, size_t r0, uint32_t rows, uint32_t kt)
 {
-	return r0 * g->k + (size_t)kt * g->N * rows;
+	return r0 * (g->dbl ? (size_t)g->KT * g->N : g->k) + (size_t)kt * g->N * rows;
+}
+
+/* K-tiles of A that are N bytes wide in the A buffer: with dbl all (the last one zero-padded:
+ * a READ_HOST of rows narrower than N costs a packet per row, ~3x the link time), else the
+ * full ones. */
+static uint32_t a_full(const struct gemm *g)
+{
+	return g->dbl ? g->KT : (uint32_t)(g->k / g->N);
+}
+
+/* Rows of the chunk at row r0 (with dbl the first has R0 rows, the others R). */
+static uint32_t chunk_rows(const struct gemm *g, size_t r0)
+{
+	size_t left = g->m - r0, R = r0 == 0 ? g->R0 : g->R;
+
+	return left < R ? (uint32_t)left : (uint32_t)R;
 }
 
 /* One K-tile into the single slot (non-resident A). */
@@ -475,19 +492,19 @@ static void chunk(struct gemm *g, const struct tpu_gemm_params *p, size_t r0, ui
 /* Full-width K-tile groups: K-tile 0 alone (the first MATMUL waits for it), then ag each. */
 static uint32_t a_full_groups(const struct gemm *g)
 {
-	uint32_t full = (uint32_t)(g->k / g->N);
+	uint32_t full = a_full(g);
 	return full ? 1 + (full - 1 + g->ag - 1) / g->ag : 0;
 }
 
 static uint32_t a_groups(const struct gemm *g)
 {
-	return a_full_groups(g) + (g->k % g->N ? 1 : 0);
+	return a_full_groups(g) + (a_full(g) < g->KT ? 1 : 0);
 }
 
 /* The group holding K-tile kt, and a group's first K-tile. */
 static uint32_t a_group_of(const struct gemm *g, uint32_t kt)
 {
-	uint32_t full = (uint32_t)(g->k / g->N);
+	uint32_t full = a_full(g);
 	if (kt >= full)
 		return a_full_groups(g);
 	return kt == 0 ? 0 : 1 + (kt - 1) / g->ag;
@@ -496,15 +513,24 @@ static uint32_t a_group_of(const struct gemm *g, uint32_t kt)
 static uint32_t a_group_first(const struct gemm *g, uint32_t grp)
 {
 	if (grp >= a_full_groups(g))
-		return (uint32_t)(g->k / g->N);
+		return a_full(g);
 	return grp == 0 ? 0 : 1 + (grp - 1) * g->ag;
+}
+
+/* K-tiles per A group after the first for a chunk of `rows` rows: a READ_HOST of at most
+ * GEMM_RA_ROWS rows, at most 2 K-tiles. */
+static uint32_t ag_of(uint32_t rows)
+{
+	uint32_t ag = rows ? GEMM_RA_ROWS / rows : 1;
+
+	return ag > 2 ? 2 : ag < 1 ? 1 : ag;
 }
 
 /* One group of K-tiles of the chunk into their UB slots (as read_chunk, a part of it), the
  * chunk's K-tile 0 at UB row base. */
 static void read_group(struct gemm *g, size_t r0, uint32_t rows, uint32_t base, uint32_t grp)
 {
-	uint32_t full = (uint32_t)(g->k / g->N), kt0 = a_group_first(g, grp);
+	uint32_t full = a_full(g), kt0 = a_group_first(g, grp);
 
 	if (grp < a_full_groups(g)) {
 		uint32_t n = grp == 0 ? 1 : full - kt0 < g->ag ? full - kt0 : g->ag;
@@ -523,13 +549,18 @@ static void read_group(struct gemm *g, size_t r0, uint32_t rows, uint32_t base, 
  * (ACTIVATE, write-back) before the next began: 1024x256x32, R = 342, 60 % (docs/performance.md,
  * session 11). With dbl (plan: int8 output, resident A, the single-region grouped schedule not
  * applicable, at most 8 column tiles, more than one chunk) the chunks are of at most
- * GEMM_DBL_MAX_R rows in the pairs order, their A in two UB regions (chunk c's K-tile kt at UB
- * rows (c % 2) x KT x R + kt x rows, the output regions after both): chunk c reads chunk c +
- * 1's A groups (READ_HOSTs of <= 256 rows, read ahead and committed beside the MATMULs) into
- * the other region in its "quiet" slots (prefetch_step), and chunk c's last group ends (its
- * ACTIVATEs and write-back pieces, struct pend) beside chunk c + 1's first MATMULs, as a group
- * ends beside the next group's within a chunk; the ACC buffers alternate by group over all
- * chunks. Only the first chunk reads its own A (two groups ahead, as without dbl).
+ * GEMM_DBL_MAX_R rows (the first R0 = twice that, at most GEMM_RA_ROWS, where the UB and ACC
+ * hold it) in the pairs order, their A in two UB regions (region 0 at row 0 for KT x R0 rows,
+ * region 1 after it; chunk c's K-tile kt at its region + kt x rows; the output regions after
+ * both): chunk c reads chunk c + 1's A groups (READ_HOSTs of <= 256 rows, read ahead and
+ * committed beside the MATMULs) into the other region in its "quiet" slots (prefetch_step),
+ * and chunk c's last group ends (its ACTIVATEs and write-back pieces, struct pend) beside
+ * chunk c + 1's first MATMULs, as a group ends beside the next group's within a chunk; the ACC
+ * buffers alternate by group over all chunks. Only the first chunk reads its own A (two groups
+ * ahead, as without dbl), and the next chunk's too: the device reads one READ_HOST ahead at a
+ * time, each ~105 cycles of round trip plus its rows, so that chunk is READ_HOST-bound, which
+ * the longer first chunk evens out. A's last K-tile is zero-padded to N bytes in the A buffer
+ * (a_full): a READ_HOST of narrower rows costs a link packet per row.
  * The device (checked in session 11): a STREAM_MATMUL ends only after its last ACTIVATE and
  * write-back, and the next command's stream starts after it (read-aheads are dropped), so an
  * M-chunked stream schedule (each chunk's A in its own command's stream) would leave the MXU
@@ -537,10 +568,13 @@ static void read_group(struct gemm *g, size_t r0, uint32_t rows, uint32_t base, 
  * write-back, the stream's round trip and A's first K-tile): ~86 % at 1024x256x32 estimated,
  * so this schedule uses the READ_HOST read-ahead and background commit instead.
  * Measured (N = 16, default link; docs/performance.md): GEMM_DBL_MAX_R 128 was the best of
- * 96/128/160/256 (1024x256x32 77.7/83.8/78.8/80.7 %), a FENCE on each chunk's first MATMUL
- * (to keep the device's union of rows read by MATMULs in flight to one region) and a smaller
- * first prefetch did not pay; with more column tiles (hyb) or chunks that fit the single
- * region the grouped schedule stays (512x64x512 92.1 vs 87.3..90.9 %, 512^3 98.2 vs 97.7 %). */
+ * 96/128/160/256 (1024x256x32 77.7/83.8/78.8/80.7 % with even chunks), the longer first
+ * chunk 84.0 -> 84.8 %; a FENCE on each chunk's first MATMUL (to keep the device's union of
+ * rows read by MATMULs in flight to one region), a partial first prefetch (the rest read by
+ * the next chunk itself) and READ_HOSTs in the write-back slots did not pay; with more column
+ * tiles (hyb) or chunks that fit the single region the grouped schedule stays (512x64x512 92.1
+ * vs 87.3..90.9 %, 512^3 98.2 vs 97.7 %), and with M in one chunk the stream schedule
+ * (512x64x64 74.4 vs 66.7 %). */
 
 /* A chunk of the grouped schedules: rows r0.. of A (rows of them), its K-tile kt at UB rows
  * abase + kt x rows, its first pre A groups read by the chunk before (dbl); nrows > 0: the
@@ -555,7 +589,7 @@ struct chunkx {
 /* Buffer stride of the ACC and output regions: the chunk's rows, or R when chunks overlap. */
 static uint32_t gstride(const struct gemm *g, uint32_t rows)
 {
-	return g->dbl ? g->R : rows;
+	return g->dbl ? g->R0 : rows;
 }
 
 /* ACC rows of column tile nt (group gi's tile j = nt % gp, or hyb: the tile's sequence
@@ -671,15 +705,23 @@ static void prefetch_step(struct gemm *g, const struct chunkx *cx, bool quiet)
 
 	if (!cx->nrows || !quiet)
 		return;
+	uint32_t ag = g->ag;
+
+	g->ag = ag_of(cx->nrows); /* (the groups of the next chunk) */
 	while (g->pf_n < ng && (uint64_t)g->pf_n * g->pf_q_tot <= (uint64_t)g->pf_q * ng)
 		read_group(g, cx->nr0, cx->nrows, cx->nbase, g->pf_n++);
+	g->ag = ag;
 	g->pf_q++;
 }
 
 static void prefetch_rest(struct gemm *g, const struct chunkx *cx)
 {
+	uint32_t ag = g->ag;
+
+	g->ag = ag_of(cx->nrows);
 	while (cx->nrows && g->pf_n < cx->npf)
 		read_group(g, cx->nr0, cx->nrows, cx->nbase, g->pf_n++);
+	g->ag = ag;
 }
 
 /* The slots of a group of np tiles (nslots MATMULs) whose pending end takes lead slots. */
@@ -1070,27 +1112,30 @@ static void build(struct gemm *g, const struct tpu_gemm_params *p)
 	}
 	uint32_t pre = 0;
 
-	for (size_t r0 = 0, c = 0; r0 < g->m && !g->err; r0 += g->R, c++) {
-		size_t left = g->m - r0, nleft = left > g->R ? left - g->R : 0;
+	for (size_t r0 = 0, c = 0; r0 < g->m && !g->err; r0 += chunk_rows(g, r0), c++) {
 		struct chunkx cx = { 0 };
 
 		cx.r0 = r0;
-		cx.rows = left < g->R ? (uint32_t)left : g->R;
+		cx.rows = chunk_rows(g, r0);
 		if (!g->pairs) {
 			chunk(g, p, r0, cx.rows);
 			continue;
 		}
 		if (!g->dbl)
 			g->gseq = 0;
-		cx.abase = g->dbl ? (uint32_t)(c % 2) * g->slots * g->R : 0;
+		/* (region 0 holds the first chunk's KT x R0 rows, region 1 KT x R after it) */
+		cx.abase = g->dbl ? (uint32_t)(c % 2) * g->slots * g->R0 : 0;
 		cx.pre = pre;
-		if (g->dbl && nleft) {
-			cx.nr0 = r0 + g->R;
-			cx.nrows = nleft < g->R ? (uint32_t)nleft : g->R;
-			cx.nbase = (uint32_t)((c + 1) % 2) * g->slots * g->R;
+		if (g->dbl && r0 + cx.rows < g->m) {
+			cx.nr0 = r0 + cx.rows;
+			cx.nrows = chunk_rows(g, cx.nr0);
+			cx.nbase = (uint32_t)((c + 1) % 2) * g->slots * g->R0;
+			g->ag = ag_of(cx.nrows);
 			cx.npf = a_groups(g);
 		}
 		pre = cx.npf;
+		if (g->dbl)
+			g->ag = ag_of(cx.rows);
 		if (g->hyb)
 			chunk_hyb(g, p, &cx);
 		else
@@ -1158,11 +1203,22 @@ static void plan(struct gemm *g)
 	if (r > in->acc_rows / (2u * g->gp))
 		r = in->acc_rows / (2u * g->gp);
 	g->dbl = GEMM_DBL && g->q8 && g->resident && !g->stream && !g->pairs && !g->hyb &&
-		 r >= g->N && g->m > r;
+		 r >= g->N && g->m > r && g->m <= SIZE_MAX / ((size_t)g->KT * g->N);
+	g->R0 = g->R;
 	if (g->dbl) {
-		r = (g->m + (g->m + r - 1) / r - 1) / ((g->m + r - 1) / r);
-		g->R = (uint32_t)r;
-		g->out_row = 2 * g->slots * g->R;
+		/* The first chunk reads its own A beside its MATMULs and the second chunk's too:
+		 * twice as long as the others (at most GEMM_RA_ROWS) when the UB and ACC hold it,
+		 * the rest in even chunks of at most r rows (measured in one shape list:
+		 * 1024x256x32 84.0 -> 84.8 %, 768x256x64 91.2 -> 92.0 %, 601x250x40 63.3 -> 65.5 %). */
+		uint64_t r0 = 2 * r > GEMM_RA_ROWS ? GEMM_RA_ROWS : 2 * r, rest;
+
+		if (r0 >= g->m || (uint64_t)g->slots * (r0 + r) + g->gp * r0 > in->ub_rows ||
+		    2ull * g->gp * r0 > in->acc_rows)
+			r0 = r;
+		rest = g->m - r0;
+		g->R0 = (uint32_t)r0;
+		g->R = (uint32_t)((rest + (rest + r - 1) / r - 1) / ((rest + r - 1) / r));
+		g->out_row = g->slots * (g->R0 + g->R);
 		g->pairs = true;
 	}
 	g->fused = g->stream && g->q8 && g->uniform && g->n >= g->N;
@@ -1226,18 +1282,20 @@ static void to_groups(const struct gemm *g, uint8_t *dst, const uint8_t *src)
 	}
 }
 
-/* Row-major m x k A to chunks of R rows (the last one shorter), each as its K-tiles one after
- * the other, K-tile kt holding the chunk's rows of span_k bytes (a_off). */
+/* Row-major m x k A to chunks (chunk_rows), each as its K-tiles one after the other, K-tile kt
+ * holding the chunk's rows of span_k bytes, or N bytes zero-padded (a_full; a_off). */
 static void to_chunks(const struct gemm *g, uint8_t *dst, const uint8_t *src)
 {
-	for (size_t r0 = 0; r0 < g->m; r0 += g->R) {
-		uint32_t rows = g->m - r0 < g->R ? (uint32_t)(g->m - r0) : g->R;
+	for (size_t r0 = 0; r0 < g->m; r0 += chunk_rows(g, r0)) {
+		uint32_t rows = chunk_rows(g, r0);
 		for (uint32_t kt = 0; kt < g->KT; kt++) {
-			uint32_t w = span_of(g->k, g->N, kt);
+			uint32_t w = span_of(g->k, g->N, kt), rb = kt < a_full(g) ? g->N : w;
 			uint8_t *p = dst + a_off(g, r0, rows, kt);
-			for (uint32_t r = 0; r < rows; r++)
-				memcpy(p + (size_t)r * w, src + (r0 + r) * g->k + (size_t)kt * g->N,
+			for (uint32_t r = 0; r < rows; r++) {
+				memcpy(p + (size_t)r * rb, src + (r0 + r) * g->k + (size_t)kt * g->N,
 				       w);
+				memset(p + (size_t)r * rb + w, 0, rb - w);
+			}
 		}
 	}
 }
@@ -1278,7 +1336,7 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 							 (stream_arows(g) + stream_prows(g)) * g->N
 					      : g->k * n;
 
-	if ((err = alloc_copy(g->dev, &g->a, NULL, g->m * g->k)) ||
+	if ((err = alloc_copy(g->dev, &g->a, NULL, g->m * (g->dbl ? (size_t)g->KT * g->N : g->k))) ||
 	    (err = alloc_copy(g->dev, &g->b, NULL, blen)) ||
 	    (err = alloc_copy(g->dev, &g->bias, NULL, n * 4)) ||
 	    (err = alloc_copy(g->dev, &g->out, NULL, g->m * n * (g->q8 ? 1 : 4))))

@@ -329,16 +329,17 @@ START_TEST(gemm_stream_large_m)
 END_TEST
 
 /* Session 11: the chunk pipeline (driver/gemm.c "dbl"): int8 GEMMs whose A does not fit one
- * chunk of the grouped schedule, with few column tiles, go in chunks of at most 128 rows with
- * two A regions, each chunk's A read during the chunk before. Shapes with several chunks, a
- * short last chunk (601 = 4 x 121 + 117, 700 = 5 x 117 + 115, 900 = 7 x 113 + 109), K and N not multiples of N,
- * per-tensor and per-channel quantization, with and without the LUT; golden (_i = 0, 1) and
- * sim on the default link (_i = 2, 3) against the naive reference. */
+ * chunk of the grouped schedule, with few column tiles, go in chunks of at most 128 rows (the
+ * first 256) with two A regions, each chunk's A read during the chunk before, the last K-tile
+ * of A zero-padded to N bytes. Shapes with several chunks, short last chunks (701 = 256 + 3 x
+ * 112 + 109, 900 = 256 + 5 x 108 + 104, 600 = 256 + 2 x 115 + 114), K and N not multiples of
+ * N, per-tensor and per-channel quantization, with and without the LUT; golden (_i = 0, 1)
+ * and sim on the default link (_i = 2, 3) against the naive reference. */
 START_TEST(gemm_chunk_pipeline)
 {
 	static const uint32_t ns[2] = { 8, 16 };
-	static const size_t shapes[2][2][3] = { { { 700, 160, 60 }, { 900, 150, 16 } },
-						{ { 601, 250, 40 }, { 520, 256, 32 } } };
+	static const size_t shapes[2][2][3] = { { { 701, 160, 60 }, { 900, 150, 16 } },
+						{ { 600, 250, 40 }, { 520, 256, 32 } } };
 	uint64_t seed = harness_seed() ^ 0x1101u;
 	uint32_t N = ns[_i % 2];
 	char uri[64];

@@ -23,11 +23,13 @@ to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet ea
                    kg chosen as driver/gemm.c's stream_kgroup does (column "kg")
 The chunk pipeline (session 11, driver/gemm.c "dbl": int8 output, A resident but the grouped
 schedule's one region does not fit it in one chunk of <= 256 rows (R > 256: the column order),
-at most 8 column tiles): chunks of R <= 128 rows (two A regions of KT x R rows, R <=
-ub_rows / (2 KT + 2)), each chunk's A as READ_HOSTs of K-tile groups (K-tile 0 alone, then
-ag = min(2, 256 // R) K-tiles each, a narrower last K-tile alone), read during the chunk
-before; per chunk the same weight tiles, MATMULs, BIAS, ACTIVATE and write-back pieces as the
-column order (model column "R" marked "(dbl)").
+at most 8 column tiles): chunks of R <= 128 rows (r = min(128, ub_rows / (2 KT + 2),
+acc_rows / 4)), the first R0 = min(2r, 256) rows where the UB (KT (R0 + r) + 2 R0 rows) and
+the ACC (4 R0) hold it, the rest in even chunks of at most r; each chunk's A (the last K-tile
+zero-padded to N bytes) as READ_HOSTs of K-tile groups (K-tile 0 alone, then ag =
+min(2, 256 // rows) K-tiles each), read during the chunk before; per chunk the same weight
+tiles, MATMULs, BIAS, ACTIVATE and write-back pieces as the column order (model column "R"
+marked "(dbl)": R0/R).
 of bound = max(compute, link bound) / measured cycles (100 % = at the bound); of phased the same
 with the phased bound.
 usage: gemm_bounds.py [--json sim_gemm.json] [--n 16] [--bpc 16] [MxKxN ...]"""
@@ -80,10 +82,15 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
     # grouped schedule's read-ahead limit) with few column tiles
     rd = min(128, ub_rows // (2 * slots + 2), acc_rows // 4)
     dbl = (not stream_sched and slots == KT and R > 256 and NT <= 8 and rd >= N and m > rd)
+    sizes = None
     if dbl:
-        chunks = math.ceil(m / rd)
-        R = math.ceil(m / chunks)
-    ag = min(2, max(1, 256 // R))
+        R0 = min(2 * rd, 256)
+        if R0 >= m or KT * (R0 + rd) + 2 * R0 > ub_rows or 4 * R0 > acc_rows:
+            R0 = rd
+        rest = m - R0
+        R = math.ceil(rest / math.ceil(rest / rd))
+        sizes = [R0] + [min(R, rest - i) for i in range(0, rest, R)]
+        chunks = len(sizes)
     # OP0.PARAMS (session 10, fused: n >= N): MULT and SHIFT as the first command's first 8
     # stream rows instead of two LOAD_PARAMS
     prows = 8 if stream_sched and n >= N else 0
@@ -120,8 +127,9 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
             d2h += writes(R, n - ntf * N); cmds += 1
         chunks = 0
     for c in range(chunks):
-        rows = min(R, m - c * R)
-        full = k // N
+        rows = sizes[c] if dbl else min(R, m - c * R)
+        full = KT if dbl else k // N  # (dbl: the last K-tile padded to N bytes)
+        ag = min(2, max(1, 256 // rows))
         if full and dbl:  # K-tile groups: K-tile 0 alone, then ag each
             for kt0 in [0] + list(range(1, full, ag)):
                 nk = 1 if kt0 == 0 else min(ag, full - kt0)
@@ -150,7 +158,7 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True):
     link = max(h2d, d2h) / bpc
     phased = (max(p1_link, p1_comp) + max(link - p1_link, compute - p1_comp) if p1_comp
               else max(compute, link))
-    return dict(m=m, k=k, n=n, R=R, compute_cycles=compute, link_cycles=round(link),
+    return dict(m=m, k=k, n=n, R=f"{sizes[0]}/{R}" if dbl else R, compute_cycles=compute, link_cycles=round(link),
                 kg=kg, phased_cycles=round(phased),
                 data_cycles=round(data), stream=stream_sched, dbl=dbl,
                 h2d_bytes=h2d, d2h_bytes=d2h, commands=cmds,
