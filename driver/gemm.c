@@ -1195,8 +1195,10 @@ static void plan(struct gemm *g)
 		    g->k <= TPU_STREAM_MATMUL_MAX_K && g->R <= TPU_STREAM_MATMUL_MAX_R;
 	if (g->stream)
 		g->pairs = false;
-	/* The chunk pipeline (see there): int8 output, resident A, more than one chunk of at
-	 * most GEMM_RA_ROWS rows with two A regions, 2 x gp ACC buffers and gp output regions. */
+	/* The chunk pipeline (see there) where the grouped schedule does not apply with one A
+	 * region (it would be the column order) and the column tiles are few (pairs, not hyb:
+	 * chunk_hyb handles dbl too, measured slower): int8 output, resident A, more than one
+	 * chunk of at most r rows, two A regions, 2 x gp ACC buffers and gp output regions. */
 	r = in->ub_rows / (2ull * g->slots + g->gp);
 	if (r > GEMM_DBL_MAX_R)
 		r = GEMM_DBL_MAX_R;
