@@ -1,8 +1,10 @@
 /* tpu_gemm: a whole int8 GEMM tiled onto the N x N array.
  *
- * Two schedules: the column-tile order below (chunk), and for int8 output with chunks of N..256
- * rows the grouped one (chunk_groups / chunk_hyb, see "grouped schedule"), which loads A in
- * K-tile groups the device reads ahead beside the MATMULs instead of one READ_HOST up front.
+ * Schedules: the column-tile order below (chunk); for int8 output with chunks of N..256 rows
+ * the grouped one (chunk_groups / chunk_hyb, see "grouped schedule"), which loads A in K-tile
+ * groups the device reads ahead beside the MATMULs instead of one READ_HOST up front; its
+ * chunk pipeline (dbl, see there) where the column order would load each chunk's A up front
+ * with few column tiles to hide it; and STREAM_MATMUL for M in one chunk (stream_schedule).
  *
  * Layout per chunk of R rows of A (R chosen so that the UB and ACC hold it):
  *   UB rows [kt*rows, kt*rows + rows)  A[r0.., kt*N .. kt*N+N)  (every K-tile resident), or, when K is
@@ -36,6 +38,17 @@
 
 #define GEMM_TIMEOUT_MS 60000
 
+/* A column tile of the grouped schedules whose ACTIVATE (ACC rows acc -> UB rows out) and
+ * write-back are still to come, and a piece of such a write-back (rows lo..hi of pe[pe]). */
+struct pend {
+	size_t r0;
+	uint32_t rows, nt, acc, out;
+};
+
+struct wpiece {
+	uint32_t pe, lo, hi;
+};
+
 struct gemm {
 	tpu_dev *dev;
 	size_t m, k, n;
@@ -53,6 +66,14 @@ struct gemm {
 	uint32_t kg;  /* astream: the first command's leading panels interleaved K-tile by K-tile
 		       * (OP0.K_MAJOR, K_GROUP = kg; 1 = block-major) */
 	bool sparams; /* fused: MULT and SHIFT at the first command's stream start (OP0.PARAMS) */
+	bool dbl;     /* pairs over several chunks: two A regions (see "chunk pipeline") */
+	uint32_t R0;  /* dbl: rows of the first chunk (R0 >= R; else R0 = R) */
+	uint32_t gseq; /* pairs: groups, hyb: tiles begun (over the chunks with dbl) */
+	struct pend pe[4]; /* pairs: the column tiles whose ACTIVATE / write-back is to come */
+	uint32_t npe, pa;  /* their count, their ACTIVATEs emitted */
+	struct wpiece w[4 * 3]; /* their write-back pieces (gp <= 4 tiles of <= 256 rows) */
+	uint32_t nw, iw;
+	uint32_t pf_n, pf_q, pf_q_tot; /* dbl: the next chunk's A groups read; quiet slots */
 	tpu_buf *a, *b, *bias, *mult, *shift, *lutb, *out;
 	struct tpu_cmd *cmds;
 	size_t ncmd, cap;
@@ -251,7 +272,23 @@ static void refill(struct gemm *g)
 /* Offset of K-tile kt of the chunk at row r0 (rows rows) in the A buffer (see to_chunks). */
 static size_t a_off(const struct gemm *g, size_t r0, uint32_t rows, uint32_t kt)
 {
-	return r0 * g->k + (size_t)kt * g->N * rows;
+	return r0 * (g->dbl ? (size_t)g->KT * g->N : g->k) + (size_t)kt * g->N * rows;
+}
+
+/* K-tiles of A that are N bytes wide in the A buffer: with dbl all (the last one zero-padded:
+ * a READ_HOST of rows narrower than N costs a packet per row, ~3x the link time), else the
+ * full ones. */
+static uint32_t a_full(const struct gemm *g)
+{
+	return g->dbl ? g->KT : (uint32_t)(g->k / g->N);
+}
+
+/* Rows of the chunk at row r0 (with dbl the first has R0 rows, the others R). */
+static uint32_t chunk_rows(const struct gemm *g, size_t r0)
+{
+	size_t left = g->m - r0, R = r0 == 0 ? g->R0 : g->R;
+
+	return left < R ? (uint32_t)left : (uint32_t)R;
 }
 
 /* One K-tile into the single slot (non-resident A). */
@@ -440,6 +477,14 @@ static void chunk(struct gemm *g, const struct tpu_gemm_params *p, size_t r0, ui
  * ACTIVATEs run beside this group's first MATMULs (K-tile 0: none accumulates), each tile's
  * bias loaded after the ACTIVATE before it, its write-back beside the MATMULs after them. */
 
+/* the chunk pipeline (dbl); 0 = off */
+#ifndef GEMM_DBL
+#define GEMM_DBL 1
+#endif
+#ifndef GEMM_DBL_MAX_R
+#define GEMM_DBL_MAX_R 128u
+#endif
+
 /* the device's read-ahead limit for a READ_HOST (StageRows of the sim and ASIC builds); a
  * device with less just runs the READ_HOST in the command chain */
 #define GEMM_RA_ROWS 256u
@@ -447,19 +492,19 @@ static void chunk(struct gemm *g, const struct tpu_gemm_params *p, size_t r0, ui
 /* Full-width K-tile groups: K-tile 0 alone (the first MATMUL waits for it), then ag each. */
 static uint32_t a_full_groups(const struct gemm *g)
 {
-	uint32_t full = (uint32_t)(g->k / g->N);
+	uint32_t full = a_full(g);
 	return full ? 1 + (full - 1 + g->ag - 1) / g->ag : 0;
 }
 
 static uint32_t a_groups(const struct gemm *g)
 {
-	return a_full_groups(g) + (g->k % g->N ? 1 : 0);
+	return a_full_groups(g) + (a_full(g) < g->KT ? 1 : 0);
 }
 
 /* The group holding K-tile kt, and a group's first K-tile. */
 static uint32_t a_group_of(const struct gemm *g, uint32_t kt)
 {
-	uint32_t full = (uint32_t)(g->k / g->N);
+	uint32_t full = a_full(g);
 	if (kt >= full)
 		return a_full_groups(g);
 	return kt == 0 ? 0 : 1 + (kt - 1) / g->ag;
@@ -468,218 +513,395 @@ static uint32_t a_group_of(const struct gemm *g, uint32_t kt)
 static uint32_t a_group_first(const struct gemm *g, uint32_t grp)
 {
 	if (grp >= a_full_groups(g))
-		return (uint32_t)(g->k / g->N);
+		return a_full(g);
 	return grp == 0 ? 0 : 1 + (grp - 1) * g->ag;
 }
 
-/* One group of K-tiles of the chunk into their UB slots (as read_chunk, a part of it). */
-static void read_group(struct gemm *g, size_t r0, uint32_t rows, uint32_t grp)
+/* K-tiles per A group after the first for a chunk of `rows` rows: a READ_HOST of at most
+ * GEMM_RA_ROWS rows, at most 2 K-tiles. */
+static uint32_t ag_of(uint32_t rows)
 {
-	uint32_t full = (uint32_t)(g->k / g->N), kt0 = a_group_first(g, grp);
+	uint32_t ag = rows ? GEMM_RA_ROWS / rows : 1;
+
+	return ag > 2 ? 2 : ag < 1 ? 1 : ag;
+}
+
+/* One group of K-tiles of the chunk into their UB slots (as read_chunk, a part of it), the
+ * chunk's K-tile 0 at UB row base. */
+static void read_group(struct gemm *g, size_t r0, uint32_t rows, uint32_t base, uint32_t grp)
+{
+	uint32_t full = a_full(g), kt0 = a_group_first(g, grp);
 
 	if (grp < a_full_groups(g)) {
 		uint32_t n = grp == 0 ? 1 : full - kt0 < g->ag ? full - kt0 : g->ag;
-		EMIT(g, tpu_cmd_read_host, g->a, a_off(g, r0, rows, kt0), g->N, kt0 * rows,
+		EMIT(g, tpu_cmd_read_host, g->a, a_off(g, r0, rows, kt0), g->N, base + kt0 * rows,
 		     n * rows, g->N);
 	} else {
 		uint32_t kc = span_of(g->k, g->N, full);
-		EMIT(g, tpu_cmd_read_host, g->a, a_off(g, r0, rows, full), kc, full * rows, rows,
-		     kc);
+		EMIT(g, tpu_cmd_read_host, g->a, a_off(g, r0, rows, full), kc, base + full * rows,
+		     rows, kc);
 	}
 }
 
-/* ACC rows of column tile nt (group nt / gp, j = nt % gp); its int8 output goes to UB rows
- * out_row + j x rows. */
-static uint32_t acc_group(const struct gemm *g, uint32_t rows, uint32_t nt)
-{
-	if (g->hyb)
-		return nt % 3 * rows;
-	return ((nt / g->gp) % 2 * g->gp + nt % g->gp) * rows;
-}
+/* The chunk pipeline (dbl, session 11). The grouped schedule needs a chunk of at most
+ * GEMM_RA_ROWS rows; where A does not fit that in one chunk, the column order loaded each
+ * chunk's A (KT x R rows) with one READ_HOST while the MXU waited, and finished each chunk
+ * (ACTIVATE, write-back) before the next began: 1024x256x32, R = 342, 60 % (docs/performance.md,
+ * session 11). With dbl (plan: int8 output, resident A, the single-region grouped schedule not
+ * applicable, at most 8 column tiles, more than one chunk) the chunks are of at most
+ * GEMM_DBL_MAX_R rows (the first R0 = twice that, at most GEMM_RA_ROWS, where the UB and ACC
+ * hold it) in the pairs order, their A in two UB regions (region 0 at row 0 for KT x R0 rows,
+ * region 1 after it; chunk c's K-tile kt at its region + kt x rows; the output regions after
+ * both): chunk c reads chunk c + 1's A groups (READ_HOSTs of <= 256 rows, read ahead and
+ * committed beside the MATMULs) into the other region in its "quiet" slots (prefetch_step),
+ * and chunk c's last group ends (its ACTIVATEs and write-back pieces, struct pend) beside
+ * chunk c + 1's first MATMULs, as a group ends beside the next group's within a chunk; the ACC
+ * buffers alternate by group over all chunks. Only the first chunk reads its own A (two groups
+ * ahead, as without dbl), and the next chunk's too: the device reads one READ_HOST ahead at a
+ * time, each ~105 cycles of round trip plus its rows, so that chunk is READ_HOST-bound, which
+ * the longer first chunk evens out. A's last K-tile is zero-padded to N bytes in the A buffer
+ * (a_full): a READ_HOST of narrower rows costs a link packet per row.
+ * The device (checked in session 11): a STREAM_MATMUL ends only after its last ACTIVATE and
+ * write-back, and the next command's stream starts after it (read-aheads are dropped), so an
+ * M-chunked stream schedule (each chunk's A in its own command's stream) would leave the MXU
+ * idle ~3 cycles per row of A at every chunk boundary (the last block's ACTIVATE and
+ * write-back, the stream's round trip and A's first K-tile): ~86 % at 1024x256x32 estimated,
+ * so this schedule uses the READ_HOST read-ahead and background commit instead.
+ * Measured (N = 16, default link; docs/performance.md): GEMM_DBL_MAX_R 128 was the best of
+ * 96/128/160/256 (1024x256x32 77.7/83.8/78.8/80.7 % with even chunks), the longer first
+ * chunk 84.0 -> 84.8 %; a FENCE on each chunk's first MATMUL (to keep the device's union of
+ * rows read by MATMULs in flight to one region), a partial first prefetch (the rest read by
+ * the next chunk itself) and READ_HOSTs in the write-back slots did not pay; with more column
+ * tiles (hyb) or chunks that fit the single region the grouped schedule stays (512x64x512 92.1
+ * vs 87.3..90.9 %, 512^3 98.2 vs 97.7 %), and with M in one chunk the stream schedule
+ * (512x64x64 74.4 vs 66.7 %). */
 
-struct wpiece {
-	uint32_t nt, lo, hi;
+/* A chunk of the grouped schedules: rows r0.. of A (rows of them), its K-tile kt at UB rows
+ * abase + kt x rows, its first pre A groups read by the chunk before (dbl); nrows > 0: the
+ * next chunk (rows nr0.., K-tile 0 at UB row nbase), whose first npf A groups this chunk
+ * reads (dbl). */
+struct chunkx {
+	size_t r0, nr0;
+	uint32_t rows, abase, nrows, nbase;
+	uint32_t pre, npf; /* A groups of this chunk read before it, of the next read in it */
 };
 
-static void activate_group(struct gemm *g, uint32_t rows, uint32_t nt)
+/* Buffer stride of the ACC and output regions: the chunk's rows, or R when chunks overlap. */
+static uint32_t gstride(const struct gemm *g, uint32_t rows)
 {
-	EMIT(g, tpu_cmd_activate, acc_group(g, rows, nt), g->out_row + nt % g->gp * rows, rows,
-	     g->lut ? TPU_ACTIVATE_LUT : 0);
+	return g->dbl ? g->R0 : rows;
 }
 
-static void write_piece(struct gemm *g, size_t r0, uint32_t rows, const struct wpiece *w)
+/* ACC rows of column tile nt (group gi's tile j = nt % gp, or hyb: the tile's sequence
+ * number ts, over all chunks with dbl): pairs 2 x gp buffers alternating by group, hyb 3 (4
+ * with dbl, so that a chunk's last two tiles and the next chunk's first two differ). */
+static uint32_t acc_group(const struct gemm *g, uint32_t rows, uint32_t gi, uint32_t nt,
+			  uint32_t ts)
 {
-	uint32_t nc = span_of(g->n, g->N, w->nt);
-	size_t off = (size_t)w->nt * g->N * g->m + (r0 + w->lo) * nc;
-
-	EMIT(g, tpu_cmd_write_host, g->out, off, nc, g->out_row + w->nt % g->gp * rows + w->lo,
-	     w->hi - w->lo, nc, 0);
+	if (g->hyb)
+		return ts % (g->dbl ? 4u : 3u) * gstride(g, rows);
+	return (gi % 2 * g->gp + nt % g->gp) * gstride(g, rows);
 }
 
-/* The write-back of group tiles t0..t0+np-1 in pieces of at most 96 rows (see wh_pieces). */
-static uint32_t group_pieces(uint32_t rows, uint32_t t0, uint32_t np, struct wpiece *w)
+static void tile_pend(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt, uint32_t acc,
+		      uint32_t ts, struct pend *pe)
 {
-	uint32_t n = 0, P = rows < 96 ? 1 : (rows + 95) / 96;
+	pe->r0 = r0;
+	pe->rows = rows;
+	pe->nt = nt;
+	pe->acc = acc;
+	pe->out = g->out_row + (g->hyb ? ts : nt) % g->gp * gstride(g, rows);
+}
 
-	for (uint32_t nt = t0; nt < t0 + np; nt++)
+static void activate_pend(struct gemm *g, const struct pend *pe)
+{
+	EMIT(g, tpu_cmd_activate, pe->acc, pe->out, pe->rows, g->lut ? TPU_ACTIVATE_LUT : 0);
+}
+
+static void write_piece(struct gemm *g, const struct wpiece *w)
+{
+	const struct pend *pe = &g->pe[w->pe];
+	uint32_t nc = span_of(g->n, g->N, pe->nt);
+	size_t off = (size_t)pe->nt * g->N * g->m + (pe->r0 + w->lo) * nc;
+
+	EMIT(g, tpu_cmd_write_host, g->out, off, nc, pe->out + w->lo, w->hi - w->lo, nc, 0);
+}
+
+/* Pieces of at most 96 rows per tile (see wh_pieces), for a tile of `rows` rows. */
+static uint32_t pieces_of(uint32_t rows)
+{
+	return rows < 96 ? 1 : (rows + 95) / 96;
+}
+
+/* The write-back of the pending tiles pe[0 .. npe - 1] in pieces (g->w). */
+static void pend_pieces(struct gemm *g)
+{
+	g->nw = g->iw = 0;
+	for (uint32_t t = 0; t < g->npe; t++) {
+		uint32_t P = pieces_of(g->pe[t].rows), rows = g->pe[t].rows;
 		for (uint32_t q = 0; q < P; q++) {
-			w[n].nt = nt;
-			w[n].lo = (uint32_t)((uint64_t)rows * q / P);
-			w[n].hi = (uint32_t)((uint64_t)rows * (q + 1) / P);
-			n++;
+			g->w[g->nw].pe = t;
+			g->w[g->nw].lo = (uint32_t)((uint64_t)rows * q / P);
+			g->w[g->nw].hi = (uint32_t)((uint64_t)rows * (q + 1) / P);
+			g->nw++;
 		}
-	return n;
+	}
 }
 
-/* Tile j of the group at t0 (np tiles) ends: its ACTIVATE, then the next tile's bias. */
-static void group_activate(struct gemm *g, uint32_t rows, uint32_t t0, uint32_t np, uint32_t j)
+/* Pending tile j's ACTIVATE, then the next pending tile's bias. */
+static void pend_activate(struct gemm *g)
 {
-	activate_group(g, rows, t0 + j);
-	if (j + 1 < np)
-		column_tile_params(g, t0 + j + 1);
+	activate_pend(g, &g->pe[g->pa]);
+	if (g->pa + 1 < g->npe)
+		column_tile_params(g, g->pe[g->pa + 1].nt);
+	g->pa++;
+}
+
+/* The pending end (ACTIVATEs, then the write-back pieces), one command per MATMUL slot s of a
+ * group; flush: all of it. */
+static void pend_step(struct gemm *g, uint32_t s)
+{
+	if (g->pa < g->npe && s == g->pa)
+		pend_activate(g);
+	else if (g->pa == g->npe && g->iw < g->nw)
+		write_piece(g, &g->w[g->iw++]);
+}
+
+static void pend_flush(struct gemm *g)
+{
+	while (g->pa < g->npe)
+		pend_activate(g);
+	while (g->iw < g->nw)
+		write_piece(g, &g->w[g->iw++]);
 }
 
 /* A chunk's start in either grouped order: K-tile 0 of A, the first weight tiles, the first
  * chunk's parameters, then the next A group. Returns the A groups emitted so far. */
-static uint32_t group_prologue(struct gemm *g, const struct tpu_gemm_params *p, size_t r0,
-			       uint32_t rows)
+static uint32_t group_prologue(struct gemm *g, const struct tpu_gemm_params *p,
+			       const struct chunkx *cx)
 {
 	uint32_t ng = a_groups(g), next_grp = 0;
 
-	read_group(g, r0, rows, next_grp++);
+	next_grp = cx->pre;
+	if (next_grp == 0)
+		read_group(g, cx->r0, cx->rows, cx->abase, next_grp++);
 	g->w_total = (size_t)g->NT * g->KT;
 	g->w_issued = g->w_popped = 0;
 	refill(g);
-	if (r0 == 0)
+	if (cx->r0 == 0)
 		first_params(g, p, ~0u);
 	while (next_grp < ng && next_grp < 2)
-		read_group(g, r0, rows, next_grp++);
+		read_group(g, cx->r0, cx->rows, cx->abase, next_grp++);
 	return next_grp;
 }
 
-static void chunk_groups(struct gemm *g, const struct tpu_gemm_params *p, size_t r0,
-			 uint32_t rows)
+/* dbl: the next chunk's A, read beside this chunk's MATMULs. Its a_groups READ_HOSTs go into
+ * the chunk's "quiet" slots (after which the next MATMUL slot has no ACTIVATE or write-back:
+ * those would wait in the chain for the READ_HOST's commit), spread evenly; what finds no
+ * slot follows the chunk's last MATMUL. */
+static void prefetch_step(struct gemm *g, const struct chunkx *cx, bool quiet)
 {
-	bool first = r0 == 0;
-	uint32_t ng = a_groups(g), next_grp, NG = (g->NT + g->gp - 1) / g->gp;
-	uint32_t pt0 = 0, pnp = 0; /* the previous group */
-	struct wpiece w[4 * 3];    /* gp <= 4 tiles, rows <= GEMM_RA_ROWS: 3 pieces each */
-	uint32_t nw = 0, iw = 0;
+	uint32_t ng = cx->npf;
 
-	next_grp = group_prologue(g, p, r0, rows);
+	if (!cx->nrows || !quiet)
+		return;
+	uint32_t ag = g->ag;
+
+	g->ag = ag_of(cx->nrows); /* (the groups of the next chunk) */
+	while (g->pf_n < ng && (uint64_t)g->pf_n * g->pf_q_tot <= (uint64_t)g->pf_q * ng)
+		read_group(g, cx->nr0, cx->nrows, cx->nbase, g->pf_n++);
+	g->ag = ag;
+	g->pf_q++;
+}
+
+static void prefetch_rest(struct gemm *g, const struct chunkx *cx)
+{
+	uint32_t ag = g->ag;
+
+	g->ag = ag_of(cx->nrows);
+	while (cx->nrows && g->pf_n < cx->npf)
+		read_group(g, cx->nr0, cx->nrows, cx->nbase, g->pf_n++);
+	g->ag = ag;
+}
+
+/* The slots of a group of np tiles (nslots MATMULs) whose pending end takes lead slots. */
+static bool quiet_slot(uint32_t s, uint32_t lead, uint32_t nslots)
+{
+	return s + 1 >= lead && s + 2 <= nslots;
+}
+
+/* Quiet slots of the chunk in the grouped order (pairs), given the pending end at its start. */
+static uint32_t quiet_groups(const struct gemm *g, uint32_t rows)
+{
+	uint32_t NG = (g->NT + g->gp - 1) / g->gp, q = 0, lead = g->npe + g->nw;
+
 	for (uint32_t gi = 0; gi < NG; gi++) {
 		uint32_t t0 = gi * g->gp, np = g->NT - t0 < g->gp ? g->NT - t0 : g->gp;
+		for (uint32_t s = 0; s < np * g->KT; s++)
+			q += quiet_slot(s, lead, np * g->KT);
+		lead = np + np * pieces_of(rows);
+	}
+	return q;
+}
+
+/* hyb: the first group as above, then per tile its K-tiles after the ACTIVATE (kt 0) and the
+ * pieces (kt 1..P) of the tile two before. */
+static uint32_t quiet_hyb(const struct gemm *g, uint32_t rows)
+{
+	uint32_t np = g->NT < g->gp ? g->NT : g->gp, q = 0, P = pieces_of(rows);
+
+	for (uint32_t s = 0; s < np * g->KT; s++)
+		q += quiet_slot(s, g->npe + g->nw, np * g->KT);
+	for (uint32_t t = np; t < g->NT; t++)
+		for (uint32_t kt = 0; kt < g->KT; kt++)
+			q += quiet_slot(kt, 1 + P, g->KT);
+	return q;
+}
+
+/* MATMUL of K-tile kt of the chunk into ACC rows acc, popping its weight tile. */
+static void group_matmul(struct gemm *g, const struct chunkx *cx, uint32_t kt, uint32_t acc)
+{
+	EMIT(g, tpu_cmd_matmul, cx->abase + kt * cx->rows, acc, cx->rows,
+	     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
+	g->w_popped++;
+	refill(g);
+}
+
+static void chunk_groups(struct gemm *g, const struct tpu_gemm_params *p, const struct chunkx *cx)
+{
+	bool first = cx->r0 == 0;
+	uint32_t ng = a_groups(g), next_grp, NG = (g->NT + g->gp - 1) / g->gp, rows = cx->rows;
+
+	g->pf_n = g->pf_q = 0;
+	g->pf_q_tot = quiet_groups(g, rows);
+	next_grp = group_prologue(g, p, cx);
+	for (uint32_t gi = 0; gi < NG; gi++) {
+		uint32_t t0 = gi * g->gp, np = g->NT - t0 < g->gp ? g->NT - t0 : g->gp;
+		uint32_t G = g->gseq++, lead = g->npe + g->nw;
 		/* (the bias late in the group: its read job holds the SQE prefetch off for a round
 		 * trip, which early in the first group, with A and the tiles on the link, left the
 		 * peek empty; measured 64x512x64 72.1 -> 72.5..73.1 %, 128x512x128 91.6 -> 92.0 %) */
 		uint32_t nslots = np * g->KT, bias_slot = nslots > 4 ? nslots - 4 : nslots - 1;
-		uint32_t pa = 0; /* the previous group's ACTIVATEs emitted */
 
-		if (bias_slot < pnp)
-			bias_slot = pnp < nslots ? pnp : nslots - 1;
+		g->pa = 0;
+		if (bias_slot < g->npe)
+			bias_slot = g->npe < nslots ? g->npe : nslots - 1;
 		for (uint32_t s = 0; s < nslots; s++) {
 			uint32_t kt = s / np, j = s % np;
 
-			EMIT(g, tpu_cmd_matmul, kt * rows, acc_group(g, rows, t0 + j), rows,
-			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
-			g->w_popped++;
-			refill(g);
+			group_matmul(g, cx, kt, acc_group(g, rows, G, t0 + j, 0));
 			if (first && gi == 0 && g->uniform && s == (nslots > 1 ? 1u : 0u))
 				EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0,
 				     span_of(g->n, g->N, 0));
 			/* A: two groups ahead of the first MATMUL that reads them */
 			if (gi == 0 && j == 0)
 				while (next_grp < ng && next_grp <= a_group_of(g, kt) + 2)
-					read_group(g, r0, rows, next_grp++);
+					read_group(g, cx->r0, rows, cx->abase, next_grp++);
 			/* the previous group's end beside this group's first MATMULs */
-			if (pa < pnp && s == pa)
-				group_activate(g, rows, pt0, pnp, pa++);
-			else if (pa == pnp && iw < nw)
-				write_piece(g, r0, rows, &w[iw++]);
+			pend_step(g, s);
 			if (s == bias_slot) {
-				while (pa < pnp)
-					group_activate(g, rows, pt0, pnp, pa++);
+				while (g->pa < g->npe)
+					pend_activate(g);
 				column_tile_params(g, t0);
 			}
+			prefetch_step(g, cx, quiet_slot(s, lead, nslots));
 		}
 		/* what did not fit beside this group's MATMULs */
-		while (pa < pnp)
-			group_activate(g, rows, pt0, pnp, pa++);
-		while (iw < nw)
-			write_piece(g, r0, rows, &w[iw++]);
-		nw = group_pieces(rows, t0, np, w);
-		iw = 0;
-		pt0 = t0;
-		pnp = np;
+		pend_flush(g);
+		g->npe = np;
+		for (uint32_t j = 0; j < np; j++)
+			tile_pend(g, cx->r0, rows, t0 + j, acc_group(g, rows, G, t0 + j, 0), 0,
+				  &g->pe[j]);
+		pend_pieces(g);
+		g->pa = 0;
 	}
-	/* the last group */
-	for (uint32_t j = 0; j < pnp; j++)
-		group_activate(g, rows, pt0, pnp, j);
-	while (iw < nw)
-		write_piece(g, r0, rows, &w[iw++]);
+	prefetch_rest(g, cx);
+	if (cx->nrows)
+		return; /* the last group's end beside the next chunk's first MATMULs */
+	pend_flush(g);
+	g->npe = g->nw = g->iw = g->pa = 0;
 }
 
 /* The hybrid: the first group (gp tiles, K-outer) while A comes in, then the other column
  * tiles one by one (A resident), tile t's ACTIVATE beside tile t + 2's first MATMUL (three
  * ACC buffers), its write-back beside the MATMULs after it, tile t + 1's bias after that:
  * one ACTIVATE per column-tile transition, as in the column-tile order. */
-static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, size_t r0, uint32_t rows)
+static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, const struct chunkx *cx)
 {
-	bool first = r0 == 0;
-	uint32_t ng = a_groups(g), next_grp, np = g->NT < g->gp ? g->NT : g->gp;
+	bool first = cx->r0 == 0;
+	uint32_t ng = a_groups(g), next_grp, np = g->NT < g->gp ? g->NT : g->gp, rows = cx->rows;
 	uint32_t nslots = np * g->KT, bias_slot = nslots - 1 < 5 ? nslots - 1 : 5;
-	struct wpiece w[3];
-	uint32_t nw = 0, iw = 0;
+	uint32_t ts0 = g->gseq, lead = g->npe + g->nw, P = pieces_of(rows);
+	struct pend tp[3]; /* the tiles not yet activated, by ts % 3 */
 
-	next_grp = group_prologue(g, p, r0, rows);
+	g->pf_n = g->pf_q = 0;
+	g->pf_q_tot = quiet_hyb(g, rows);
+	g->gseq += g->NT;
+	if (bias_slot < g->npe)
+		bias_slot = g->npe < nslots ? g->npe : nslots - 1;
+	g->pa = 0;
+	next_grp = group_prologue(g, p, cx);
 	for (uint32_t s = 0; s < nslots; s++) {
 		uint32_t kt = s / np, j = s % np;
 
-		EMIT(g, tpu_cmd_matmul, kt * rows, acc_group(g, rows, j), rows,
-		     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
-		g->w_popped++;
-		refill(g);
+		group_matmul(g, cx, kt, acc_group(g, rows, 0, j, ts0 + j));
 		if (first && g->uniform && s == (nslots > 1 ? 1u : 0u))
 			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0,
 			     span_of(g->n, g->N, 0));
 		if (j == 0)
 			while (next_grp < ng && next_grp <= a_group_of(g, kt) + 2)
-				read_group(g, r0, rows, next_grp++);
-		if (s == bias_slot)
+				read_group(g, cx->r0, rows, cx->abase, next_grp++);
+		pend_step(g, s);
+		if (s == bias_slot) {
+			while (g->pa < g->npe)
+				pend_activate(g);
 			column_tile_params(g, 0);
+		}
+		prefetch_step(g, cx, quiet_slot(s, lead, nslots));
 	}
+	pend_flush(g);
+	g->npe = g->nw = g->iw = g->pa = 0;
+	for (uint32_t t = 0; t < np; t++)
+		tile_pend(g, cx->r0, rows, t, acc_group(g, rows, 0, t, ts0 + t), ts0 + t, &tp[t % 3]);
 	for (uint32_t t = np; t < g->NT; t++) {
 		uint32_t bias_kt = g->KT - 1 < 4 ? g->KT - 1 : 4;
 
+		tile_pend(g, cx->r0, rows, t, acc_group(g, rows, 0, t, ts0 + t), ts0 + t, &tp[t % 3]);
 		for (uint32_t kt = 0; kt < g->KT; kt++) {
-			EMIT(g, tpu_cmd_matmul, kt * rows, acc_group(g, rows, t), rows,
-			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
-			g->w_popped++;
-			refill(g);
+			group_matmul(g, cx, kt, tp[t % 3].acc);
 			if (kt == 0) {
-				activate_group(g, rows, t - 2);
-				nw = group_pieces(rows, t - 2, 1, w);
-				iw = 0;
-			} else if (iw < nw) {
-				write_piece(g, r0, rows, &w[iw++]);
+				g->pe[0] = tp[(t - 2) % 3];
+				activate_pend(g, &g->pe[0]);
+				g->npe = 1;
+				pend_pieces(g);
+				g->npe = 0;
+			} else if (g->iw < g->nw) {
+				write_piece(g, &g->w[g->iw++]);
 			}
 			if (kt == bias_kt)
 				column_tile_params(g, t - 1);
+			prefetch_step(g, cx, quiet_slot(kt, 1 + P, g->KT));
 		}
-		while (iw < nw)
-			write_piece(g, r0, rows, &w[iw++]);
+		while (g->iw < g->nw)
+			write_piece(g, &g->w[g->iw++]);
 	}
-	/* the last two tiles (or the one) */
-	for (uint32_t t = g->NT >= 2 ? g->NT - 2 : 0; t < g->NT; t++) {
-		activate_group(g, rows, t);
-		if (t + 1 < g->NT)
-			column_tile_params(g, t + 1);
+	prefetch_rest(g, cx);
+	/* the last two tiles (or the one): beside the next chunk's first MATMULs (dbl), or now */
+	g->npe = 0;
+	for (uint32_t t = g->NT >= 2 ? g->NT - 2 : 0; t < g->NT; t++)
+		g->pe[g->npe++] = tp[t % 3];
+	pend_pieces(g);
+	g->pa = 0;
+	if (cx->nrows)
+		return;
+	for (uint32_t t = 0; t < g->npe; t++) {
+		activate_pend(g, &g->pe[t]);
+		if (t + 1 < g->npe)
+			column_tile_params(g, g->pe[t + 1].nt);
 	}
-	for (uint32_t t = g->NT >= 2 ? g->NT - 2 : 0; t < g->NT; t++) {
-		nw = group_pieces(rows, t, 1, w);
-		for (iw = 0; iw < nw; iw++)
-			write_piece(g, r0, rows, &w[iw]);
-	}
+	g->pa = g->npe;
+	pend_flush(g);
+	g->npe = g->nw = g->iw = g->pa = 0;
 }
 
 /* ------------------------------------------------------------------ stream schedule
@@ -888,14 +1110,36 @@ static void build(struct gemm *g, const struct tpu_gemm_params *p)
 		stream_schedule(g, p);
 		return;
 	}
-	for (size_t r0 = 0; r0 < g->m && !g->err; r0 += g->R) {
-		size_t left = g->m - r0;
-		if (g->pairs && g->hyb)
-			chunk_hyb(g, p, r0, left < g->R ? (uint32_t)left : g->R);
-		else if (g->pairs)
-			chunk_groups(g, p, r0, left < g->R ? (uint32_t)left : g->R);
+	uint32_t pre = 0;
+
+	for (size_t r0 = 0, c = 0; r0 < g->m && !g->err; r0 += chunk_rows(g, r0), c++) {
+		struct chunkx cx = { 0 };
+
+		cx.r0 = r0;
+		cx.rows = chunk_rows(g, r0);
+		if (!g->pairs) {
+			chunk(g, p, r0, cx.rows);
+			continue;
+		}
+		if (!g->dbl)
+			g->gseq = 0;
+		/* (region 0 holds the first chunk's KT x R0 rows, region 1 KT x R after it) */
+		cx.abase = g->dbl ? (uint32_t)(c % 2) * g->slots * g->R0 : 0;
+		cx.pre = pre;
+		if (g->dbl && r0 + cx.rows < g->m) {
+			cx.nr0 = r0 + cx.rows;
+			cx.nrows = chunk_rows(g, cx.nr0);
+			cx.nbase = (uint32_t)((c + 1) % 2) * g->slots * g->R0;
+			g->ag = ag_of(cx.nrows);
+			cx.npf = a_groups(g);
+		}
+		pre = cx.npf;
+		if (g->dbl)
+			g->ag = ag_of(cx.rows);
+		if (g->hyb)
+			chunk_hyb(g, p, &cx);
 		else
-			chunk(g, p, r0, left < g->R ? (uint32_t)left : g->R);
+			chunk_groups(g, p, &cx);
 	}
 }
 
@@ -951,6 +1195,34 @@ static void plan(struct gemm *g)
 		    g->k <= TPU_STREAM_MATMUL_MAX_K && g->R <= TPU_STREAM_MATMUL_MAX_R;
 	if (g->stream)
 		g->pairs = false;
+	/* The chunk pipeline (see there) where the grouped schedule does not apply with one A
+	 * region (it would be the column order) and the column tiles are few (pairs, not hyb:
+	 * chunk_hyb handles dbl too, measured slower): int8 output, resident A, more than one
+	 * chunk of at most r rows, two A regions, 2 x gp ACC buffers and gp output regions. */
+	r = in->ub_rows / (2ull * g->slots + g->gp);
+	if (r > GEMM_DBL_MAX_R)
+		r = GEMM_DBL_MAX_R;
+	if (r > in->acc_rows / (2u * g->gp))
+		r = in->acc_rows / (2u * g->gp);
+	g->dbl = GEMM_DBL && g->q8 && g->resident && !g->stream && !g->pairs && !g->hyb &&
+		 r >= g->N && g->m > r && g->m <= SIZE_MAX / ((size_t)g->KT * g->N);
+	g->R0 = g->R;
+	if (g->dbl) {
+		/* The first chunk reads its own A beside its MATMULs and the second chunk's too:
+		 * twice as long as the others (at most GEMM_RA_ROWS) when the UB and ACC hold it,
+		 * the rest in even chunks of at most r rows (measured in one shape list:
+		 * 1024x256x32 84.0 -> 84.8 %, 768x256x64 91.2 -> 92.0 %, 601x250x40 63.3 -> 65.5 %). */
+		uint64_t r0 = 2 * r > GEMM_RA_ROWS ? GEMM_RA_ROWS : 2 * r, rest;
+
+		if (r0 >= g->m || (uint64_t)g->slots * (r0 + r) + g->gp * r0 > in->ub_rows ||
+		    2ull * g->gp * r0 > in->acc_rows)
+			r0 = r;
+		rest = g->m - r0;
+		g->R0 = (uint32_t)r0;
+		g->R = (uint32_t)((rest + (rest + r - 1) / r - 1) / ((rest + r - 1) / r));
+		g->out_row = g->slots * (g->R0 + g->R);
+		g->pairs = true;
+	}
 	g->fused = g->stream && g->q8 && g->uniform && g->n >= g->N;
 	/* A in the first command's stream: a chunk of R = m rows, every K-tile of A in it */
 	g->astream = g->fused && ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && GEMM_ASTREAM;
@@ -1012,18 +1284,20 @@ static void to_groups(const struct gemm *g, uint8_t *dst, const uint8_t *src)
 	}
 }
 
-/* Row-major m x k A to chunks of R rows (the last one shorter), each as its K-tiles one after
- * the other, K-tile kt holding the chunk's rows of span_k bytes (a_off). */
+/* Row-major m x k A to chunks (chunk_rows), each as its K-tiles one after the other, K-tile kt
+ * holding the chunk's rows of span_k bytes, or N bytes zero-padded (a_full; a_off). */
 static void to_chunks(const struct gemm *g, uint8_t *dst, const uint8_t *src)
 {
-	for (size_t r0 = 0; r0 < g->m; r0 += g->R) {
-		uint32_t rows = g->m - r0 < g->R ? (uint32_t)(g->m - r0) : g->R;
+	for (size_t r0 = 0; r0 < g->m; r0 += chunk_rows(g, r0)) {
+		uint32_t rows = chunk_rows(g, r0);
 		for (uint32_t kt = 0; kt < g->KT; kt++) {
-			uint32_t w = span_of(g->k, g->N, kt);
+			uint32_t w = span_of(g->k, g->N, kt), rb = kt < a_full(g) ? g->N : w;
 			uint8_t *p = dst + a_off(g, r0, rows, kt);
-			for (uint32_t r = 0; r < rows; r++)
-				memcpy(p + (size_t)r * w, src + (r0 + r) * g->k + (size_t)kt * g->N,
+			for (uint32_t r = 0; r < rows; r++) {
+				memcpy(p + (size_t)r * rb, src + (r0 + r) * g->k + (size_t)kt * g->N,
 				       w);
+				memset(p + (size_t)r * rb + w, 0, rb - w);
+			}
 		}
 	}
 }
@@ -1064,7 +1338,7 @@ static int fill_buffers(struct gemm *g, const int8_t *a, const int8_t *b,
 							 (stream_arows(g) + stream_prows(g)) * g->N
 					      : g->k * n;
 
-	if ((err = alloc_copy(g->dev, &g->a, NULL, g->m * g->k)) ||
+	if ((err = alloc_copy(g->dev, &g->a, NULL, g->m * (g->dbl ? (size_t)g->KT * g->N : g->k))) ||
 	    (err = alloc_copy(g->dev, &g->b, NULL, blen)) ||
 	    (err = alloc_copy(g->dev, &g->bias, NULL, n * 4)) ||
 	    (err = alloc_copy(g->dev, &g->out, NULL, g->m * n * (g->q8 ? 1 : 4))))

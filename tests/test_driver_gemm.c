@@ -328,6 +328,44 @@ START_TEST(gemm_stream_large_m)
 }
 END_TEST
 
+/* Session 11: the chunk pipeline (driver/gemm.c "dbl"): int8 GEMMs whose A does not fit one
+ * chunk of the grouped schedule, with few column tiles, go in chunks of at most 128 rows (the
+ * first 256) with two A regions, each chunk's A read during the chunk before, the last K-tile
+ * of A zero-padded to N bytes. Shapes with several chunks, short last chunks (701 = 256 + 3 x
+ * 112 + 109, 900 = 256 + 5 x 108 + 104, 600 = 256 + 2 x 115 + 114), K and N not multiples of
+ * N, per-tensor and per-channel quantization, with and without the LUT; golden (_i = 0, 1)
+ * and sim on the default link (_i = 2, 3) against the naive reference. */
+START_TEST(gemm_chunk_pipeline)
+{
+	static const uint32_t ns[2] = { 8, 16 };
+	static const size_t shapes[2][2][3] = { { { 701, 160, 60 }, { 900, 150, 16 } },
+						{ { 600, 250, 40 }, { 520, 256, 32 } } };
+	uint64_t seed = harness_seed() ^ 0x1101u;
+	uint32_t N = ns[_i % 2];
+	char uri[64];
+	tpu_dev *dev;
+
+	if (_i >= 2 && !tpu_sim_model_find(N))
+		return;
+	snprintf(uri, sizeof(uri), _i < 2 ? "golden:n=%u,mem=8M" : "sim:n=%u", N);
+	ck_assert_int_eq(tpu_open(uri, &dev), 0);
+	for (size_t s = 0; s < 2; s++) {
+		for (int q = 0; q < 2; q++) {
+			const size_t *sh = shapes[_i % 2][s];
+			struct gcase g;
+
+			make_case(&seed, &g, sh[0], sh[1], sh[2], 1);
+			g.p.quant_channels = q ? sh[2] : 1; /* per channel, per tensor */
+			g.p.lut = (s + (size_t)q) % 2 ? g.lut : NULL;
+			check_case(dev, &g, uri);
+			free_case(&g);
+			ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
+		}
+	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
 START_TEST(gemm_k_streams_through_small_ub)
 {
 	/* K = 70 is 18 tiles of 4: more than the 16 UB rows hold at once */
@@ -565,6 +603,7 @@ static Suite *suite_driver_gemm(void)
 	tcase_add_loop_test(tc, gemm_stream_partial_k_tile_sim, 0, 2);
 	tcase_add_loop_test(tc, gemm_stream_kmajor, 0, 4);
 	tcase_add_loop_test(tc, gemm_stream_large_m, 0, 4);
+	tcase_add_loop_test(tc, gemm_chunk_pipeline, 0, 4);
 	tcase_add_test(tc, gemm_k_streams_through_small_ub);
 	tcase_add_test(tc, gemm_edges_and_defaults);
 	tcase_add_test(tc, gemm_after_stray_weight_tiles);

@@ -35,6 +35,15 @@ to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet ea
                    floor util = macs / (N^2 x latency floor): the most any schedule can measure;
                    best of bound = max(compute, link bound) / latency floor: the most "of bound"
                    can be (the batch-1 goal is "of bound" >= 90 %).
+The chunk pipeline (session 11, driver/gemm.c "dbl": int8 output, A resident but the grouped
+schedule's one region does not fit it in one chunk of <= 256 rows (R > 256: the column order),
+at most 8 column tiles): chunks of R <= 128 rows (r = min(128, ub_rows / (2 KT + 2),
+acc_rows / 4)), the first R0 = min(2r, 256) rows where the UB (KT (R0 + r) + 2 R0 rows) and
+the ACC (4 R0) hold it, the rest in even chunks of at most r; each chunk's A (the last K-tile
+zero-padded to N bytes) as READ_HOSTs of K-tile groups (K-tile 0 alone, then ag =
+min(2, 256 // rows) K-tiles each), read during the chunk before; per chunk the same weight
+tiles, MATMULs, BIAS, ACTIVATE and write-back pieces as the column order (model column "R"
+marked "(dbl)": R0/R).
 of bound = max(compute, link bound) / measured cycles (100 % = at the bound); of phased the same
 with the phased bound.
 usage: gemm_bounds.py [--json sim_gemm.json] [--n 16] [--bpc 16] [--latency 50] [MxKxN ...]"""
@@ -83,6 +92,19 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True, la
     # the fused (int8, per-tensor) commands, which is what this model assumes (session 10;
     # GEMM_STREAM_M = 64 limits only the int32 output)
     stream_sched = R == m and (slots + NT) * R <= ub_rows and slots == KT
+    # driver/gemm.c's chunk pipeline (session 11): instead of the column order (R > 256, the
+    # grouped schedule's read-ahead limit) with few column tiles
+    rd = min(128, ub_rows // (2 * slots + 2), acc_rows // 4)
+    dbl = (not stream_sched and slots == KT and R > 256 and NT <= 8 and rd >= N and m > rd)
+    sizes = None
+    if dbl:
+        R0 = min(2 * rd, 256)
+        if R0 >= m or KT * (R0 + rd) + 2 * R0 > ub_rows or 4 * R0 > acc_rows:
+            R0 = rd
+        rest = m - R0
+        R = math.ceil(rest / math.ceil(rest / rd))
+        sizes = [R0] + [min(R, rest - i) for i in range(0, rest, R)]
+        chunks = len(sizes)
     # OP0.PARAMS (session 10, fused: n >= N): MULT and SHIFT as the first command's first 8
     # stream rows instead of two LOAD_PARAMS
     prows = 8 if stream_sched and n >= N else 0
@@ -119,9 +141,14 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True, la
             d2h += writes(R, n - ntf * N); cmds += 1
         chunks = 0
     for c in range(chunks):
-        rows = min(R, m - c * R)
-        full = k // N
-        if full:  # READ_HOST of the full-width K-tiles
+        rows = sizes[c] if dbl else min(R, m - c * R)
+        full = KT if dbl else k // N  # (dbl: the last K-tile padded to N bytes)
+        ag = min(2, max(1, 256 // rows))
+        if full and dbl:  # K-tile groups: K-tile 0 alone, then ag each
+            for kt0 in [0] + list(range(1, full, ag)):
+                nk = 1 if kt0 == 0 else min(ag, full - kt0)
+                a, b = stream(nk * rows, N); h2d += a; d2h += b; cmds += 1
+        elif full:  # READ_HOST of the full-width K-tiles
             a, b = stream(full * rows, N); h2d += a; d2h += b; cmds += 1
         if full < KT:
             a, b = stream(rows, k - full * N); h2d += a; d2h += b; cmds += 1
@@ -133,6 +160,8 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True, la
             # BIAS, ACTIVATE, WRITE_HOST (beside the next tile's MATMULs in pieces of at most
             # 96 rows, one per MATMUL; the chunk's last tile in one)
             pieces = 1 if nt == NT - 1 or rows < 96 else min(-(-rows // 96), max(KT - 1, 1))
+            if dbl:  # every tile's write-back in pieces of at most 96 rows
+                pieces = 1 if rows < 96 else -(-rows // 96)
             h2d += pkt(4 * nc); d2h += HDR; cmds += 2 + pieces
             for q in range(pieces):
                 d2h += writes(rows * (q + 1) // pieces - rows * q // pieces, nc)
@@ -144,10 +173,11 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True, la
     phased = (max(p1_link, p1_comp) + max(link - p1_link, compute - p1_comp) if p1_comp
               else max(compute, link))
     floor = max(compute, data) + 10 * lat + 2 * N + 2
-    return dict(m=m, k=k, n=n, R=R, compute_cycles=compute, link_cycles=round(link),
+    return dict(m=m, k=k, n=n, R=f"{sizes[0]}/{R}" if dbl else R, compute_cycles=compute,
+                link_cycles=round(link),
                 floor_cycles=round(floor), floor_util=m * k * n / (N * N * floor),
                 kg=kg, phased_cycles=round(phased),
-                data_cycles=round(data), stream=stream_sched,
+                data_cycles=round(data), stream=stream_sched, dbl=dbl,
                 h2d_bytes=h2d, d2h_bytes=d2h, commands=cmds,
                 ideal_util=m * k * n / (N * N * max(compute, link)))
 
@@ -177,7 +207,7 @@ def main():
         ob = f"{100 * max(b['compute_cycles'], b['link_cycles']) / r['cycles']:.1f}%" if r else "-"
         od = f"{100 * max(b['compute_cycles'], b['data_cycles']) / r['cycles']:.1f}%" if r else "-"
         op = f"{100 * b['phased_cycles'] / r['cycles']:.1f}%" if r else "-"
-        print(f"| {m}x{k}x{n} | {b['R']}{' (stream)' if b['stream'] else ''} | {b['kg']} | "
+        print(f"| {m}x{k}x{n} | {b['R']}{' (stream)' if b['stream'] else ' (dbl)' if b['dbl'] else ''} | {b['kg']} | "
               f"{b['commands']} | {b['compute_cycles']} | {b['link_cycles']} | "
               f"{b['data_cycles']} | {b['phased_cycles']} | "
               f"{100 * b['ideal_util']:.1f}% | {mc} | {mu} | {ob} | {od} | {op} | "
