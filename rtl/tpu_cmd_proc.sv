@@ -203,6 +203,7 @@ module tpu_cmd_proc #(
   input  logic                  dp_ready_i,
   input  logic                  dp_mm_ok_i,    // the datapath would take a MATMUL / UB_WRITE now
   input  logic                  dp_wr_ok_i,
+  input  logic                  dp_act_chain_i, // a chained ACTIVATE offered next cycle is taken
   output logic [CmdWidth-1:0]   dp_cmd_o,
   output logic                  wpush_valid_o,
   input  logic                  wpush_ready_i,
@@ -437,6 +438,12 @@ module tpu_cmd_proc #(
   logic           sm_ph_q, sm_ph_d, sm_pw_q, sm_pw_d, sm_pm_q, sm_pm_d;
   logic [4*N*8-1:0] sm_bias_q, sm_bias_d;
   logic [31:0]    sm_oa_q, sm_oa_d, sm_pc_q, sm_pc_d, sm_wa_q, sm_wa_d, sm_wo_q, sm_wo_d;
+  // the writer's ACTIVATE chained (tpu_datapath ActChain) on the block's last MATMUL, the
+  // datapath's last one (its UB rows sm_lua): it goes into the slot before the next block's
+  // first MATMUL instead of after it (sm_pm), as the datapath takes it at once and takes the
+  // MATMUL beside it; measured: see docs/performance.md session 11
+  logic [31:0]    sm_lua_q, sm_lua_d;
+  logic           sm_chgo;
   logic           sm_actw_q, sm_actw_d;
   logic [KW-1:0]  sm_kn;                       // rows of the tile being pushed (the rest zero)
   logic           sm_end;                      // every tile multiplied, or failed between tiles
@@ -935,10 +942,16 @@ module tpu_cmd_proc #(
   assign dp_rdy     = dp_ready_i && !byp;  // the slot's command is taken
   // (STREAM_MATMUL: a tile's last row only when its MATMUL can go into the command slot)
   assign sm_rdgo        = state_q == SSm && sm_rp_q && !sm_rd_q && (!dpv_q || dp_rdy);
+  // (the writer's ACTIVATE chained when the datapath takes it so in the next cycle and its UB
+  // rows lie apart from the last MATMUL's: else it would wait there for the MXU to drain)
+  assign sm_chgo        = state_q == SSm && sm_pw_q && sm_pm_q && sm_pc_q == N &&
+                          dp_act_chain_i &&
+                          (sm_wo_q + f_op1 <= sm_lua_q || sm_lua_q + f_op1 <= sm_wo_q) &&
+                          (!sm_wb || (!sm_actw_q && !sm_rp_q));
   assign wpush_valid_o  = (state_q == SPush && cval_q) ||
                           (state_q == SSm && !sm_ph_q && !sm_ap_q && sm_pp_q == '0 && cval_q &&
                            !sm_end &&
-                           (crow_q != N - 1 || ((!sm_pw_q || (sm_pm_q && sm_pc_q == N)) &&
+                           (crow_q != N - 1 || ((!sm_pw_q || (sm_pm_q && sm_pc_q == N && !sm_chgo)) &&
                                                 (!dpv_q || dp_rdy) && !sm_rdgo)));
   assign wpush_row_o    = (crow_q < (is_sm ? 32'(sm_kn) : f_rows) && !(is_sm && sm_err_q)) ?
                           st_rdata : '0;
@@ -1035,6 +1048,7 @@ module tpu_cmd_proc #(
     sm_t_d = sm_t_q;  sm_b_d = sm_b_q;  sm_ua_d = sm_ua_q;  sm_aa_d = sm_aa_q;  sm_err_d = sm_err_q;
     sm_ph_d = sm_ph_q;  sm_bias_d = sm_bias_q;  sm_oa_d = sm_oa_q;  sm_pw_d = sm_pw_q;
     sm_pc_d = sm_pc_q;  sm_wa_d = sm_wa_q;  sm_wo_d = sm_wo_q;  sm_pm_d = sm_pm_q;
+    sm_lua_d = sm_lua_q;
     sm_actw_d = sm_actw_q && !act_done_i;
     sm_ap_d = sm_ap_q;  sm_ai_d = sm_ai_q;  sm_mm0_d = sm_mm0_q - 16'(sm_mm0_q != '0 && mm_done_i);
     sm_rp_d = sm_rp_q;  sm_rd_d = sm_rd_q;  sm_ro_d = sm_ro_q;  sm_ha_d = sm_ha_q;
@@ -1590,6 +1604,7 @@ module tpu_cmd_proc #(
             c[CFl + 1] = 1'b1;  // POP
             c[CA +: 32] = sm_ua_q;  c[CB +: 32] = sm_aa_q;  c[CRows +: 32] = f_op1;
             dpc_d = c;  dpv_d = 1'b1;
+            sm_lua_d = sm_ua_q;
             sm_pm_d = 1'b0;  // (a waiting writer's ACTIVATE goes next)
             crow_d = '0;
             cbase_d = cbase_q + 32'(sm_kn);
@@ -1626,7 +1641,8 @@ module tpu_cmd_proc #(
         // at R = 64); sm_end: no next MATMUL comes (a failed stream)
         // (WRITE_BACK: the ACTIVATE only when the previous one is done and its write-back
         // read issued, so that act_done_i and sm_ro are this one's)
-        if (sm_pw_q && slot_free && !sm_rdgo && (sm_pc_q != N || !sm_pm_q || sm_end) &&
+        // (sm_chgo: chained, before the next block's MATMUL after all)
+        if (sm_pw_q && slot_free && !sm_rdgo && (sm_pc_q != N || !sm_pm_q || sm_end || sm_chgo) &&
             (sm_pc_q != N || !sm_wb || (!sm_actw_q && !sm_rp_q))) begin
           c = '0;
           if (sm_pc_q != N) begin
@@ -1959,6 +1975,7 @@ module tpu_cmd_proc #(
     sm_oa_q <= StreamMm ? sm_oa_d : '0;  sm_pc_q <= StreamMm ? sm_pc_d : '0;
     sm_pp_q <= StreamMm ? sm_pp_d : '0;  sm_wk_q <= StreamMm ? sm_wk_d : '0;
     sm_wa_q <= StreamMm ? sm_wa_d : '0;  sm_wo_q <= StreamMm ? sm_wo_d : '0;
+    sm_lua_q <= StreamMm ? sm_lua_d : '0;
     // STREAM_MATMUL's products, from the SQE (stable from CHECK1 on); only meaningful when its
     // step-3 limits hold (K < 2^16, R < 2^16, C < 2^8), which CHECK2 tests first
     // (constant without StreamMm: synthesis drops the products and the counters)

@@ -81,7 +81,18 @@ module tpu_datapath #(
   // an accumulating row) comes 2N + 1 cycles after its acceptance (AccSlice: 2N), after the
   // ACTIVATE's last read; it writes no UB row, and the ACC rows it writes were read by then.
   // (Without CmdSlice and with ActLanes = N only.)
-  parameter bit          MmBesideAct = 1'b0
+  parameter bit          MmBesideAct = 1'b0,
+  // STREAM_MATMUL devices (with MmBesideAct; off on the boards): a chained ACTIVATE. An int8
+  // ACTIVATE whose ACC rows start at the last accepted MATMUL's and are no more than its rows
+  // is accepted while that MATMUL runs, as long as none of its rows is written yet (and its
+  // UB rows lie apart from the MATMUL's): it takes each row from the MATMUL's ACC write (the
+  // row written in cycle t enters the activation in t + 1, from fwd_data_q) instead of
+  // reading the ACC, so it needs no ACC read port, and a next MATMUL may be accepted beside
+  // it at once (UB rows apart). Its rows are what an ACC read after the MATMUL would give:
+  // rows leave the MXU in order, the ACTIVATE skips the earlier MATMULs' rows still in flight
+  // and takes the next ones (asserted below). act_chain_o: such an ACTIVATE would be taken in
+  // the next cycle (when no other command is taken in this one).
+  parameter bit          ActChain = 1'b0
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -106,6 +117,7 @@ module tpu_datapath #(
   output logic                idle_o,
   output logic                mm_ok_o,   // a MATMUL / a UB_WRITE on cmd_i would be taken now
   output logic                wr_ok_o,   // (whatever cmd_i holds; with CmdSlice = 0)
+  output logic                act_chain_o, // a chained ACTIVATE offered next cycle is taken
   output logic [TileBits-1:0] tiles_o,         // weight tiles pushed, not yet popped
   output logic [4:0]          params_loaded_o, // per tpu_pkg::param_kind_e
   // performance counters (since reset)
@@ -320,7 +332,18 @@ module tpu_datapath #(
   // compare: a MATMUL is accepted only when the previous one issues its last row, so then it
   // becomes -(the rows in flight next cycle); otherwise each ACC write adds 1.
   logic [SlW-1:0]    mm_slack_q;
+  // a chained ACTIVATE (ActChain, see the parameter): the command can be taken chained, the
+  // last MATMUL's rows are all still to be written (also counting this cycle's ACC write),
+  // the command's UB rows apart from the last MATMUL's
+  localparam bit     ChainOn = ActChain && MmBesideAct && !CmdSlice && ActLanes >= N;
+  logic              act_chain_ok, chain_win, act_lm_ub_apart;
   always_comb begin
+    // (mm_slack_q + w_valid <= 0 with rows in flight: none of the last MATMUL's rows is
+    // written by the end of this cycle; its rows are the ones after -(that sum) more writes)
+    chain_win = !mxu_idle && (mm_slack_q[SlW-1] || (mm_slack_q == '0 && !w_valid));
+    act_lm_ub_apart = cmd_hi_b <= RngW'(lm_ub_q) || lm_ub_hi_q <= RngW'(cmd_b[UbAw-1:0]);
+    act_chain_ok = ChainOn && !cmd_flags[1] && AccAw'(cmd_a) == lm_acc_q &&
+                   CntW'(cmd_rows) <= lm_rows_q && chain_win && act_lm_ub_apart;
     // ACTIVATE beside the last MATMUL: only its rows are in the MXU (mm_flight counts rows
     // issued and not yet written), it leaves the ACC read port free, and the ranges are apart
     act_mm_ok = !cmd_flags[1] && !lm_accum_q &&
@@ -333,7 +356,7 @@ module tpu_datapath #(
     // the weight FIFO's next state, a long path on an FPGA; one cycle between MATMULs)
     ok_mm     = (act_idle || (mm_beside_act && mm_act_apart)) && rd_mm_ok &&
                 (!mm_active || (!CmdSlice && mm_last_fire));
-    ok_act    = (mxu_idle || act_mm_ok) && act_idle && rd_idle;
+    ok_act    = (mxu_idle || act_mm_ok || act_chain_ok) && act_idle && rd_idle;
     ok_ub_rd  = act_idle && rd_idle && (UbReadPort2 || !mm_active);
     ok_acc_rd = mxu_idle && act_idle && rd_idle;
     if (CmdSlice) begin
@@ -711,7 +734,7 @@ module tpu_datapath #(
     .loaded_o    (act_loaded),
     .in_valid_i  (a1_valid_q),
     .in_ready_o  (ap_in_ready),
-    .in_acc_i    (acc_rdata),
+    .in_acc_i    (a1_chain_q ? fwd_data_q : acc_rdata),
     .in_raw_i    (act_raw_q),
     .in_lut_i    (act_lut_q),
     .in_last_i   (a1_last_q),
@@ -727,7 +750,12 @@ module tpu_datapath #(
   // ACC one per cycle and enter the pipeline the cycle after. The serial unit takes one row at
   // a time: the next row is read once the previous one has come out (then it is ready again).
   assign act_active = act_nz_q;
-  assign act_fire   = act_active && (ActLanes >= N || act_fl0_q);
+  // (a chained ACTIVATE: in the cycle the MATMUL writes its next row, after ch_skip_q
+  // earlier rows)
+  logic act_chain_q, a1_chain_q;
+  logic [MmFlightW-1:0] ch_skip_q;
+  assign act_fire   = act_active && (ActLanes >= N || act_fl0_q) &&
+                      (!act_chain_q || (w_valid && ch_skip_q == '0));
   assign act_idle   = !act_active && act_fl0_q;
   assign act_flight_d = act_flight_q + ActFlightW'(act_fire) - ActFlightW'(ap_out_valid);
   if (MmBesideAct && !CmdSlice && ActLanes >= N) begin : g_mm_beside_act
@@ -742,17 +770,80 @@ module tpu_datapath #(
     // acceptance, the MATMUL's first ACC read 2N + 1 cycles after it (AccSlice: 2N): so at
     // most 2N + 1 rows left (2N); the assertion below checks it. Was 2N - 2: measured 3 cycles
     // per STREAM_MATMUL block at 64x256x256)
-    assign mm_beside_act = !act_raw_q && act_left_q <= CntW'(AccSlice ? 2 * N : 2 * N + 1);
+    // (a chained ACTIVATE reads no ACC row: a MATMUL may go beside it at once; its ACC rows are
+    // written after every row of the MATMUL the ACTIVATE takes its rows from)
+    assign mm_beside_act = act_chain_q ||
+                           (!act_raw_q && act_left_q <= CntW'(AccSlice ? 2 * N : 2 * N + 1));
     assign mm_act_apart  = cmd_hi_a <= act_ub_lo_q || act_ub_hi_q <= RngW'(cmd_a[UbAw-1:0]);
 `ifndef SYNTHESIS
     // the ACC read port: an accumulating MATMUL row never meets an ACTIVATE's read
     always_ff @(posedge clk_i) begin
-      if (!rst_i) assert (!(mm_acc_re && act_fire));
+      if (!rst_i) assert (!(mm_acc_re && act_fire && !act_chain_q));
     end
 `endif
   end else begin : g_no_mm_beside_act
     assign mm_beside_act = 1'b0;
     assign mm_act_apart  = 1'b0;
+  end
+
+  if (ChainOn) begin : g_act_chain
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        act_chain_q <= 1'b0;
+        a1_chain_q  <= 1'b0;
+        ch_skip_q   <= '0;
+      end else begin
+        if (acc_cmd_act) begin
+          act_chain_q <= act_chain_ok;
+          // -(mm_slack_q + w_valid): the earlier MATMULs' rows written after this cycle
+          ch_skip_q   <= MmFlightW'(~mm_slack_q) + MmFlightW'(!w_valid);
+        end else if (act_chain_q && w_valid && ch_skip_q != '0) begin
+          ch_skip_q <= ch_skip_q - 1'b1;
+        end
+        a1_chain_q <= act_fire && act_chain_q;
+      end
+    end
+    // (mm_slack_q + w_valid <= -1: chain_win holds next cycle, when act_idle, rd_idle and the
+    // last MATMUL stay: no command taken now)
+    assign act_chain_o = act_idle && rd_idle && mm_slack_q[SlW-1] && !(&mm_slack_q && w_valid);
+`ifndef SYNTHESIS
+    // Exactness: each chained row is the write of the ACTIVATE's next source row by a MATMUL
+    // accepted before it, and no row of such a MATMUL that is still to be written goes to that
+    // ACC row: the rows still due from before the ACTIVATE (counted from the in-flight counts
+    // at its acceptance) are exactly the last MATMUL's rows after this one.
+    logic [CntW:0] chk_due_q, chk_row_q, chk_lm_q;
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        chk_due_q <= '0;
+      end else begin
+        if (acc_cmd_act) begin
+          chk_due_q <= (CntW + 1)'(mm_flight) + (CntW + 1)'(mm_left_q) - (CntW + 1)'(w_valid);
+          chk_row_q <= '0;
+          chk_lm_q  <= (CntW + 1)'(lm_rows_q);
+          assert (!(act_chain_ok && act_mm_ok))
+            else $error("tpu_datapath: ACTIVATE both chained and beside its MATMUL");
+        end else begin
+          if (w_valid && chk_due_q != '0) begin
+            chk_due_q <= chk_due_q - 1'b1;
+          end
+          if (act_fire && act_chain_q) begin
+            chk_row_q <= chk_row_q + 1'b1;
+          end
+        end
+        if (act_fire && act_chain_q) begin
+          assert (w_valid && w_addr == act_src_q && chk_due_q != '0 &&
+                  chk_due_q - 1'b1 == chk_lm_q - 1'b1 - chk_row_q)
+            else $error("tpu_datapath: chained ACTIVATE row %0d is not its MATMUL's row",
+                        chk_row_q);
+        end
+      end
+    end
+`endif
+  end else begin : g_no_act_chain
+    assign act_chain_q = 1'b0;
+    assign a1_chain_q  = 1'b0;
+    assign ch_skip_q   = '0;
+    assign act_chain_o = 1'b0;
   end
 
   always_ff @(posedge clk_i) begin
@@ -893,7 +984,7 @@ module tpu_datapath #(
       // forwarded next cycle anyway, so the read is skipped then. (A row that does not
       // accumulate reads nothing: an ACTIVATE beside its MATMUL has the port.)
       acc_re = !(w_valid && w_addr == mm_acc_raddr);
-    end else if (act_fire) begin
+    end else if (act_fire && !act_chain_q) begin
       acc_re    = 1'b1;
       acc_raddr = act_src_q;
     end else if (rd_fire && rd_acc_q) begin
@@ -1021,7 +1112,7 @@ module tpu_datapath #(
       assert (!(w_valid && ap_out_valid && act_raw_q)) else $error("tpu_datapath: ACC write clash");
       assert (!(cmd_fire && cmd_op == OpUbWrite && ap_out_valid && !act_raw_q))
         else $error("tpu_datapath: UB write clash");
-      assert (!(mm_acc_re && (act_fire || (rd_fire && rd_acc_q))))
+      assert (!(mm_acc_re && ((act_fire && !act_chain_q) || (rd_fire && rd_acc_q))))
         else $error("tpu_datapath: ACC read clash");
       assert (UbReadPort2 || !(mm_fire && rd_fire && !rd_acc_q))
         else $error("tpu_datapath: UB read clash");
