@@ -204,6 +204,7 @@ module tpu_cmd_proc #(
   input  logic                  dp_mm_ok_i,    // the datapath would take a MATMUL / UB_WRITE now
   input  logic                  dp_wr_ok_i,
   input  logic                  dp_act_chain_i, // a chained ACTIVATE offered next cycle is taken
+  input  logic                  dp_rd_ok_i,     // the datapath would take a UB_READ now
   output logic [CmdWidth-1:0]   dp_cmd_o,
   output logic                  wpush_valid_o,
   input  logic                  wpush_ready_i,
@@ -923,20 +924,32 @@ module tpu_cmd_proc #(
   // the command is left: sm_mm0); otherwise A's R rows per K-tile had to wait for the slot,
   // behind the MATMUL, and the next tile's MATMUL behind them (measured: K_MAJOR did not pay
   // without it)
-  logic mm_hold, byp, dp_rdy, sm_byp;
+  // The write-back's UB_READ (sm_rdbyp) too: the MATMUL waiting in the slot reads A's UB rows
+  // and writes ACC rows, the read reads the block's output rows (the ACTIVATE is done) from
+  // the UB copy; otherwise the read waited for that MATMUL (up to R cycles) and the next
+  // ACTIVATE for the read (measured 470 cycles at 512x64x64 with BIAS PARAMs beside the
+  // ACTIVATE, which let the next MATMUL into the slot before the ACTIVATE was done)
+  logic mm_hold, byp, dp_rdy, sm_byp, sm_rdbyp;
   logic [CmdWidth-1:0] bgc;
   always_comb begin
     bgc = '0;
-    bgc[COp +: 4] = DpUbWrite;
-    bgc[CA +: 32] = sm_byp ? sm_ua_q + sm_ai_q : bg_la_q + bg_row_q;
-    bgc[CRows +: 32] = 32'd1;
-    bgc[CData +: N*8] = st_rdata;
+    if (sm_rdbyp) begin
+      bgc[COp +: 4] = DpUbRead;
+      bgc[CA +: 32] = sm_ro_q;  bgc[CRows +: 32] = f_op1;
+    end else begin
+      bgc[COp +: 4] = DpUbWrite;
+      bgc[CA +: 32] = sm_byp ? sm_ua_q + sm_ai_q : bg_la_q + bg_row_q;
+      bgc[CRows +: 32] = 32'd1;
+      bgc[CData +: N*8] = st_rdata;
+    end
   end
   assign mm_hold    = BgBypass && dpv_q && dpc_q[COp +: 4] == DpMatmul && !dp_mm_ok_i;
   assign sm_byp     = StreamMm && state_q == SSm && sm_ap_q && sm_pp_q == '0 && cval_q &&
                       sm_mm0_q == '0 &&
                       !sm_err_q && !bg_active_q;
-  assign byp        = mm_hold && ((bg_active_q && bg_cval_q) || sm_byp) && dp_wr_ok_i;
+  assign sm_rdbyp   = StreamMm && state_q == SSm && sm_rp_q && !sm_rd_q && dp_rd_ok_i;
+  assign byp        = mm_hold && ((((bg_active_q && bg_cval_q) || sm_byp) && dp_wr_ok_i) ||
+                                  sm_rdbyp);
   assign dp_valid_o = byp || (dpv_q && !mm_hold);
   assign dp_cmd_o   = byp ? bgc : dpc_q;
   assign dp_rdy     = dp_ready_i && !byp;  // the slot's command is taken
@@ -1562,7 +1575,7 @@ module tpu_cmd_proc #(
               cval_d = 1'b1;
             end
           end else if ((slot_free && sm_mm0_q == '0 && !sm_rdgo && !sm_pw_q) ||
-                       (byp && sm_byp)) begin
+                       (byp && sm_byp && !sm_rdbyp)) begin
             // (not while the writer has the slot: PARAMS' MULT/SHIFT writes at the start)
             // (through the slot, or beside the MATMUL waiting there: the bypass, above)
             if (!byp) begin
@@ -1674,6 +1687,8 @@ module tpu_cmd_proc #(
           c[CA +: 32] = sm_ro_q;  c[CRows +: 32] = f_op1;
           dpc_d = c;  dpv_d = 1'b1;
           sm_rp_d = 1'b0;  sm_rd_d = 1'b1;
+        end else if (byp && sm_rdbyp) begin
+          sm_rp_d = 1'b0;  sm_rd_d = 1'b1;  // (beside the waiting MATMUL: above)
         end
         if (sm_rd_q && dp_rd_valid_i && dp_rd_ready_o) begin
           sm_ha_d = sm_ha_q + 64'(N);

@@ -92,7 +92,13 @@ module tpu_datapath #(
   // rows leave the MXU in order, the ACTIVATE skips the earlier MATMULs' rows still in flight
   // and takes the next ones (asserted below). act_chain_o: such an ACTIVATE would be taken in
   // the next cycle (when no other command is taken in this one).
-  parameter bit          ActChain = 1'b0
+  parameter bit          ActChain = 1'b0,
+  // STREAM_MATMUL devices (off on the boards; with ActLanes = N, without CmdSlice): a PARAM of
+  // kind BIAS is also accepted while an ACTIVATE runs. Its value waits in tpu_act_params'
+  // shadow bank (BiasShadow) until the running ACTIVATE's last row has read the bias, and is
+  // in place before any later ACTIVATE's first row (that one is accepted with the activation
+  // idle), so every ACTIVATE sees exactly the BIAS writes before it.
+  parameter bit          BiasBeside = 1'b0
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -118,6 +124,7 @@ module tpu_datapath #(
   output logic                mm_ok_o,   // a MATMUL / a UB_WRITE on cmd_i would be taken now
   output logic                wr_ok_o,   // (whatever cmd_i holds; with CmdSlice = 0)
   output logic                act_chain_o, // a chained ACTIVATE offered next cycle is taken
+  output logic                rd_ok_o,     // a UB_READ on cmd_i would be taken now
   output logic [TileBits-1:0] tiles_o,         // weight tiles pushed, not yet popped
   output logic [4:0]          params_loaded_o, // per tpu_pkg::param_kind_e
   // performance counters (since reset)
@@ -314,7 +321,8 @@ module tpu_datapath #(
   logic              rd_active, rd_fire, rd_idle;
 
   // ---------------------------------------------------------------- command acceptance
-  logic rd_mm_ok, act_mm_ok;
+  logic rd_mm_ok, act_mm_ok, ok_par;
+  localparam bit BiasOn = BiasBeside && ActLanes >= N && !CmdSlice;
   logic ok_wr, ok_mm, ok_act, ok_ub_rd, ok_acc_rd;  // per op: its engines can take it
   // the last accepted MATMUL (ranges, ACCUMULATE, rows)
   logic [UbAw-1:0]   lm_ub_q;
@@ -352,6 +360,8 @@ module tpu_datapath #(
     // held last row would share the ACC port with the MATMUL's read-modify-write)
     rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q));
     ok_wr     = act_idle;
+    // (a BIAS PARAM beside a running ACTIVATE: BiasBeside)
+    ok_par    = ok_wr || (BiasOn && cmd_flags[2:0] == 3'(tpu_pkg::ParamBias));
     // (with CmdSlice not in the cycle the previous MATMUL issues its last row: that needs
     // the weight FIFO's next state, a long path on an FPGA; one cycle between MATMULs)
     ok_mm     = (act_idle || (mm_beside_act && mm_act_apart)) && rd_mm_ok &&
@@ -365,7 +375,8 @@ module tpu_datapath #(
                    (cv_ub_rd && ok_ub_rd) || (cv_acc_rd && ok_acc_rd);
     end else begin
       unique case (cmd_op)
-        OpUbWrite, OpParam: can_accept = ok_wr;
+        OpUbWrite:          can_accept = ok_wr;
+        OpParam:            can_accept = ok_par;
         OpMatmul:           can_accept = ok_mm;
         OpActivate:         can_accept = ok_act;
         OpUbRead:           can_accept = ok_ub_rd;
@@ -703,7 +714,11 @@ module tpu_datapath #(
   // over the die on big boards). Exact: a PARAM is accepted only while the activation is idle,
   // an ACTIVATE can be accepted one cycle later at the earliest and reads its first ACC row a
   // cycle after that, so every row still sees every earlier value (asserted below); the loaded
-  // flags include the pending write, so they change in the same cycle as before.
+  // flags include the pending write, so they change in the same cycle as before. BiasBeside:
+  // a BIAS PARAM also while an ACTIVATE runs; bias_hold_i (a row of it not yet at the
+  // activation's input, or there now: a row uses the bias in its input cycle) is high from the
+  // cycle after that ACTIVATE's acceptance on, so a BIAS accepted after it is held in the
+  // shadow bank until its last row is in, one accepted before it is already in place.
   logic        pw_valid_q;
   logic [2:0]  pw_kind_q;
   logic [7:0]  pw_index_q;
@@ -713,7 +728,7 @@ module tpu_datapath #(
     if (rst_i) begin
       pw_valid_q <= 1'b0;
     end else begin
-      pw_valid_q <= cv_par && ok_wr;
+      pw_valid_q <= cv_par && ok_par;
     end
     pw_kind_q  <= cmd_flags[2:0];
     pw_index_q <= cmd_a[7:0];
@@ -722,7 +737,7 @@ module tpu_datapath #(
   assign params_loaded_o = act_loaded | (pw_valid_q ? 5'(1) << pw_kind_q : 5'd0);
 
   // parameters + the activation (pipelined, or tpu_act_serial when ActLanes < N)
-  tpu_act_unit #(.N(N), .ActLanes(ActLanes)) u_act_unit (
+  tpu_act_unit #(.N(N), .ActLanes(ActLanes), .BiasShadow(BiasOn)) u_act_unit (
     .clk_i,
     .rst_i,
     // (not during reset: before the first reset edge pw_valid_q is random in simulation, and a
@@ -731,6 +746,8 @@ module tpu_datapath #(
     .wr_kind_i   (pw_kind_q),
     .wr_index_i  (pw_index_q),
     .wr_data_i   (pw_data_q),
+    // (a row of the running ACTIVATE still to read the bias: not fired yet, or at the input)
+    .bias_hold_i (act_active || a1_valid_q),
     .loaded_o    (act_loaded),
     .in_valid_i  (a1_valid_q),
     .in_ready_o  (ap_in_ready),
@@ -1015,6 +1032,7 @@ module tpu_datapath #(
                                             !(rd_valid_q && rd_src_acc_q))) &&
                    (!mm_active || (!CmdSlice && mm_last_fire));
   assign wr_ok_o = act_idle;
+  assign rd_ok_o = act_idle && rd_idle && (UbReadPort2 || !mm_active);  // (= ok_ub_rd)
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -1106,7 +1124,9 @@ module tpu_datapath #(
       assert (!s1_valid_q || mxu_in_ready) else $error("tpu_datapath: MXU refused a row");
       assert (!a1_valid_q || ap_in_ready) else $error("tpu_datapath: activation refused a row");
       // a PARAM lands a cycle after its acceptance: nothing in the activation may use it yet
-      assert (!pw_valid_q || (act_idle && !a1_valid_q))
+      // (BiasBeside: a BIAS value waits in the shadow bank, tpu_act_params asserts it)
+      assert (!pw_valid_q || (act_idle && !a1_valid_q) ||
+              (BiasOn && pw_kind_q == 3'(tpu_pkg::ParamBias)))
         else $error("tpu_datapath: delayed PARAM write while the activation runs");
       // one user per RAM port
       assert (!(w_valid && ap_out_valid && act_raw_q)) else $error("tpu_datapath: ACC write clash");
