@@ -125,6 +125,9 @@ module tpu_cmd_proc #(
   parameter bit          SpanSerial = 1'b0,  // CHECK1's product bit-serial (see above)
   parameter bit          BgBypass  = 1'b0,   // background commit beside a waiting MATMUL (below)
   parameter bit          StreamMm  = 1'b1,   // STREAM_MATMUL (0: INVALID_OPCODE, logic left out)
+  // the datapath takes a UB_READ of a running ACTIVATE's rows (tpu_datapath RdChain):
+  // STREAM_MATMUL's write-back read then goes right after the block's ACTIVATE
+  parameter bit          RdChain   = 1'b0,
   localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
 ) (
   input  logic                  clk_i,
@@ -1674,13 +1677,15 @@ module tpu_cmd_proc #(
             sm_pw_d = 1'b0;
             sm_pm_d = 1'b0;
             sm_ro_d = sm_wo_q;  sm_rcl_d = sm_wcl_q;
+            if (RdChain && sm_wb && sm_wcl_q) sm_rp_d = 1'b1;
           end
           dpc_d = c;  dpv_d = 1'b1;
         end
         // WRITE_BACK: the block's ACTIVATE done -> a UB_READ of its output rows (on the UB's
         // second read port, beside the MATMULs) when nothing else goes into the slot; its rows
         // become write jobs of up to WrBytes (the next ACTIVATE waits for the read: rd_idle)
-        if (sm_wb && sm_actw_q && act_done_i && sm_rcl_q) sm_rp_d = 1'b1;
+        // (RdChain: issued right after the ACTIVATE, it reads each row once written)
+        if (sm_wb && sm_actw_q && act_done_i && sm_rcl_q && !RdChain) sm_rp_d = 1'b1;
         if (sm_rdgo) begin
           c = '0;
           c[COp +: 4] = DpUbRead;

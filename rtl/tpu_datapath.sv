@@ -98,7 +98,13 @@ module tpu_datapath #(
   // shadow bank (BiasShadow) until the running ACTIVATE's last row has read the bias, and is
   // in place before any later ACTIVATE's first row (that one is accepted with the activation
   // idle), so every ACTIVATE sees exactly the BIAS writes before it.
-  parameter bit          BiasBeside = 1'b0
+  parameter bit          BiasBeside = 1'b0,
+  // STREAM_MATMUL devices (with UbReadPort2 and ActLanes = N, without CmdSlice; off on the
+  // boards): a UB_READ of a running int8 ACTIVATE's output rows, from its first row and no
+  // more rows than it writes, is accepted beside it (rd_ok_o also says so) and reads each row
+  // once the ACTIVATE has written it (a row written in cycle t is read from t + 1 on, from the
+  // UB copy): the write-back streams out with the ACTIVATE instead of after it.
+  parameter bit          RdChain = 1'b0
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -124,7 +130,8 @@ module tpu_datapath #(
   output logic                mm_ok_o,   // a MATMUL / a UB_WRITE on cmd_i would be taken now
   output logic                wr_ok_o,   // (whatever cmd_i holds; with CmdSlice = 0)
   output logic                act_chain_o, // a chained ACTIVATE offered next cycle is taken
-  output logic                rd_ok_o,     // a UB_READ on cmd_i would be taken now
+  output logic                rd_ok_o,     // a UB_READ on cmd_i would be taken now (RdChain:
+                                           // or one of the running ACTIVATE's rows)
   output logic [TileBits-1:0] tiles_o,         // weight tiles pushed, not yet popped
   output logic [4:0]          params_loaded_o, // per tpu_pkg::param_kind_e
   // performance counters (since reset)
@@ -322,6 +329,12 @@ module tpu_datapath #(
 
   // ---------------------------------------------------------------- command acceptance
   logic rd_mm_ok, act_mm_ok, ok_par;
+  // a UB_READ chained on the running ACTIVATE (RdChain): its first output row, the ACTIVATE's
+  // first UB row (act_ub0_q), rows written so far (act_wr_q), its rows (act_rows_q)
+  localparam bit RdChainOn = RdChain && UbReadPort2 && ActLanes >= N && !CmdSlice;
+  logic rd_chain_ok, rd_chain_q;
+  logic [UbAw-1:0] act_ub0_q;
+  logic [CntW-1:0] act_rows_q, act_wr_q, rd_n_q;
   localparam bit BiasOn = BiasBeside && ActLanes >= N && !CmdSlice;
   logic ok_wr, ok_mm, ok_act, ok_ub_rd, ok_acc_rd;  // per op: its engines can take it
   // the last accepted MATMUL (ranges, ACCUMULATE, rows)
@@ -367,7 +380,9 @@ module tpu_datapath #(
     ok_mm     = (act_idle || (mm_beside_act && mm_act_apart)) && rd_mm_ok &&
                 (!mm_active || (!CmdSlice && mm_last_fire));
     ok_act    = (mxu_idle || act_mm_ok || act_chain_ok) && act_idle && rd_idle;
-    ok_ub_rd  = act_idle && rd_idle && (UbReadPort2 || !mm_active);
+    rd_chain_ok = RdChainOn && !act_idle && !act_raw_q && UbAw'(cmd_a) == act_ub0_q &&
+                  CntW'(cmd_rows) <= act_rows_q;
+    ok_ub_rd  = (act_idle || rd_chain_ok) && rd_idle && (UbReadPort2 || !mm_active);
     ok_acc_rd = mxu_idle && act_idle && rd_idle;
     if (CmdSlice) begin
       // (only used with the stage full, where it equals the case below)
@@ -911,7 +926,45 @@ module tpu_datapath #(
   // The RAM's output register is the stream's register: a read is issued when it is free or
   // being emptied, and it holds while rd_ready_i is low.
   assign rd_active = rd_nz_q;
-  assign rd_fire   = rd_active && (!rd_valid_q || rd_ready_i);
+  // (RdChain: row rd_n_q of a chained read once the ACTIVATE has written it)
+  assign rd_fire   = rd_active && (!rd_valid_q || rd_ready_i) &&
+                     (!rd_chain_q || rd_n_q < act_wr_q);
+  if (RdChainOn) begin : g_rd_chain
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        rd_chain_q <= 1'b0;
+      end else if (acc_cmd_rd) begin
+        rd_chain_q <= cv_ub_rd && !act_idle;
+      end
+      if (acc_cmd_rd) begin
+        rd_n_q <= '0;
+      end else if (rd_fire) begin
+        rd_n_q <= rd_n_q + 1'b1;
+      end
+      if (acc_cmd_act) begin
+        act_ub0_q  <= UbAw'(cmd_b);
+        act_rows_q <= CntW'(cmd_rows);
+        act_wr_q   <= '0;
+      end else if (ap_out_valid) begin
+        act_wr_q <= act_wr_q + 1'b1;
+      end
+    end
+`ifndef SYNTHESIS
+    // a chained read reads only rows the ACTIVATE wrote in an earlier cycle
+    always_ff @(posedge clk_i) begin
+      if (!rst_i && rd_fire && rd_chain_q) begin
+        assert (!rd_acc_q && RngW'(rd_addr_ub_q) - RngW'(act_ub0_q) < RngW'(act_wr_q))
+          else $error("tpu_datapath: chained UB_READ before the ACTIVATE's row is written");
+      end
+    end
+`endif
+  end else begin : g_no_rd_chain
+    assign rd_chain_q = 1'b0;
+    assign rd_n_q     = '0;
+    assign act_ub0_q  = '0;
+    assign act_rows_q = '0;
+    assign act_wr_q   = '0;
+  end
   assign rd_idle   = !rd_active && !rd_valid_q;
 
   always_ff @(posedge clk_i) begin
@@ -1032,7 +1085,9 @@ module tpu_datapath #(
                                             !(rd_valid_q && rd_src_acc_q))) &&
                    (!mm_active || (!CmdSlice && mm_last_fire));
   assign wr_ok_o = act_idle;
-  assign rd_ok_o = act_idle && rd_idle && (UbReadPort2 || !mm_active);  // (= ok_ub_rd)
+  // (= ok_ub_rd without the command's terms)
+  assign rd_ok_o = (act_idle || (RdChainOn && !act_raw_q)) && rd_idle &&
+                   (UbReadPort2 || !mm_active);
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin

@@ -340,7 +340,8 @@ module tpu_device #(
     .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .StageRows(StageRows),
     .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW), .PeekN(PeekN), .RaT(ReadAheadTiles),
     .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial),
-    .BgBypass(ReadAhead && !RegSlices), .StreamMm(StreamMm)
+    .BgBypass(ReadAhead && !RegSlices), .StreamMm(StreamMm),
+    .RdChain(StreamMm && UbReadPort2 && ActLanes >= N)
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),
@@ -393,7 +394,7 @@ module tpu_device #(
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles),
                  .ActLanes(ActLanes), .UbReadPort2(UbReadPort2),
                  .MmBesideAct(StreamMm), .ActChain(StreamMm),
-                 .BiasBeside(1'b0)) u_dp (
+                 .BiasBeside(1'b0), .RdChain(StreamMm)) u_dp (
     .clk_i, .rst_i(dev_rst),
     .cmd_valid_i(dps_valid), .cmd_ready_o(dps_ready), .cmd_i(dps_cmd),
     .wpush_valid_i(wpush_valid), .wpush_ready_o(wpush_ready), .wpush_row_i(wpush_row),
