@@ -26,6 +26,10 @@
 // drained) when every earlier MATMUL's rows are written, that MATMUL does not accumulate (so it
 // does not use the ACC read port), its ACC rows are not the ACTIVATE's source and its UB rows
 // not the ACTIVATE's destination: the ACTIVATE then reads exactly what it would in order.
+// STREAM_MATMUL devices (parameters MmBesideAct, ActChain, BiasBeside, RdChain below): a
+// MATMUL beside a running ACTIVATE, an int8 ACTIVATE chained on the last MATMUL's ACC writes,
+// a BIAS PARAM beside a running ACTIVATE (held in a shadow bank), a UB_READ chained on a
+// running ACTIVATE's output rows.
 // Completions: mm_done_o pulses in the cycle the last ACC row of a MATMUL is written (visible
 // from the next cycle); act_done_o/act_result_o (saturation count, 0 for RAW32) in the cycle
 // the last row of an ACTIVATE is written; a read ends with rd_last_o; UB_WRITE and PARAM are
