@@ -51,6 +51,9 @@ $(eval $(call rtlmxu_model,Vdp_n16,tpu_datapath,-GN=16 $(RTLMXU_DPT),$(RTLMXU_DP
 # activation, one UB copy) at N = 4
 RTLMXU_DPS := $(RTLMXU_DPT) -GCmdSlice=1\'b1 -GAccSlice=1\'b1 -GPerfSplit=1\'b1
 $(eval $(call rtlmxu_model,Vdp_n8b,tpu_datapath,-GN=8 $(RTLMXU_DPT) -GAccSlice=1\'b1 -GProdReg=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8b_ops,8,256,1),RTLMXU_TLIBS))
+# the STREAM_MATMUL devices' datapath options (tpu_device with StreamMm)
+RTLMXU_DPC := $(RTLMXU_DPT) -GMmBesideAct=1\'b1 -GActChain=1\'b1 -GBiasBeside=1\'b1 -GRdChain=1\'b1
+$(eval $(call rtlmxu_model,Vdp_n8c,tpu_datapath,-GN=8 $(RTLMXU_DPC),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8c_ops,8,256,1),RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n4b,tpu_datapath,-GN=4 -GActLanes=1 -GUbReadPort2=1\'b0 $(RTLMXU_DPS),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4b_ops,4,256,1),RTLMXU_TLIBS))
 
 # The Verilator runtime, compiled once (from the PE model's makefile, same flags).

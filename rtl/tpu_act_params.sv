@@ -32,12 +32,22 @@
 // low (registered read, like the LUT); bias_o, mult_o and shift_o are 0 then. With ChanRam = 0
 // the channel port reads 0 and ch_re_i/ch_raddr_i are ignored.
 //
-// Reset (synchronous, rst_i) clears loaded_o only; the values and the LUT keep their contents.
+// BiasShadow = 1 (ChanRam = 0 only; the STREAM_MATMUL devices): a BIAS write while
+// bias_hold_i is high (an ACTIVATE still has rows to read bias_o: tpu_datapath takes a BIAS
+// PARAM beside a running ACTIVATE) goes to a shadow bank instead, with a pending bit per
+// channel; the pending channels are copied into bias_o's registers at the end of the first
+// cycle with bias_hold_i low (a BIAS write in that cycle, later in command order, wins for its
+// channel), so bias_o changes only between the running ACTIVATE's last row and the next one's
+// first. loaded_o counts the write at once (as before).
+//
+// Reset (synchronous, rst_i) clears loaded_o only; the values and the LUT keep their contents
+// (BiasShadow: pending channels are committed in a reset cycle, not dropped).
 `default_nettype none
 
 module tpu_act_params #(
   parameter int unsigned N       = 16,  // channels (the array width)
-  parameter int unsigned ChanRam = 0    // per-channel values in RAM, read one channel at a time
+  parameter int unsigned ChanRam = 0,   // per-channel values in RAM, read one channel at a time
+  parameter bit          BiasShadow = 1'b0  // BIAS writes held in a shadow bank (see above)
 ) (
   input  logic            clk_i,
   input  logic            rst_i,
@@ -46,6 +56,7 @@ module tpu_act_params #(
   input  logic [2:0]      wr_kind_i,
   input  logic [7:0]      wr_index_i,
   input  logic [31:0]     wr_data_i,
+  input  logic            bias_hold_i,  // BiasShadow: bias_o must not change now
   // per-channel and layer-wide parameters
   output logic [N*32-1:0] bias_o,
   output logic [N*32-1:0] mult_o,
@@ -73,6 +84,13 @@ module tpu_act_params #(
   end
   if (ChanRam != 0 && N < 2) begin : g_bad_chan_ram
     $error("tpu_act_params: ChanRam needs N >= 2");
+  end
+  if (ChanRam != 0 && BiasShadow) begin : g_bad_bias_shadow
+    $error("tpu_act_params: BiasShadow needs ChanRam = 0");
+  end
+  if (!BiasShadow) begin : g_no_shadow
+    logic unused_hold;
+    assign unused_hold = bias_hold_i;
   end
 
   logic wr_bias, wr_mult, wr_shift, wr_lut, wr_output;
@@ -109,10 +127,36 @@ module tpu_act_params #(
     for (genvar j = 0; j < N; j++) begin : g_reg
       logic sel;
       assign sel = (wr_index_i == 8'(j));
-      always_ff @(posedge clk_i) begin
-        if (wr_bias && sel) begin
-          bias_q[32*j +: 32] <= wr_data_i;
+      if (BiasShadow) begin : g_shadow
+        // the shadow value and its pending bit (control: reset; the reset cycle commits)
+        logic [31:0] sh_q;
+        logic        pend_q, hold;
+        assign hold = bias_hold_i && !rst_i;
+        always_ff @(posedge clk_i) begin
+          if (wr_bias && sel && hold) begin
+            sh_q <= wr_data_i;
+          end
+          if (wr_bias && sel && !hold) begin
+            bias_q[32*j +: 32] <= wr_data_i;
+          end else if (pend_q && !hold) begin
+            bias_q[32*j +: 32] <= sh_q;
+          end
+          if (rst_i) begin
+            pend_q <= 1'b0;
+          end else if (wr_bias && sel && hold) begin
+            pend_q <= 1'b1;
+          end else if (!hold) begin
+            pend_q <= 1'b0;
+          end
         end
+      end else begin : g_live
+        always_ff @(posedge clk_i) begin
+          if (wr_bias && sel) begin
+            bias_q[32*j +: 32] <= wr_data_i;
+          end
+        end
+      end
+      always_ff @(posedge clk_i) begin
         if (wr_mult && sel) begin
           mult_q[32*j +: 32] <= wr_data_i;
         end
@@ -181,6 +225,16 @@ module tpu_act_params #(
   assign loaded_o = loaded_q;
 
 `ifndef SYNTHESIS
+  // BiasShadow: bias_o holds while bias_hold_i is high
+  logic            hold_prev_q;
+  logic [N*32-1:0] bias_prev_q;
+  always_ff @(posedge clk_i) begin
+    hold_prev_q <= BiasShadow && bias_hold_i && !rst_i;
+    bias_prev_q <= bias_q;
+    if (!rst_i && hold_prev_q) begin
+      assert (bias_q == bias_prev_q) else $error("tpu_act_params: bias changed while held");
+    end
+  end
   always_ff @(posedge clk_i) begin
     if (!rst_i && wr_valid_i) begin
       assert (wr_kind_i <= tpu_pkg::ParamOutput)

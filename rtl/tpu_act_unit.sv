@@ -11,7 +11,9 @@
 
 module tpu_act_unit #(
   parameter int unsigned N        = 16,  // channels (the array width)
-  parameter int unsigned ActLanes = N    // channels computed at once: N = pipelined, else serial
+  parameter int unsigned ActLanes = N,   // channels computed at once: N = pipelined, else serial
+  // BIAS writes beside a running ACTIVATE (tpu_act_params BiasShadow; pipelined only)
+  parameter bit          BiasShadow = 1'b0
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -20,6 +22,7 @@ module tpu_act_unit #(
   input  logic [2:0]             wr_kind_i,
   input  logic [7:0]             wr_index_i,
   input  logic [31:0]            wr_data_i,
+  input  logic                   bias_hold_i,  // BiasShadow: an ACTIVATE still reads the bias
   output logic [4:0]             loaded_o,
   // input stream: accumulator rows
   input  logic                   in_valid_i,
@@ -50,8 +53,9 @@ module tpu_act_unit #(
   logic [5:0]      ch_shift;
 
   tpu_act_params #(
-    .N      (N),
-    .ChanRam(ChanRam)
+    .N         (N),
+    .ChanRam   (ChanRam),
+    .BiasShadow(BiasShadow && ActLanes >= N)
   ) u_params (
     .clk_i      (clk_i),
     .rst_i      (rst_i),
@@ -59,6 +63,7 @@ module tpu_act_unit #(
     .wr_kind_i  (wr_kind_i),
     .wr_index_i (wr_index_i),
     .wr_data_i  (wr_data_i),
+    .bias_hold_i(bias_hold_i),
     .bias_o     (bias),
     .mult_o     (mult),
     .shift_o    (shift),

@@ -125,6 +125,9 @@ module tpu_cmd_proc #(
   parameter bit          SpanSerial = 1'b0,  // CHECK1's product bit-serial (see above)
   parameter bit          BgBypass  = 1'b0,   // background commit beside a waiting MATMUL (below)
   parameter bit          StreamMm  = 1'b1,   // STREAM_MATMUL (0: INVALID_OPCODE, logic left out)
+  // the datapath takes a UB_READ of a running ACTIVATE's rows (tpu_datapath RdChain):
+  // STREAM_MATMUL's write-back read then goes right after the block's ACTIVATE
+  parameter bit          RdChain   = 1'b0,
   localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
 ) (
   input  logic                  clk_i,
@@ -203,6 +206,8 @@ module tpu_cmd_proc #(
   input  logic                  dp_ready_i,
   input  logic                  dp_mm_ok_i,    // the datapath would take a MATMUL / UB_WRITE now
   input  logic                  dp_wr_ok_i,
+  input  logic                  dp_act_chain_i, // a chained ACTIVATE offered next cycle is taken
+  input  logic                  dp_rd_ok_i,     // the datapath would take a UB_READ now
   output logic [CmdWidth-1:0]   dp_cmd_o,
   output logic                  wpush_valid_o,
   input  logic                  wpush_ready_i,
@@ -437,6 +442,12 @@ module tpu_cmd_proc #(
   logic           sm_ph_q, sm_ph_d, sm_pw_q, sm_pw_d, sm_pm_q, sm_pm_d;
   logic [4*N*8-1:0] sm_bias_q, sm_bias_d;
   logic [31:0]    sm_oa_q, sm_oa_d, sm_pc_q, sm_pc_d, sm_wa_q, sm_wa_d, sm_wo_q, sm_wo_d;
+  // the writer's ACTIVATE chained (tpu_datapath ActChain) on the block's last MATMUL, the
+  // datapath's last one (its UB rows sm_lua): it goes into the slot before the next block's
+  // first MATMUL instead of after it (sm_pm), as the datapath takes it at once and takes the
+  // MATMUL beside it; measured: see docs/performance.md session 11
+  logic [31:0]    sm_lua_q, sm_lua_d;
+  logic           sm_chgo;
   logic           sm_actw_q, sm_actw_d;
   logic [KW-1:0]  sm_kn;                       // rows of the tile being pushed (the rest zero)
   logic           sm_end;                      // every tile multiplied, or failed between tiles
@@ -916,29 +927,47 @@ module tpu_cmd_proc #(
   // the command is left: sm_mm0); otherwise A's R rows per K-tile had to wait for the slot,
   // behind the MATMUL, and the next tile's MATMUL behind them (measured: K_MAJOR did not pay
   // without it)
-  logic mm_hold, byp, dp_rdy, sm_byp;
+  // The write-back's UB_READ (sm_rdbyp) too: the MATMUL waiting in the slot reads A's UB rows
+  // and writes ACC rows, the read reads the block's output rows (the ACTIVATE is done) from
+  // the UB copy; otherwise the read waited for that MATMUL (up to R cycles) and the next
+  // ACTIVATE for the read (measured 470 cycles at 512x64x64 with BIAS PARAMs beside the
+  // ACTIVATE, which let the next MATMUL into the slot before the ACTIVATE was done)
+  logic mm_hold, byp, dp_rdy, sm_byp, sm_rdbyp;
   logic [CmdWidth-1:0] bgc;
   always_comb begin
     bgc = '0;
-    bgc[COp +: 4] = DpUbWrite;
-    bgc[CA +: 32] = sm_byp ? sm_ua_q + sm_ai_q : bg_la_q + bg_row_q;
-    bgc[CRows +: 32] = 32'd1;
-    bgc[CData +: N*8] = st_rdata;
+    if (sm_rdbyp) begin
+      bgc[COp +: 4] = DpUbRead;
+      bgc[CA +: 32] = sm_ro_q;  bgc[CRows +: 32] = f_op1;
+    end else begin
+      bgc[COp +: 4] = DpUbWrite;
+      bgc[CA +: 32] = sm_byp ? sm_ua_q + sm_ai_q : bg_la_q + bg_row_q;
+      bgc[CRows +: 32] = 32'd1;
+      bgc[CData +: N*8] = st_rdata;
+    end
   end
   assign mm_hold    = BgBypass && dpv_q && dpc_q[COp +: 4] == DpMatmul && !dp_mm_ok_i;
   assign sm_byp     = StreamMm && state_q == SSm && sm_ap_q && sm_pp_q == '0 && cval_q &&
                       sm_mm0_q == '0 &&
                       !sm_err_q && !bg_active_q;
-  assign byp        = mm_hold && ((bg_active_q && bg_cval_q) || sm_byp) && dp_wr_ok_i;
+  assign sm_rdbyp   = StreamMm && state_q == SSm && sm_rp_q && !sm_rd_q && dp_rd_ok_i;
+  assign byp        = mm_hold && ((((bg_active_q && bg_cval_q) || sm_byp) && dp_wr_ok_i) ||
+                                  sm_rdbyp);
   assign dp_valid_o = byp || (dpv_q && !mm_hold);
   assign dp_cmd_o   = byp ? bgc : dpc_q;
   assign dp_rdy     = dp_ready_i && !byp;  // the slot's command is taken
   // (STREAM_MATMUL: a tile's last row only when its MATMUL can go into the command slot)
   assign sm_rdgo        = state_q == SSm && sm_rp_q && !sm_rd_q && (!dpv_q || dp_rdy);
+  // (the writer's ACTIVATE chained when the datapath takes it so in the next cycle and its UB
+  // rows lie apart from the last MATMUL's: else it would wait there for the MXU to drain)
+  assign sm_chgo        = state_q == SSm && sm_pw_q && sm_pm_q && sm_pc_q == N &&
+                          dp_act_chain_i &&
+                          (sm_wo_q + f_op1 <= sm_lua_q || sm_lua_q + f_op1 <= sm_wo_q) &&
+                          (!sm_wb || (!sm_actw_q && !sm_rp_q));
   assign wpush_valid_o  = (state_q == SPush && cval_q) ||
                           (state_q == SSm && !sm_ph_q && !sm_ap_q && sm_pp_q == '0 && cval_q &&
                            !sm_end &&
-                           (crow_q != N - 1 || ((!sm_pw_q || (sm_pm_q && sm_pc_q == N)) &&
+                           (crow_q != N - 1 || ((!sm_pw_q || (sm_pm_q && sm_pc_q == N && !sm_chgo)) &&
                                                 (!dpv_q || dp_rdy) && !sm_rdgo)));
   assign wpush_row_o    = (crow_q < (is_sm ? 32'(sm_kn) : f_rows) && !(is_sm && sm_err_q)) ?
                           st_rdata : '0;
@@ -1035,6 +1064,7 @@ module tpu_cmd_proc #(
     sm_t_d = sm_t_q;  sm_b_d = sm_b_q;  sm_ua_d = sm_ua_q;  sm_aa_d = sm_aa_q;  sm_err_d = sm_err_q;
     sm_ph_d = sm_ph_q;  sm_bias_d = sm_bias_q;  sm_oa_d = sm_oa_q;  sm_pw_d = sm_pw_q;
     sm_pc_d = sm_pc_q;  sm_wa_d = sm_wa_q;  sm_wo_d = sm_wo_q;  sm_pm_d = sm_pm_q;
+    sm_lua_d = sm_lua_q;
     sm_actw_d = sm_actw_q && !act_done_i;
     sm_ap_d = sm_ap_q;  sm_ai_d = sm_ai_q;  sm_mm0_d = sm_mm0_q - 16'(sm_mm0_q != '0 && mm_done_i);
     sm_rp_d = sm_rp_q;  sm_rd_d = sm_rd_q;  sm_ro_d = sm_ro_q;  sm_ha_d = sm_ha_q;
@@ -1548,7 +1578,7 @@ module tpu_cmd_proc #(
               cval_d = 1'b1;
             end
           end else if ((slot_free && sm_mm0_q == '0 && !sm_rdgo && !sm_pw_q) ||
-                       (byp && sm_byp)) begin
+                       (byp && sm_byp && !sm_rdbyp)) begin
             // (not while the writer has the slot: PARAMS' MULT/SHIFT writes at the start)
             // (through the slot, or beside the MATMUL waiting there: the bypass, above)
             if (!byp) begin
@@ -1590,6 +1620,7 @@ module tpu_cmd_proc #(
             c[CFl + 1] = 1'b1;  // POP
             c[CA +: 32] = sm_ua_q;  c[CB +: 32] = sm_aa_q;  c[CRows +: 32] = f_op1;
             dpc_d = c;  dpv_d = 1'b1;
+            sm_lua_d = sm_ua_q;
             sm_pm_d = 1'b0;  // (a waiting writer's ACTIVATE goes next)
             crow_d = '0;
             cbase_d = cbase_q + 32'(sm_kn);
@@ -1626,7 +1657,8 @@ module tpu_cmd_proc #(
         // at R = 64); sm_end: no next MATMUL comes (a failed stream)
         // (WRITE_BACK: the ACTIVATE only when the previous one is done and its write-back
         // read issued, so that act_done_i and sm_ro are this one's)
-        if (sm_pw_q && slot_free && !sm_rdgo && (sm_pc_q != N || !sm_pm_q || sm_end) &&
+        // (sm_chgo: chained, before the next block's MATMUL after all)
+        if (sm_pw_q && slot_free && !sm_rdgo && (sm_pc_q != N || !sm_pm_q || sm_end || sm_chgo) &&
             (sm_pc_q != N || !sm_wb || (!sm_actw_q && !sm_rp_q))) begin
           c = '0;
           if (sm_pc_q != N) begin
@@ -1645,19 +1677,23 @@ module tpu_cmd_proc #(
             sm_pw_d = 1'b0;
             sm_pm_d = 1'b0;
             sm_ro_d = sm_wo_q;  sm_rcl_d = sm_wcl_q;
+            if (RdChain && sm_wb && sm_wcl_q) sm_rp_d = 1'b1;
           end
           dpc_d = c;  dpv_d = 1'b1;
         end
         // WRITE_BACK: the block's ACTIVATE done -> a UB_READ of its output rows (on the UB's
         // second read port, beside the MATMULs) when nothing else goes into the slot; its rows
         // become write jobs of up to WrBytes (the next ACTIVATE waits for the read: rd_idle)
-        if (sm_wb && sm_actw_q && act_done_i && sm_rcl_q) sm_rp_d = 1'b1;
+        // (RdChain: issued right after the ACTIVATE, it reads each row once written)
+        if (sm_wb && sm_actw_q && act_done_i && sm_rcl_q && !RdChain) sm_rp_d = 1'b1;
         if (sm_rdgo) begin
           c = '0;
           c[COp +: 4] = DpUbRead;
           c[CA +: 32] = sm_ro_q;  c[CRows +: 32] = f_op1;
           dpc_d = c;  dpv_d = 1'b1;
           sm_rp_d = 1'b0;  sm_rd_d = 1'b1;
+        end else if (byp && sm_rdbyp) begin
+          sm_rp_d = 1'b0;  sm_rd_d = 1'b1;  // (beside the waiting MATMUL: above)
         end
         if (sm_rd_q && dp_rd_valid_i && dp_rd_ready_o) begin
           sm_ha_d = sm_ha_q + 64'(N);
@@ -1959,6 +1995,7 @@ module tpu_cmd_proc #(
     sm_oa_q <= StreamMm ? sm_oa_d : '0;  sm_pc_q <= StreamMm ? sm_pc_d : '0;
     sm_pp_q <= StreamMm ? sm_pp_d : '0;  sm_wk_q <= StreamMm ? sm_wk_d : '0;
     sm_wa_q <= StreamMm ? sm_wa_d : '0;  sm_wo_q <= StreamMm ? sm_wo_d : '0;
+    sm_lua_q <= StreamMm ? sm_lua_d : '0;
     // STREAM_MATMUL's products, from the SQE (stable from CHECK1 on); only meaningful when its
     // step-3 limits hold (K < 2^16, R < 2^16, C < 2^8), which CHECK2 tests first
     // (constant without StreamMm: synthesis drops the products and the counters)

@@ -26,6 +26,10 @@
 // drained) when every earlier MATMUL's rows are written, that MATMUL does not accumulate (so it
 // does not use the ACC read port), its ACC rows are not the ACTIVATE's source and its UB rows
 // not the ACTIVATE's destination: the ACTIVATE then reads exactly what it would in order.
+// STREAM_MATMUL devices (parameters MmBesideAct, ActChain, BiasBeside, RdChain below): a
+// MATMUL beside a running ACTIVATE, an int8 ACTIVATE chained on the last MATMUL's ACC writes,
+// a BIAS PARAM beside a running ACTIVATE (held in a shadow bank), a UB_READ chained on a
+// running ACTIVATE's output rows.
 // Completions: mm_done_o pulses in the cycle the last ACC row of a MATMUL is written (visible
 // from the next cycle); act_done_o/act_result_o (saturation count, 0 for RAW32) in the cycle
 // the last row of an ACTIVATE is written; a read ends with rd_last_o; UB_WRITE and PARAM are
@@ -81,7 +85,30 @@ module tpu_datapath #(
   // an accumulating row) comes 2N + 1 cycles after its acceptance (AccSlice: 2N), after the
   // ACTIVATE's last read; it writes no UB row, and the ACC rows it writes were read by then.
   // (Without CmdSlice and with ActLanes = N only.)
-  parameter bit          MmBesideAct = 1'b0
+  parameter bit          MmBesideAct = 1'b0,
+  // STREAM_MATMUL devices (with MmBesideAct; off on the boards): a chained ACTIVATE. An int8
+  // ACTIVATE whose ACC rows start at the last accepted MATMUL's and are no more than its rows
+  // is accepted while that MATMUL runs, as long as none of its rows is written yet (and its
+  // UB rows lie apart from the MATMUL's): it takes each row from the MATMUL's ACC write (the
+  // row written in cycle t enters the activation in t + 1, from fwd_data_q) instead of
+  // reading the ACC, so it needs no ACC read port, and a next MATMUL may be accepted beside
+  // it at once (UB rows apart). Its rows are what an ACC read after the MATMUL would give:
+  // rows leave the MXU in order, the ACTIVATE skips the earlier MATMULs' rows still in flight
+  // and takes the next ones (asserted below). act_chain_o: such an ACTIVATE would be taken in
+  // the next cycle (when no other command is taken in this one).
+  parameter bit          ActChain = 1'b0,
+  // STREAM_MATMUL devices (off on the boards; with ActLanes = N, without CmdSlice): a PARAM of
+  // kind BIAS is also accepted while an ACTIVATE runs. Its value waits in tpu_act_params'
+  // shadow bank (BiasShadow) until the running ACTIVATE's last row has read the bias, and is
+  // in place before any later ACTIVATE's first row (that one is accepted with the activation
+  // idle), so every ACTIVATE sees exactly the BIAS writes before it.
+  parameter bit          BiasBeside = 1'b0,
+  // STREAM_MATMUL devices (with UbReadPort2 and ActLanes = N, without CmdSlice; off on the
+  // boards): a UB_READ of a running int8 ACTIVATE's output rows, from its first row and no
+  // more rows than it writes, is accepted beside it (rd_ok_o also says so) and reads each row
+  // once the ACTIVATE has written it (a row written in cycle t is read from t + 1 on, from the
+  // UB copy): the write-back streams out with the ACTIVATE instead of after it.
+  parameter bit          RdChain = 1'b0
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -106,6 +133,9 @@ module tpu_datapath #(
   output logic                idle_o,
   output logic                mm_ok_o,   // a MATMUL / a UB_WRITE on cmd_i would be taken now
   output logic                wr_ok_o,   // (whatever cmd_i holds; with CmdSlice = 0)
+  output logic                act_chain_o, // a chained ACTIVATE offered next cycle is taken
+  output logic                rd_ok_o,     // a UB_READ on cmd_i would be taken now (RdChain:
+                                           // or one of the running ACTIVATE's rows)
   output logic [TileBits-1:0] tiles_o,         // weight tiles pushed, not yet popped
   output logic [4:0]          params_loaded_o, // per tpu_pkg::param_kind_e
   // performance counters (since reset)
@@ -302,7 +332,14 @@ module tpu_datapath #(
   logic              rd_active, rd_fire, rd_idle;
 
   // ---------------------------------------------------------------- command acceptance
-  logic rd_mm_ok, act_mm_ok;
+  logic rd_mm_ok, act_mm_ok, ok_par;
+  // a UB_READ chained on the running ACTIVATE (RdChain): its first output row, the ACTIVATE's
+  // first UB row (act_ub0_q), rows written so far (act_wr_q), its rows (act_rows_q)
+  localparam bit RdChainOn = RdChain && UbReadPort2 && ActLanes >= N && !CmdSlice;
+  logic rd_chain_ok, rd_chain_q;
+  logic [UbAw-1:0] act_ub0_q;
+  logic [CntW-1:0] act_rows_q, act_wr_q, rd_n_q;
+  localparam bit BiasOn = BiasBeside && ActLanes >= N && !CmdSlice;
   logic ok_wr, ok_mm, ok_act, ok_ub_rd, ok_acc_rd;  // per op: its engines can take it
   // the last accepted MATMUL (ranges, ACCUMULATE, rows)
   logic [UbAw-1:0]   lm_ub_q;
@@ -320,7 +357,18 @@ module tpu_datapath #(
   // compare: a MATMUL is accepted only when the previous one issues its last row, so then it
   // becomes -(the rows in flight next cycle); otherwise each ACC write adds 1.
   logic [SlW-1:0]    mm_slack_q;
+  // a chained ACTIVATE (ActChain, see the parameter): the command can be taken chained, the
+  // last MATMUL's rows are all still to be written (also counting this cycle's ACC write),
+  // the command's UB rows apart from the last MATMUL's
+  localparam bit     ChainOn = ActChain && MmBesideAct && !CmdSlice && ActLanes >= N;
+  logic              act_chain_ok, chain_win, act_lm_ub_apart;
   always_comb begin
+    // (mm_slack_q + w_valid <= 0 with rows in flight: none of the last MATMUL's rows is
+    // written by the end of this cycle; its rows are the ones after -(that sum) more writes)
+    chain_win = !mxu_idle && (mm_slack_q[SlW-1] || (mm_slack_q == '0 && !w_valid));
+    act_lm_ub_apart = cmd_hi_b <= RngW'(lm_ub_q) || lm_ub_hi_q <= RngW'(cmd_b[UbAw-1:0]);
+    act_chain_ok = ChainOn && !cmd_flags[1] && AccAw'(cmd_a) == lm_acc_q &&
+                   CntW'(cmd_rows) <= lm_rows_q && chain_win && act_lm_ub_apart;
     // ACTIVATE beside the last MATMUL: only its rows are in the MXU (mm_flight counts rows
     // issued and not yet written), it leaves the ACC read port free, and the ranges are apart
     act_mm_ok = !cmd_flags[1] && !lm_accum_q &&
@@ -329,12 +377,16 @@ module tpu_datapath #(
     // held last row would share the ACC port with the MATMUL's read-modify-write)
     rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q));
     ok_wr     = act_idle;
+    // (a BIAS PARAM beside a running ACTIVATE: BiasBeside)
+    ok_par    = ok_wr || (BiasOn && cmd_flags[2:0] == 3'(tpu_pkg::ParamBias));
     // (with CmdSlice not in the cycle the previous MATMUL issues its last row: that needs
     // the weight FIFO's next state, a long path on an FPGA; one cycle between MATMULs)
     ok_mm     = (act_idle || (mm_beside_act && mm_act_apart)) && rd_mm_ok &&
                 (!mm_active || (!CmdSlice && mm_last_fire));
-    ok_act    = (mxu_idle || act_mm_ok) && act_idle && rd_idle;
-    ok_ub_rd  = act_idle && rd_idle && (UbReadPort2 || !mm_active);
+    ok_act    = (mxu_idle || act_mm_ok || act_chain_ok) && act_idle && rd_idle;
+    rd_chain_ok = RdChainOn && !act_idle && !act_raw_q && UbAw'(cmd_a) == act_ub0_q &&
+                  CntW'(cmd_rows) <= act_rows_q;
+    ok_ub_rd  = (act_idle || rd_chain_ok) && rd_idle && (UbReadPort2 || !mm_active);
     ok_acc_rd = mxu_idle && act_idle && rd_idle;
     if (CmdSlice) begin
       // (only used with the stage full, where it equals the case below)
@@ -342,7 +394,8 @@ module tpu_datapath #(
                    (cv_ub_rd && ok_ub_rd) || (cv_acc_rd && ok_acc_rd);
     end else begin
       unique case (cmd_op)
-        OpUbWrite, OpParam: can_accept = ok_wr;
+        OpUbWrite:          can_accept = ok_wr;
+        OpParam:            can_accept = ok_par;
         OpMatmul:           can_accept = ok_mm;
         OpActivate:         can_accept = ok_act;
         OpUbRead:           can_accept = ok_ub_rd;
@@ -680,7 +733,11 @@ module tpu_datapath #(
   // over the die on big boards). Exact: a PARAM is accepted only while the activation is idle,
   // an ACTIVATE can be accepted one cycle later at the earliest and reads its first ACC row a
   // cycle after that, so every row still sees every earlier value (asserted below); the loaded
-  // flags include the pending write, so they change in the same cycle as before.
+  // flags include the pending write, so they change in the same cycle as before. BiasBeside:
+  // a BIAS PARAM also while an ACTIVATE runs; bias_hold_i (a row of it not yet at the
+  // activation's input, or there now: a row uses the bias in its input cycle) is high from the
+  // cycle after that ACTIVATE's acceptance on, so a BIAS accepted after it is held in the
+  // shadow bank until its last row is in, one accepted before it is already in place.
   logic        pw_valid_q;
   logic [2:0]  pw_kind_q;
   logic [7:0]  pw_index_q;
@@ -690,7 +747,7 @@ module tpu_datapath #(
     if (rst_i) begin
       pw_valid_q <= 1'b0;
     end else begin
-      pw_valid_q <= cv_par && ok_wr;
+      pw_valid_q <= cv_par && ok_par;
     end
     pw_kind_q  <= cmd_flags[2:0];
     pw_index_q <= cmd_a[7:0];
@@ -699,7 +756,7 @@ module tpu_datapath #(
   assign params_loaded_o = act_loaded | (pw_valid_q ? 5'(1) << pw_kind_q : 5'd0);
 
   // parameters + the activation (pipelined, or tpu_act_serial when ActLanes < N)
-  tpu_act_unit #(.N(N), .ActLanes(ActLanes)) u_act_unit (
+  tpu_act_unit #(.N(N), .ActLanes(ActLanes), .BiasShadow(BiasOn)) u_act_unit (
     .clk_i,
     .rst_i,
     // (not during reset: before the first reset edge pw_valid_q is random in simulation, and a
@@ -708,10 +765,12 @@ module tpu_datapath #(
     .wr_kind_i   (pw_kind_q),
     .wr_index_i  (pw_index_q),
     .wr_data_i   (pw_data_q),
+    // (a row of the running ACTIVATE still to read the bias: not fired yet, or at the input)
+    .bias_hold_i (act_active || a1_valid_q),
     .loaded_o    (act_loaded),
     .in_valid_i  (a1_valid_q),
     .in_ready_o  (ap_in_ready),
-    .in_acc_i    (acc_rdata),
+    .in_acc_i    (a1_chain_q ? fwd_data_q : acc_rdata),
     .in_raw_i    (act_raw_q),
     .in_lut_i    (act_lut_q),
     .in_last_i   (a1_last_q),
@@ -727,7 +786,12 @@ module tpu_datapath #(
   // ACC one per cycle and enter the pipeline the cycle after. The serial unit takes one row at
   // a time: the next row is read once the previous one has come out (then it is ready again).
   assign act_active = act_nz_q;
-  assign act_fire   = act_active && (ActLanes >= N || act_fl0_q);
+  // (a chained ACTIVATE: in the cycle the MATMUL writes its next row, after ch_skip_q
+  // earlier rows)
+  logic act_chain_q, a1_chain_q;
+  logic [MmFlightW-1:0] ch_skip_q;
+  assign act_fire   = act_active && (ActLanes >= N || act_fl0_q) &&
+                      (!act_chain_q || (w_valid && ch_skip_q == '0));
   assign act_idle   = !act_active && act_fl0_q;
   assign act_flight_d = act_flight_q + ActFlightW'(act_fire) - ActFlightW'(ap_out_valid);
   if (MmBesideAct && !CmdSlice && ActLanes >= N) begin : g_mm_beside_act
@@ -742,17 +806,80 @@ module tpu_datapath #(
     // acceptance, the MATMUL's first ACC read 2N + 1 cycles after it (AccSlice: 2N): so at
     // most 2N + 1 rows left (2N); the assertion below checks it. Was 2N - 2: measured 3 cycles
     // per STREAM_MATMUL block at 64x256x256)
-    assign mm_beside_act = !act_raw_q && act_left_q <= CntW'(AccSlice ? 2 * N : 2 * N + 1);
+    // (a chained ACTIVATE reads no ACC row: a MATMUL may go beside it at once; its ACC rows are
+    // written after every row of the MATMUL the ACTIVATE takes its rows from)
+    assign mm_beside_act = act_chain_q ||
+                           (!act_raw_q && act_left_q <= CntW'(AccSlice ? 2 * N : 2 * N + 1));
     assign mm_act_apart  = cmd_hi_a <= act_ub_lo_q || act_ub_hi_q <= RngW'(cmd_a[UbAw-1:0]);
 `ifndef SYNTHESIS
     // the ACC read port: an accumulating MATMUL row never meets an ACTIVATE's read
     always_ff @(posedge clk_i) begin
-      if (!rst_i) assert (!(mm_acc_re && act_fire));
+      if (!rst_i) assert (!(mm_acc_re && act_fire && !act_chain_q));
     end
 `endif
   end else begin : g_no_mm_beside_act
     assign mm_beside_act = 1'b0;
     assign mm_act_apart  = 1'b0;
+  end
+
+  if (ChainOn) begin : g_act_chain
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        act_chain_q <= 1'b0;
+        a1_chain_q  <= 1'b0;
+        ch_skip_q   <= '0;
+      end else begin
+        if (acc_cmd_act) begin
+          act_chain_q <= act_chain_ok;
+          // -(mm_slack_q + w_valid): the earlier MATMULs' rows written after this cycle
+          ch_skip_q   <= MmFlightW'(~mm_slack_q) + MmFlightW'(!w_valid);
+        end else if (act_chain_q && w_valid && ch_skip_q != '0) begin
+          ch_skip_q <= ch_skip_q - 1'b1;
+        end
+        a1_chain_q <= act_fire && act_chain_q;
+      end
+    end
+    // (mm_slack_q + w_valid <= -1: chain_win holds next cycle, when act_idle, rd_idle and the
+    // last MATMUL stay: no command taken now)
+    assign act_chain_o = act_idle && rd_idle && mm_slack_q[SlW-1] && !(&mm_slack_q && w_valid);
+`ifndef SYNTHESIS
+    // Exactness: each chained row is the write of the ACTIVATE's next source row by a MATMUL
+    // accepted before it, and no row of such a MATMUL that is still to be written goes to that
+    // ACC row: the rows still due from before the ACTIVATE (counted from the in-flight counts
+    // at its acceptance) are exactly the last MATMUL's rows after this one.
+    logic [CntW:0] chk_due_q, chk_row_q, chk_lm_q;
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        chk_due_q <= '0;
+      end else begin
+        if (acc_cmd_act) begin
+          chk_due_q <= (CntW + 1)'(mm_flight) + (CntW + 1)'(mm_left_q) - (CntW + 1)'(w_valid);
+          chk_row_q <= '0;
+          chk_lm_q  <= (CntW + 1)'(lm_rows_q);
+          assert (!(act_chain_ok && act_mm_ok))
+            else $error("tpu_datapath: ACTIVATE both chained and beside its MATMUL");
+        end else begin
+          if (w_valid && chk_due_q != '0) begin
+            chk_due_q <= chk_due_q - 1'b1;
+          end
+          if (act_fire && act_chain_q) begin
+            chk_row_q <= chk_row_q + 1'b1;
+          end
+        end
+        if (act_fire && act_chain_q) begin
+          assert (w_valid && w_addr == act_src_q && chk_due_q != '0 &&
+                  chk_due_q - 1'b1 == chk_lm_q - 1'b1 - chk_row_q)
+            else $error("tpu_datapath: chained ACTIVATE row %0d is not its MATMUL's row",
+                        chk_row_q);
+        end
+      end
+    end
+`endif
+  end else begin : g_no_act_chain
+    assign act_chain_q = 1'b0;
+    assign a1_chain_q  = 1'b0;
+    assign ch_skip_q   = '0;
+    assign act_chain_o = 1'b0;
   end
 
   always_ff @(posedge clk_i) begin
@@ -803,7 +930,45 @@ module tpu_datapath #(
   // The RAM's output register is the stream's register: a read is issued when it is free or
   // being emptied, and it holds while rd_ready_i is low.
   assign rd_active = rd_nz_q;
-  assign rd_fire   = rd_active && (!rd_valid_q || rd_ready_i);
+  // (RdChain: row rd_n_q of a chained read once the ACTIVATE has written it)
+  assign rd_fire   = rd_active && (!rd_valid_q || rd_ready_i) &&
+                     (!rd_chain_q || rd_n_q < act_wr_q);
+  if (RdChainOn) begin : g_rd_chain
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        rd_chain_q <= 1'b0;
+      end else if (acc_cmd_rd) begin
+        rd_chain_q <= cv_ub_rd && !act_idle;
+      end
+      if (acc_cmd_rd) begin
+        rd_n_q <= '0;
+      end else if (rd_fire) begin
+        rd_n_q <= rd_n_q + 1'b1;
+      end
+      if (acc_cmd_act) begin
+        act_ub0_q  <= UbAw'(cmd_b);
+        act_rows_q <= CntW'(cmd_rows);
+        act_wr_q   <= '0;
+      end else if (ap_out_valid) begin
+        act_wr_q <= act_wr_q + 1'b1;
+      end
+    end
+`ifndef SYNTHESIS
+    // a chained read reads only rows the ACTIVATE wrote in an earlier cycle
+    always_ff @(posedge clk_i) begin
+      if (!rst_i && rd_fire && rd_chain_q) begin
+        assert (!rd_acc_q && RngW'(rd_addr_ub_q) - RngW'(act_ub0_q) < RngW'(act_wr_q))
+          else $error("tpu_datapath: chained UB_READ before the ACTIVATE's row is written");
+      end
+    end
+`endif
+  end else begin : g_no_rd_chain
+    assign rd_chain_q = 1'b0;
+    assign rd_n_q     = '0;
+    assign act_ub0_q  = '0;
+    assign act_rows_q = '0;
+    assign act_wr_q   = '0;
+  end
   assign rd_idle   = !rd_active && !rd_valid_q;
 
   always_ff @(posedge clk_i) begin
@@ -893,7 +1058,7 @@ module tpu_datapath #(
       // forwarded next cycle anyway, so the read is skipped then. (A row that does not
       // accumulate reads nothing: an ACTIVATE beside its MATMUL has the port.)
       acc_re = !(w_valid && w_addr == mm_acc_raddr);
-    end else if (act_fire) begin
+    end else if (act_fire && !act_chain_q) begin
       acc_re    = 1'b1;
       acc_raddr = act_src_q;
     end else if (rd_fire && rd_acc_q) begin
@@ -924,6 +1089,9 @@ module tpu_datapath #(
                                             !(rd_valid_q && rd_src_acc_q))) &&
                    (!mm_active || (!CmdSlice && mm_last_fire));
   assign wr_ok_o = act_idle;
+  // (= ok_ub_rd without the command's terms)
+  assign rd_ok_o = (act_idle || (RdChainOn && !act_raw_q)) && rd_idle &&
+                   (UbReadPort2 || !mm_active);
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -1015,13 +1183,15 @@ module tpu_datapath #(
       assert (!s1_valid_q || mxu_in_ready) else $error("tpu_datapath: MXU refused a row");
       assert (!a1_valid_q || ap_in_ready) else $error("tpu_datapath: activation refused a row");
       // a PARAM lands a cycle after its acceptance: nothing in the activation may use it yet
-      assert (!pw_valid_q || (act_idle && !a1_valid_q))
+      // (BiasBeside: a BIAS value waits in the shadow bank, tpu_act_params asserts it)
+      assert (!pw_valid_q || (act_idle && !a1_valid_q) ||
+              (BiasOn && pw_kind_q == 3'(tpu_pkg::ParamBias)))
         else $error("tpu_datapath: delayed PARAM write while the activation runs");
       // one user per RAM port
       assert (!(w_valid && ap_out_valid && act_raw_q)) else $error("tpu_datapath: ACC write clash");
       assert (!(cmd_fire && cmd_op == OpUbWrite && ap_out_valid && !act_raw_q))
         else $error("tpu_datapath: UB write clash");
-      assert (!(mm_acc_re && (act_fire || (rd_fire && rd_acc_q))))
+      assert (!(mm_acc_re && ((act_fire && !act_chain_q) || (rd_fire && rd_acc_q))))
         else $error("tpu_datapath: ACC read clash");
       assert (UbReadPort2 || !(mm_fire && rd_fire && !rd_acc_q))
         else $error("tpu_datapath: UB read clash");

@@ -329,7 +329,7 @@ module tpu_device #(
   logic [31:0]          chk_len;
   logic                 chk_write;
   logic                 dp_valid, dp_ready, wpush_valid, wpush_ready, wpush_transpose;
-  logic                 dp_mm_ok, dp_wr_ok;
+  logic                 dp_mm_ok, dp_wr_ok, dp_act_chain, dp_rd_ok;
   logic [CmdWidth-1:0]  dp_cmd;
   logic [N*8-1:0]       wpush_row;
   logic                 dp_rd_valid, dp_rd_ready, dp_rd_last, mm_done, act_done, dp_idle;
@@ -340,7 +340,8 @@ module tpu_device #(
     .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .StageRows(StageRows),
     .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW), .PeekN(PeekN), .RaT(ReadAheadTiles),
     .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial),
-    .BgBypass(ReadAhead && !RegSlices), .StreamMm(StreamMm)
+    .BgBypass(ReadAhead && !RegSlices), .StreamMm(StreamMm),
+    .RdChain(StreamMm && UbReadPort2 && ActLanes >= N)
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),
@@ -366,7 +367,8 @@ module tpu_device #(
     .wr_req_valid_o(cp_wr_valid), .wr_req_ready_i(wr_req_ready), .wr_req_addr_o(cp_wr_addr),
     .wr_req_len_o(cp_wr_len), .wr_req_data_o(cp_wr_data), .wr_idle_i(wr_idle),
     .dp_valid_o(dp_valid), .dp_ready_i(dp_ready), .dp_cmd_o(dp_cmd),
-    .dp_mm_ok_i(dp_mm_ok), .dp_wr_ok_i(dp_wr_ok),
+    .dp_mm_ok_i(dp_mm_ok), .dp_wr_ok_i(dp_wr_ok), .dp_act_chain_i(dp_act_chain),
+    .dp_rd_ok_i(dp_rd_ok),
     .wpush_valid_o(wpush_valid), .wpush_ready_i(wpush_ready), .wpush_row_o(wpush_row),
     .wpush_transpose_o(wpush_transpose),
     .dp_rd_valid_i(dp_rd_valid), .dp_rd_ready_o(dp_rd_ready), .dp_rd_data_i(dp_rd_data),
@@ -391,7 +393,8 @@ module tpu_device #(
 
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles),
                  .ActLanes(ActLanes), .UbReadPort2(UbReadPort2),
-                 .MmBesideAct(StreamMm)) u_dp (
+                 .MmBesideAct(StreamMm), .ActChain(StreamMm),
+                 .BiasBeside(StreamMm), .RdChain(StreamMm)) u_dp (
     .clk_i, .rst_i(dev_rst),
     .cmd_valid_i(dps_valid), .cmd_ready_o(dps_ready), .cmd_i(dps_cmd),
     .wpush_valid_i(wpush_valid), .wpush_ready_o(wpush_ready), .wpush_row_i(wpush_row),
@@ -399,7 +402,8 @@ module tpu_device #(
     .rd_valid_o(dp_rd_valid), .rd_ready_i(dp_rd_ready), .rd_data_o(dp_rd_data),
     .rd_last_o(dp_rd_last),
     .mm_done_o(mm_done), .act_done_o(act_done), .act_result_o(act_result), .idle_o(dp_idle_raw),
-    .mm_ok_o(dp_mm_ok), .wr_ok_o(dp_wr_ok),
+    .mm_ok_o(dp_mm_ok), .wr_ok_o(dp_wr_ok), .act_chain_o(dp_act_chain),
+    .rd_ok_o(dp_rd_ok),
     .tiles_o(dp_tiles), .params_loaded_o(dp_loaded),
     .perf_busy_o(dp_perf_busy), .perf_mxu_busy_o(dp_perf_mxu), .perf_macs_o(dp_perf_macs)
   );

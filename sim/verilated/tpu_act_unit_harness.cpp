@@ -49,6 +49,7 @@ void poke(struct tpu_vact *vh, const struct tpu_vact_in *in)
 	t->wr_kind_i = in->wr_kind;
 	t->wr_index_i = in->wr_index;
 	t->wr_data_i = in->wr_data;
+	t->bias_hold_i = 0; /* (BiasShadow is off in these models) */
 	t->in_valid_i = in->in_valid;
 	t->in_raw_i = in->in_raw;
 	t->in_lut_i = in->in_lut;

@@ -136,6 +136,8 @@ const struct tpu_vdp_ops *tpu_vdp_n16_ops(void);
  * UbReadPort2 = 0 at N = 4 */
 const struct tpu_vdp_ops *tpu_vdp_n8b_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_n4b_ops(void);
+/* the STREAM_MATMUL devices' options: MmBesideAct + ActChain + BiasBeside + RdChain at N = 8 */
+const struct tpu_vdp_ops *tpu_vdp_n8c_ops(void);
 /* benchmark builds */
 const struct tpu_vdp_ops *tpu_vdp_b16_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_b16t2_ops(void);

@@ -4,7 +4,8 @@
  * back-pressure cycles, accumulate hazards on consecutive rows and commands, -128 x -128 over a
  * long K, accumulator wrap-around, ACTIVATE (int8, LUT, RAW32) and the perf counters; also with
  * the board options AccSlice (a two-stage ACC read-modify-write), ProdReg (PE product
- * registers) and CmdSlice. */
+ * registers) and CmdSlice; and the STREAM_MATMUL devices' options (MmBesideAct, ActChain,
+ * BiasBeside, RdChain): a chained ACTIVATE, a BIAS PARAM beside it, a chained UB_READ. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +16,11 @@
 #include "tpu/numerics.h"
 
 typedef const struct tpu_vdp_ops *(*ops_fn)(void);
-/* the last two with board options: AccSlice + ProdReg (N = 8), and the iCEBreaker's CmdSlice +
- * AccSlice, serial activation, one UB copy (N = 4); accumulate_same_row runs the odd indices
- * without idle cycles */
-static const ops_fn models[] = {tpu_vdp_n4_ops,  tpu_vdp_n6_ops, tpu_vdp_n8_ops,
-				tpu_vdp_n16_ops, tpu_vdp_n8b_ops, tpu_vdp_n4b_ops};
+/* then two with board options: AccSlice + ProdReg (N = 8), and the iCEBreaker's CmdSlice +
+ * AccSlice, serial activation, one UB copy (N = 4); the last with the STREAM_MATMUL devices'
+ * options (N = 8); accumulate_same_row runs the odd indices without idle cycles */
+static const ops_fn models[] = {tpu_vdp_n4_ops,  tpu_vdp_n6_ops,  tpu_vdp_n8_ops, tpu_vdp_n16_ops,
+				tpu_vdp_n8b_ops, tpu_vdp_n4b_ops, tpu_vdp_n8c_ops};
 #define N_MODELS (int)(sizeof(models) / sizeof(models[0]))
 
 #define MAXN TPU_VM_MAX_N
@@ -290,6 +291,124 @@ START_TEST(activate_random)
 }
 END_TEST
 
+/* The STREAM_MATMUL devices' overlaps, back to back (no idle cycles), against the reference:
+ * MATMUL m0 (ACC rows 64..), MATMUL m1 (ACC rows 0..R-1), ACTIVATE A1 of m1's rows (chained
+ * on m1: it must skip m0's rows still in flight and see m1's results, not those of m2 below),
+ * a UB_READ of A1's output rows (chained on A1: each row
+ * once written), MATMUL m2 accumulating into the same ACC rows (beside A1), N BIAS PARAMs
+ * (beside A1: A1 must keep the old bias, A2 must see the new one), ACTIVATE A2 of m1 + m2.
+ * Model 0 has the options (and the test checks that each overlap happened), model 1 not
+ * (same results, in order). */
+static const ops_fn chain_models[] = {tpu_vdp_n8c_ops, tpu_vdp_n8_ops};
+
+static void act_ref_rows(struct ref *ref, unsigned rows, const struct tpu_act_channel *ch,
+			 const struct tpu_act_output *outp, int8_t *want)
+{
+	for (unsigned r = 0; r < rows; r++)
+		for (unsigned j = 0; j < ref->n; j++) {
+			bool s = false;
+			want[r * ref->n + j] = tpu_activate(ref->acc[r][j], &ch[j], outp, &s);
+		}
+}
+
+static void check_rows(unsigned n, unsigned rows, const int8_t *got, const int8_t *want,
+		       const char *what)
+{
+	for (unsigned r = 0; r < rows; r++)
+		for (unsigned j = 0; j < n; j++)
+			ck_assert_msg(got[r * n + j] == want[r * n + j], "%s[%u][%u] = %d, want %d",
+				      what, r, j, got[r * n + j], want[r * n + j]);
+}
+
+START_TEST(chain_bias_beside)
+{
+	const struct tpu_vdp_ops *ops = chain_models[_i]();
+	uint64_t rng = test_seed("chain_bias_beside", _i);
+	struct mxu_dp d;
+	struct ref *ref = ref_new(ops->n);
+	unsigned n = ops->n;
+	const unsigned R = 3 * n; /* rows per MATMUL: UB m0 96.., m1 0.., m2 32..; outputs 128.., 192.. */
+	struct tpu_act_channel ch[MAXN], ch2[MAXN];
+	struct tpu_act_output outp = {0};
+	static int8_t got[64 * MAXN], want1[64 * MAXN], want2[64 * MAXN];
+
+	mxu_dp_open(&d, ops, rng, 0);
+	for (unsigned r = 0; r < 128; r++) {
+		for (unsigned k = 0; k < n; k++)
+			ref->ub[r][k] = (int8_t)harness_range(&rng, -128, 127);
+		mxu_dp_write_ub(&d, r, ref->ub[r]);
+	}
+	for (unsigned j = 0; j < n; j++) {
+		ch[j].bias = (int32_t)harness_range(&rng, -40000, 40000);
+		ch[j].multiplier = (int32_t)harness_range(&rng, 1 << 30, INT32_MAX);
+		ch[j].shift = (int32_t)harness_range(&rng, -12, -6);
+		ch2[j] = ch[j];
+		ch2[j].bias = (int32_t)harness_range(&rng, -40000, 40000);
+		mxu_dp_param(&d, 0, j, (uint32_t)ch[j].bias);
+		mxu_dp_param(&d, 1, j, (uint32_t)ch[j].multiplier);
+		mxu_dp_param(&d, 2, j, (uint32_t)ch[j].shift);
+	}
+	outp.qmin = -128;
+	outp.qmax = 127;
+	mxu_dp_param(&d, 4, 0, (uint32_t)(uint8_t)outp.qmin << 8 | (uint32_t)(uint8_t)outp.qmax << 16);
+	push_tile(&d, ref, &rng, -128, 127);
+	push_tile(&d, ref, &rng, -128, 127);
+	for (unsigned t = 0; t < 4 * n; t++) /* both tiles in the FIFO */
+		mxu_dp_step(&d);
+
+	do_matmul(&d, ref, 96, 64, R, 0, 1);
+	do_matmul(&d, ref, 0, 0, R, 0, 0);
+	act_ref_rows(ref, R, ch, &outp, want1);
+	uint64_t m1_acc = d.last_accept_cycle;
+	mxu_dp_cmd(&d, TPU_VDP_ACTIVATE, 0, 0, 128, R, NULL, 0);
+	uint64_t a1_acc = d.last_accept_cycle;
+	size_t rd_base = d.rd_rows;
+	mxu_dp_cmd(&d, TPU_VDP_UB_READ, 0, 128, 0, R, NULL, 0);
+	uint64_t r1_acc = d.last_accept_cycle;
+	do_matmul(&d, ref, 32, 0, R, 1, 1);
+	uint64_t m2_acc = d.last_accept_cycle;
+	uint64_t b_acc = 0;
+	for (unsigned j = 0; j < n; j++) {
+		mxu_dp_param(&d, 0, j, (uint32_t)ch2[j].bias);
+		if (j == 0)
+			b_acc = d.last_accept_cycle;
+	}
+	unsigned a1_done = d.act_done;
+	uint64_t a1_end = d.last_act_done_cycle;
+	mxu_dp_cmd(&d, TPU_VDP_ACTIVATE, 0, 0, 192, R, NULL, 0);
+	mxu_dp_drain(&d);
+	act_ref_rows(ref, R, ch2, &outp, want2);
+
+	ck_assert_uint_eq(d.act_done, 2);
+	ck_assert_uint_ge(d.rd_rows, rd_base + R);
+	for (unsigned r = 0; r < R; r++)
+		for (unsigned j = 0; j < n; j++)
+			got[r * n + j] = (int8_t)(uint8_t)(d.rd[(rd_base + r) * n + j / 4] >> (8 * (j % 4)));
+	check_rows(n, R, got, want1, "chained UB_READ of A1");
+	mxu_dp_read_ub(&d, 128, R, got);
+	check_rows(n, R, got, want1, "A1");
+	mxu_dp_read_ub(&d, 192, R, got);
+	check_rows(n, R, got, want2, "A2");
+	check_acc(&d, ref, 0, R);
+	check_acc(&d, ref, 64, R);
+	printf("chain_bias_beside[%d]: m1 %" PRIu64 ", A1 %" PRIu64 ", read %" PRIu64
+	       ", m2 %" PRIu64 ", bias %" PRIu64 ", A1 done %" PRIu64 " (%u)\n",
+	       _i, m1_acc, a1_acc, r1_acc, m2_acc, b_acc, a1_end, a1_done);
+	if (_i == 0) {
+		/* each overlap happened: A1 right behind m1 (before m1's first row is written,
+		 * 2N + 2 cycles after it), the read right behind A1, m2 as m1 issues its last row,
+		 * the bias while A1 still ran */
+		ck_assert_uint_le(a1_acc, m1_acc + 2);
+		ck_assert_uint_le(r1_acc, a1_acc + 2);
+		ck_assert_uint_le(m2_acc, m1_acc + R + 2);
+		ck_assert_uint_eq(a1_done, 0);
+		ck_assert_uint_lt(b_acc, d.last_act_done_cycle);
+	}
+	mxu_dp_close(&d);
+	free(ref);
+}
+END_TEST
+
 /* Performance counters: MACs = N^2 per row, MXU-busy = rows. */
 START_TEST(perf_counters)
 {
@@ -328,6 +447,7 @@ static Suite *suite_rtl_mxu_datapath(void)
 	tcase_add_loop_test(tc, edge_long_k_and_wrap, 0, N_MODELS);
 	tcase_add_loop_test(tc, activate_random, 0, N_MODELS);
 	tcase_add_loop_test(tc, perf_counters, 0, N_MODELS);
+	tcase_add_loop_test(tc, chain_bias_beside, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -78,6 +78,7 @@ void mxu_dp_step(struct mxu_dp *d)
 		if (d->out.act_done) {
 			d->act_done++;
 			d->act_result = d->out.act_result;
+			d->last_act_done_cycle = d->cycle;
 		}
 	}
 	d->cycle++;

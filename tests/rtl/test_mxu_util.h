@@ -30,7 +30,7 @@ struct mxu_dp {
 	/* completions */
 	unsigned mm_done, act_done;
 	uint32_t act_result;  /* of the latest ACTIVATE */
-	uint64_t last_mm_done_cycle, last_accept_cycle;
+	uint64_t last_mm_done_cycle, last_act_done_cycle, last_accept_cycle;
 };
 
 /* Create a model (seed printed by the caller) and reset it. */
