@@ -449,8 +449,11 @@ module tpu_datapath #(
   // A switch row is read from the UB one cycle before it reaches the MXU, so it may issue when
   // the next tile will be complete in the shadow registers in the next cycle (this already
   // accounts for a switch row entering the MXU now, which uses the current one up).
+  // CmdSlice: when the tile is complete now (swap_ready, a decode of flip-flops; a POP MATMUL
+  // waits one cycle more when its tile completes in that cycle): a MATMUL is accepted only
+  // while none is active, so while mm_pop_q is set no row is in stage s1 and the tile stays.
   assign mm_active    = mm_nz_q;
-  assign mm_swap_ok   = !mm_pop_q || mxu_swap_ready_next;
+  assign mm_swap_ok   = !mm_pop_q || (CmdSlice ? mxu_swap_ready : mxu_swap_ready_next);
   assign mm_fire      = mm_active && mm_swap_ok;
   assign mm_last_fire = mm_fire && mm_one_q;
 

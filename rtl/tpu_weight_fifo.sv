@@ -17,7 +17,11 @@
 
 module tpu_weight_fifo #(
   parameter int unsigned N     = 16,
-  parameter int unsigned Tiles = 4
+  parameter int unsigned Tiles = 4,
+  // board option (iCE40, set in board.json module_params): the banks as block RAM (tpu_ram
+  // Block) although they are tiny; without it a small FPGA builds each bank of flip-flops, a
+  // write decode and a read mux. Same behaviour either way.
+  parameter bit          BankBlock = 1'b0
 ) (
   input  logic             clk_i,
   input  logic             rst_i,
@@ -127,7 +131,7 @@ module tpu_weight_fifo #(
     assign row_sel = in_transpose_i ? diag : wr_row_q;
     assign waddr = wr_base_q + ABits'(row_sel);
 
-    tpu_ram #(.Width(8), .Depth(Depth)) u_bank (
+    tpu_ram #(.Width(8), .Depth(Depth), .Block(32'(BankBlock))) u_bank (
       .clk_i,
       .we_i    (in_fire),
       .waddr_i (waddr),
