@@ -19,12 +19,16 @@
 // tpu_mul_pair computes the two products of each PE pair (columns 2m, 2m+1) of a row; the iCE40
 // board replaces tpu_mul_pair by one dual 8x8 SB_MAC16 (fpga/ice40/tpu_mul_pair.sv), so a 4x4
 // array takes the UP5K's 8 DSPs. Timing and results are the same.
+// NarrowSum = 1 (board option): every PE keeps its partial sum in the bits its rows of int8
+// products can reach (tpu_pe NarrowSum; 16..18 bits at N = 4) and the de-skew delays only the
+// last row's 15 + clog2(N + 1) bits, sign-extended after it. Timing and results are the same.
 `default_nettype none
 
 module tpu_systolic_array #(
   parameter int unsigned N       = 16,
   parameter int unsigned PairMul = 0,    // products of PE pairs in tpu_mul_pair (N even)
-  parameter bit          ProdReg = 1'b0  // tpu_pe ProdReg: one more cycle of latency
+  parameter bit          ProdReg = 1'b0, // tpu_pe ProdReg: one more cycle of latency
+  parameter bit          NarrowSum = 1'b0 // tpu_pe NarrowSum: narrower partial sums
 ) (
   input  logic             clk_i,
   input  logic             rst_i,
@@ -120,7 +124,8 @@ module tpu_systolic_array #(
         assign wpk_in  = wpk_s[(Idx-N)*KBits +: KBits];
       end
 
-      tpu_pe #(.Row(i), .KBits(KBits), .ExtMul(PairMul), .ProdReg(ProdReg)) u_pe (
+      tpu_pe #(.Row(i), .KBits(KBits), .ExtMul(PairMul), .ProdReg(ProdReg),
+               .NarrowSum(NarrowSum)) u_pe (
         .clk_i,
         .rst_i,
         .a_i    (a_in),
@@ -158,10 +163,14 @@ module tpu_systolic_array #(
 
   // De-skew: column j leaves PE(N-1,j) at t + N + j + 1 (+ ProdReg) and is delayed N-1-j more
   // cycles.
+  // (NarrowSum: the sums' OutW bits, sign-extended after the delay)
+  localparam int unsigned OutW = NarrowSum ? 15 + $clog2(N + 1) : 32;
+  logic [N*OutW-1:0] out_narrow;
   for (genvar j = 0; j < N; j++) begin : g_deskew
-    tpu_delay #(.Width(32), .Depth(N - 1 - j), .ResetEn(1'b0)) u_out (
-      .clk_i, .rst_i, .d_i(psum_s[((N-1)*N+j)*32 +: 32]), .q_o(out_row_o[j*32 +: 32])
+    tpu_delay #(.Width(OutW), .Depth(N - 1 - j), .ResetEn(1'b0)) u_out (
+      .clk_i, .rst_i, .d_i(psum_s[((N-1)*N+j)*32 +: OutW]), .q_o(out_narrow[j*OutW +: OutW])
     );
+    assign out_row_o[j*32 +: 32] = 32'($signed(out_narrow[j*OutW +: OutW]));
   end
 
   // The valid of the last PE (row N-1, column N-1) is 1 + ProdReg cycles ahead of its sum.
@@ -172,7 +181,7 @@ module tpu_systolic_array #(
   // Outputs nobody reads: the east edge, the bottom weight stream, valid/switch of inner PEs.
   logic unused_edges;
   assign unused_edges = ^{a_e, v_e[N*N-2:0], s_e, wp_s, wpv_s, wpk_s,
-                          psum_s[(N-1)*N*32-1:0]};
+                          psum_s};  // (the last row's: NarrowSum reads OutW bits of them)
 
 `ifndef SYNTHESIS
   // The latency the header promises: a valid entering now leaves exactly Latency cycles later.
