@@ -26,7 +26,9 @@
 // ExtMul = 1 moves the multiplier out of the PE: the registered operands leave on
 // mul_a_o/mul_w_o and the signed 16-bit product comes back on prod_i in the same cycle (the
 // iCE40 board computes two PEs' products in one dual 8x8 SB_MAC16, see tpu_mul_pair). With
-// ExtMul = 0 prod_i is ignored and mul_a_o/mul_w_o may be left unread.
+// ExtMul = 0 prod_i is ignored and mul_a_o/mul_w_o may be left unread. ExtMul = 2 (with
+// ProdReg): the outside multiplier registers its product (tpu_mul_pair_reg), so prod_i is
+// already the product of the cycle before and is added as it comes (same cycles as ProdReg).
 // NarrowSum = 1 (board option, set through tpu_systolic_array): the partial sum is kept in
 // SumW = 15 + clog2(Row + 2) bits, what Row + 1 int8 x int8 products can reach (each within
 // [-2^14 + 128, 2^14]), and psum_o is its sign extension: the same values with a narrower adder
@@ -39,7 +41,7 @@
 module tpu_pe #(
   parameter int unsigned Row  = 0,  // this PE's row in the array (which tagged weight it takes)
   parameter int unsigned KBits = 1, // width of the weight row tag
-  parameter int unsigned ExtMul = 0,   // product from prod_i instead of an own multiplier
+  parameter int unsigned ExtMul = 0,   // product from prod_i (2: registered outside)
   parameter bit          ProdReg = 1'b0, // the product registered before the partial-sum add
   parameter bit          NarrowSum = 1'b0 // the partial sum in SumW bits (see above)
 ) (
@@ -70,6 +72,12 @@ module tpu_pe #(
   if (Row >= (1 << KBits)) begin : g_bad_row
     $error("tpu_pe: Row does not fit in KBits");
   end
+`ifndef SYNTHESIS
+  // (a run-time check: a board flow's chparam derives the module with defaults first)
+  initial begin
+    assert (ExtMul != 2 || ProdReg) else $error("tpu_pe: ExtMul = 2 needs ProdReg");
+  end
+`endif
 
   logic [7:0]       a_q;
   logic             v_q, s_q;
@@ -146,7 +154,11 @@ module tpu_pe #(
       logic unused_prod;
       assign unused_prod = ^prod_i;
     end
-    if (ProdReg) begin : g_prod_reg
+    if (ProdReg && ExtMul == 2) begin : g_prod_ext_reg
+      always_ff @(posedge clk_i) begin
+        psum_q <= psum_add + SumW'($signed(prod));
+      end
+    end else if (ProdReg) begin : g_prod_reg
       logic signed [15:0] prod_q;
       always_ff @(posedge clk_i) begin
         prod_q <= prod;

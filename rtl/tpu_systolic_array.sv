@@ -18,7 +18,9 @@
 // PairMul = 1 (N even): the PEs take their products from outside (tpu_pe ExtMul) and one
 // tpu_mul_pair computes the two products of each PE pair (columns 2m, 2m+1) of a row; the iCE40
 // board replaces tpu_mul_pair by one dual 8x8 SB_MAC16 (fpga/ice40/tpu_mul_pair.sv), so a 4x4
-// array takes the UP5K's 8 DSPs. Timing and results are the same.
+// array takes the UP5K's 8 DSPs. Timing and results are the same. PairMul = 2 (with ProdReg):
+// tpu_mul_pair_reg registers the products (on the iCE40 board inside the SB_MAC16) and the PEs
+// add them as they come (tpu_pe ExtMul = 2): the same cycles and results as ProdReg.
 // NarrowSum = 1 (board option): every PE keeps its partial sum in the bits its rows of int8
 // products can reach (tpu_pe NarrowSum; 16..18 bits at N = 4) and the de-skew delays only the
 // last row's 15 + clog2(N + 1) bits, sign-extended after it. Timing and results are the same.
@@ -26,7 +28,8 @@
 
 module tpu_systolic_array #(
   parameter int unsigned N       = 16,
-  parameter int unsigned PairMul = 0,    // products of PE pairs in tpu_mul_pair (N even)
+  parameter int unsigned PairMul = 0,    // products of PE pairs in tpu_mul_pair (N even;
+                                         // 2: tpu_mul_pair_reg, with ProdReg)
   parameter bit          ProdReg = 1'b0, // tpu_pe ProdReg: one more cycle of latency
   parameter bit          NarrowSum = 1'b0 // tpu_pe NarrowSum: narrower partial sums
 ) (
@@ -53,6 +56,12 @@ module tpu_systolic_array #(
   if (PairMul != 0 && N % 2 != 0) begin : g_bad_pair
     $error("tpu_systolic_array: PairMul needs an even N");
   end
+`ifndef SYNTHESIS
+  // (a run-time check: a board flow's chparam derives the module with defaults first)
+  initial begin
+    assert (PairMul != 2 || ProdReg) else $error("tpu_systolic_array: PairMul = 2 needs ProdReg");
+  end
+`endif
 
   // Inter-PE nets. Index (i, j) flattened as i*N+j; the west edge feeds column 0, the north
   // edge row 0. East outputs of the last column and the valid/switch of rows above the last
@@ -149,7 +158,13 @@ module tpu_systolic_array #(
     end
   end
 
-  if (PairMul != 0) begin : g_pair_mul
+  if (PairMul == 2) begin : g_pair_mul_reg
+    for (genvar p = 0; p < N * N / 2; p++) begin : g_pair
+      tpu_mul_pair_reg u_mul (
+        .clk_i, .a_i(mul_a[p*16 +: 16]), .w_i(mul_w[p*16 +: 16]), .p_o(mul_p[p*32 +: 32])
+      );
+    end
+  end else if (PairMul != 0) begin : g_pair_mul
     for (genvar p = 0; p < N * N / 2; p++) begin : g_pair
       tpu_mul_pair u_mul (
         .a_i(mul_a[p*16 +: 16]), .w_i(mul_w[p*16 +: 16]), .p_o(mul_p[p*32 +: 32])
