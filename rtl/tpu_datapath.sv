@@ -53,10 +53,12 @@ module tpu_datapath #(
   parameter bit          UbReadPort2 = 1'b1, // UB_READ on its own UB copy (overlaps MATMUL)
   // board option (FPGAs): a register stage on the command port. The command and its range
   // ends (address + rows) are registered before the acceptance decision, so no path runs from
-  // the command bus through the range checks into cmd_ready_o and the engines; one more cycle
-  // per command, same results. cmd_ready_o = the stage is free or its command is accepted.
-  // Also: an ACTIVATE beside a MATMUL waits one cycle more (its range decision is registered)
-  // and a MATMUL is accepted once the previous one has issued its last row, not in that cycle.
+  // the command bus through the range checks into cmd_ready_o and the engines; same results.
+  // cmd_ready_o = the stage is free (a flip-flop), and the acceptance is decided a cycle ahead
+  // as flip-flops (g_acc_q): a command takes at least three cycles in the stage. Also: an
+  // ACTIVATE beside a MATMUL waits more (its range decision is registered), a MATMUL is
+  // accepted once the previous one has issued its last row, not in that cycle, and a POP
+  // MATMUL's switch row issues once its tile is complete (swap_ready, not a cycle before).
   parameter bit          CmdSlice = 1'b0,
   // board option (FPGAs): the ACC read-modify-write in two stages (see g_acc_slice). The ACC
   // row is read a cycle early and its old value (the read data, or a row written since the
