@@ -13,7 +13,7 @@ RTL_WAIVERS := rtl/lint_waivers.vlt
 # Each module is linted as the top with its default parameters; RTL_LINT_EXTRA adds parameter
 # sets (top:-Gname=value,...) that defaults do not reach (non-power-of-two sizes).
 RTL_LINT_TOPS  := $(basename $(notdir $(sort $(wildcard rtl/*.sv))))
-RTL_LINT_EXTRA := tpu_act_unit:-GN=6 tpu_act_unit:-GN=6,-GActLanes=2 tpu_datapath:-GN=4,-GActLanes=1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1,-GPerfSplit=1\'b1 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1 tpu_mxu:-GProdReg=1\'b1 tpu_systolic_array:-GN=4,-GPairMul=1,-GProdReg=1\'b1 tpu_pe:-GProdReg=1\'b1 tpu_pe:-GExtMul=1,-GProdReg=1\'b1 tpu_ram:-GWidth=37,-GDepth=100 tpu_systolic_array:-GN=4,-GPairMul=1 tpu_pe:-GExtMul=1
+RTL_LINT_EXTRA := tpu_act_unit:-GN=6 tpu_act_unit:-GN=6,-GActLanes=2 tpu_datapath:-GN=4,-GActLanes=1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1,-GPerfSplit=1\'b1 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1 tpu_mxu:-GProdReg=1\'b1 tpu_systolic_array:-GN=4,-GPairMul=1,-GProdReg=1\'b1 tpu_pe:-GProdReg=1\'b1 tpu_pe:-GExtMul=1,-GProdReg=1\'b1 tpu_ram:-GWidth=37,-GDepth=100 tpu_systolic_array:-GN=4,-GPairMul=1 tpu_pe:-GExtMul=1 tpu_systolic_array:-GN=4,-GPairMul=1,-GNarrowSum=1\'b1 tpu_pe:-GRow=3,-GKBits=2,-GExtMul=1,-GNarrowSum=1\'b1 tpu_pe:-GNarrowSum=1\'b1,-GProdReg=1\'b1 tpu_systolic_array:-GN=4,-GPairMul=2,-GProdReg=1\'b1,-GNarrowSum=1\'b1 tpu_pe:-GRow=2,-GKBits=2,-GExtMul=2,-GProdReg=1\'b1,-GNarrowSum=1\'b1
 
 lint: $(SPEC_SV)
 	$(Q)fail=0; \

@@ -41,6 +41,7 @@ $(eval $(call rtlmxu_model,Vtpu_pe_m,tpu_pe,-GRow=1 -GKBits=2,sim/verilated/tpu_
 RTLMXU_ARH := sim/verilated/tpu_systolic_array_harness.cpp
 $(eval $(call rtlmxu_model,Vtpu_array_n6,tpu_systolic_array,-GN=6,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n6_ops -DARR_N=6,RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vtpu_array_n6p,tpu_systolic_array,-GN=6 -GPairMul=1,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n6_pair_ops -DARR_N=6,RTLMXU_TLIBS))
+$(eval $(call rtlmxu_model,Vtpu_array_n4q,tpu_systolic_array,-GN=4 -GPairMul=2 -GProdReg=1\'b1 -GNarrowSum=1\'b1,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n4_narrow_ops -DARR_N=4,RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vtpu_wfifo_n6,tpu_weight_fifo,-GN=6 -GTiles=4,sim/verilated/tpu_weight_fifo_harness.cpp,,RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n4,tpu_datapath,-GN=4 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4_ops,4,256,1),RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n6,tpu_datapath,-GN=6 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n6_ops,6,256,1),RTLMXU_TLIBS))

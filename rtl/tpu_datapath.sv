@@ -57,10 +57,12 @@ module tpu_datapath #(
   parameter bit          UbReadPort2 = 1'b1, // UB_READ on its own UB copy (overlaps MATMUL)
   // board option (FPGAs): a register stage on the command port. The command and its range
   // ends (address + rows) are registered before the acceptance decision, so no path runs from
-  // the command bus through the range checks into cmd_ready_o and the engines; one more cycle
-  // per command, same results. cmd_ready_o = the stage is free or its command is accepted.
-  // Also: an ACTIVATE beside a MATMUL waits one cycle more (its range decision is registered)
-  // and a MATMUL is accepted once the previous one has issued its last row, not in that cycle.
+  // the command bus through the range checks into cmd_ready_o and the engines; same results.
+  // cmd_ready_o = the stage is free (a flip-flop), and the acceptance is decided a cycle ahead
+  // as flip-flops (g_acc_q): a command takes at least three cycles in the stage. Also: an
+  // ACTIVATE beside a MATMUL waits more (its range decision is registered), a MATMUL is
+  // accepted once the previous one has issued its last row, not in that cycle, and a POP
+  // MATMUL's switch row issues once its tile is complete (swap_ready, not a cycle before).
   parameter bit          CmdSlice = 1'b0,
   // board option (FPGAs): the ACC read-modify-write in two stages (see g_acc_slice). The ACC
   // row is read a cycle early and its old value (the read data, or a row written since the
@@ -215,6 +217,8 @@ module tpu_datapath #(
   // the command is valid and of this op (OpUbWrite or OpParam for wr): with CmdSlice one
   // flip-flop each, decoded as the stage loads, so the acceptance has no op compare
   logic cv_wr, cv_par, cv_mm, cv_act, cv_ub_rd, cv_acc_rd;
+  // the command is accepted now, per op (wr: UB_WRITE or PARAM; see g_acc_q)
+  logic ac_wr, ac_mm, ac_act, ac_ub_rd, ac_acc_rd;
   if (CmdSlice) begin : g_cmd_slice
     logic                v_q;
     logic [CmdWidth-1:0] c_q;
@@ -222,21 +226,26 @@ module tpu_datapath #(
     logic [5:0]          cv_q;
     logic [3:0]          op_i;
     assign op_i        = cmd_i[OpLsb +: 4];
-    assign cmd_ready_o = !v_q || can_accept;
+    // (the stage is free: a flip-flop, so the acceptance decision drives no load enable of the
+    // stage's registers; the next command is taken the cycle after one is accepted)
+    assign cmd_ready_o = !v_q;
     always_ff @(posedge clk_i) begin
       if (rst_i) begin
         v_q  <= 1'b0;
         cv_q <= '0;
-      end else if (cmd_ready_o) begin
+      end else if (!v_q) begin
         v_q  <= cmd_valid_i;
         cv_q <= {6{cmd_valid_i}} & {op_i == OpUbWrite || op_i == OpParam, op_i == OpParam,
                                     op_i == OpMatmul, op_i == OpActivate, op_i == OpUbRead,
                                     op_i == OpAccRead};
+      end else if (can_accept) begin
+        v_q  <= 1'b0;
+        cv_q <= '0;
       end
     end
     assign {cv_wr, cv_par, cv_mm, cv_act, cv_ub_rd, cv_acc_rd} = cv_q;
     always_ff @(posedge clk_i) begin
-      if (cmd_ready_o && cmd_valid_i) begin
+      if (!v_q) begin
         c_q              <= cmd_i;
         {hi_a_q, hi_b_q} <= range_ends(cmd_i[ALsb +: AdW], cmd_i[BLsb +: AdW],
                                         cmd_i[RowsLsb +: CntW]);
@@ -371,14 +380,15 @@ module tpu_datapath #(
                    CntW'(cmd_rows) <= lm_rows_q && chain_win && act_lm_ub_apart;
     // ACTIVATE beside the last MATMUL: only its rows are in the MXU (mm_flight counts rows
     // issued and not yet written), it leaves the ACC read port free, and the ranges are apart
-    act_mm_ok = !cmd_flags[1] && !lm_accum_q &&
+    // (CmdSlice: the flag terms are in the registered act_apart)
+    act_mm_ok = (CmdSlice || (!cmd_flags[1] && !lm_accum_q)) &&
                 !mm_slack_q[SlW-1] && act_apart;
     // a read stream that MATMULs may run beside: a UB_READ on the UB copy (an ACC_READ or its
     // held last row would share the ACC port with the MATMUL's read-modify-write)
     rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q));
     ok_wr     = act_idle;
-    // (a BIAS PARAM beside a running ACTIVATE: BiasBeside)
-    ok_par    = ok_wr || (BiasOn && cmd_flags[2:0] == 3'(tpu_pkg::ParamBias));
+    // (a BIAS PARAM beside a running ACTIVATE: BiasBeside; for a UB_WRITE ok_par = ok_wr)
+    ok_par    = ok_wr || (BiasOn && cv_par && cmd_flags[2:0] == 3'(tpu_pkg::ParamBias));
     // (with CmdSlice not in the cycle the previous MATMUL issues its last row: that needs
     // the weight FIFO's next state, a long path on an FPGA; one cycle between MATMULs)
     ok_mm     = (act_idle || (mm_beside_act && mm_act_apart)) && rd_mm_ok &&
@@ -389,9 +399,7 @@ module tpu_datapath #(
     ok_ub_rd  = (act_idle || rd_chain_ok) && rd_idle && (UbReadPort2 || !mm_active);
     ok_acc_rd = mxu_idle && act_idle && rd_idle;
     if (CmdSlice) begin
-      // (only used with the stage full, where it equals the case below)
-      can_accept = (cv_wr && ok_wr) || (cv_mm && ok_mm) || (cv_act && ok_act) ||
-                   (cv_ub_rd && ok_ub_rd) || (cv_acc_rd && ok_acc_rd);
+      can_accept = ac_wr || ac_mm || ac_act || ac_ub_rd || ac_acc_rd;
     end else begin
       unique case (cmd_op)
         OpUbWrite:          can_accept = ok_wr;
@@ -406,12 +414,41 @@ module tpu_datapath #(
   end
   assign cmd_fire = cmd_valid && can_accept;
 
-  // (each from its own op's condition, not through can_accept: fewer logic levels to the
-  // engines' registers)
+  // Each op accepted from its own condition, not through can_accept (fewer logic levels to the
+  // engines' registers). CmdSlice: decided a cycle ahead, as flip-flops (ac_q), so the engines'
+  // load enables start at flip-flops: the stage's command is accepted in the cycle after the
+  // one in which it could have been (one more cycle per command, board only). Exact: while a
+  // command waits in the stage no other is accepted, and then every ok_* that holds keeps
+  // holding (engines only drain, the MATMUL slack only grows, lm_* stay; asserted below).
+  if (CmdSlice) begin : g_acc_q
+    logic [4:0] ac_q;
+    always_ff @(posedge clk_i) begin
+      if (rst_i || can_accept) begin
+        ac_q <= '0;
+      end else begin
+        ac_q <= {cv_wr && ok_par, cv_mm && ok_mm, cv_act && ok_act, cv_ub_rd && ok_ub_rd,
+                 cv_acc_rd && ok_acc_rd};
+      end
+    end
+    assign {ac_wr, ac_mm, ac_act, ac_ub_rd, ac_acc_rd} = ac_q;
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i) begin
+      if (!rst_i) begin
+        assert (ac_q == 5'd0 || ac_q == {cv_wr && ok_par, cv_mm && ok_mm, cv_act && ok_act,
+                                         cv_ub_rd && ok_ub_rd, cv_acc_rd && ok_acc_rd})
+          else $error("tpu_datapath: registered acceptance no longer holds");
+      end
+    end
+`endif
+  end else begin : g_acc_comb
+    assign {ac_wr, ac_mm, ac_act, ac_ub_rd, ac_acc_rd} =
+      {cv_wr && ok_par, cv_mm && ok_mm, cv_act && ok_act, cv_ub_rd && ok_ub_rd,
+       cv_acc_rd && ok_acc_rd};
+  end
   logic acc_cmd_mm, acc_cmd_act, acc_cmd_rd;
-  assign acc_cmd_mm  = cv_mm && ok_mm;
-  assign acc_cmd_act = cv_act && ok_act;
-  assign acc_cmd_rd  = (cv_ub_rd && ok_ub_rd) || (cv_acc_rd && ok_acc_rd);
+  assign acc_cmd_mm  = ac_mm;
+  assign acc_cmd_act = ac_act;
+  assign acc_cmd_rd  = ac_ub_rd || ac_acc_rd;
 
   // The ranges in RngW bits (see cmd_hi_a): narrow compares keep the acceptance term short.
   function automatic logic apart(input logic [RngW-1:0] acc_lo, input logic [RngW-1:0] acc_hi,
@@ -426,13 +463,16 @@ module tpu_datapath #(
     // with the last MATMUL registered (cmp_q), then combined (apart_q), used from the
     // command's third cycle in the stage (settled2_q). In the two cycles before, the command
     // was already there and, as it was not accepted, no MATMUL was either, so lm_* are the
-    // same. An ACTIVATE beside a MATMUL waits two cycles more for it.
+    // same. An ACTIVATE beside a MATMUL waits two cycles more for it. apart_q also holds
+    // act_mm_ok's other flip-flop terms (not RAW32, the last MATMUL does not accumulate), which
+    // stay the same for the same reason.
     logic [3:0] cmp_q;
     logic       apart_q, settled_q, settled2_q;
     always_ff @(posedge clk_i) begin
       cmp_q   <= {cmd_hi_a <= RngW'(lm_acc_q), lm_acc_hi_q <= RngW'(cmd_a[AccAw-1:0]),
                   cmd_hi_b <= RngW'(lm_ub_q), lm_ub_hi_q <= RngW'(cmd_b[UbAw-1:0])};
-      apart_q <= (cmp_q[3] || cmp_q[2]) && (cmp_q[1] || cmp_q[0]);
+      apart_q <= (cmp_q[3] || cmp_q[2]) && (cmp_q[1] || cmp_q[0]) && !cmd_flags[1] &&
+                 !lm_accum_q;
       if (rst_i) begin
         settled_q  <= 1'b0;
         settled2_q <= 1'b0;
@@ -445,8 +485,9 @@ module tpu_datapath #(
 `ifndef SYNTHESIS
     always_ff @(posedge clk_i) begin
       if (!rst_i && cmd_valid && cmd_op == OpActivate && settled2_q) begin
-        assert (apart_q == apart(RngW'(cmd_a[AccAw-1:0]), cmd_hi_a, RngW'(cmd_b[UbAw-1:0]),
-                                 cmd_hi_b, lm_acc_q, lm_acc_hi_q, lm_ub_q, lm_ub_hi_q))
+        assert (apart_q == (apart(RngW'(cmd_a[AccAw-1:0]), cmd_hi_a, RngW'(cmd_b[UbAw-1:0]),
+                                  cmd_hi_b, lm_acc_q, lm_acc_hi_q, lm_ub_q, lm_ub_hi_q) &&
+                            !cmd_flags[1] && !lm_accum_q))
           else $error("tpu_datapath: registered range decision");
       end
     end
@@ -502,8 +543,11 @@ module tpu_datapath #(
   // A switch row is read from the UB one cycle before it reaches the MXU, so it may issue when
   // the next tile will be complete in the shadow registers in the next cycle (this already
   // accounts for a switch row entering the MXU now, which uses the current one up).
+  // CmdSlice: when the tile is complete now (swap_ready, a decode of flip-flops; a POP MATMUL
+  // waits one cycle more when its tile completes in that cycle): a MATMUL is accepted only
+  // while none is active, so while mm_pop_q is set no row is in stage s1 and the tile stays.
   assign mm_active    = mm_nz_q;
-  assign mm_swap_ok   = !mm_pop_q || mxu_swap_ready_next;
+  assign mm_swap_ok   = !mm_pop_q || (CmdSlice ? mxu_swap_ready : mxu_swap_ready_next);
   assign mm_fire      = mm_active && mm_swap_ok;
   assign mm_last_fire = mm_fire && mm_one_q;
 
@@ -747,7 +791,7 @@ module tpu_datapath #(
     if (rst_i) begin
       pw_valid_q <= 1'b0;
     end else begin
-      pw_valid_q <= cv_par && ok_par;
+      pw_valid_q <= cv_par && ac_wr;
     end
     pw_kind_q  <= cmd_flags[2:0];
     pw_index_q <= cmd_a[7:0];
@@ -1028,7 +1072,7 @@ module tpu_datapath #(
     ub_we    = 1'b0;
     ub_waddr = act_dst_ub_q;
     ub_wdata = ap_out_int8;
-    if (cv_wr && !cv_par && ok_wr) begin  // a UB_WRITE accepted
+    if (ac_wr && !cv_par) begin  // a UB_WRITE accepted
       ub_we    = 1'b1;
       ub_waddr = UbAw'(cmd_a);
       ub_wdata = cmd_data;

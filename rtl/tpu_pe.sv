@@ -26,7 +26,14 @@
 // ExtMul = 1 moves the multiplier out of the PE: the registered operands leave on
 // mul_a_o/mul_w_o and the signed 16-bit product comes back on prod_i in the same cycle (the
 // iCE40 board computes two PEs' products in one dual 8x8 SB_MAC16, see tpu_mul_pair). With
-// ExtMul = 0 prod_i is ignored and mul_a_o/mul_w_o may be left unread.
+// ExtMul = 0 prod_i is ignored and mul_a_o/mul_w_o may be left unread. ExtMul = 2 (with
+// ProdReg): the outside multiplier registers its product (tpu_mul_pair_reg), so prod_i is
+// already the product of the cycle before and is added as it comes (same cycles as ProdReg).
+// NarrowSum = 1 (board option, set through tpu_systolic_array): the partial sum is kept in
+// SumW = 15 + clog2(Row + 2) bits, what Row + 1 int8 x int8 products can reach (each within
+// [-2^14 + 128, 2^14]), and psum_o is its sign extension: the same values with a narrower adder
+// and register. psum_i must then be such a sum of the PEs above (asserted), and Row 0 ignores
+// it (the array's top row gets 0).
 // Reset: only v_q/s_q/wpv_q (control). Weights, activations and sums are never reset.
 `default_nettype none
 
@@ -34,8 +41,9 @@
 module tpu_pe #(
   parameter int unsigned Row  = 0,  // this PE's row in the array (which tagged weight it takes)
   parameter int unsigned KBits = 1, // width of the weight row tag
-  parameter int unsigned ExtMul = 0,   // product from prod_i instead of an own multiplier
-  parameter bit          ProdReg = 1'b0 // the product registered before the partial-sum add
+  parameter int unsigned ExtMul = 0,   // product from prod_i (2: registered outside)
+  parameter bit          ProdReg = 1'b0, // the product registered before the partial-sum add
+  parameter bit          NarrowSum = 1'b0 // the partial sum in SumW bits (see above)
 ) (
   input  logic              clk_i,
   input  logic              rst_i,
@@ -64,16 +72,29 @@ module tpu_pe #(
   if (Row >= (1 << KBits)) begin : g_bad_row
     $error("tpu_pe: Row does not fit in KBits");
   end
+`ifndef SYNTHESIS
+  // (a run-time check: a board flow's chparam derives the module with defaults first)
+  initial begin
+    assert (ExtMul != 2 || ProdReg) else $error("tpu_pe: ExtMul = 2 needs ProdReg");
+  end
+`endif
 
   logic [7:0]       a_q;
   logic             v_q, s_q;
   logic [7:0]       w_sh_q;
-  logic [31:0]      psum_q;
+  localparam int unsigned SumW = NarrowSum ? 15 + $clog2(Row + 2) : 32;
+  logic [SumW-1:0]  psum_q;
+  logic [SumW-1:0]  psum_add;  // what the product is added to
   logic [7:0]       wp_q;
   logic             wpv_q;
   logic [KBits-1:0] wpk_q;
   logic             take_w, swap;
 
+  if (NarrowSum && Row == 0) begin : g_sum_top
+    assign psum_add = '0;
+  end else begin : g_sum_in
+    assign psum_add = psum_i[SumW-1:0];
+  end
   assign take_w = wpv_i && (wpk_i == KBits'(Row));
   assign swap   = v_i && s_i;
 
@@ -108,7 +129,7 @@ module tpu_pe #(
     logic [15:0] prod_q;
     tpu_pe_mul u_mul (.clk_i, .a_i, .w_i(w_sh_q), .w_en_i(swap), .p_o(prod_q));
     always_ff @(posedge clk_i) begin
-      psum_q <= psum_i + {{16{prod_q[15]}}, prod_q};
+      psum_q <= psum_add + SumW'($signed(prod_q));
     end
     // (only ExtMul uses the operand outputs)
     assign mul_a_o = '0;
@@ -133,15 +154,19 @@ module tpu_pe #(
       logic unused_prod;
       assign unused_prod = ^prod_i;
     end
-    if (ProdReg) begin : g_prod_reg
+    if (ProdReg && ExtMul == 2) begin : g_prod_ext_reg
+      always_ff @(posedge clk_i) begin
+        psum_q <= psum_add + SumW'($signed(prod));
+      end
+    end else if (ProdReg) begin : g_prod_reg
       logic signed [15:0] prod_q;
       always_ff @(posedge clk_i) begin
         prod_q <= prod;
-        psum_q <= psum_i + {{16{prod_q[15]}}, prod_q};
+        psum_q <= psum_add + SumW'($signed(prod_q));
       end
     end else begin : g_prod
       always_ff @(posedge clk_i) begin
-        psum_q <= psum_i + {{16{prod[15]}}, prod};
+        psum_q <= psum_add + SumW'($signed(prod));
       end
     end
   end
@@ -149,10 +174,29 @@ module tpu_pe #(
   assign a_o    = a_q;
   assign v_o    = v_q;
   assign s_o    = s_q;
-  assign psum_o = psum_q;
+  assign psum_o = 32'($signed(psum_q));
   assign wp_o   = wp_q;
   assign wpv_o  = wpv_q;
   assign wpk_o  = wpk_q;
+
+  if (NarrowSum) begin : g_narrow_chk
+    logic unused_psum_i;
+    assign unused_psum_i = ^psum_i;
+`ifndef SYNTHESIS
+    // the PEs above hand down a sum of Row products (the top row: 0), so it fits their width
+    localparam int unsigned InW = 15 + $clog2(Row + 1);
+    always_ff @(posedge clk_i) begin
+      if (!rst_i && v_i) begin
+        if (Row == 0) begin
+          assert (psum_i == '0) else $error("tpu_pe: NarrowSum: psum_i of the top row is not 0");
+        end else begin
+          assert ($signed(psum_i) == $signed(32'($signed(psum_i[InW-1:0]))))
+            else $error("tpu_pe: NarrowSum: psum_i does not fit %0d bits", InW);
+        end
+      end
+    end
+`endif
+  end
 endmodule
 
 `default_nettype wire

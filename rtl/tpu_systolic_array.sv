@@ -18,13 +18,20 @@
 // PairMul = 1 (N even): the PEs take their products from outside (tpu_pe ExtMul) and one
 // tpu_mul_pair computes the two products of each PE pair (columns 2m, 2m+1) of a row; the iCE40
 // board replaces tpu_mul_pair by one dual 8x8 SB_MAC16 (fpga/ice40/tpu_mul_pair.sv), so a 4x4
-// array takes the UP5K's 8 DSPs. Timing and results are the same.
+// array takes the UP5K's 8 DSPs. Timing and results are the same. PairMul = 2 (with ProdReg):
+// tpu_mul_pair_reg registers the products (on the iCE40 board inside the SB_MAC16) and the PEs
+// add them as they come (tpu_pe ExtMul = 2): the same cycles and results as ProdReg.
+// NarrowSum = 1 (board option): every PE keeps its partial sum in the bits its rows of int8
+// products can reach (tpu_pe NarrowSum; 16..18 bits at N = 4) and the de-skew delays only the
+// last row's 15 + clog2(N + 1) bits, sign-extended after it. Timing and results are the same.
 `default_nettype none
 
 module tpu_systolic_array #(
   parameter int unsigned N       = 16,
-  parameter int unsigned PairMul = 0,    // products of PE pairs in tpu_mul_pair (N even)
-  parameter bit          ProdReg = 1'b0  // tpu_pe ProdReg: one more cycle of latency
+  parameter int unsigned PairMul = 0,    // products of PE pairs in tpu_mul_pair (N even;
+                                         // 2: tpu_mul_pair_reg, with ProdReg)
+  parameter bit          ProdReg = 1'b0, // tpu_pe ProdReg: one more cycle of latency
+  parameter bit          NarrowSum = 1'b0 // tpu_pe NarrowSum: narrower partial sums
 ) (
   input  logic             clk_i,
   input  logic             rst_i,
@@ -49,6 +56,12 @@ module tpu_systolic_array #(
   if (PairMul != 0 && N % 2 != 0) begin : g_bad_pair
     $error("tpu_systolic_array: PairMul needs an even N");
   end
+`ifndef SYNTHESIS
+  // (a run-time check: a board flow's chparam derives the module with defaults first)
+  initial begin
+    assert (PairMul != 2 || ProdReg) else $error("tpu_systolic_array: PairMul = 2 needs ProdReg");
+  end
+`endif
 
   // Inter-PE nets. Index (i, j) flattened as i*N+j; the west edge feeds column 0, the north
   // edge row 0. East outputs of the last column and the valid/switch of rows above the last
@@ -120,7 +133,8 @@ module tpu_systolic_array #(
         assign wpk_in  = wpk_s[(Idx-N)*KBits +: KBits];
       end
 
-      tpu_pe #(.Row(i), .KBits(KBits), .ExtMul(PairMul), .ProdReg(ProdReg)) u_pe (
+      tpu_pe #(.Row(i), .KBits(KBits), .ExtMul(PairMul), .ProdReg(ProdReg),
+               .NarrowSum(NarrowSum)) u_pe (
         .clk_i,
         .rst_i,
         .a_i    (a_in),
@@ -144,7 +158,13 @@ module tpu_systolic_array #(
     end
   end
 
-  if (PairMul != 0) begin : g_pair_mul
+  if (PairMul == 2) begin : g_pair_mul_reg
+    for (genvar p = 0; p < N * N / 2; p++) begin : g_pair
+      tpu_mul_pair_reg u_mul (
+        .clk_i, .a_i(mul_a[p*16 +: 16]), .w_i(mul_w[p*16 +: 16]), .p_o(mul_p[p*32 +: 32])
+      );
+    end
+  end else if (PairMul != 0) begin : g_pair_mul
     for (genvar p = 0; p < N * N / 2; p++) begin : g_pair
       tpu_mul_pair u_mul (
         .a_i(mul_a[p*16 +: 16]), .w_i(mul_w[p*16 +: 16]), .p_o(mul_p[p*32 +: 32])
@@ -158,10 +178,14 @@ module tpu_systolic_array #(
 
   // De-skew: column j leaves PE(N-1,j) at t + N + j + 1 (+ ProdReg) and is delayed N-1-j more
   // cycles.
+  // (NarrowSum: the sums' OutW bits, sign-extended after the delay)
+  localparam int unsigned OutW = NarrowSum ? 15 + $clog2(N + 1) : 32;
+  logic [N*OutW-1:0] out_narrow;
   for (genvar j = 0; j < N; j++) begin : g_deskew
-    tpu_delay #(.Width(32), .Depth(N - 1 - j), .ResetEn(1'b0)) u_out (
-      .clk_i, .rst_i, .d_i(psum_s[((N-1)*N+j)*32 +: 32]), .q_o(out_row_o[j*32 +: 32])
+    tpu_delay #(.Width(OutW), .Depth(N - 1 - j), .ResetEn(1'b0)) u_out (
+      .clk_i, .rst_i, .d_i(psum_s[((N-1)*N+j)*32 +: OutW]), .q_o(out_narrow[j*OutW +: OutW])
     );
+    assign out_row_o[j*32 +: 32] = 32'($signed(out_narrow[j*OutW +: OutW]));
   end
 
   // The valid of the last PE (row N-1, column N-1) is 1 + ProdReg cycles ahead of its sum.
@@ -172,7 +196,7 @@ module tpu_systolic_array #(
   // Outputs nobody reads: the east edge, the bottom weight stream, valid/switch of inner PEs.
   logic unused_edges;
   assign unused_edges = ^{a_e, v_e[N*N-2:0], s_e, wp_s, wpv_s, wpk_s,
-                          psum_s[(N-1)*N*32-1:0]};
+                          psum_s};  // (the last row's: NarrowSum reads OutW bits of them)
 
 `ifndef SYNTHESIS
   // The latency the header promises: a valid entering now leaves exactly Latency cycles later.

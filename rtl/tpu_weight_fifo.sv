@@ -17,7 +17,11 @@
 
 module tpu_weight_fifo #(
   parameter int unsigned N     = 16,
-  parameter int unsigned Tiles = 4
+  parameter int unsigned Tiles = 4,
+  // board option (iCE40, set in board.json module_params): the banks as block RAM (tpu_ram
+  // Block) although they are tiny; without it a small FPGA builds each bank of flip-flops, a
+  // write decode and a read mux. Same behaviour either way.
+  parameter bit          BankBlock = 1'b0
 ) (
   input  logic             clk_i,
   input  logic             rst_i,
@@ -53,14 +57,18 @@ module tpu_weight_fifo #(
   logic [KBits-1:0]   wr_row_q, rd_row_q;
   logic [CntBits-1:0] used_q, complete_q;
   logic               out_valid_q;
+  logic               cnz_q;  // complete_q != 0, kept as a register (exact, asserted)
   logic               in_fire, rd_issue, wr_last, rd_last;
+  logic [CntBits-1:0] complete_d;
 
   // No RAM access during reset: the pointers are still random in the first reset cycle.
   assign in_ready_o = !rst_i && ((wr_row_q != '0) || (used_q != CntBits'(Tiles)));
   assign in_fire    = in_valid_i && in_ready_o;
-  assign rd_issue   = !rst_i && (complete_q != '0) && (!out_valid_q || out_ready_i);
+  assign rd_issue   = !rst_i && cnz_q && (!out_valid_q || out_ready_i);
   assign wr_last    = in_fire && (wr_row_q == KBits'(N - 1));
   assign rd_last    = rd_issue && (rd_row_q == KBits'(N - 1));
+
+  assign complete_d = complete_q + CntBits'(wr_last) - CntBits'(rd_last);
 
   function automatic logic [ABits-1:0] next_base(input logic [ABits-1:0] base);
     if (base == ABits'(Depth - N)) begin
@@ -78,6 +86,7 @@ module tpu_weight_fifo #(
       rd_row_q    <= '0;
       used_q      <= '0;
       complete_q  <= '0;
+      cnz_q       <= 1'b0;
       out_valid_q <= 1'b0;
     end else begin
       if (in_fire) begin
@@ -93,7 +102,8 @@ module tpu_weight_fifo #(
         end
       end
       used_q     <= used_q + CntBits'(in_fire && wr_row_q == '0) - CntBits'(rd_last);
-      complete_q <= complete_q + CntBits'(wr_last) - CntBits'(rd_last);
+      complete_q <= complete_d;
+      cnz_q      <= complete_d != '0;
       if (rd_issue) begin
         out_valid_q <= 1'b1;
       end else if (out_ready_i) begin
@@ -127,7 +137,7 @@ module tpu_weight_fifo #(
     assign row_sel = in_transpose_i ? diag : wr_row_q;
     assign waddr = wr_base_q + ABits'(row_sel);
 
-    tpu_ram #(.Width(8), .Depth(Depth)) u_bank (
+    tpu_ram #(.Width(8), .Depth(Depth), .Block(32'(BankBlock))) u_bank (
       .clk_i,
       .we_i    (in_fire),
       .waddr_i (waddr),
@@ -169,6 +179,7 @@ module tpu_weight_fifo #(
       // never overflow / underflow
       assert (used_q <= CntBits'(Tiles)) else $error("tpu_weight_fifo: overflow");
       assert (complete_q <= used_q) else $error("tpu_weight_fifo: more complete than used");
+      assert (cnz_q == (complete_q != '0)) else $error("tpu_weight_fifo: registered complete != 0");
       assert (!(rd_issue && complete_q == '0)) else $error("tpu_weight_fifo: underflow");
       assert (!(in_fire && wr_row_q == '0 && used_q == CntBits'(Tiles)))
         else $error("tpu_weight_fifo: write into a full FIFO");

@@ -70,6 +70,9 @@ struct tpu_varr_ops {
 const struct tpu_varr_ops *tpu_varr_n6_ops(void);
 /* the same array with PairMul = 1: products of PE pairs from tpu_mul_pair */
 const struct tpu_varr_ops *tpu_varr_n6_pair_ops(void);
+/* the iCEBreaker's array at N = 4: PairMul = 2 (registered products), ProdReg (latency 2N + 1),
+ * NarrowSum (partial sums in the bits int8 products reach) */
+const struct tpu_varr_ops *tpu_varr_n4_narrow_ops(void);
 
 /* ---- tpu_weight_fifo */
 struct tpu_vwf_in {

@@ -85,11 +85,27 @@ END_TEST
 #define ARR_TILES 12
 #define ARR_MAXQ 4096
 
-/* _i = 0: the PEs' own multipliers; 1: PairMul (tpu_mul_pair, the iCE40 board's structure) */
+/* _i = 0: the PEs' own multipliers; 1: PairMul (tpu_mul_pair); 2: the iCEBreaker's array
+ * (PairMul = 2, ProdReg: one cycle more; NarrowSum: operands often -128 / 127, so the partial
+ * sums reach the ends of their narrow widths) */
+static int8_t arr_val(uint64_t *rng, int extreme)
+{
+	if (extreme) {
+		unsigned r = (unsigned)harness_range(rng, 0, 3);
+		if (r == 0)
+			return -128;
+		if (r == 1)
+			return 127;
+	}
+	return (int8_t)harness_rand(rng);
+}
+
 START_TEST(array_random_tiles)
 {
-	const struct tpu_varr_ops *ops = _i ? tpu_varr_n6_pair_ops() : tpu_varr_n6_ops();
-	unsigned n = ops->n;
+	const struct tpu_varr_ops *ops = _i == 2 ? tpu_varr_n4_narrow_ops()
+				       : _i ? tpu_varr_n6_pair_ops() : tpu_varr_n6_ops();
+	unsigned n = ops->n, lat = 2 * n + (_i == 2);
+	int ext = _i == 2;
 	uint64_t rng = unit_seed("array_random_tiles");
 	void *m = ops->create(rng);
 	struct tpu_varr_in in;
@@ -111,7 +127,7 @@ START_TEST(array_random_tiles)
 	for (unsigned t = 0; t < ARR_TILES; t++)
 		for (unsigned k = 0; k < n; k++)
 			for (unsigned j = 0; j < n; j++)
-				w[t][k][j] = (int8_t)harness_rand(&rng);
+				w[t][k][j] = arr_val(&rng, ext);
 	for (unsigned k = 0; k < n; k++)
 		order[k] = k;
 
@@ -121,7 +137,7 @@ START_TEST(array_random_tiles)
 		memset(&in, 0, sizeof(in));
 		for (unsigned j = 0; j < n; j++) {
 			in.wt_row[j] = (int8_t)harness_rand(&rng);
-			in.in_row[j] = (int8_t)harness_rand(&rng);
+			in.in_row[j] = arr_val(&rng, ext);
 		}
 		in.wt_k = (unsigned)harness_range(&rng, 0, n - 1);
 		in.in_sw = (int)harness_range(&rng, 0, 1); /* ignored without in_valid */
@@ -165,7 +181,7 @@ START_TEST(array_random_tiles)
 						s += (int64_t)in.in_row[k] * w[cur][k][j];
 					want[q_tail % ARR_MAXQ][j] = mxu_wrap32(s);
 				}
-				want_cycle[q_tail % ARR_MAXQ] = cyc + 2 * n;
+				want_cycle[q_tail % ARR_MAXQ] = cyc + lat;
 				q_tail++;
 			}
 		}
@@ -264,7 +280,7 @@ static Suite *suite_rtl_mxu_units(void)
 	TCase *tc = tcase_create("units");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, pe_random);
-	tcase_add_loop_test(tc, array_random_tiles, 0, 2);
+	tcase_add_loop_test(tc, array_random_tiles, 0, 3);
 	tcase_add_test(tc, fifo_random);
 	suite_add_tcase(s, tc);
 	return s;

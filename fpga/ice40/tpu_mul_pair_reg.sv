@@ -1,0 +1,34 @@
+// tpu_mul_pair_reg, iCE40 version (the iCEBreaker flow reads it instead of
+// rtl/tpu_mul_pair_reg.sv, board.json "rtl_override"): as fpga/ice40/tpu_mul_pair.sv, one
+// SB_MAC16 in dual 8x8 mode, with its two 8x8 product registers (TOP_8x8_MULT_REG,
+// BOT_8x8_MULT_REG): O[31:16] = a_hi * w_hi, O[15:0] = a_lo * w_lo of the cycle before. So no
+// path runs through the DSP's multiplier into the fabric (nextpnr-ice40 times every SB_MAC16
+// port as a register port, so it would not see such a path). Synthesize WITHOUT synth_ice40
+// -dsp (see tpu_mul_pair.sv).
+`default_nettype none
+
+module tpu_mul_pair_reg (
+  input  logic        clk_i,
+  input  logic [15:0] a_i,
+  input  logic [15:0] w_i,
+  output logic [31:0] p_o
+);
+  SB_MAC16 #(
+    .NEG_TRIGGER(1'b0), .C_REG(1'b0), .A_REG(1'b0), .B_REG(1'b0), .D_REG(1'b0),
+    .TOP_8x8_MULT_REG(1'b1), .BOT_8x8_MULT_REG(1'b1),
+    .PIPELINE_16x16_MULT_REG1(1'b0), .PIPELINE_16x16_MULT_REG2(1'b0),
+    .TOPOUTPUT_SELECT(2'd2), .TOPADDSUB_LOWERINPUT(2'd0), .TOPADDSUB_UPPERINPUT(1'b0),
+    .TOPADDSUB_CARRYSELECT(2'd0), .BOTOUTPUT_SELECT(2'd2), .BOTADDSUB_LOWERINPUT(2'd0),
+    .BOTADDSUB_UPPERINPUT(1'b0), .BOTADDSUB_CARRYSELECT(2'd0), .MODE_8x8(1'b1),
+    .A_SIGNED(1'b1), .B_SIGNED(1'b1)
+  ) u_mac (
+    .CLK(clk_i), .CE(1'b1), .C(16'd0), .D(16'd0), .A(a_i), .B(w_i),
+    .AHOLD(1'b0), .BHOLD(1'b0), .CHOLD(1'b0), .DHOLD(1'b0),
+    .IRSTTOP(1'b0), .IRSTBOT(1'b0), .ORSTTOP(1'b0), .ORSTBOT(1'b0),
+    .OLOADTOP(1'b0), .OLOADBOT(1'b0), .ADDSUBTOP(1'b0), .ADDSUBBOT(1'b0),
+    .OHOLDTOP(1'b0), .OHOLDBOT(1'b0), .CI(1'b0), .ACCUMCI(1'b0), .SIGNEXTIN(1'b0),
+    .O(p_o), .CO(), .ACCUMCO(), .SIGNEXTOUT()
+  );
+endmodule
+
+`default_nettype wire
