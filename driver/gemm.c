@@ -593,13 +593,12 @@ static uint32_t gstride(const struct gemm *g, uint32_t rows)
 }
 
 /* ACC rows of column tile nt (group gi's tile j = nt % gp, or hyb: the tile's sequence
- * number ts, over all chunks with dbl): pairs 2 x gp buffers alternating by group, hyb 3 (4
- * with dbl, so that a chunk's last two tiles and the next chunk's first two differ). */
+ * number ts): pairs 2 x gp buffers alternating by group (over all chunks with dbl), hyb 3. */
 static uint32_t acc_group(const struct gemm *g, uint32_t rows, uint32_t gi, uint32_t nt,
 			  uint32_t ts)
 {
 	if (g->hyb)
-		return ts % (g->dbl ? 4u : 3u) * gstride(g, rows);
+		return ts % 3u * gstride(g, rows);
 	return (gi % 2 * g->gp + nt % g->gp) * gstride(g, rows);
 }
 
@@ -744,20 +743,6 @@ static uint32_t quiet_groups(const struct gemm *g, uint32_t rows)
 	return q;
 }
 
-/* hyb: the first group as above, then per tile its K-tiles after the ACTIVATE (kt 0) and the
- * pieces (kt 1..P) of the tile two before. */
-static uint32_t quiet_hyb(const struct gemm *g, uint32_t rows)
-{
-	uint32_t np = g->NT < g->gp ? g->NT : g->gp, q = 0, P = pieces_of(rows);
-
-	for (uint32_t s = 0; s < np * g->KT; s++)
-		q += quiet_slot(s, g->npe + g->nw, np * g->KT);
-	for (uint32_t t = np; t < g->NT; t++)
-		for (uint32_t kt = 0; kt < g->KT; kt++)
-			q += quiet_slot(kt, 1 + P, g->KT);
-	return q;
-}
-
 /* MATMUL of K-tile kt of the chunk into ACC rows acc, popping its weight tile. */
 static void group_matmul(struct gemm *g, const struct chunkx *cx, uint32_t kt, uint32_t acc)
 {
@@ -831,11 +816,9 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, const str
 	bool first = cx->r0 == 0;
 	uint32_t ng = a_groups(g), next_grp, np = g->NT < g->gp ? g->NT : g->gp, rows = cx->rows;
 	uint32_t nslots = np * g->KT, bias_slot = nslots - 1 < 5 ? nslots - 1 : 5;
-	uint32_t ts0 = g->gseq, lead = g->npe + g->nw, P = pieces_of(rows);
+	uint32_t ts0 = g->gseq;
 	struct pend tp[3]; /* the tiles not yet activated, by ts % 3 */
 
-	g->pf_n = g->pf_q = 0;
-	g->pf_q_tot = quiet_hyb(g, rows);
 	g->gseq += g->NT;
 	if (bias_slot < g->npe)
 		bias_slot = g->npe < nslots ? g->npe : nslots - 1;
@@ -857,7 +840,6 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, const str
 				pend_activate(g);
 			column_tile_params(g, 0);
 		}
-		prefetch_step(g, cx, quiet_slot(s, lead, nslots));
 	}
 	pend_flush(g);
 	g->npe = g->nw = g->iw = g->pa = 0;
@@ -880,20 +862,15 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, const str
 			}
 			if (kt == bias_kt)
 				column_tile_params(g, t - 1);
-			prefetch_step(g, cx, quiet_slot(kt, 1 + P, g->KT));
 		}
 		while (g->iw < g->nw)
 			write_piece(g, &g->w[g->iw++]);
 	}
-	prefetch_rest(g, cx);
-	/* the last two tiles (or the one): beside the next chunk's first MATMULs (dbl), or now */
+	/* the last two tiles (or the one) */
 	g->npe = 0;
 	for (uint32_t t = g->NT >= 2 ? g->NT - 2 : 0; t < g->NT; t++)
 		g->pe[g->npe++] = tp[t % 3];
 	pend_pieces(g);
-	g->pa = 0;
-	if (cx->nrows)
-		return;
 	for (uint32_t t = 0; t < g->npe; t++) {
 		activate_pend(g, &g->pe[t]);
 		if (t + 1 < g->npe)
@@ -1196,8 +1173,8 @@ static void plan(struct gemm *g)
 	if (g->stream)
 		g->pairs = false;
 	/* The chunk pipeline (see there) where the grouped schedule does not apply with one A
-	 * region (it would be the column order) and the column tiles are few (pairs, not hyb:
-	 * chunk_hyb handles dbl too, measured slower): int8 output, resident A, more than one
+	 * region (it would be the column order) and the column tiles are few (pairs, not hyb: the
+	 * hybrid with dbl measured slower, and was removed): int8 output, resident A, more than one
 	 * chunk of at most r rows, two A regions, 2 x gp ACC buffers and gp output regions. */
 	r = in->ub_rows / (2ull * g->slots + g->gp);
 	if (r > GEMM_DBL_MAX_R)
