@@ -1198,13 +1198,18 @@ END_TEST
 /* OP0.W_FIRST: block 0's weight tile (K = N, T = 1) before A's R = 256 rows, then block 1's
  * tile; N = 16, 1024 UB and ACC rows, link latency 50. A's UB rows hold other (stale) values
  * before each command, so a MATMUL row that read its A row before the stream wrote it would
- * give a wrong ACC row (and trip tpu_datapath's MmChain assertion). Both orders (plain
- * A_STREAM, then W_FIRST) against a reference; on sim W_FIRST must also be faster by at least
- * R / 2 cycles (PERF_CYCLES), as its first MATMUL follows A's rows as they come in instead of
- * starting after all of them. */
+ * give a wrong ACC row (and trip tpu_datapath's MmChain assertion). _i = 1: rows 2N bytes
+ * apart (STRIDE), so the link brings A's rows at a third of the MXU's rate and the chained
+ * MATMUL keeps catching up with them (packed, _i = 0, they come about as fast as it issues
+ * them). Both orders (plain A_STREAM, then W_FIRST) against a reference; on sim W_FIRST must
+ * also be faster by at least R / 2 cycles (PERF_CYCLES), as its first MATMUL follows A's rows
+ * as they come in instead of starting after all of them. Then W_FIRST with a read fault in
+ * the middle of A's rows (the chained MATMUL has started and waits for the rest): the command
+ * ends with DMA_XFER_ERROR, RESULT 0, PERF_MACS unchanged, no active tile, and runs again. */
 START_TEST(stream_matmul_wfirst)
 {
-	const uint32_t n = 16, r = 256, blocks = 2, la = 100, la2 = 40;
+	const uint32_t n = 16, r = 256, blocks = 2, la = 100, la2 = 40, stride = _i ? 2 * n : 0;
+	const size_t step = stride ? stride : n;
 	static int8_t a[256][MAXN], w[2][MAXN][MAXN];
 	struct golden_config c;
 	uint64_t hb, cyc[2];
@@ -1219,6 +1224,7 @@ START_TEST(stream_matmul_wfirst)
 	setup_cfg(&c);
 	/* 0: the stream; 64 KiB: the stale UB rows; 128 KiB: ACC rows back */
 	h = gfx_alloc(&F, 256 * 1024, &hb);
+	memset(h, 0, 65536);
 	for (uint32_t i = 0; i < r; i++)
 		for (uint32_t j = 0; j < n; j++)
 			a[i][j] = rand8();
@@ -1233,16 +1239,16 @@ START_TEST(stream_matmul_wfirst)
 		uint64_t t0;
 
 		for (uint32_t i = 0; i < r; i++)
-			memcpy(h + (size_t)(arow + i) * n, a[i], n);
+			memcpy(h + (arow + i) * step, a[i], n);
 		for (uint32_t kk = 0; kk < n; kk++) {
-			memcpy(h + (size_t)(w0 + kk) * n, w[0][kk], n);
-			memcpy(h + (size_t)(w1 + kk) * n, w[1][kk], n);
+			memcpy(h + (w0 + kk) * step, w[0][kk], n);
+			memcpy(h + (w1 + kk) * step, w[1][kk], n);
 		}
 		for (uint32_t i = 0; i < r * n; i++)
 			h[65536 + i] = (uint8_t)rand8();
 		q = gfx_read_host(hb + 65536, r, n, 0, la);
 		gfx_ok(&F, &q);
-		q = sm_a(hb, n, n, 0, blocks, la, r, la2, wf ? TPU_STREAM_MATMUL_W_FIRST : 0);
+		q = sm_a(hb, n, n, stride, blocks, la, r, la2, wf ? TPU_STREAM_MATMUL_W_FIRST : 0);
 		t0 = gfx_perf(&F, TPU_REG_PERF_CYCLES_LO);
 		ck_assert_uint_eq(gfx_ok(&F, &q), (r + blocks * n) * n);
 		cyc[wf] = gfx_perf(&F, TPU_REG_PERF_CYCLES_LO) - t0;
@@ -1263,6 +1269,23 @@ START_TEST(stream_matmul_wfirst)
 	if (gfx_backend() == GFX_SIM)
 		ck_assert_msg(cyc[1] + r / 2 < cyc[0], "W_FIRST %llu cycles, plain %llu",
 			      (unsigned long long)cyc[1], (unsigned long long)cyc[0]);
+	{
+		struct gfx_sqe q = sm_a(hb, n, n, stride, blocks, la, r, la2,
+					TPU_STREAM_MATMUL_W_FIRST);
+		struct gfx_sqe m = gfx_matmul(0, 0, 1, 0);
+		struct gfx_cqe cq;
+		uint64_t macs = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
+
+		gfx_fail_range(&F, hb + (uint64_t)(n + r / 2) * step, 1, HOSTMEM_READ, false);
+		ck_assert_uint_eq(gfx_exec(&F, &q, &cq), TPU_SC_DMA_XFER_ERROR);
+		ck_assert_uint_eq(cq.result, 0);
+		gfx_fail_off(&F);
+		ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO), macs);
+		ck_assert_uint_eq(gfx_exec(&F, &m, NULL), TPU_SC_SEQUENCE_ERROR);
+		ck_assert_uint_eq(gfx_ok(&F, &q), (r + blocks * n) * n);
+		ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO),
+				  macs + (uint64_t)blocks * r * n * n);
+	}
 	teardown();
 }
 END_TEST
@@ -1607,7 +1630,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 	tcase_add_loop_test(tc, stream_matmul_activate_overlap, 0, 6);
 	tcase_add_loop_test(tc, stream_matmul_astream, 0, 4);
 	tcase_add_loop_test(tc, stream_matmul_astream_after_matmul, 0, 2);
-	tcase_add_test(tc, stream_matmul_wfirst);
+	tcase_add_loop_test(tc, stream_matmul_wfirst, 0, 2);
 	tcase_add_loop_test(tc, stream_matmul_write_back, 0, 4);
 	tcase_add_loop_test(tc, stream_matmul_kmajor, 0, 6);
 	tcase_add_test(tc, stream_matmul_params);
