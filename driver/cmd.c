@@ -172,8 +172,9 @@ int tpu_cmd_stream_matmul(struct tpu_cmd *cmd, const tpu_buf *buf, size_t off, u
 	    (flags & ~(TPU_STREAM_MATMUL_ACCUMULATE | TPU_STREAM_MATMUL_ACTIVATE |
 		       TPU_STREAM_MATMUL_LUT | TPU_STREAM_MATMUL_A_STREAM |
 		       TPU_STREAM_MATMUL_K_MAJOR | TPU_STREAM_MATMUL_K_GROUP_MASK |
-		       TPU_STREAM_MATMUL_PARAMS)) ||
+		       TPU_STREAM_MATMUL_PARAMS | TPU_STREAM_MATMUL_W_FIRST)) ||
 	    ((flags & TPU_STREAM_MATMUL_PARAMS) && !act) ||
+	    ((flags & TPU_STREAM_MATMUL_W_FIRST) && !(flags & TPU_STREAM_MATMUL_A_STREAM)) ||
 	    (!(flags & TPU_STREAM_MATMUL_K_MAJOR) && (flags & TPU_STREAM_MATMUL_K_GROUP_MASK)) ||
 	    ((flags & TPU_STREAM_MATMUL_K_GROUP_MASK) >> TPU_STREAM_MATMUL_K_GROUP_SHIFT) > blocks ||
 	    ((flags & TPU_STREAM_MATMUL_LUT) && !act) || (!act && out_row))

@@ -62,6 +62,7 @@ struct gemm {
 	bool stream;  /* small M: STREAM_MATMUL per group of column tiles (stream_schedule) */
 	bool fused;   /* stream, int8 out, uniform MULT/SHIFT: bias + ACTIVATE in the command */
 	bool astream; /* fused: A's K-tiles in the first command's stream (OP0.A_STREAM) */
+	bool wfirst;  /* astream: panel 0's first K-tile before A's K-tile 0 (OP0.W_FIRST) */
 	bool wback;   /* fused: each command writes its output panels back (OP0.WRITE_BACK) */
 	uint32_t kg;  /* astream: the first command's leading panels interleaved K-tile by K-tile
 		       * (OP0.K_MAJOR, K_GROUP = kg; 1 = block-major) */
@@ -914,6 +915,12 @@ static void chunk_hyb(struct gemm *g, const struct tpu_gemm_params *p, const str
 #ifndef GEMM_ASTREAM
 #define GEMM_ASTREAM 1
 #endif
+/* Panel 0's first K-tile before A's K-tile 0 in the first STREAM_MATMUL's stream (session 12,
+ * OP0.W_FIRST: the device chains that MATMUL on A's rows as they come in, so the MXU starts
+ * after one tile of the link instead of after A's whole K-tile 0); 0 = A's K-tile 0 first */
+#ifndef GEMM_WFIRST
+#define GEMM_WFIRST 1
+#endif
 /* Panels interleaved with A in the first STREAM_MATMUL (session 10): 0 = chosen by
  * stream_kgroup, 1 = block-major (none), else at most that many */
 #ifndef GEMM_KGROUP
@@ -980,7 +987,7 @@ static size_t stream_off(const struct gemm *g, uint32_t c)
 /* Offset of the fused panel c's row kk (kk = k: its bias vector). Panels c < kg (kg = 1:
  * panel 0) are interleaved K-tile by K-tile (docs/spec.md 6.11): K-tile t is a round of A's
  * K-tile t (astream: R rows), then K-tile t of each panel (in the last round its rows and its
- * bias vector). */
+ * bias vector). wfirst: panel 0's K-tile 0 rows and A's K-tile 0 swap places. */
 static size_t stream_row_off(const struct gemm *g, uint32_t c, size_t kk)
 {
 	size_t a = g->astream ? g->R : 0, tl = kk < g->k ? kk / g->N : g->KT - 1;
@@ -988,6 +995,8 @@ static size_t stream_row_off(const struct gemm *g, uint32_t c, size_t kk)
 
 	if (c >= g->kg)
 		return stream_off(g, c) + kk * g->N;
+	if (g->wfirst && c == 0 && kk < g->k && kk < g->N)
+		return (stream_prows(g) + kk) * g->N;
 	return (stream_prows(g) + tl * (a + (size_t)g->kg * g->N) + a +
 		(size_t)c * (tl + 1 < g->KT ? g->N : lastk + TPU_STREAM_MATMUL_BIAS_ROWS) +
 		(kk - tl * g->N)) * g->N;
@@ -1006,6 +1015,7 @@ static void stream_group(struct gemm *g, const struct tpu_gemm_params *p, uint32
 		     R, 0, g->out_row + c0 * R,
 		     TPU_STREAM_MATMUL_ACTIVATE | (g->lut ? TPU_STREAM_MATMUL_LUT : 0) |
 			     (first && g->astream ? TPU_STREAM_MATMUL_A_STREAM : 0) |
+			     (first && g->wfirst ? TPU_STREAM_MATMUL_W_FIRST : 0) |
 			     (first && g->kg > 1 ? TPU_STREAM_MATMUL_K_GROUP(g->kg) : 0) |
 			     (first && g->sparams ? TPU_STREAM_MATMUL_PARAMS : 0));
 		/* the group's output panels (R = m rows of N each) straight to their place in the
@@ -1203,6 +1213,7 @@ static void plan(struct gemm *g)
 	g->fused = g->stream && g->q8 && g->uniform && g->n >= g->N;
 	/* A in the first command's stream: a chunk of R = m rows, every K-tile of A in it */
 	g->astream = g->fused && ((in->opcodes >> TPU_OP_STREAM_MATMUL) & 1u) && GEMM_ASTREAM;
+	g->wfirst = g->astream && GEMM_WFIRST;
 	g->wback = g->fused && GEMM_WBACK;
 	g->kg = stream_kgroup(g, in);
 	g->sparams = g->fused && GEMM_SPARAMS;
@@ -1295,6 +1306,10 @@ static void to_fused(const struct gemm *g, uint8_t *dst, const uint8_t *src, con
 	for (uint32_t t = 0; t < g->KT && g->astream; t++) {
 		uint32_t w = span_of(g->k, g->N, t);
 		uint8_t *d = dst + stream_row_off(g, 0, (size_t)t * g->N) - (size_t)g->R * g->N;
+
+		/* (wfirst: A's K-tile 0 right after panel 0's K-tile 0) */
+		if (t == 0 && g->wfirst)
+			d = dst + (stream_prows(g) + (g->k < g->N ? g->k : g->N)) * g->N;
 
 		for (size_t r = 0; r < g->R; r++) {
 			memcpy(d + r * g->N, a + r * g->k + (size_t)t * g->N, w);

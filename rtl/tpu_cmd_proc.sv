@@ -437,6 +437,11 @@ module tpu_cmd_proc #(
   // (sm_mm0: MATMULs accepted before the command not yet done; A's UB_WRITEs wait for them, as
   // they may read the rows A overwrites)
   logic           sm_ap_q, sm_ap_d;
+  // ... with OP0.W_FIRST (A_STREAM): block 0's first tile comes before A's K-tile 0 in the
+  // stream; its MATMUL goes into the slot chained (tpu_datapath MmChain: it issues each row
+  // once written), then A's K-tile 0 rows follow it (sm_wfp: that tile still to come; sm_wfa:
+  // A's K-tile 0 rows being written, to UB row LOCAL_ADDR + sm_ai)
+  logic           sm_wf, sm_wfp_q, sm_wfp_d, sm_wfa_q, sm_wfa_d;
   logic [31:0]    sm_ai_q, sm_ai_d;
   logic [15:0]    sm_mm0_q, sm_mm0_d;
   logic           sm_ph_q, sm_ph_d, sm_pw_q, sm_pw_d, sm_pm_q, sm_pm_d;
@@ -478,6 +483,7 @@ module tpu_cmd_proc #(
     sm_wb    = (f_op0 & tpu_pkg::StreamMatmulWriteBack) != 0;
     sm_kmaj  = (f_op0 & tpu_pkg::StreamMatmulKMajor) != 0;
     sm_prm   = (f_op0 & tpu_pkg::StreamMatmulParams) != 0;
+    sm_wf    = (f_op0 & tpu_pkg::StreamMatmulWFirst) != 0;
     sm_wlen  = 64'(f_op2[7:0]) * 64'(f_op1[15:0]) * 64'(N);  // C x R x N (when the limits hold)
     lp_lut   = f_op0 == 32'(tpu_pkg::ParamLut);
     lp_out   = f_op0 == 32'(tpu_pkg::ParamOutput);
@@ -778,8 +784,10 @@ module tpu_cmd_proc #(
           if ((f_op0 & ~(tpu_pkg::StreamMatmulAccumulate | tpu_pkg::StreamMatmulActivate |
                          tpu_pkg::StreamMatmulLut | tpu_pkg::StreamMatmulAStream |
                          tpu_pkg::StreamMatmulWriteBack | tpu_pkg::StreamMatmulKMajor |
-                         tpu_pkg::StreamMatmulKGroupMask | tpu_pkg::StreamMatmulParams)) != 0 ||
+                         tpu_pkg::StreamMatmulKGroupMask | tpu_pkg::StreamMatmulParams |
+                         tpu_pkg::StreamMatmulWFirst)) != 0 ||
               (!sm_kmaj && (f_op0 & tpu_pkg::StreamMatmulKGroupMask) != 0) ||
+              (sm_wf && !sm_astr) ||
               ((sm_lut || sm_wb || sm_prm) && !sm_act) || (!sm_act && f_op3 != 0) ||
               (!sm_wb && (f_r14 != 0 || f_r15 != 0)) ||
               (sm_wb && sm_wlen[63:32] != '0) ||
@@ -948,7 +956,7 @@ module tpu_cmd_proc #(
   end
   assign mm_hold    = BgBypass && dpv_q && dpc_q[COp +: 4] == DpMatmul && !dp_mm_ok_i;
   assign sm_byp     = StreamMm && state_q == SSm && sm_ap_q && sm_pp_q == '0 && cval_q &&
-                      sm_mm0_q == '0 &&
+                      sm_mm0_q == '0 && !sm_wfa_q &&
                       !sm_err_q && !bg_active_q;
   assign sm_rdbyp   = StreamMm && state_q == SSm && sm_rp_q && !sm_rd_q && dp_rd_ok_i;
   assign byp        = mm_hold && ((((bg_active_q && bg_cval_q) || sm_byp) && dp_wr_ok_i) ||
@@ -965,7 +973,8 @@ module tpu_cmd_proc #(
                           (sm_wo_q + f_op1 <= sm_lua_q || sm_lua_q + f_op1 <= sm_wo_q) &&
                           (!sm_wb || (!sm_actw_q && !sm_rp_q));
   assign wpush_valid_o  = (state_q == SPush && cval_q) ||
-                          (state_q == SSm && !sm_ph_q && !sm_ap_q && sm_pp_q == '0 && cval_q &&
+                          (state_q == SSm && !sm_ph_q && !sm_ap_q && !sm_wfa_q && sm_pp_q == '0 &&
+                           cval_q &&
                            !sm_end &&
                            (crow_q != N - 1 || ((!sm_pw_q || (sm_pm_q && sm_pc_q == N && !sm_chgo)) &&
                                                 (!dpv_q || dp_rdy) && !sm_rdgo)));
@@ -1067,6 +1076,7 @@ module tpu_cmd_proc #(
     sm_lua_d = sm_lua_q;
     sm_actw_d = sm_actw_q && !act_done_i;
     sm_ap_d = sm_ap_q;  sm_ai_d = sm_ai_q;  sm_mm0_d = sm_mm0_q - 16'(sm_mm0_q != '0 && mm_done_i);
+    sm_wfp_d = sm_wfp_q;  sm_wfa_d = sm_wfa_q;
     sm_rp_d = sm_rp_q;  sm_rd_d = sm_rd_q;  sm_ro_d = sm_ro_q;  sm_ha_d = sm_ha_q;
     sm_wcl_d = sm_wcl_q;  sm_rcl_d = sm_rcl_q;  sm_pp_d = sm_pp_q;  sm_wk_d = sm_wk_q;
     // ---- LOAD_PARAMS read-ahead: start, end of its job (the buffer is copied then)
@@ -1266,7 +1276,8 @@ module tpu_cmd_proc #(
               avalid_d = 1'b0;
               sm_t_d = '0;  sm_b_d = '0;  sm_ua_d = f_la;  sm_aa_d = f_la2;  sm_err_d = 1'b0;
               sm_ph_d = 1'b0;  sm_pw_d = 1'b0;  sm_pm_d = 1'b0;  sm_oa_d = f_op3;
-              sm_ap_d = sm_astr;  sm_ai_d = '0;  sm_mm0_d = mm_flight_d;
+              sm_ap_d = sm_astr && !sm_wf;  sm_ai_d = '0;  sm_mm0_d = mm_flight_d;
+              sm_wfp_d = sm_astr && sm_wf;  sm_wfa_d = 1'b0;
               sm_pp_d = sm_prm ? 2'd1 : 2'd0;  sm_wk_d = 3'(tpu_pkg::ParamBias);
               sm_rp_d = 1'b0;  sm_rd_d = 1'b0;  sm_ha_d = {f_r15, f_r14};  wg_d = '0;  wgn_d = '0;
               if (sm_act) loaded_d[tpu_pkg::ParamBias] = 1'b1;
@@ -1508,6 +1519,50 @@ module tpu_cmd_proc #(
             end
             state_d = SDone;
           end
+        end else if (sm_wfa_q || (sm_ap_q && sm_pp_q == '0)) begin
+          // A_STREAM: A's rows before block 0's K-tile, ring row cbase (read one cycle ahead)
+          // to UB row sm_ua + sm_ai; the previous tile's MATMUL reads other UB rows, and the
+          // UB_WRITEs are ordered before this tile's MATMUL (a failed stream ends at once above)
+          // (W_FIRST, sm_wfa: A's K-tile 0 after block 0's first tile, to UB row LOCAL_ADDR +
+          // sm_ai, through the slot only, so after its chained MATMUL has been taken: the
+          // datapath counts the rows written from then on; a failed stream writes the rest as
+          // zeros, since that MATMUL waits for every row)
+          if (!cval_q && !(sm_wfa_q && sm_err_q)) begin
+            if (row_q > cbase_q) begin
+              st_re = 1'b1;
+              cval_d = 1'b1;
+            end
+          end else if ((slot_free && sm_mm0_q == '0 && !sm_rdgo && !sm_pw_q) ||
+                       (byp && sm_byp && !sm_rdbyp)) begin
+            // (not while the writer has the slot: PARAMS' MULT/SHIFT writes at the start)
+            // (through the slot, or beside the MATMUL waiting there: the bypass, above)
+            if (!byp) begin
+              c[COp +: 4] = DpUbWrite;
+              c[CA +: 32] = (sm_wfa_q ? f_la : sm_ua_q) + sm_ai_q;
+              c[CRows +: 32] = 32'd1;
+              c[CData +: N*8] = sm_err_q ? '0 : st_rdata;
+              dpc_d = c;  dpv_d = 1'b1;
+            end
+            wd_d = '0;  wdf_d = '0;
+            cbase_d = cbase_q + 32'd1;
+            if (sm_ai_q + 32'd1 == f_op1) begin
+              if (sm_wfa_q) sm_wfa_d = 1'b0;
+              else sm_ap_d = 1'b0;
+              sm_ai_d = '0;
+            end else begin
+              sm_ai_d = sm_ai_q + 32'd1;
+            end
+            // the next row (A's or the tile's first) when it is in: one row per cycle (not
+            // the bias rows after W_FIRST's A rows: that phase reads its own, from crow 0)
+            cval_d = 1'b0;
+            if (row_q > cbase_q + 32'd1 && !(sm_wfa_q && sm_ai_q + 32'd1 == f_op1 && sm_ph_q)) begin
+              st_re = 1'b1;
+              st_raddr = SAw'((cbase_q + 32'd1) % Ring);
+              cval_d = 1'b1;
+            end
+          end else begin
+            cval_d = cval_q;  // hold
+          end
         end else if (sm_ph_q) begin
           // the block's bias rows (after its tiles) into sm_bias, read one cycle ahead
           st_raddr = SAw'((cbase_q + crow_q) % Ring);
@@ -1568,42 +1623,6 @@ module tpu_cmd_proc #(
               end
             end
           end
-        end else if (sm_ap_q) begin
-          // A_STREAM: A's rows before block 0's K-tile, ring row cbase (read one cycle ahead)
-          // to UB row sm_ua + sm_ai; the previous tile's MATMUL reads other UB rows, and the
-          // UB_WRITEs are ordered before this tile's MATMUL (a failed stream ends at once above)
-          if (!cval_q) begin
-            if (row_q > cbase_q) begin
-              st_re = 1'b1;
-              cval_d = 1'b1;
-            end
-          end else if ((slot_free && sm_mm0_q == '0 && !sm_rdgo && !sm_pw_q) ||
-                       (byp && sm_byp && !sm_rdbyp)) begin
-            // (not while the writer has the slot: PARAMS' MULT/SHIFT writes at the start)
-            // (through the slot, or beside the MATMUL waiting there: the bypass, above)
-            if (!byp) begin
-              c[COp +: 4] = DpUbWrite;
-              c[CA +: 32] = sm_ua_q + sm_ai_q;
-              c[CRows +: 32] = 32'd1;
-              c[CData +: N*8] = st_rdata;
-              dpc_d = c;  dpv_d = 1'b1;
-            end
-            wd_d = '0;  wdf_d = '0;
-            cbase_d = cbase_q + 32'd1;
-            if (sm_ai_q + 32'd1 == f_op1) begin
-              sm_ap_d = 1'b0;  sm_ai_d = '0;
-            end else begin
-              sm_ai_d = sm_ai_q + 32'd1;
-            end
-            // the next row (A's or the tile's first) when it is in: one row per cycle
-            if (row_q > cbase_q + 32'd1) begin
-              st_re = 1'b1;
-              st_raddr = SAw'((cbase_q + 32'd1) % Ring);
-              cval_d = 1'b1;
-            end
-          end else begin
-            cval_d = 1'b1;  // hold
-          end
         end else if (!cval_q) begin
           if (rd0) begin
             // (a zero padding row is not read: its ring slot may be taking a later stream row
@@ -1618,7 +1637,10 @@ module tpu_cmd_proc #(
             c[COp +: 4] = DpMatmul;
             c[CFl] = sm_t_q != '0 || (f_op0 & tpu_pkg::StreamMatmulAccumulate) != 0;
             c[CFl + 1] = 1'b1;  // POP
+            c[CFl + 2] = sm_wfp_q;  // (CHAIN: W_FIRST's first tile, A's rows follow)
             c[CA +: 32] = sm_ua_q;  c[CB +: 32] = sm_aa_q;  c[CRows +: 32] = f_op1;
+            sm_wfp_d = 1'b0;
+            sm_wfa_d = sm_wfp_q;
             dpc_d = c;  dpv_d = 1'b1;
             sm_lua_d = sm_ua_q;
             sm_pm_d = 1'b0;  // (a waiting writer's ACTIVATE goes next)
@@ -1987,6 +2009,7 @@ module tpu_cmd_proc #(
     sm_ua_q <= StreamMm ? sm_ua_d : '0;  sm_aa_q <= StreamMm ? sm_aa_d : '0;
     sm_err_q <= StreamMm && sm_err_d;
     sm_ap_q <= StreamMm && sm_ap_d;  sm_ai_q <= StreamMm ? sm_ai_d : '0;
+    sm_wfp_q <= StreamMm && sm_wfp_d;  sm_wfa_q <= StreamMm && sm_wfa_d;
     sm_mm0_q <= StreamMm ? sm_mm0_d : '0;
     sm_ro_q <= StreamMm ? sm_ro_d : '0;  sm_ha_q <= StreamMm ? sm_ha_d : '0;
     sm_wcl_q <= StreamMm && sm_wcl_d;  sm_rcl_q <= StreamMm && sm_rcl_d;
@@ -2007,7 +2030,8 @@ module tpu_cmd_proc #(
   end
   assign sm_tn_d = (32'(f_rows[15:0]) + N - 1) / N;
   assign sm_kn   = (sm_t_q + 32'd1 == sm_tn_q) ? sm_lastk_q : KW'(N);
-  assign sm_end  = sm_b_q == f_op2 || (sm_err_q && crow_q == '0 && !sm_ph_q);
+  // (not before W_FIRST's A rows are all written: the chained MATMUL waits for them)
+  assign sm_end  = !sm_wfa_q && (sm_b_q == f_op2 || (sm_err_q && crow_q == '0 && !sm_ph_q));
   // K_MAJOR (spec 6.11): the stream order of the tiles. Block b < G: K-tile t of every such
   // block, then K-tile t + 1 (A's rows first with A_STREAM); after block G - 1's last K-tile,
   // block G's first; block b >= G: its K-tiles, then block b + 1's. (G = 1: block-major.)

@@ -7,7 +7,9 @@
 //   op 0 UB_WRITE  UB[a] = data (one row; the DMA engine sends one command per row)
 //   op 1 PARAM     parameter write: flags[2:0] = kind (tpu_pkg::param_kind_e), a[7:0] = index,
 //                  data[31:0] = value (encoding of tpu_act_params' write port)
-//   op 2 MATMUL    ACC[b+r] (+)= UB[a+r] x tile, r < rows; flags[0] ACCUMULATE, flags[1] POP
+//   op 2 MATMUL    ACC[b+r] (+)= UB[a+r] x tile, r < rows; flags[0] ACCUMULATE, flags[1] POP,
+//                  flags[2] CHAIN (MmChain devices: row r issues once UB row a+r is written,
+//                  see the parameter)
 //   op 3 ACTIVATE  ACC[a+r] -> activation -> UB[b+r] (int8), r < rows; flags[0] LUT,
 //                  flags[1] RAW32 (ACC[b+r] = ACC[a+r] + bias instead)
 //   op 4 UB_READ   UB[a+r] -> rd_* stream (int8 row in rd_data_o[8N-1:0], upper bits 0)
@@ -110,7 +112,15 @@ module tpu_datapath #(
   // more rows than it writes, is accepted beside it (rd_ok_o also says so) and reads each row
   // once the ACTIVATE has written it (a row written in cycle t is read from t + 1 on, from the
   // UB copy): the write-back streams out with the ACTIVATE instead of after it.
-  parameter bit          RdChain = 1'b0
+  parameter bit          RdChain = 1'b0,
+  // STREAM_MATMUL devices (without CmdSlice; off on the boards): a chained MATMUL (flags[2]
+  // CHAIN). Its UB rows are written after its acceptance, in order (a, a + 1, ..), by
+  // UB_WRITEs on this port; it issues row r only once the UB_WRITE of row a + r has been
+  // accepted in an earlier cycle (ch_n_q: the next row to be written), so the MXU follows A's
+  // rows as they come in instead of waiting for all of them. A row not yet written leaves a
+  // bubble in the MXU (s1_valid_q low), as a POP waiting for its tile does. Without the
+  // parameter CHAIN is ignored (a chained MATMUL must then not be sent before its rows).
+  parameter bit          MmChain = 1'b0
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -182,6 +192,9 @@ module tpu_datapath #(
   end
   if (PerfSplit && (N & (N - 1)) != 0) begin : g_bad_perf_split
     $error("tpu_datapath: PerfSplit needs N a power of two");
+  end
+  if (MmChain && CmdSlice) begin : g_bad_mm_chain
+    $error("tpu_datapath: MmChain needs CmdSlice = 0");
   end
   if (UbRows < 16 || AccRows < 16) begin : g_bad_rows
     $error("tpu_datapath: UbRows and AccRows must be >= 16");
@@ -303,6 +316,7 @@ module tpu_datapath #(
   logic [CntW-1:0]  mm_left_q;
   logic             mm_accum_q, mm_pop_q;
   logic             mm_active, mm_fire, mm_last_fire, mm_swap_ok;
+  logic             mm_row_in;  // the row at mm_ub_q may issue (MmChain: it is written)
   // MXU input stage (UB read data arrives)
   logic                s1_valid_q, s1_sw_q;
   logic [TagWidth-1:0] s1_tag_q;
@@ -548,8 +562,51 @@ module tpu_datapath #(
   // while none is active, so while mm_pop_q is set no row is in stage s1 and the tile stays.
   assign mm_active    = mm_nz_q;
   assign mm_swap_ok   = !mm_pop_q || (CmdSlice ? mxu_swap_ready : mxu_swap_ready_next);
-  assign mm_fire      = mm_active && mm_swap_ok;
+  assign mm_fire      = mm_active && mm_swap_ok && mm_row_in;
   assign mm_last_fire = mm_fire && mm_one_q;
+
+  // A chained MATMUL (MmChain): the row at mm_ub_q issues once a UB_WRITE accepted since the
+  // MATMUL's acceptance has written it (ch_n_q: the next of its rows to be written, counted
+  // as the UB_WRITEs of its rows come in order). A row written in this cycle is read from the
+  // next one on (tpu_ram: no read of the row being written).
+  localparam bit MmChainOn = MmChain && !CmdSlice;
+  if (MmChainOn) begin : g_mm_chain
+    logic            ch_q;
+    logic [RngW-1:0] ch_n_q;
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        ch_q <= 1'b0;
+      end else if (acc_cmd_mm) begin
+        ch_q <= cmd_flags[2];
+      end
+      if (acc_cmd_mm) begin
+        ch_n_q <= RngW'(cmd_a[UbAw-1:0]);
+      end else if (ac_wr && !cv_par && RngW'(cmd_a[UbAw-1:0]) == ch_n_q) begin
+        ch_n_q <= ch_n_q + 1'b1;
+      end
+    end
+    assign mm_row_in = !ch_q || RngW'(mm_ub_q) < ch_n_q;
+`ifndef SYNTHESIS
+    // The rule, checked apart from the counter: every row a chained MATMUL issues was written
+    // by a UB_WRITE accepted after the MATMUL, in an earlier cycle (wr_q: per UB row, cleared
+    // when a chained MATMUL is accepted).
+    logic [UbRows-1:0] chk_wr_q;
+    always_ff @(posedge clk_i) begin
+      if (acc_cmd_mm && cmd_flags[2]) begin
+        chk_wr_q <= '0;
+      end else if (ac_wr && !cv_par) begin
+        chk_wr_q[UbAw'(cmd_a)] <= 1'b1;
+      end
+      if (!rst_i && mm_fire && ch_q) begin
+        assert (chk_wr_q[mm_ub_q])
+          else $error("tpu_datapath: chained MATMUL reads UB row %0d before it is written",
+                      mm_ub_q);
+      end
+    end
+`endif
+  end else begin : g_no_mm_chain
+    assign mm_row_in = 1'b1;
+  end
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin

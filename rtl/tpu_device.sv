@@ -394,7 +394,7 @@ module tpu_device #(
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles),
                  .ActLanes(ActLanes), .UbReadPort2(UbReadPort2),
                  .MmBesideAct(StreamMm), .ActChain(StreamMm),
-                 .BiasBeside(StreamMm), .RdChain(StreamMm)) u_dp (
+                 .BiasBeside(StreamMm), .RdChain(StreamMm), .MmChain(StreamMm)) u_dp (
     .clk_i, .rst_i(dev_rst),
     .cmd_valid_i(dps_valid), .cmd_ready_o(dps_ready), .cmd_i(dps_cmd),
     .wpush_valid_i(wpush_valid), .wpush_ready_o(wpush_ready), .wpush_row_i(wpush_row),

@@ -504,6 +504,8 @@ START_TEST(stream_matmul_checks)
 		{ "WRITE_BACK without ACTIVATE", DW(OP0), TPU_STREAM_MATMUL_WRITE_BACK, -1, 0, false,
 		  TPU_SC_INVALID_FIELD },
 		{ "OP0 bit 6", DW(OP0), 0x40, -1, 0, false, TPU_SC_INVALID_FIELD },
+		{ "W_FIRST without A_STREAM", DW(OP0), TPU_STREAM_MATMUL_W_FIRST, -1, 0, false,
+		  TPU_SC_INVALID_FIELD },
 		{ "OP0 bit 16", DW(OP0), 0x10000, -1, 0, false, TPU_SC_INVALID_FIELD },
 		{ "K_GROUP without K_MAJOR", DW(OP0), 1u << TPU_STREAM_MATMUL_K_GROUP_SHIFT, -1, 0,
 		  false, TPU_SC_INVALID_FIELD },
@@ -625,6 +627,8 @@ START_TEST(stream_matmul_checks)
 		{ "A: OP0 bit 6", DW(OP0), TPU_STREAM_MATMUL_A_STREAM | 0x40, -1, 0, false,
 		  TPU_SC_INVALID_FIELD },
 		{ "A: K_MAJOR", DW(OP0), TPU_STREAM_MATMUL_A_STREAM | TPU_STREAM_MATMUL_K_MAJOR, -1, 0,
+		  false, TPU_SC_SUCCESS },
+		{ "A: W_FIRST", DW(OP0), TPU_STREAM_MATMUL_A_STREAM | TPU_STREAM_MATMUL_W_FIRST, -1, 0,
 		  false, TPU_SC_SUCCESS },
 		{ "A: UB T x R past the end", DW(LOCAL_ADDR), ub_rows - 3 * r + 1, -1, 0, false,
 		  TPU_SC_LOCAL_RANGE },
@@ -962,7 +966,9 @@ END_TEST
 /* A_STREAM right behind a long MATMUL (500 rows, queued with it) whose last rows A overwrites
  * (the stream's first row comes ~130 cycles after the MATMUL starts, which reads those rows
  * ~490 cycles in): the MATMUL reads the UB rows as they were (the device holds A's UB writes
- * until the MATMULs accepted before the command are done). N = 16, 512 UB and ACC rows. */
+ * until the MATMULs accepted before the command are done). N = 16, 512 UB and ACC rows.
+ * _i = 1: with OP0.W_FIRST (the stream's chained MATMUL waits behind the long one, A's rows
+ * behind both). */
 START_TEST(stream_matmul_astream_after_matmul)
 {
 	const uint32_t n = 16, mrows = 500, r = 8, la = 490, la2 = 500;
@@ -994,7 +1000,7 @@ START_TEST(stream_matmul_astream_after_matmul)
 	q[0] = gfx_load_weights(hb + 65536, n, n, 0, false);
 	gfx_ok(&F, &q[0]);
 	q[0] = gfx_matmul(0, 0, mrows, TPU_MATMUL_POP);
-	q[1] = sm_a(hb + 131072, n, n, 0, 1, la, r, la2, 0);
+	q[1] = sm_a(hb + 131072, n, n, 0, 1, la, r, la2, _i ? TPU_STREAM_MATMUL_W_FIRST : 0);
 	for (int i = 0; i < 2; i++) {
 		GFX_SET(&q[i], CID, 0x100 + i);
 		gfx_push(&F, 0, &q[i]);
@@ -1189,17 +1195,113 @@ START_TEST(stream_matmul_write_back_window)
 }
 END_TEST
 
+/* OP0.W_FIRST: block 0's weight tile (K = N, T = 1) before A's R = 256 rows, then block 1's
+ * tile; N = 16, 1024 UB and ACC rows, link latency 50. A's UB rows hold other (stale) values
+ * before each command, so a MATMUL row that read its A row before the stream wrote it would
+ * give a wrong ACC row (and trip tpu_datapath's MmChain assertion). _i = 1: rows 2N bytes
+ * apart (STRIDE), so the link brings A's rows at a third of the MXU's rate and the chained
+ * MATMUL keeps catching up with them (packed, _i = 0, they come about as fast as it issues
+ * them). Both orders (plain A_STREAM, then W_FIRST) against a reference; on sim W_FIRST must
+ * also be faster by at least R / 2 cycles (PERF_CYCLES), as its first MATMUL follows A's rows
+ * as they come in instead of starting after all of them. Then W_FIRST with a read fault in
+ * the middle of A's rows (the chained MATMUL has started and waits for the rest): the command
+ * ends with DMA_XFER_ERROR, RESULT 0, PERF_MACS unchanged, no active tile, and runs again. */
+START_TEST(stream_matmul_wfirst)
+{
+	const uint32_t n = 16, r = 256, blocks = 2, la = 100, la2 = 40, stride = _i ? 2 * n : 0;
+	const size_t step = stride ? stride : n;
+	static int8_t a[256][MAXN], w[2][MAXN][MAXN];
+	struct golden_config c;
+	uint64_t hb, cyc[2];
+	uint8_t *h;
+
+	config_n(&c, n);
+	c.ub_rows = 1024;
+	c.acc_rows = 1024;
+	if (!gfx_backend_has(gfx_backend(), &c))
+		return;
+	gfx_sim_latency(50);
+	setup_cfg(&c);
+	/* 0: the stream; 64 KiB: the stale UB rows; 128 KiB: ACC rows back */
+	h = gfx_alloc(&F, 256 * 1024, &hb);
+	memset(h, 0, 65536);
+	for (uint32_t i = 0; i < r; i++)
+		for (uint32_t j = 0; j < n; j++)
+			a[i][j] = rand8();
+	for (uint32_t b = 0; b < blocks; b++)
+		for (uint32_t kk = 0; kk < n; kk++)
+			for (uint32_t j = 0; j < n; j++)
+				w[b][kk][j] = rand8();
+	for (int wf = 0; wf < 2; wf++) {
+		/* stream rows: plain A (r), W0 (n), W1 (n); W_FIRST W0, A, W1 */
+		uint32_t arow = wf ? n : 0, w0 = wf ? 0 : r, w1 = r + n;
+		struct gfx_sqe q;
+		uint64_t t0;
+
+		for (uint32_t i = 0; i < r; i++)
+			memcpy(h + (arow + i) * step, a[i], n);
+		for (uint32_t kk = 0; kk < n; kk++) {
+			memcpy(h + (w0 + kk) * step, w[0][kk], n);
+			memcpy(h + (w1 + kk) * step, w[1][kk], n);
+		}
+		for (uint32_t i = 0; i < r * n; i++)
+			h[65536 + i] = (uint8_t)rand8();
+		q = gfx_read_host(hb + 65536, r, n, 0, la);
+		gfx_ok(&F, &q);
+		q = sm_a(hb, n, n, stride, blocks, la, r, la2, wf ? TPU_STREAM_MATMUL_W_FIRST : 0);
+		t0 = gfx_perf(&F, TPU_REG_PERF_CYCLES_LO);
+		ck_assert_uint_eq(gfx_ok(&F, &q), (r + blocks * n) * n);
+		cyc[wf] = gfx_perf(&F, TPU_REG_PERF_CYCLES_LO) - t0;
+		q = gfx_write_host(hb + 131072, blocks * r, n, 0, la2, true);
+		gfx_ok(&F, &q);
+		for (uint32_t b = 0; b < blocks; b++)
+			for (uint32_t i = 0; i < r; i++)
+				for (uint32_t j = 0; j < n; j++) {
+					uint32_t sum = 0, got;
+
+					for (uint32_t kk = 0; kk < n; kk++)
+						sum += (uint32_t)((int32_t)a[i][kk] * w[b][kk][j]);
+					memcpy(&got, h + 131072 + (((size_t)b * r + i) * n + j) * 4, 4);
+					ck_assert_msg(got == sum, "wf=%d block %u row %u col %u = %u, "
+						      "expected %u", wf, b, i, j, got, sum);
+				}
+	}
+	if (gfx_backend() == GFX_SIM)
+		ck_assert_msg(cyc[1] + r / 2 < cyc[0], "W_FIRST %llu cycles, plain %llu",
+			      (unsigned long long)cyc[1], (unsigned long long)cyc[0]);
+	{
+		struct gfx_sqe q = sm_a(hb, n, n, stride, blocks, la, r, la2,
+					TPU_STREAM_MATMUL_W_FIRST);
+		struct gfx_sqe m = gfx_matmul(0, 0, 1, 0);
+		struct gfx_cqe cq;
+		uint64_t macs = gfx_perf(&F, TPU_REG_PERF_MACS_LO);
+
+		gfx_fail_range(&F, hb + (uint64_t)(n + r / 2) * step, 1, HOSTMEM_READ, false);
+		ck_assert_uint_eq(gfx_exec(&F, &q, &cq), TPU_SC_DMA_XFER_ERROR);
+		ck_assert_uint_eq(cq.result, 0);
+		gfx_fail_off(&F);
+		ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO), macs);
+		ck_assert_uint_eq(gfx_exec(&F, &m, NULL), TPU_SC_SEQUENCE_ERROR);
+		ck_assert_uint_eq(gfx_ok(&F, &q), (r + blocks * n) * n);
+		ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO),
+				  macs + (uint64_t)blocks * r * n * n);
+	}
+	teardown();
+}
+END_TEST
+
 /* OP0.K_MAJOR: the stream order of a K_GROUP of G blocks, walked here row by row (independent
  * of the device's and the golden model's closed forms): K-tile t of the first G blocks is a
  * round (A_STREAM: A's R rows of K-tile t first), then K-tile t of each of them (its last
  * K-tile followed by its bias vector with ACTIVATE), then the other blocks one after the
  * other. tile[b][t] = the first stream row of block b's K-tile t, bias[b] its bias vector,
  * arow[t] A's K-tile t; the stream's row count. With OP0.PARAMS the MULT and SHIFT vectors
- * come first. */
+ * come first. With OP0.W_FIRST (wf) block 0's K-tile 0 weight rows and A's K-tile 0 swap
+ * places. */
 #define KM_BLOCKS 4
 #define KM_TILES 8
 static uint32_t km_layout(uint32_t n, uint32_t k, uint32_t r, uint32_t blocks, uint32_t g,
-			  bool astr, bool act, bool prm, uint32_t tile[KM_BLOCKS][KM_TILES],
+			  bool astr, bool wf, bool act, bool prm, uint32_t tile[KM_BLOCKS][KM_TILES],
 			  uint32_t bias[KM_BLOCKS], uint32_t arow[KM_TILES])
 {
 	/* (OP0.PARAMS: MULT's and SHIFT's 4 rows each first) */
@@ -1208,13 +1310,17 @@ static uint32_t km_layout(uint32_t n, uint32_t k, uint32_t r, uint32_t blocks, u
 	for (uint32_t t = 0; t < tiles; t++) {
 		uint32_t kn = t + 1 < tiles ? n : k - t * n;
 
-		if (astr) {
+		if (astr && !(wf && t == 0)) {
 			arow[t] = row;
 			row += r;
 		}
 		for (uint32_t b = 0; b < g; b++) {
 			tile[b][t] = row;
 			row += kn;
+			if (wf && t == 0 && b == 0) {
+				arow[0] = row;
+				row += r;
+			}
 			if (t + 1 == tiles && act) {
 				bias[b] = row;
 				row += TPU_STREAM_MATMUL_BIAS_ROWS;
@@ -1243,7 +1349,8 @@ static uint32_t km_layout(uint32_t n, uint32_t k, uint32_t r, uint32_t blocks, u
  * rows, the int8 outputs in the UB and written back (nothing around them), RESULT and
  * PERF_MACS. _i < 4: the last rep first fails with a read fault at a random stream row (the
  * first with WRITE_BACK): DMA_XFER_ERROR, RESULT 0, PERF_MACS unchanged, no active tile; then
- * it runs again. */
+ * it runs again. With A_STREAM also with OP0.W_FIRST (a fault in A's K-tile 0 rows then lands
+ * while the chained first MATMUL waits for them: the command must still end). */
 START_TEST(stream_matmul_kmajor)
 {
 	const uint32_t n = _i & 1 ? 16 : 8, rows = 512;
@@ -1272,6 +1379,7 @@ START_TEST(stream_matmul_kmajor)
 	for (int rep = 0; rep < (big ? 2 : 4); rep++) {
 		bool fault = !big && rep == 3;
 		bool astr = harness_range(&rng, 0, 1), act = harness_range(&rng, 0, 2) != 0;
+		bool wf = astr && harness_range(&rng, 0, 1);
 		bool wb = act && harness_range(&rng, 0, 1), use_lut = act && harness_range(&rng, 0, 1);
 		bool prm = act && harness_range(&rng, 0, 1);
 		bool acc0 = !fault && harness_range(&rng, 0, 1);
@@ -1284,8 +1392,8 @@ START_TEST(stream_matmul_kmajor)
 		uint32_t g = (uint32_t)harness_range(&rng, 0, blocks);
 		uint32_t stride = harness_range(&rng, 0, 1) ? 0 : n + (uint32_t)harness_range(&rng, 0, 5);
 		uint32_t step = stride ? stride : n, arows = tiles * r;
-		uint32_t srows = km_layout(n, k, r, blocks, g ? g : blocks, astr, act, prm, tile, bias,
-					   arow);
+		uint32_t srows = km_layout(n, k, r, blocks, g ? g : blocks, astr, wf, act, prm, tile,
+					   bias, arow);
 		/* A's rows below 256 (or up to 272 with big R), the output rows above them */
 		uint32_t la = (uint32_t)harness_range(&rng, 0, rows - arows - blocks * r);
 		uint32_t out_row = (uint32_t)harness_range(&rng, la + arows, rows - blocks * r);
@@ -1294,6 +1402,7 @@ START_TEST(stream_matmul_kmajor)
 			       (act ? TPU_STREAM_MATMUL_ACTIVATE : 0) |
 			       (wb ? TPU_STREAM_MATMUL_WRITE_BACK : 0) |
 			       (prm ? TPU_STREAM_MATMUL_PARAMS : 0) |
+			       (wf ? TPU_STREAM_MATMUL_W_FIRST : 0) |
 			       (use_lut ? TPU_STREAM_MATMUL_LUT : 0) |
 			       (acc0 ? TPU_STREAM_MATMUL_ACCUMULATE : 0);
 		struct tpu_act_output o2 = o;
@@ -1380,8 +1489,8 @@ START_TEST(stream_matmul_kmajor)
 			}
 			memset(h + 192 * 1024, 0xA5, 64 * 1024);
 		}
-		snprintf(ctx, sizeof(ctx), "case %d rep %d k=%u r=%u blocks=%u g=%u astr=%d act=%d "
-			 "acc0=%d", _i, rep, k, r, blocks, g, astr, act, acc0);
+		snprintf(ctx, sizeof(ctx), "case %d rep %d k=%u r=%u blocks=%u g=%u astr=%d wf=%d "
+			 "act=%d acc0=%d", _i, rep, k, r, blocks, g, astr, wf, act, acc0);
 		run_check_acc(&q, srows * n, (uint64_t)blocks * r * k * n, hb, h, la2, blocks * r, n,
 			      acc, ctx);
 		if (astr)
@@ -1520,7 +1629,8 @@ static Suite *build(const char *name, enum gfx_backend be)
 	tcase_add_loop_test(tc, stream_matmul_activate, 0, 2);
 	tcase_add_loop_test(tc, stream_matmul_activate_overlap, 0, 6);
 	tcase_add_loop_test(tc, stream_matmul_astream, 0, 4);
-	tcase_add_test(tc, stream_matmul_astream_after_matmul);
+	tcase_add_loop_test(tc, stream_matmul_astream_after_matmul, 0, 2);
+	tcase_add_loop_test(tc, stream_matmul_wfirst, 0, 2);
 	tcase_add_loop_test(tc, stream_matmul_write_back, 0, 4);
 	tcase_add_loop_test(tc, stream_matmul_kmajor, 0, 6);
 	tcase_add_test(tc, stream_matmul_params);

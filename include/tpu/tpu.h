@@ -195,6 +195,8 @@ TPU_MUST_CHECK int tpu_cmd_matmul(struct tpu_cmd *cmd, uint32_t ub_row, uint32_t
  * With TPU_STREAM_MATMUL_PARAMS (with ACTIVATE) the stream starts with the MULT and SHIFT
  * vectors of channels 0 .. N - 1 (N int32 each, TPU_STREAM_MATMUL_PARAMS_ROWS rows in all),
  * loaded as LOAD_PARAMS would load them.
+ * With TPU_STREAM_MATMUL_W_FIRST (with A_STREAM) block 0's K-tile 0 weight rows come before A's
+ * K-tile 0 rows in the stream (the two swap places; docs/spec.md 6.11); -EINVAL without A_STREAM.
  * -ERANGE when k, rows or blocks pass their TPU_STREAM_MATMUL_MAX_* limit. */
 #define TPU_STREAM_MATMUL_K_GROUP(g) \
 	(TPU_STREAM_MATMUL_K_MAJOR | ((unsigned)(g) << TPU_STREAM_MATMUL_K_GROUP_SHIFT))

@@ -168,8 +168,10 @@ static uint32_t stream_matmul_checks(const struct golden *g, const struct golden
 	if ((op0 & ~(TPU_STREAM_MATMUL_ACCUMULATE | TPU_STREAM_MATMUL_ACTIVATE |
 		     TPU_STREAM_MATMUL_LUT | TPU_STREAM_MATMUL_A_STREAM |
 		     TPU_STREAM_MATMUL_WRITE_BACK | TPU_STREAM_MATMUL_K_MAJOR |
-		     TPU_STREAM_MATMUL_K_GROUP_MASK | TPU_STREAM_MATMUL_PARAMS)) ||
+		     TPU_STREAM_MATMUL_K_GROUP_MASK | TPU_STREAM_MATMUL_PARAMS |
+		     TPU_STREAM_MATMUL_W_FIRST)) ||
 	    (!kmaj && (op0 & TPU_STREAM_MATMUL_K_GROUP_MASK)) ||
+	    ((op0 & TPU_STREAM_MATMUL_W_FIRST) && !astr) ||
 	    ((lut || wb || prm) && !act) || (!act && SQE(c, OP3)) ||
 	    (!wb && (SQE(c, HOST_ADDR2_LO) || SQE(c, HOST_ADDR2_HI))))
 		return TPU_SC_INVALID_FIELD;
@@ -212,7 +214,8 @@ static uint64_t stream_kgroup(const struct golden_cmd *c)
  * b < G interleaved, K-tile t of them a round of (A_STREAM) R rows of A's K-tile t, then each
  * block's K-tile t (in the last round: its K - (T - 1) x N rows, then its bias vector); blocks
  * b >= G after them, P = K (+ 4) rows each. G = 1 is the block-major order (A before block 0's
- * K-tiles, every later block T x R rows later). */
+ * K-tiles, every later block T x R rows later). W_FIRST: block 0's K-tile 0 weight rows and
+ * A's K-tile 0 swap places (the weight rows first). */
 static uint64_t stream_row(const struct golden *g, const struct golden_cmd *c, uint32_t b,
 			   uint32_t t)
 {
@@ -226,6 +229,8 @@ static uint64_t stream_row(const struct golden *g, const struct golden_cmd *c, u
 
 	if (b >= gn)
 		return p0 + tiles * a + (uint64_t)b * per_block + (t < tiles ? (uint64_t)t * n : k);
+	if (b == 0 && t == 0 && (SQE(c, OP0) & TPU_STREAM_MATMUL_W_FIRST))
+		return p0;
 	return p0 + tl * (a + gn * n) + a + (uint64_t)b * (tl + 1 < tiles ? n : last) +
 	       (t < tiles ? 0 : k - (tiles - 1) * n);
 }
@@ -254,13 +259,16 @@ static uint32_t stream_params(struct golden *g, const struct golden_cmd *c)
 	return TPU_SC_SUCCESS;
 }
 
-/* A_STREAM: the R rows of A's K-tile t (before block 0's K-tile t in the stream) into UB rows
- * LOCAL_ADDR + t x R .. + R - 1. */
+/* A_STREAM: the R rows of A's K-tile t (before block 0's K-tile t in the stream; W_FIRST: K-tile
+ * 0's right after block 0's K-tile 0 weight rows) into UB rows LOCAL_ADDR + t x R .. + R - 1. */
 static int stream_a(struct golden *g, const struct golden_cmd *c, uint32_t t)
 {
-	uint32_t n = g->cfg.array_n, rr = SQE(c, OP1), i;
+	uint32_t n = g->cfg.array_n, rr = SQE(c, OP1), k = SQE(c, ROWS), i;
 	uint64_t stride = SQE(c, STRIDE) ? SQE(c, STRIDE) : n;
 	uint64_t row0 = stream_row(g, c, 0, t) - rr; /* (the round's first rows) */
+
+	if (t == 0 && (SQE(c, OP0) & TPU_STREAM_MATMUL_W_FIRST))
+		row0 = stream_row(g, c, 0, 0) + (k > n ? n : k);
 
 	for (i = 0; i < rr; i++)
 		if (golden_dma_read(g, sqe_host_addr(c) + (row0 + i) * stride,
