@@ -948,7 +948,7 @@ END_TEST
  * is dropped with it and reads its own rows); 3 a WRITE_HOST between a and b overwrites b's
  * source (b must read the new bytes); 4 b's source is the completion ring (b must read the
  * CQEs posted before it runs); 5 a WRITE_HOST between a and b apart from both; 6 a read fault
- * in c's rows; 7 the same with a long WRITE_HOST (40 ACC rows) between a and b, apart from
+ * in c's rows; 7 the same with a long WRITE_HOST (64 ACC rows) between a and b, apart from
  * them (c fails while held second behind b, whose rows are all in: b stays and commits); 8 a
  * WRITE_HOST before a overwrites b's source (b is dropped while held second). Statuses and
  * every byte and register must be those of executing the commands one by one (on sim, the
@@ -990,7 +990,7 @@ START_TEST(read_host_read_ahead2)
 	else if (_i == 5) /* ... elsewhere */
 		s[k++] = gfx_write_host(hbuf + 4096, rows, n, 0, 0, false);
 	else if (_i == 7) /* (b waits for it, c is read ahead meanwhile) */
-		s[k++] = gfx_write_host(hbuf + 12288, mr, n, 0, 0, true);
+		s[k++] = gfx_write_host(hbuf + 12288, ROWS, n, 0, 0, true);
 	rb = k;
 	s[k++] = gfx_read_host(in[1], rows, n, 0, mr + rows);
 	rc = k;
