@@ -100,7 +100,7 @@ module tpu_board_top #(
     .CplTimeoutCycles(CplTimeoutCycles), .WatchdogUnits(WatchdogUnits), .StageRows(StageRows),
     .ActLanes(ActLanes), .UbReadPort2(UbReadPort2), .SqePrefetch(SqePrefetch),
     .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial),
-    .RegSlices(RegSlices), .StreamMm(StreamMm)
+    .RegSlices(RegSlices), .StreamMm(StreamMm), .RhDepth(1)
   ) u_dev (
     .clk_i, .rst_i,
     .dreq_valid_o(dreq_valid), .dreq_ready_i(dreq_ready), .dreq_kind_o(dreq_kind),

@@ -96,6 +96,12 @@
 // rows (failing exactly when one of them fails). It is passed on and dropped by the same
 // commands as the tile queue (a WRITE_HOST must be apart from its span), so its rows equal the
 // command's own read, and nothing reaches the UB before the command runs.
+// RhDepth = 2: while that READ_HOST (the head) is held, the next READ_HOST of the peek (rh2_*;
+// the first after the head's own) is read ahead the same way into a region that neither the
+// background commit nor the head uses (ring halves 0/1, region Rb2), on the stream behind the
+// head's rows (also in SRhWait, and in SFence while the head's command waits for a commit);
+// it becomes the head when the head's command commits. Both are dropped together (a WRITE_HOST
+// must be apart from both spans); a stream error drops every one whose rows are still due.
 // Watchdog: a command still waiting on the link after timeout_units_i x 1024 cycles (0 = off)
 // ends with CMD_TIMEOUT (its read job is abandoned; a WRITE_HOST drains its read stream).
 // rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
@@ -128,6 +134,9 @@ module tpu_cmd_proc #(
   // the datapath takes a UB_READ of a running ACTIVATE's rows (tpu_datapath RdChain):
   // STREAM_MATMUL's write-back read then goes right after the block's ACTIVATE
   parameter bit          RdChain   = 1'b0,
+  // READ_HOST read-ahead depth (ReadAhead): 2 reads a second READ_HOST ahead while the first
+  // is held, into a third staging region of StageRows rows (see the header); 1: one at a time
+  parameter int unsigned RhDepth   = 1,
   localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
 ) (
   input  logic                  clk_i,
@@ -233,7 +242,10 @@ module tpu_cmd_proc #(
   localparam int unsigned IdChunk = 64;  // IDENTIFY write job size (divides 4096, <= WrBytes)
   localparam int unsigned Ring    = 2 * StageRows;       // READ_HOST staging ring
   localparam int unsigned RaW     = $clog2(RaT);
-  localparam int unsigned StDepth = Ring + (ReadAhead ? RaT * N : 0);  // + the read-ahead regions
+  localparam bit          Rh2     = ReadAhead && RhDepth >= 2;  // a second READ_HOST read ahead
+  localparam int unsigned Rb2     = Ring + (ReadAhead ? RaT * N : 0);  // its region's first row
+  // + the read-ahead regions (tiles; with Rh2 the third READ_HOST region)
+  localparam int unsigned StDepth = Rb2 + (Rh2 ? StageRows : 0);
   localparam int unsigned LutRows = tpu_pkg::LutEntries / N;  // LutStage: rows of the LUT
   localparam int unsigned SAw = $clog2(StDepth);
   localparam int unsigned TW  = Tiles > 1 ? $clog2(Tiles) : 1;
@@ -242,6 +254,9 @@ module tpu_cmd_proc #(
 
   if (RaT < 2 || (RaT & (RaT - 1)) != 0 || PeekN < 2) begin : g_bad_ra
     $error("tpu_cmd_proc: RaT must be a power of two >= 2, PeekN >= 2");
+  end
+  if (RhDepth < 1 || RhDepth > 2) begin : g_bad_rh
+    $error("tpu_cmd_proc: RhDepth must be 1 or 2");
   end
   if (StageRows < N || StageRows < 2 || (StageRows & (StageRows - 1)) != 0) begin : g_bad_stage
     $error("tpu_cmd_proc: StageRows must be a power of two >= N (a weight tile is staged whole)");
@@ -374,7 +389,7 @@ module tpu_cmd_proc #(
   logic [31:0]    bg_row_q, bg_row_d, bg_rows_q, bg_rows_d, bg_la_q, bg_la_d;
   logic           bg_pass;                     // the command in sqe_q may start beside it
   logic           bg_rd_ok, bg_wr_ok;          // the staging read port / command slot are free
-  logic           bg_half_q, bg_half_d;        // the staging ring half its rows are in
+  logic [1:0]     bg_reg_q, bg_reg_d;          // the staging region its rows are in (2: Rb2)
   logic [31:0]    mu_lo_q, mu_hi_q;            // UB rows [lo, hi) read by the MATMULs in flight
   logic           mm_acc;                      // a MATMUL is accepted now
   // READ_HOST read-ahead (ReadAhead): one READ_HOST of at most StageRows rows read into staging
@@ -385,12 +400,27 @@ module tpu_cmd_proc #(
   logic [31:0]    rh_rows_q, rh_rows_d, rh_stride_q, rh_stride_d, rh_cols_q, rh_cols_d;
   logic [63:0]    rh_addr_q, rh_addr_d, rh_end_q, rh_end_d;
   logic [7:0]     rh_qid_q, rh_qid_d;
-  logic           rh_half_q, rh_half_d;
+  logic [1:0]     rh_reg_q, rh_reg_d;          // its staging region: ring half 0/1, 2 (Rb2)
   logic [RaW:0]   rh_tb_q, rh_tb_d;            // incomplete tiles whose rows come before its rows
   logic           st_tlrh_q, st_tlrh_d;        // the stream's last rows are the READ_HOST's
   logic [KW-1:0]  st_rb_q, st_rb_d;            // row bytes and stride of the running stream
   logic [63:0]    st_stride_q, st_stride_d;
   logic           rh_on, rh_rown, rh_ok, rh_add, rh_go, rh_ext, rh_apart, pk_rh;
+  // RhDepth = 2: the second entry (rh2_*, its rows after the head's in the stream; held only
+  // while the head is), which becomes the head when the head's command commits it
+  logic           rh2_v_q, rh2_v_d;
+  logic [RhW-1:0] rh2_in_q, rh2_in_d;
+  logic [31:0]    rh2_rows_q, rh2_rows_d, rh2_stride_q, rh2_stride_d, rh2_cols_q, rh2_cols_d;
+  logic [63:0]    rh2_addr_q, rh2_addr_d, rh2_end_q, rh2_end_d;
+  logic [7:0]     rh2_qid_q, rh2_qid_d;
+  logic [1:0]     rh2_reg_q, rh2_reg_d, rh_free;
+  logic [RaW:0]   rh2_tb_q, rh2_tb_d;
+  logic           rh2_on, rh2_rown, rh_shift;
+  logic [N*8-1:0] rh2_mask;
+  logic           pr_skip, pr_hit, pr_seen;
+  function automatic logic [31:0] rh_base(input logic [1:0] r);  // a region's first row
+    rh_base = (r == 2'd2) ? 32'(Rb2) : 32'(r[0]) * StageRows;
+  endfunction
   // STREAM_MATMUL: CHECK1 products (registered for CHECK2), the tile being pushed: its block
   // sm_b and K-tile sm_t, its UB (A) and ACC rows, the stream's failure
   logic           is_sm;
@@ -564,15 +594,25 @@ module tpu_cmd_proc #(
   logic [PkW-1:0] pk_i, pr_i;
   logic         pk_ok, pk_val, pk_cont, pr_found;
   always_comb begin
-    // the first READ_HOST of the peek (READ_HOST read-ahead), when none is held
+    // the first READ_HOST of the peek (READ_HOST read-ahead), when none is held; with the
+    // head held (Rh2), the one after the head's own READ_HOST, which is the peek's first
+    // unless it is the current command (from SFence to its commit in SRhWait)
+    pr_skip = rh_v_q && !(f_op == tpu_pkg::OpReadHost &&
+                          (state_q == SFence || state_q == SCheck1 || state_q == SCheck2 ||
+                           state_q == SRhWait));
     pr_i = '0;
-    pr_found = 1'b0;
-    for (int i = PeekN - 1; i >= 0; i--) begin
+    pr_hit = 1'b0;
+    pr_seen = 1'b0;
+    for (int i = 0; i < PeekN; i++) begin
       if (pk_valid_i[i] && pk_ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpReadHost) begin
-        pr_i = PkW'(i);
-        pr_found = ReadAhead && !rh_v_q;
+        if (!pr_hit && (pr_seen || !pr_skip)) begin
+          pr_i = PkW'(i);
+          pr_hit = 1'b1;
+        end
+        pr_seen = 1'b1;
       end
     end
+    pr_found = ReadAhead && pr_hit && (!rh_v_q || (Rh2 && !rh2_v_q));
     ra_tl   = RaW'(32'(ra_hd_q) + 32'(ra_n_q) - 32'd1);
     tl_stride_eff = (ra_stride_q[32*ra_tl +: 32] != 0) ? {32'd0, ra_stride_q[32*ra_tl +: 32]}
                                                        : 64'(ra_cols_q[KW*ra_tl +: KW]);
@@ -672,11 +712,25 @@ module tpu_cmd_proc #(
     end
   end
 
+  // (every READ_HOST held apart from f_addr/f_len)
   assign rh_apart = !({1'b0, rh_addr_q} < {1'b0, f_addr} + {33'd0, f_len} &&
-                      {1'b0, f_addr} < {1'b0, rh_end_q});
+                      {1'b0, f_addr} < {1'b0, rh_end_q}) &&
+                    !(rh2_v_q && {1'b0, rh2_addr_q} < {1'b0, f_addr} + {33'd0, f_len} &&
+                      {1'b0, f_addr} < {1'b0, rh2_end_q});
   always_comb begin
-    for (int unsigned i = 0; i < N; i++)
+    for (int unsigned i = 0; i < N; i++) begin
       rh_mask[8*i +: 8] = (32'(i) < rh_cols_q) ? 8'hFF : 8'h00;
+      rh2_mask[8*i +: 8] = (32'(i) < rh2_cols_q) ? 8'hFF : 8'h00;
+    end
+  end
+  // a free region for a READ_HOST joining: none the background commit reads or the head holds
+  always_comb begin
+    rh_free = 2'd0;
+    if ((bg_active_q && bg_reg_q == 2'd0) || (rh_v_q && rh_reg_q == 2'd0)) begin
+      rh_free = 2'd1;
+      if (Rh2 && ((bg_active_q && bg_reg_q == 2'd1) || (rh_v_q && rh_reg_q == 2'd1)))
+        rh_free = 2'd2;
+    end
   end
 
   // window check operands: the whole span, R for transfers into the device, W otherwise
@@ -872,7 +926,7 @@ module tpu_cmd_proc #(
     rh_tail = (state_q == SCommit || state_q == SCommitLast) && row_q == f_rows;
     // a read-ahead joining the running stream (tile rows due, or the READ_HOST's) at another
     // address than the next row's needs its row bytes and stride
-    st_run    = stream_on || rh_on;
+    st_run    = stream_on || rh_on || rh2_on;
     st_compat = KW'(pk_cols) == st_rb_q && pk_stride_eff == st_stride_q;
     tl_jump   = st_run && (st_tlrh_q || ra_n_q == '0);
     pre_add = ReadAhead && rdy_i && (!dw_pend_q || pre_wh) && pk_ok && !ra_fail_q &&
@@ -889,7 +943,11 @@ module tpu_cmd_proc #(
              ((state_q == SDpCmd && !is_wh) || state_q == SActWait ||
               (state_q == SPush && ra_push_q) || (state_q == SPreWait && ra_n_q != '0) ||
               state_q == SParRead || state_q == SParWait || (state_q == SParWrite && !lut_rs) ||
-              pre_wh || (state_q == SDone && bg_active_q));
+              pre_wh || (state_q == SDone && bg_active_q) ||
+              // (the second entry also while the head's command waits for its rows, or for
+              // the background commit before it)
+              (Rh2 && rh_v_q && ((state_q == SRhWait && rh_on) ||
+                                 (state_q == SFence && f_op == tpu_pkg::OpReadHost))));
     rh_go  = rh_add && !st_run;
     rh_ext = rh_add && st_run && st_compat;
     ra_go  = pre_go || rh_go;
@@ -905,6 +963,8 @@ module tpu_cmd_proc #(
   assign stream_on       = ra_in_q != ra_n_q && !ra_fail_q;
   assign rh_on           = rh_v_q && 32'(rh_in_q) != rh_rows_q;
   assign rh_rown         = rh_on && (rh_tb_q == '0 || !stream_on);  // the next row is its
+  assign rh2_on          = rh2_v_q && 32'(rh2_in_q) != rh2_rows_q;
+  assign rh2_rown        = rh2_on && !rh_on && (rh2_tb_q == '0 || !stream_on);
   assign ra_fill         = RaW'(32'(ra_hd_q) + 32'(ra_in_q));
   assign ra_new          = RaW'(32'(ra_hd_q) + 32'(ra_n_q));
   assign rs_ext_valid_o  = (pre_add && st_run) || rh_ext;
@@ -995,7 +1055,8 @@ module tpu_cmd_proc #(
       wg_row[8*i +: 8] = (32'(i) < rb_q && i < N * 4) ? dp_rd_data_i[8*(i % (N * 4)) +: 8] : 8'd0;
     end
   end
-  assign st_wdata       = rs_row_data_i & (rh_rown ? rh_mask : stream_on ? pre_mask : row_mask);
+  assign st_wdata       = rs_row_data_i & (rh_rown ? rh_mask : rh2_rown ? rh2_mask :
+                                           stream_on ? pre_mask : row_mask);
 
   always_comb begin
     wr_req_valid_o = 1'b0;
@@ -1065,10 +1126,13 @@ module tpu_cmd_proc #(
     pa_addr_d = pa_addr_q;  pa_len_d = pa_len_q;  pa_qid_d = pa_qid_q;
     bg_active_d = bg_active_q;  bg_cval_d = 1'b0;  bg_row_d = bg_row_q;  bg_rows_d = bg_rows_q;
     bg_la_d = bg_la_q;  bg_mm_d = bg_mm_q - 16'(bg_mm_q != '0 && mm_done_i);
-    bg_go = 1'b0;  bg_from = '0;  bg_off = '0;  bg_half_d = bg_half_q;
+    bg_go = 1'b0;  bg_from = '0;  bg_off = '0;  bg_reg_d = bg_reg_q;  rh_shift = 1'b0;
     rh_v_d = rh_v_q;  rh_in_d = rh_in_q;  rh_rows_d = rh_rows_q;  rh_stride_d = rh_stride_q;
     rh_cols_d = rh_cols_q;  rh_addr_d = rh_addr_q;  rh_end_d = rh_end_q;  rh_qid_d = rh_qid_q;
-    rh_half_d = rh_half_q;  rh_tb_d = rh_tb_q;  st_tlrh_d = st_tlrh_q;
+    rh_reg_d = rh_reg_q;  rh_tb_d = rh_tb_q;  st_tlrh_d = st_tlrh_q;
+    rh2_v_d = rh2_v_q;  rh2_in_d = rh2_in_q;  rh2_rows_d = rh2_rows_q;  rh2_stride_d = rh2_stride_q;
+    rh2_cols_d = rh2_cols_q;  rh2_addr_d = rh2_addr_q;  rh2_end_d = rh2_end_q;
+    rh2_qid_d = rh2_qid_q;  rh2_reg_d = rh2_reg_q;  rh2_tb_d = rh2_tb_q;
     st_rb_d = st_rb_q;  st_stride_d = st_stride_q;
     sm_t_d = sm_t_q;  sm_b_d = sm_b_q;  sm_ua_d = sm_ua_q;  sm_aa_d = sm_aa_q;  sm_err_d = sm_err_q;
     sm_ph_d = sm_ph_q;  sm_bias_d = sm_bias_q;  sm_oa_d = sm_oa_q;  sm_pw_d = sm_pw_q;
@@ -1095,9 +1159,15 @@ module tpu_cmd_proc #(
       st_rb_d = KW'(pk_cols);  st_stride_d = pk_stride_eff;
     end
     if ((rh_go && rs_req_ready_i) || (rh_ext && rs_ext_ready_i)) begin
-      rh_v_d = 1'b1;  rh_in_d = '0;  rh_addr_d = pk_addr;  rh_end_d = pk_addr + 64'(pk_len);
-      rh_rows_d = pk_rows;  rh_stride_d = pk_stride;  rh_cols_d = pk_cols;  rh_qid_d = pk_qid_i;
-      rh_half_d = bg_active_q && !bg_half_q;  // (the half a background commit does not read)
+      if (!rh_v_q) begin
+        rh_v_d = 1'b1;  rh_in_d = '0;  rh_addr_d = pk_addr;  rh_end_d = pk_addr + 64'(pk_len);
+        rh_rows_d = pk_rows;  rh_stride_d = pk_stride;  rh_cols_d = pk_cols;  rh_qid_d = pk_qid_i;
+        rh_reg_d = rh_free;
+      end else begin  // (Rh2: the second entry, its rows after the head's)
+        rh2_v_d = 1'b1;  rh2_in_d = '0;  rh2_addr_d = pk_addr;
+        rh2_end_d = pk_addr + 64'(pk_len);  rh2_rows_d = pk_rows;  rh2_stride_d = pk_stride;
+        rh2_cols_d = pk_cols;  rh2_qid_d = pk_qid_i;  rh2_reg_d = rh_free;
+      end
       st_tlrh_d = 1'b1;
     end
     if ((pre_go && rs_req_ready_i) || (pre_add && st_run && rs_ext_ready_i)) begin
@@ -1110,19 +1180,24 @@ module tpu_cmd_proc #(
       ra_n_d = ra_n_q + 1'b1;
       if (ra_n_q == '0) ra_qid_d = pk_qid_i;
     end
-    if (rh_on && (rs_err_i || rs_row_valid_i)) begin
+    if ((rh_on || rh2_on) && (rs_err_i || rs_row_valid_i)) begin
       if (rs_err_i) begin
-        // the failed row may be the READ_HOST's or a tile's: both are dropped, and their
-        // commands read their own rows
-        rh_v_d = 1'b0;
+        // the failed row may be a READ_HOST's or a tile's: every one whose rows are due is
+        // dropped (the second's come after the head's), and their commands read their own rows
+        if (rh_on) rh_v_d = 1'b0;
+        rh2_v_d = 1'b0;
         ra_n_d = ra_in_q;  ra_rin_d = '0;
       end else if (rh_rown) begin
         st_we = 1'b1;
-        st_waddr = SAw'(32'(rh_half_q) * StageRows + 32'(rh_in_q));
+        st_waddr = SAw'(rh_base(rh_reg_q) + 32'(rh_in_q));
         rh_in_d = rh_in_q + 1'b1;
+      end else if (rh2_rown) begin
+        st_we = 1'b1;
+        st_waddr = SAw'(rh_base(rh2_reg_q) + 32'(rh2_in_q));
+        rh2_in_d = rh2_in_q + 1'b1;
       end
     end
-    if (stream_on && !(rh_on && (rs_err_i || rh_rown))) begin
+    if (stream_on && !((rh_on || rh2_on) && (rs_err_i || rh_rown || rh2_rown))) begin
       if (rs_err_i) begin
         // the failed row is one of the incomplete tiles': when only the last tile is
         // incomplete it is that tile's (its command gets DMA_XFER_ERROR), else the incomplete
@@ -1137,18 +1212,21 @@ module tpu_cmd_proc #(
           ra_rin_d = '0;
           ra_in_d = ra_in_q + 1'b1;
           if (rh_tb_q != '0) rh_tb_d = rh_tb_q - 1'b1;
+          if (rh2_tb_q != '0) rh2_tb_d = rh2_tb_q - 1'b1;
         end else begin
           ra_rin_d = ra_rin_q + 1'b1;
         end
       end
     end
     // (the tiles still incomplete after this cycle's row: their rows come first)
-    if ((rh_go && rs_req_ready_i) || (rh_ext && rs_ext_ready_i))
+    if (((rh_go && rs_req_ready_i) || (rh_ext && rs_ext_ready_i)) && !rh_v_q)
       rh_tb_d = stream_on ? ra_n_q - ra_in_d : '0;
+    if (((rh_go && rs_req_ready_i) || (rh_ext && rs_ext_ready_i)) && rh_v_q)
+      rh2_tb_d = stream_on ? ra_n_q - ra_in_d : '0;
     if (!rdy_i) begin  // the DMA engine abandons the stream and the read job
       ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
       pa_valid_d = 1'b0;  pa_busy_d = 1'b0;
-      rh_v_d = 1'b0;
+      rh_v_d = 1'b0;  rh2_v_d = 1'b0;
     end
 
     unique case (state_q)
@@ -1201,11 +1279,12 @@ module tpu_cmd_proc #(
         if ((ra_n_q != '0 && !keep && !(is_wh && ra_apart)) ||
             (rh_v_q && !keep && !(is_wh && rh_apart))) begin
           // one stream carries both: what is still due of it is dropped with it
-          rs_abort_o = stream_on || rh_on;
+          rs_abort_o = stream_on || rh_on || rh2_on;
           if (stream_on) begin
             ra_n_d = ra_in_q;  ra_rin_d = '0;
           end
           if (rh_on || !(is_wh && rh_apart)) rh_v_d = 1'b0;
+          if (rh2_on || !(is_wh && rh_apart)) rh2_v_d = 1'b0;
           if (!(is_wh && ra_apart)) begin
             ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
           end
@@ -1410,8 +1489,8 @@ module tpu_cmd_proc #(
         end else if (ra_n_q == '0) begin
           state_d = SRowRead;  // dropped after a failure in a later tile's rows: read them
           // (its own rows go through the staging ring: a READ_HOST read ahead is dropped)
-          rs_abort_o = rh_on;
-          rh_v_d = 1'b0;
+          rs_abort_o = rh_on || rh2_on;
+          rh_v_d = 1'b0;  rh2_v_d = 1'b0;
         end else if (ra_in_q != '0) begin
           pbase_d = SAw'(Ring) + SAw'(32'(ra_hd_q) * N);
           ra_hd_d = ra_hd_q + 1'b1;
@@ -1440,10 +1519,11 @@ module tpu_cmd_proc #(
           state_d = SRowRead;
         end else if (!rh_on) begin
           rh_v_d = 1'b0;
-          bg_go = 1'b1;  bg_off = 32'(rh_half_q) * StageRows;  bg_from = bg_off;
+          bg_go = 1'b1;  bg_off = rh_base(rh_reg_q);  bg_from = bg_off;
+          rh_shift = 1'b1;  // (the second entry becomes the head: below)
         end else if (watchdog) begin
           rs_abort_o = 1'b1;
-          rh_v_d = 1'b0;
+          rh_v_d = 1'b0;  rh2_v_d = 1'b0;
           ra_n_d = '0;  ra_in_d = '0;  ra_rin_d = '0;  ra_fail_d = 1'b0;
           sc_d = tpu_pkg::ScCmdTimeout;
           state_d = SDone;
@@ -1880,7 +1960,7 @@ module tpu_cmd_proc #(
                  f_la < mu_hi_q) ? mm_flight_d : '0;
       // (staging row r holds UB row f_la + r - bg_off; 32-bit sums are exact: below UbRows)
       bg_row_d = bg_from;  bg_rows_d = bg_off + f_rows;  bg_la_d = f_la - bg_off;
-      bg_half_d = bg_from[$clog2(StageRows)];
+      bg_reg_d = rh_shift ? rh_reg_q : {1'b0, bg_from[$clog2(StageRows)]};
       result_d = f_bytes;
       rdb_d = result_d;
       state_d = SDone;
@@ -1909,14 +1989,23 @@ module tpu_cmd_proc #(
       end
       if (bg_rd_ok && bg_mm_q == '0 && bg_row_d != bg_rows_q) begin
         st_re = 1'b1;
-        st_raddr = SAw'(bg_row_d % Ring);
+        st_raddr = (bg_reg_q == 2'd2) ? SAw'(bg_row_d) : SAw'(bg_row_d % Ring);
         bg_cval_d = 1'b1;
       end
+    end
+    // the head's command has committed it: the second entry (after this cycle's row, tile
+    // or failure) becomes the head
+    if (rh_shift) begin
+      rh_v_d = rh2_v_d;  rh_in_d = rh2_in_d;  rh_rows_d = rh2_rows_d;  rh_stride_d = rh2_stride_d;
+      rh_cols_d = rh2_cols_d;  rh_addr_d = rh2_addr_d;  rh_end_d = rh2_end_d;
+      rh_qid_d = rh2_qid_d;  rh_reg_d = rh2_reg_d;  rh_tb_d = rh2_tb_d;
+      rh2_v_d = 1'b0;
     end
     if (!ReadAhead) begin
       bg_active_d = 1'b0;
       rh_v_d = 1'b0;
     end
+    if (!Rh2) rh2_v_d = 1'b0;
   end
 
   // the command in sqe_q may start beside a background commit: a MATMUL that reads none of
@@ -1969,7 +2058,7 @@ module tpu_cmd_proc #(
       ra_push_q <= 1'b0;  dw_pend_q <= 1'b0;
       pa_valid_q <= 1'b0;  pa_busy_q <= 1'b0;  pa_use_q <= 1'b0;
       bg_active_q <= 1'b0;  bg_cval_q <= 1'b0;  bg_mm_q <= '0;
-      rh_v_q <= 1'b0;  sm_actw_q <= 1'b0;  sm_pw_q <= 1'b0;  sm_pm_q <= 1'b0;
+      rh_v_q <= 1'b0;  rh2_v_q <= 1'b0;  sm_actw_q <= 1'b0;  sm_pw_q <= 1'b0;  sm_pm_q <= 1'b0;
       sm_rp_q <= 1'b0;  sm_rd_q <= 1'b0;
     end else begin
       // data writes (WRITE_HOST, FENCE, IDENTIFY) handed to the DMA and maybe not yet sent
@@ -1984,6 +2073,7 @@ module tpu_cmd_proc #(
       pa_use_q <= ReadAhead ? pa_use_d : 1'b0;
       bg_active_q <= bg_active_d;  bg_cval_q <= bg_cval_d;  bg_mm_q <= bg_mm_d;
       rh_v_q <= ReadAhead ? rh_v_d : 1'b0;
+      rh2_v_q <= Rh2 ? rh2_v_d : 1'b0;
       sm_actw_q <= StreamMm && sm_actw_d;  sm_pw_q <= StreamMm && sm_pw_d;
       sm_rp_q <= StreamMm && sm_rp_d;  sm_rd_q <= StreamMm && sm_rd_d;
       sm_pm_q <= StreamMm && sm_pm_d;
@@ -2000,10 +2090,13 @@ module tpu_cmd_proc #(
     ra_rows_q <= ra_rows_d;  ra_cols_q <= ra_cols_d;
     pa_err_q <= pa_err_d;  pa_addr_q <= pa_addr_d;  pa_len_q <= pa_len_d;  pa_qid_q <= pa_qid_d;
     pbase_q <= pbase_d;  wg_q <= wg_d;  wgn_q <= wgn_d;  wh_clean_q <= wh_clean_d;
-    bg_row_q <= bg_row_d;  bg_rows_q <= bg_rows_d;  bg_la_q <= bg_la_d;  bg_half_q <= bg_half_d;
+    bg_row_q <= bg_row_d;  bg_rows_q <= bg_rows_d;  bg_la_q <= bg_la_d;  bg_reg_q <= bg_reg_d;
     rh_in_q <= rh_in_d;  rh_rows_q <= rh_rows_d;  rh_stride_q <= rh_stride_d;
     rh_cols_q <= rh_cols_d;  rh_addr_q <= rh_addr_d;  rh_end_q <= rh_end_d;  rh_qid_q <= rh_qid_d;
-    rh_half_q <= rh_half_d;  rh_tb_q <= rh_tb_d;  st_tlrh_q <= st_tlrh_d;
+    rh_reg_q <= rh_reg_d;  rh_tb_q <= rh_tb_d;  st_tlrh_q <= st_tlrh_d;
+    rh2_in_q <= rh2_in_d;  rh2_rows_q <= rh2_rows_d;  rh2_stride_q <= rh2_stride_d;
+    rh2_cols_q <= rh2_cols_d;  rh2_addr_q <= rh2_addr_d;  rh2_end_q <= rh2_end_d;
+    rh2_qid_q <= rh2_qid_d;  rh2_reg_q <= rh2_reg_d;  rh2_tb_q <= rh2_tb_d;
     st_rb_q <= st_rb_d;  st_stride_q <= st_stride_d;
     sm_t_q <= StreamMm ? sm_t_d : '0;  sm_b_q <= StreamMm ? sm_b_d : '0;
     sm_ua_q <= StreamMm ? sm_ua_d : '0;  sm_aa_q <= StreamMm ? sm_aa_d : '0;

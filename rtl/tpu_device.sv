@@ -60,7 +60,8 @@ module tpu_device #(
   parameter bit          LutStage         = 1'b0,
   parameter bit          SpanSerial       = 1'b0,
   parameter bit          RegSlices        = 1'b0,
-  parameter bit          StreamMm         = 1'b1   // STREAM_MATMUL (tpu_cmd_proc; OPCODES bit 9)
+  parameter bit          StreamMm         = 1'b1,  // STREAM_MATMUL (tpu_cmd_proc; OPCODES bit 9)
+  parameter int unsigned RhDepth          = 2      // tpu_cmd_proc: READ_HOSTs read ahead (1, 2)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -341,7 +342,7 @@ module tpu_device #(
     .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW), .PeekN(PeekN), .RaT(ReadAheadTiles),
     .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial),
     .BgBypass(ReadAhead && !RegSlices), .StreamMm(StreamMm),
-    .RdChain(StreamMm && UbReadPort2 && ActLanes >= N)
+    .RdChain(StreamMm && UbReadPort2 && ActLanes >= N), .RhDepth(RhDepth)
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),

@@ -937,6 +937,82 @@ START_TEST(read_host_read_ahead)
 }
 END_TEST
 
+/* READ_HOST read-ahead, depth 2 (tpu_device RhDepth = 2, the sim devices): while a READ_HOST
+ * read ahead is held (its rows due or in, its command not yet run), the device may read the
+ * next READ_HOST ahead too, on the same row stream right behind it, into a third staging
+ * region, and the third once the first has committed. Here three 8-row READ_HOSTs a, b, c
+ * (into UB rows 40..63, over old rows) follow two 40-row MATMULs (the time to read them
+ * ahead); the MATMULs after them read their UB rows, and the UB and ACC rows are written back.
+ * _i = 0 plain; 1 a read fault in b's rows (b fails and its old UB rows stay; a, dropped with
+ * it while its rows are due, reads its own); 2 in a's rows (a fails; b, read ahead behind it,
+ * is dropped with it and reads its own rows); 3 a WRITE_HOST between a and b overwrites b's
+ * source (b must read the new bytes); 4 b's source is the completion ring (b must read the
+ * CQEs posted before it runs); 5 a WRITE_HOST between a and b apart from both; 6 a read fault
+ * in c's rows; 7 the same with a long WRITE_HOST (64 ACC rows) between a and b, apart from
+ * them (c fails while held second behind b, whose rows are all in: b stays and commits); 8 a
+ * WRITE_HOST before a overwrites b's source (b is dropped while held second). Statuses and
+ * every byte and register must be those of executing the commands one by one (on sim, the
+ * golden twin checks). */
+START_TEST(read_host_read_ahead2)
+{
+	const uint32_t n = 8, tile = n * n, rows = 8, mr = 40;
+	struct gfx_sqe s[15]; /* (the ring holds 15) */
+	uint32_t want[15];
+	unsigned i, k = 0, ra, rb, rc;
+	uint64_t old, wa, in[3], out;
+
+	gfx_sim_latency(50);
+	setup_n(n);
+	old = hbuf;
+	wa = hbuf + 1536;
+	in[0] = hbuf + 2048;
+	in[1] = _i == 4 ? F.q[0].cq_iova : hbuf + 2048 + 256;
+	in[2] = hbuf + 2048 + 512;
+	out = hbuf + 8192;
+	for (i = 0; i < ROWS * n; i++)
+		hp[i] = (uint8_t)rand8();
+	for (i = 0; i < 3 * tile; i++)
+		hp[1536 + i] = (uint8_t)rand8();
+	for (i = 0; i < 768; i++)
+		hp[2048 + i] = (uint8_t)rand8();
+	s[k++] = gfx_read_host(old, ROWS, n, 0, 0); /* (the old rows a, b, c replace) */
+	s[k++] = gfx_load_weights(wa, n, n, n, false);
+	s[k++] = gfx_load_weights(wa + tile, n, n, n, false);
+	s[k++] = gfx_matmul(0, 0, mr, TPU_MATMUL_POP);
+	s[k++] = gfx_matmul(0, 0, mr, TPU_MATMUL_POP | TPU_MATMUL_ACCUMULATE);
+	s[k++] = gfx_load_weights(wa + 2 * tile, n, n, n, false);
+	if (_i == 8) /* the old rows 0..7 over b's source, before a */
+		s[k++] = gfx_write_host(in[1], rows, n, 0, 0, false);
+	ra = k;
+	s[k++] = gfx_read_host(in[0], rows, n, 0, mr);
+	if (_i == 3) /* ... between a and b */
+		s[k++] = gfx_write_host(in[1], rows, n, 0, 0, false);
+	else if (_i == 5) /* ... elsewhere */
+		s[k++] = gfx_write_host(hbuf + 4096, rows, n, 0, 0, false);
+	else if (_i == 7) /* (b waits for it, c is read ahead meanwhile) */
+		s[k++] = gfx_write_host(hbuf + 12288, ROWS, n, 0, 0, true);
+	rb = k;
+	s[k++] = gfx_read_host(in[1], rows, n, 0, mr + rows);
+	rc = k;
+	s[k++] = gfx_read_host(in[2], rows, n, 0, mr + 2 * rows);
+	s[k++] = gfx_matmul(mr, mr, 3 * rows, TPU_MATMUL_POP);
+	s[k++] = gfx_matmul(mr, mr, 3 * rows, TPU_MATMUL_ACCUMULATE);
+	s[k++] = gfx_write_host(out - 1024, 3 * rows, n, 0, mr, false);
+	s[k++] = gfx_write_host(out, ROWS, n, 0, 0, true);
+	for (i = 0; i < k; i++)
+		want[i] = TPU_SC_SUCCESS;
+	if (_i == 1 || _i == 2 || _i == 6 || _i == 7) {
+		unsigned f = _i == 1 ? 1 : _i == 2 ? 0 : 2;
+
+		gfx_fail_range(&F, in[f] + 5 * n, n, HOSTMEM_READ, false);
+		want[f == 0 ? ra : f == 1 ? rb : rc] = TPU_SC_DMA_XFER_ERROR;
+	}
+	run_batch_expect(s, k, want, _i);
+	gfx_fail_off(&F);
+	teardown();
+}
+END_TEST
+
 /* Loop tests over sizes[]: on sim only the sizes with a Verilated model (N = 8 and 16 with the
  * default UB/ACC rows, which hold this file's ROWS and are otherwise the same device). */
 static void add_sized(TCase *tc, const TTest *t, enum gfx_backend be)
@@ -974,6 +1050,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 		tcase_add_loop_test(tc, read_host_tail_read_ahead, 0, 5);
 		tcase_add_loop_test(tc, read_host_background_commit, 0, 7);
 		tcase_add_loop_test(tc, read_host_read_ahead, 0, 6);
+		tcase_add_loop_test(tc, read_host_read_ahead2, 0, 9);
 	}
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
