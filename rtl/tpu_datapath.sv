@@ -80,6 +80,11 @@ module tpu_datapath #(
   // registered busy bit instead of added to it, perf_macs_o = perf_mxu_busy_o * N * N as a
   // shift (N a power of two). The same counts in every cycle.
   parameter bit          PerfSplit = 1'b0,
+  // board option (FPGAs): the LUT activation's block RAM read data is registered before the
+  // output mux and the UB write (tpu_act_unit LutReg): the pipelined activation's latency is
+  // one cycle more (7), the serial one spends one more cycle per LUT row; same results (all
+  // activation bookkeeping counts rows leaving the activation, not cycles).
+  parameter bit          LutReg = 1'b0,
   // STREAM_MATMUL devices (tpu_device StreamMm; off on the boards): a MATMUL is also accepted
   // while an int8 ACTIVATE runs, once that one has at most 2N + 1 rows left to read from ACC
   // (AccSlice: 2N),
@@ -800,7 +805,7 @@ module tpu_datapath #(
   assign params_loaded_o = act_loaded | (pw_valid_q ? 5'(1) << pw_kind_q : 5'd0);
 
   // parameters + the activation (pipelined, or tpu_act_serial when ActLanes < N)
-  tpu_act_unit #(.N(N), .ActLanes(ActLanes), .BiasShadow(BiasOn)) u_act_unit (
+  tpu_act_unit #(.N(N), .ActLanes(ActLanes), .BiasShadow(BiasOn), .LutReg(LutReg)) u_act_unit (
     .clk_i,
     .rst_i,
     // (not during reset: before the first reset edge pw_valid_q is random in simulation, and a
