@@ -1086,8 +1086,18 @@ module tpu_datapath #(
     end
 
     ub2_re   = rd_fire && !rd_acc_q;
-    ub_re    = mm_fire || (!UbReadPort2 && ub2_re);
-    ub_raddr = mm_fire ? mm_ub_q : rd_addr_ub_q;
+    // With UbReadPort2 this port is the MATMUL's alone: it reads mm_ub_q whenever a MATMUL is
+    // active (a flip-flop), not only when a row issues, so neither the read enable nor the
+    // address depends on the issue decision (mm_fire: the weight FIFO's state), a path across
+    // the die on a big FPGA. Same results: the MXU takes ub_rdata only with s1_valid_q (the row
+    // issued), and the row read in a stalled cycle is the one the MATMUL reads next anyway.
+    if (UbReadPort2) begin
+      ub_re    = mm_active;
+      ub_raddr = mm_ub_q;
+    end else begin
+      ub_re    = mm_fire || ub2_re;
+      ub_raddr = mm_fire ? mm_ub_q : rd_addr_ub_q;
+    end
 
     acc_we    = 1'b0;
     acc_waddr = w_addr;
