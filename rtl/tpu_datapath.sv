@@ -85,6 +85,12 @@ module tpu_datapath #(
   // one cycle more (7), the serial one spends one more cycle per LUT row; same results (all
   // activation bookkeeping counts rows leaving the activation, not cycles).
   parameter bit          LutReg = 1'b0,
+  // board option (FPGAs): the read stream (rd_*) leaves through a register: the UB/ACC read
+  // data and its source mux are registered before rd_data_o, so no path runs from a block
+  // RAM's read port into the consumer. A pipeline register (taken when empty or being
+  // emptied: rd_ready_i still reaches the read issue combinationally, as without it); one
+  // beat per cycle as before, every beat one cycle later; idle_o waits for it; same results.
+  parameter bit          RdReg = 1'b0,
   // STREAM_MATMUL devices (tpu_device StreamMm; off on the boards): a MATMUL is also accepted
   // while an int8 ACTIVATE runs, once that one has at most 2N + 1 rows left to read from ACC
   // (AccSlice: 2N),
@@ -980,7 +986,8 @@ module tpu_datapath #(
   // being emptied, and it holds while rd_ready_i is low.
   assign rd_active = rd_nz_q;
   // (RdChain: row rd_n_q of a chained read once the ACTIVATE has written it)
-  assign rd_fire   = rd_active && (!rd_valid_q || rd_ready_i) &&
+  logic rd_take;  // the beat in the RAM's output register leaves now (see g_rd_reg)
+  assign rd_fire   = rd_active && (!rd_valid_q || rd_take) &&
                      (!rd_chain_q || rd_n_q < act_wr_q);
   if (RdChainOn) begin : g_rd_chain
     always_ff @(posedge clk_i) begin
@@ -1032,7 +1039,7 @@ module tpu_datapath #(
       end
       if (rd_fire) begin
         rd_valid_q <= 1'b1;
-      end else if (rd_ready_i) begin
+      end else if (rd_take) begin
         rd_valid_q <= 1'b0;
       end
     end
@@ -1067,9 +1074,35 @@ module tpu_datapath #(
     end
   end
 
-  assign rd_valid_o = rd_valid_q;
-  assign rd_last_o  = rd_last_q;
-  assign rd_data_o  = rd_src_acc_q ? acc_rdata : {{(N*24){1'b0}}, ub2_rdata};
+  logic [N*32-1:0] rd_data;
+  logic            rd_out_busy;  // RdReg: a beat waits in the output register
+  assign rd_data = rd_src_acc_q ? acc_rdata : {{(N*24){1'b0}}, ub2_rdata};
+  if (RdReg) begin : g_rd_reg
+    logic            o_valid_q, o_last_q;
+    logic [N*32-1:0] o_data_q;
+    assign rd_take = !o_valid_q || rd_ready_i;
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        o_valid_q <= 1'b0;
+      end else if (rd_take) begin
+        o_valid_q <= rd_valid_q;
+      end
+      if (rd_take) begin
+        o_last_q <= rd_last_q;
+        o_data_q <= rd_data;
+      end
+    end
+    assign rd_valid_o  = o_valid_q;
+    assign rd_last_o   = o_last_q;
+    assign rd_data_o   = o_data_q;
+    assign rd_out_busy = o_valid_q;
+  end else begin : g_rd_direct
+    assign rd_take     = rd_ready_i;
+    assign rd_valid_o  = rd_valid_q;
+    assign rd_last_o   = rd_last_q;
+    assign rd_data_o   = rd_data;
+    assign rd_out_busy = 1'b0;
+  end
 
   // ---------------------------------------------------------------- RAM port muxes
   // The acceptance rules above leave at most one user per port in any cycle.
@@ -1141,7 +1174,7 @@ module tpu_datapath #(
   logic [63:0] perf_busy_q, perf_mxu_q, perf_macs_q;
   logic        busy_q;
   // (a command waiting in the CmdSlice stage is in progress)
-  assign idle_o = mxu_idle && act_idle && rd_idle && !(CmdSlice && cmd_valid);
+  assign idle_o = mxu_idle && act_idle && rd_idle && !rd_out_busy && !(CmdSlice && cmd_valid);
   // (as ok_mm / ok_wr, from their terms: the always block above also reads cmd_i; beside an
   // ACTIVATE without its range check, which needs cmd_i: then no UB_WRITE is taken either)
   assign mm_ok_o = (act_idle || mm_beside_act) && (rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) &&
