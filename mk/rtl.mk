@@ -13,7 +13,7 @@ RTL_WAIVERS := rtl/lint_waivers.vlt
 # Each module is linted as the top with its default parameters; RTL_LINT_EXTRA adds parameter
 # sets (top:-Gname=value,...) that defaults do not reach (non-power-of-two sizes).
 RTL_LINT_TOPS  := $(basename $(notdir $(sort $(wildcard rtl/*.sv))))
-RTL_LINT_EXTRA := tpu_act_unit:-GN=6 tpu_act_unit:-GN=6,-GActLanes=2 tpu_datapath:-GN=4,-GActLanes=1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1,-GPerfSplit=1\'b1 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1 tpu_mxu:-GProdReg=1\'b1 tpu_systolic_array:-GN=4,-GPairMul=1,-GProdReg=1\'b1 tpu_pe:-GProdReg=1\'b1 tpu_pe:-GExtMul=1,-GProdReg=1\'b1 tpu_ram:-GWidth=37,-GDepth=100 tpu_systolic_array:-GN=4,-GPairMul=1 tpu_pe:-GExtMul=1 tpu_systolic_array:-GN=4,-GPairMul=1,-GNarrowSum=1\'b1 tpu_pe:-GRow=3,-GKBits=2,-GExtMul=1,-GNarrowSum=1\'b1 tpu_pe:-GNarrowSum=1\'b1,-GProdReg=1\'b1 tpu_systolic_array:-GN=4,-GPairMul=2,-GProdReg=1\'b1,-GNarrowSum=1\'b1 tpu_pe:-GRow=2,-GKBits=2,-GExtMul=2,-GProdReg=1\'b1,-GNarrowSum=1\'b1
+RTL_LINT_EXTRA := tpu_act_unit:-GN=6 tpu_act_unit:-GN=6,-GActLanes=2 tpu_datapath:-GN=4,-GActLanes=1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1,-GPerfSplit=1\'b1 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1 tpu_mxu:-GProdReg=1\'b1 tpu_systolic_array:-GN=4,-GPairMul=1,-GProdReg=1\'b1 tpu_pe:-GProdReg=1\'b1 tpu_pe:-GExtMul=1,-GProdReg=1\'b1 tpu_ram:-GWidth=37,-GDepth=100 tpu_systolic_array:-GN=4,-GPairMul=1 tpu_pe:-GExtMul=1 tpu_systolic_array:-GN=4,-GPairMul=1,-GNarrowSum=1\'b1 tpu_pe:-GRow=3,-GKBits=2,-GExtMul=1,-GNarrowSum=1\'b1 tpu_pe:-GNarrowSum=1\'b1,-GProdReg=1\'b1 tpu_systolic_array:-GN=4,-GPairMul=2,-GProdReg=1\'b1,-GNarrowSum=1\'b1 tpu_pe:-GRow=2,-GKBits=2,-GExtMul=2,-GProdReg=1\'b1,-GNarrowSum=1\'b1 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GLutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GRdReg=1\'b1,-GUbReadPort2=1\'b0 tpu_act_unit:-GN=6,-GActLanes=2,-GLutReg=1\'b1
 
 lint: $(SPEC_SV)
 	$(Q)fail=0; \
@@ -62,8 +62,9 @@ $(eval $(call rtlact_model,Vact_n6,tpu_act_unit,-GN=6,$(RTLACT_ACT_SV),$(RTLACT_
 $(eval $(call rtlact_model,Vact_n8,tpu_act_unit,-GN=8,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n8_ops -DMODEL_N=8))
 $(eval $(call rtlact_model,Vact_n16,tpu_act_unit,-GN=16,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n16_ops -DMODEL_N=16))
 # the small multi-cycle activation (ActLanes < N, tpu_act_serial), as the FPGA boards use it
+# (at N = 8 with the board option LutReg: the registered LUT read data, one more cycle per LUT row)
 $(eval $(call rtlact_model,Vact_n4_l1,tpu_act_unit,-GN=4 -GActLanes=1,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n4_l1_ops -DMODEL_N=4 -DMODEL_LANES=1))
-$(eval $(call rtlact_model,Vact_n8_l2,tpu_act_unit,-GN=8 -GActLanes=2,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n8_l2_ops -DMODEL_N=8 -DMODEL_LANES=2))
+$(eval $(call rtlact_model,Vact_n8_l2,tpu_act_unit,-GN=8 -GActLanes=2 -GLutReg=1\'b1,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n8_l2_ops -DMODEL_N=8 -DMODEL_LANES=2))
 $(eval $(call rtlact_model,Vram_w8d256,tpu_ram,-GWidth=8 -GDepth=256,$(RTLACT_RAM_SV),$(RTLACT_RAM_H),-DOPS_NAME=tpu_vram_w8d256_ops -DMODEL_WIDTH=8 -DMODEL_DEPTH=256))
 $(eval $(call rtlact_model,Vram_w37d100,tpu_ram,-GWidth=37 -GDepth=100,$(RTLACT_RAM_SV),$(RTLACT_RAM_H),-DOPS_NAME=tpu_vram_w37d100_ops -DMODEL_WIDTH=37 -DMODEL_DEPTH=100))
 

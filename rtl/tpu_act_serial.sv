@@ -24,6 +24,9 @@
 // next row is accepted the cycle after the transfer.
 // LUT port: as tpu_activation (lut_re_o for one cycle in phase U of a LUT row, addresses v+128,
 // lut_rdata_i the registered read, held while lut_re_o is low).
+// LutReg (board option, FPGAs): the LUT read data is registered before the output mux (so no
+// path runs from the LUT block RAM's read port through the mux to the UB write); a LUT row
+// spends one more cycle (phase W, between U and O), other rows none; same results.
 // Parameters must stay stable from the input transfer until the output transfer.
 // ChanRam = 1 (Lanes = 1 only): bias, multiplier and shift come from tpu_act_params' channel
 // read port instead of bias_i/mult_i/shift_i: channel c is read (par_re_o, par_addr_o = c) when
@@ -34,7 +37,8 @@
 module tpu_act_serial #(
   parameter int unsigned N     = 4,  // channels per row (the array width)
   parameter int unsigned Lanes = 1,  // channels processed together; divides N, < N
-  parameter int unsigned ChanRam = 0 // per-channel parameters from the channel read port
+  parameter int unsigned ChanRam = 0, // per-channel parameters from the channel read port
+  parameter bit          LutReg = 1'b0 // registered LUT read data (phase W, see above)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -83,7 +87,7 @@ module tpu_act_serial #(
   end
 
   typedef enum logic [3:0] {
-    PhIdle, PhX, PhL, PhM, PhT, PhP, PhR, PhS, PhZ, PhK, PhC, PhV, PhU, PhO
+    PhIdle, PhX, PhL, PhM, PhT, PhP, PhR, PhS, PhZ, PhK, PhC, PhV, PhU, PhW, PhO
   } phase_e;
 
   phase_e              ph_q, ph_d;
@@ -132,7 +136,8 @@ module tpu_act_serial #(
           grp_d = grp_q + 1'b1;
         end
       end
-      PhU:    ph_d = PhO;
+      PhU:    ph_d = (LutReg && lut_q) ? PhW : PhO;
+      PhW:    ph_d = PhO;
       PhO:    if (out_ready_i) ph_d = PhIdle;
       default: ph_d = PhIdle;
     endcase
@@ -421,9 +426,21 @@ module tpu_act_serial #(
   assign par_addr_o = accept ? '0 : grp_q + 1'b1;
 
   // ---------------------------------------------------------------- output
+  // the LUT read data as the output mux sees it: with LutReg registered (no enable: in phase O
+  // it holds the read of phase U, which tpu_act_params keeps while lut_re_o is low)
+  logic [N*8-1:0] lut_data;
+  if (LutReg) begin : g_lut_reg
+    logic [N*8-1:0] lut_data_q;
+    always_ff @(posedge clk_i) begin
+      lut_data_q <= lut_rdata_i;
+    end
+    assign lut_data = lut_data_q;
+  end else begin : g_lut_direct
+    assign lut_data = lut_rdata_i;
+  end
   for (genvar j = 0; j < N; j++) begin : g_out
     assign lut_raddr_o[8*j +: 8] = row_q[32*j +: 8] ^ 8'h80;
-    assign out_int8_o[8*j +: 8]  = lut_q ? lut_rdata_i[8*j +: 8] : row_q[32*j +: 8];
+    assign out_int8_o[8*j +: 8]  = lut_q ? lut_data[8*j +: 8] : row_q[32*j +: 8];
   end
   assign lut_re_o    = ph_q == PhU && lut_q;
   assign in_ready_o  = ph_q == PhIdle;

@@ -12,6 +12,7 @@
 module tpu_act_unit #(
   parameter int unsigned N        = 16,  // channels (the array width)
   parameter int unsigned ActLanes = N,   // channels computed at once: N = pipelined, else serial
+  parameter bit          LutReg   = 1'b0, // board option: registered LUT read data (one cycle)
   // BIAS writes beside a running ACTIVATE (tpu_act_params BiasShadow; pipelined only)
   parameter bit          BiasShadow = 1'b0
 ) (
@@ -87,7 +88,8 @@ module tpu_act_unit #(
     logic unused_ch;
     assign unused_ch = ^{ch_bias, ch_mult, ch_shift};
     tpu_activation #(
-      .N(N)
+      .N     (N),
+      .LutReg(LutReg)
     ) u_act (
       .clk_i      (clk_i),
       .rst_i      (rst_i),
@@ -121,7 +123,8 @@ module tpu_act_unit #(
     tpu_act_serial #(
       .N      (N),
       .Lanes  (ActLanes),
-      .ChanRam(ChanRam)
+      .ChanRam(ChanRam),
+      .LutReg (LutReg)
     ) u_act (
       .clk_i      (clk_i),
       .rst_i      (rst_i),

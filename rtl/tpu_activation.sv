@@ -15,6 +15,9 @@
 //
 // Latency: Latency = 6 cycles from an input transfer to out_valid_o when the output is not
 // stalled; throughput one row per cycle.
+// LutReg (board option, FPGAs): a stage 7 registers stage 6's outputs and the LUT read data
+// (so no path runs from the LUT block RAM's read port through the output mux to the UB write);
+// Latency = 7, same results.
 // Handshake: a global pipeline enable, en = out_ready_i || !out_valid_o; in_ready_o = en (so
 // in_ready_o depends combinationally on out_ready_i). A row transfers on valid && ready.
 // out_valid_o never waits on out_ready_i, and the outputs hold steady while stalled. The
@@ -31,7 +34,8 @@
 `default_nettype none
 
 module tpu_activation #(
-  parameter int unsigned N = 16  // channels per row (the array width)
+  parameter int unsigned N = 16,     // channels per row (the array width)
+  parameter bit          LutReg = 1'b0  // stage 7: registered LUT read data (see above)
 ) (
   input  logic                       clk_i,
   input  logic                       rst_i,
@@ -61,7 +65,8 @@ module tpu_activation #(
   output logic [$clog2(N+1)-1:0]     out_sat_o,
   output logic                       out_last_o
 );
-  localparam int unsigned Latency  = 6;
+  localparam int unsigned LutStage = 6;  // the LUT read data arrives with the row in stage 6
+  localparam int unsigned Latency  = LutStage + (LutReg ? 1 : 0);
   localparam int unsigned SatWidth = $clog2(N + 1);
 
   if (N < 1 || N > 256) begin : g_bad_n
@@ -76,11 +81,11 @@ module tpu_activation #(
   // Stage k's valid bit and row flags live at index k (1..Latency).
   // RAW32 is read by stages 3..5 (from the stage 2..4 registers); stage 6 treats rows alike.
   logic [Latency:1]   vld_q, vld_d, lut_q, lut_d, last_q, last_d;
-  logic [Latency-2:1] raw_q, raw_d;
+  logic [LutStage-2:1] raw_q, raw_d;
 
   always_comb begin
     vld_d  = {vld_q[Latency-1:1], in_valid_i};
-    raw_d  = {raw_q[Latency-3:1], in_raw_i};
+    raw_d  = {raw_q[LutStage-3:1], in_raw_i};
     lut_d  = {lut_q[Latency-1:1], in_lut_i};
     last_d = {last_q[Latency-1:1], in_last_i};
   end
@@ -212,7 +217,6 @@ module tpu_activation #(
     end
 
     assign lut_raddr_o[8*j +: 8] = r5_q[7:0] ^ 8'h80;
-    assign out_int8_o[8*j +: 8]  = lut_q[Latency] ? lut_rdata_i[8*j +: 8] : r6_q[32*j +: 8];
   end
 
   // ---------------------------------------------------------------- saturation count
@@ -229,10 +233,35 @@ module tpu_activation #(
     end
   end
 
-  assign lut_re_o    = en && vld_q[Latency-1] && lut_q[Latency-1];
+  // ---------------------------------------------------------------- output (stage 6 or 7)
+  if (LutReg) begin : g_lut_reg
+    // stage 7: stage 6's result and count, and the LUT read data of stage 6's row (held by
+    // tpu_act_params while lut_re_o is low, so a stall keeps it)
+    logic [N*32-1:0]     r7_q;
+    logic [N*8-1:0]      lut7_q;
+    logic [SatWidth-1:0] sat7_q;
+    always_ff @(posedge clk_i) begin
+      if (en) begin
+        r7_q   <= r6_q;
+        lut7_q <= lut_rdata_i;
+        sat7_q <= sat6_q;
+      end
+    end
+    for (genvar j = 0; j < N; j++) begin : g_out
+      assign out_int8_o[8*j +: 8] = lut_q[Latency] ? lut7_q[8*j +: 8] : r7_q[32*j +: 8];
+    end
+    assign out_raw_o = r7_q;
+    assign out_sat_o = sat7_q;
+  end else begin : g_lut_direct
+    for (genvar j = 0; j < N; j++) begin : g_out
+      assign out_int8_o[8*j +: 8] = lut_q[Latency] ? lut_rdata_i[8*j +: 8] : r6_q[32*j +: 8];
+    end
+    assign out_raw_o = r6_q;
+    assign out_sat_o = sat6_q;
+  end
+
+  assign lut_re_o    = en && vld_q[LutStage-1] && lut_q[LutStage-1];
   assign out_valid_o = vld_q[Latency];
-  assign out_raw_o   = r6_q;
-  assign out_sat_o   = sat6_q;
   assign out_last_o  = last_q[Latency];
 
 `ifndef SYNTHESIS

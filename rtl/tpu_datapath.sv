@@ -82,6 +82,17 @@ module tpu_datapath #(
   // registered busy bit instead of added to it, perf_macs_o = perf_mxu_busy_o * N * N as a
   // shift (N a power of two). The same counts in every cycle.
   parameter bit          PerfSplit = 1'b0,
+  // board option (FPGAs): the LUT activation's block RAM read data is registered before the
+  // output mux and the UB write (tpu_act_unit LutReg): the pipelined activation's latency is
+  // one cycle more (7), the serial one spends one more cycle per LUT row; same results (all
+  // activation bookkeeping counts rows leaving the activation, not cycles).
+  parameter bit          LutReg = 1'b0,
+  // board option (FPGAs): the read stream (rd_*) leaves through a register: the UB/ACC read
+  // data and its source mux are registered before rd_data_o, so no path runs from a block
+  // RAM's read port into the consumer. A pipeline register (taken when empty or being
+  // emptied: rd_ready_i still reaches the read issue combinationally, as without it); one
+  // beat per cycle as before, every beat one cycle later; idle_o waits for it; same results.
+  parameter bit          RdReg = 1'b0,
   // STREAM_MATMUL devices (tpu_device StreamMm; off on the boards): a MATMUL is also accepted
   // while an int8 ACTIVATE runs, once that one has at most 2N + 1 rows left to read from ACC
   // (AccSlice: 2N),
@@ -857,7 +868,7 @@ module tpu_datapath #(
   assign params_loaded_o = act_loaded | (pw_valid_q ? 5'(1) << pw_kind_q : 5'd0);
 
   // parameters + the activation (pipelined, or tpu_act_serial when ActLanes < N)
-  tpu_act_unit #(.N(N), .ActLanes(ActLanes), .BiasShadow(BiasOn)) u_act_unit (
+  tpu_act_unit #(.N(N), .ActLanes(ActLanes), .BiasShadow(BiasOn), .LutReg(LutReg)) u_act_unit (
     .clk_i,
     .rst_i,
     // (not during reset: before the first reset edge pw_valid_q is random in simulation, and a
@@ -1032,7 +1043,8 @@ module tpu_datapath #(
   // being emptied, and it holds while rd_ready_i is low.
   assign rd_active = rd_nz_q;
   // (RdChain: row rd_n_q of a chained read once the ACTIVATE has written it)
-  assign rd_fire   = rd_active && (!rd_valid_q || rd_ready_i) &&
+  logic rd_take;  // the beat in the RAM's output register leaves now (see g_rd_reg)
+  assign rd_fire   = rd_active && (!rd_valid_q || rd_take) &&
                      (!rd_chain_q || rd_n_q < act_wr_q);
   if (RdChainOn) begin : g_rd_chain
     always_ff @(posedge clk_i) begin
@@ -1084,7 +1096,7 @@ module tpu_datapath #(
       end
       if (rd_fire) begin
         rd_valid_q <= 1'b1;
-      end else if (rd_ready_i) begin
+      end else if (rd_take) begin
         rd_valid_q <= 1'b0;
       end
     end
@@ -1119,9 +1131,35 @@ module tpu_datapath #(
     end
   end
 
-  assign rd_valid_o = rd_valid_q;
-  assign rd_last_o  = rd_last_q;
-  assign rd_data_o  = rd_src_acc_q ? acc_rdata : {{(N*24){1'b0}}, ub2_rdata};
+  logic [N*32-1:0] rd_data;
+  logic            rd_out_busy;  // RdReg: a beat waits in the output register
+  assign rd_data = rd_src_acc_q ? acc_rdata : {{(N*24){1'b0}}, ub2_rdata};
+  if (RdReg) begin : g_rd_reg
+    logic            o_valid_q, o_last_q;
+    logic [N*32-1:0] o_data_q;
+    assign rd_take = !o_valid_q || rd_ready_i;
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        o_valid_q <= 1'b0;
+      end else if (rd_take) begin
+        o_valid_q <= rd_valid_q;
+      end
+      if (rd_take) begin
+        o_last_q <= rd_last_q;
+        o_data_q <= rd_data;
+      end
+    end
+    assign rd_valid_o  = o_valid_q;
+    assign rd_last_o   = o_last_q;
+    assign rd_data_o   = o_data_q;
+    assign rd_out_busy = o_valid_q;
+  end else begin : g_rd_direct
+    assign rd_take     = rd_ready_i;
+    assign rd_valid_o  = rd_valid_q;
+    assign rd_last_o   = rd_last_q;
+    assign rd_data_o   = rd_data;
+    assign rd_out_busy = 1'b0;
+  end
 
   // ---------------------------------------------------------------- RAM port muxes
   // The acceptance rules above leave at most one user per port in any cycle.
@@ -1138,8 +1176,18 @@ module tpu_datapath #(
     end
 
     ub2_re   = rd_fire && !rd_acc_q;
-    ub_re    = mm_fire || (!UbReadPort2 && ub2_re);
-    ub_raddr = mm_fire ? mm_ub_q : rd_addr_ub_q;
+    // With UbReadPort2 this port is the MATMUL's alone: it reads mm_ub_q whenever a MATMUL is
+    // active (a flip-flop), not only when a row issues, so neither the read enable nor the
+    // address depends on the issue decision (mm_fire: the weight FIFO's state), a path across
+    // the die on a big FPGA. Same results: the MXU takes ub_rdata only with s1_valid_q (the row
+    // issued), and the row read in a stalled cycle is the one the MATMUL reads next anyway.
+    if (UbReadPort2) begin
+      ub_re    = mm_active;
+      ub_raddr = mm_ub_q;
+    end else begin
+      ub_re    = mm_fire || ub2_re;
+      ub_raddr = mm_fire ? mm_ub_q : rd_addr_ub_q;
+    end
 
     acc_we    = 1'b0;
     acc_waddr = w_addr;
@@ -1183,7 +1231,7 @@ module tpu_datapath #(
   logic [63:0] perf_busy_q, perf_mxu_q, perf_macs_q;
   logic        busy_q;
   // (a command waiting in the CmdSlice stage is in progress)
-  assign idle_o = mxu_idle && act_idle && rd_idle && !(CmdSlice && cmd_valid);
+  assign idle_o = mxu_idle && act_idle && rd_idle && !rd_out_busy && !(CmdSlice && cmd_valid);
   // (as ok_mm / ok_wr, from their terms: the always block above also reads cmd_i; beside an
   // ACTIVATE without its range check, which needs cmd_i: then no UB_WRITE is taken either)
   assign mm_ok_o = (act_idle || mm_beside_act) && (rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) &&
