@@ -1181,8 +1181,11 @@ module tpu_datapath #(
     // address depends on the issue decision (mm_fire: the weight FIFO's state), a path across
     // the die on a big FPGA. Same results: the MXU takes ub_rdata only with s1_valid_q (the row
     // issued), and the row read in a stalled cycle is the one the MATMUL reads next anyway.
+    // (MmChain: not while that row is not yet written: a UB_WRITE may be writing it in this
+    // cycle, and a block RAM's read of the row being written is undefined; mm_row_in is 1
+    // without MmChain, so the boards keep the read enable a flip-flop)
     if (UbReadPort2) begin
-      ub_re    = mm_active;
+      ub_re    = mm_active && mm_row_in;
       ub_raddr = mm_ub_q;
     end else begin
       ub_re    = mm_fire || ub2_re;
