@@ -234,31 +234,29 @@ module tpu_activation #(
   end
 
   // ---------------------------------------------------------------- output (stage 6 or 7)
+  logic [N*32-1:0]     r_out;     // the last stage's result
+  logic [N*8-1:0]      lut_out;   // the LUT read data of the last stage's row
+  logic [SatWidth-1:0] sat_out;
   if (LutReg) begin : g_lut_reg
     // stage 7: stage 6's result and count, and the LUT read data of stage 6's row (held by
     // tpu_act_params while lut_re_o is low, so a stall keeps it)
-    logic [N*32-1:0]     r7_q;
-    logic [N*8-1:0]      lut7_q;
-    logic [SatWidth-1:0] sat7_q;
     always_ff @(posedge clk_i) begin
       if (en) begin
-        r7_q   <= r6_q;
-        lut7_q <= lut_rdata_i;
-        sat7_q <= sat6_q;
+        r_out   <= r6_q;
+        lut_out <= lut_rdata_i;
+        sat_out <= sat6_q;
       end
     end
-    for (genvar j = 0; j < N; j++) begin : g_out
-      assign out_int8_o[8*j +: 8] = lut_q[Latency] ? lut7_q[8*j +: 8] : r7_q[32*j +: 8];
-    end
-    assign out_raw_o = r7_q;
-    assign out_sat_o = sat7_q;
   end else begin : g_lut_direct
-    for (genvar j = 0; j < N; j++) begin : g_out
-      assign out_int8_o[8*j +: 8] = lut_q[Latency] ? lut_rdata_i[8*j +: 8] : r6_q[32*j +: 8];
-    end
-    assign out_raw_o = r6_q;
-    assign out_sat_o = sat6_q;
+    assign r_out   = r6_q;
+    assign lut_out = lut_rdata_i;
+    assign sat_out = sat6_q;
   end
+  for (genvar j = 0; j < N; j++) begin : g_out
+    assign out_int8_o[8*j +: 8] = lut_q[Latency] ? lut_out[8*j +: 8] : r_out[32*j +: 8];
+  end
+  assign out_raw_o = r_out;
+  assign out_sat_o = sat_out;
 
   assign lut_re_o    = en && vld_q[LutStage-1] && lut_q[LutStage-1];
   assign out_valid_o = vld_q[Latency];
