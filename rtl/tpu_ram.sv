@@ -6,7 +6,11 @@
 //   write: when we_i, mem[waddr_i] <= wdata_i at the rising edge.
 //   read:  when re_i, rdata_o shows mem[raddr_i] from the next cycle on; rdata_o holds its value
 //          while re_i is low (so a stalled pipeline can keep the read data in place).
-// Latency: 1 cycle (read address in cycle t, data in cycle t+1).
+// Latency: 1 cycle (read address in cycle t, data in cycle t+1); OutReg = 1: 2 cycles, the read
+// data passes a second register (the block RAM's output register where the family has one,
+// e.g. ECP5 DP16KD REGMODE OUTREG, see fpga/ecp5/tpu_ram.sv), loaded in the cycle after a read
+// (re_i in t: rdata_o shows mem[raddr_i] from t + 2 on and holds until the next read's t + 2).
+// A board option for clock rates where a block RAM read plus any wire or logic is too slow.
 // Read and write of the same address in one cycle is NOT allowed (rdata_o would be undefined):
 // block RAMs differ there, and emulating one behaviour costs ~2 x Width flip-flops per RAM, so
 // the memory carries Yosys' no_rw_check attribute and an assertion flags such a cycle in
@@ -21,7 +25,8 @@
 module tpu_ram #(
   parameter int unsigned Width = 8,   // bits per word
   parameter int unsigned Depth = 256, // words, >= 2
-  parameter int unsigned Block = 0    // 1: block RAM whatever the size
+  parameter int unsigned Block = 0,   // 1: block RAM whatever the size
+  parameter bit          OutReg = 1'b0 // 1: registered read data, read latency 2 (see above)
 ) (
   input  logic                     clk_i,
   // write port
@@ -72,7 +77,21 @@ module tpu_ram #(
     end
   end
 
-  assign rdata_o = rdata_q;
+  if (OutReg) begin : g_out_reg
+    logic             re_q;
+    logic [Width-1:0] rdata2_q;
+    // re_q is control state, but the read data it gates is undefined until written anyway, so
+    // it needs no reset: a stray load after power-up only moves undefined data.
+    always_ff @(posedge clk_i) begin
+      re_q <= re_i;
+      if (re_q) begin
+        rdata2_q <= rdata_q;
+      end
+    end
+    assign rdata_o = rdata2_q;
+  end else begin : g_out_direct
+    assign rdata_o = rdata_q;
+  end
 
 `ifndef SYNTHESIS
   // Out-of-range addresses only exist when Depth is not a power of two.
