@@ -45,7 +45,7 @@ fpga-table:
 fpga-equiv: $(SPEC_SV)
 	$(Q)$(PYTHON) scripts/fpga/equiv.py --board $(BOARD) --pkg $(SPEC_SV) \
 	  --out $(FPGA_OUT)/equiv --seeds $(FPGA_SEEDS) --rounds $(FPGA_ROUNDS) \
-	  $(foreach s,$(FPGA_SET),--set $(s))
+	  $(foreach s,$(FPGA_SET),--set $(s)) $(foreach s,$(FPGA_DSP),--dsp $(s))
 
 # iCE40 datapath at N = 4, 2 seeds: about 1-1.5 minutes on 2 cores (Debian tools only)
 test-fpga-equiv: $(SPEC_SV)

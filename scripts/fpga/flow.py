@@ -86,19 +86,23 @@ def dsp_budget_cmds(dsp):
     g_row[i].g_col[j].u_pe; each row is its own kept module). soft: board.json "dsp_soft",
     behavioural models of DSP cells the RTL instantiates by hand (ECP5: fpga/ecp5/tpu_pe_mul.sv's
     MULT18X18D); in those rows the PE's submodules are flattened into it and such cells are
-    mapped through their model (registers and a `*`) before the `*` becomes LUT logic."""
+    mapped through their model (registers and a `*`) before the `*` becomes LUT logic. lut:
+    board.json "dsp_lut", models tried before those in such rows only, written for depth (ECP5:
+    fpga/ecp5/mult18x18d_lut.v, two pipeline halves instead of the operand registers); a cell
+    one of them declines (_TECHMAP_FAIL_) falls through to the plain model."""
     cmds = []
     if dsp.get("act_mul_lut"):
         cmds.append("techmap -map +/techmap.v *tpu_activation*/t:$mul")
     k = dsp.get("pe_lut_rows_from")
     n = dsp.get("rows", 0)
     soft = dsp.get("soft", [])
+    lut = dsp.get("lut", [])
     if k is not None:
         for i in range(k, n):
             cmds.append(f"select -set perow */c:g_row?{i}?.g_col*u_pe %M")
             if soft:
                 cmds.append("flatten @perow")
-                cmds += [f"techmap -autoproc -map {m} @perow" for m in soft]
+                cmds += [f"techmap -autoproc -map {m} @perow" for m in lut + soft]
             cmds.append("techmap -map +/techmap.v @perow t:$mul %i")
     return cmds
 
@@ -144,6 +148,7 @@ def synth_script(family, cfg, top, files, params, json_out=None, verilog_out=Non
     dsp = dict(cfg.get("dsp", {}))
     dsp["rows"] = params.get("N", 0)
     dsp["soft"] = cfg.get("dsp_soft", [])
+    dsp["lut"] = cfg.get("dsp_lut", [])
     lines += dsp_budget_cmds(dsp)
     # board.json "synth" overrides the family's command (iCEBreaker: no -dsp, the SB_MAC16
     # are instantiated by hand; shared/reference/fpga.md §0.1 bug 2)
