@@ -15,6 +15,8 @@
 #                                                    rtl/tpu_ram.sv in Verilator, part of `make test`
 #   make fpga-ram-check                              the same plus its synth_ecp5 netlist in iverilog
 #       (needs .venv-fpga); FPGA_RAM_BROKEN=oce-re|no-hold|addr-lsb|sel a broken copy (must FAIL)
+#   make fpga-ram-pnr [FPGA_RAM_OUTREG=0]            its place-and-route smoke run (ULX3S 85k, < 1 min):
+#                                                    DP16KD clock-to-out with / without OUTREG
 # ECP5 and Gowin need `scripts/setup --fpga` (YoWASP tools in .venv-fpga/).
 FPGA_BOARDS := $(notdir $(patsubst %/board.json,%,$(wildcard fpga/*/board.json)))
 BOARD       ?= icebreaker
@@ -31,7 +33,8 @@ FPGA_FLOW    = $(PYTHON) scripts/fpga/flow.py --pkg $(SPEC_SV) --out $(FPGA_OUT)
                $(if $(FPGA_DESIGN),--design $(FPGA_DESIGN)) $(if $(FPGA_MHZ),--target-mhz $(FPGA_MHZ))
 fpga_variant = $(if $(filter ulx3s,$(1)),--variant $(ULX3S))
 
-.PHONY: fpga fpga-all fpga-table fpga-equiv test-fpga-equiv test-fpga-ram fpga-ram-check
+.PHONY: fpga fpga-all fpga-table fpga-equiv test-fpga-equiv test-fpga-ram fpga-ram-check \
+        fpga-ram-pnr
 fpga: $(SPEC_SV)
 	$(Q)$(FPGA_FLOW) --board $(BOARD) $(call fpga_variant,$(BOARD))
 
@@ -69,3 +72,7 @@ TEST_STEPS += test-fpga-ram
 fpga-ram-check:
 	$(Q)$(PYTHON) scripts/fpga/ram_check.py --out $(FPGA_OUT)/ram_check --sim both \
 	  $(if $(FPGA_RAM_BROKEN),--broken $(FPGA_RAM_BROKEN))
+
+FPGA_RAM_OUTREG ?= 1
+fpga-ram-pnr:
+	$(Q)$(PYTHON) scripts/fpga/ram_check.py --out $(FPGA_OUT)/ram_check --pnr $(FPGA_RAM_OUTREG)

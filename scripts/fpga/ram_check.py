@@ -375,7 +375,8 @@ def main():
 
     ok = all(r.startswith("PASS") for _, r in results)
     got = "PASS" if ok else "FAIL"
-    name = "ram-check" + (f" (BROKEN: {a.broken}, expected to {expect})" if a.broken else "")
+    name = "ram-check" + (f" --broken {a.broken} (the comparison must {expect}; it did "
+                           f"{'' if got == expect else 'NOT '}{expect})" if a.broken else "")
     detail = "; ".join(f"{s}: {r}" for s, r in results)
     print(f"{name}: {'PASS' if got == expect else 'FAIL'}: {detail} ({time.time() - t0:.0f} s)")
     return 0 if got == expect else 1
