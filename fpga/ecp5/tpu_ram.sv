@@ -9,7 +9,10 @@
 //     Read latency 2 as in rtl/tpu_ram.sv: re_i in cycle t clocks the tile's read (CEB = re_i:
 //     the tile's output latch loads at the end of t and holds while CEB is low), and the
 //     output register loads at the end of t + 1 when re_q (re_i one cycle late) is high
-//     (OCE = re_q), holding otherwise, like rtl/tpu_ram.sv's second register.
+//     (OCE = re_q), holding otherwise, like rtl/tpu_ram.sv's second register. Either enable
+//     alone would keep the hold (scripts/fpga/ram_check.py: CEB = 1 or OCE = 1 still passes,
+//     both at once fails), so the contract does not rest on the latch holding with CEB low.
+//     nextpnr: 0.96 ns clock-to-out from the output register (5.61 ns without, docs/fpga.md).
 // Tiles: one geometry per RAM, the cheapest in tiles of
 //     36 bits x 512 words (pseudo dual port, the PDPW16KD configuration of a DP16KD: DATA_WIDTH
 //       36 on both ports, port A writes with ADA[13:5] = address, ADA[3:0] = byte enables
