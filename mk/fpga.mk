@@ -10,6 +10,13 @@
 #   make fpga-table                                  the table from the reference runs in fpga/reports/
 #   make fpga-equiv BOARD=...                        netlist vs RTL simulation (FPGA_SEEDS, FPGA_ROUNDS)
 #   make test-fpga-equiv                             the cheap iCE40 version, part of `make test`
+#   make test-fpga-ram                               fpga/ecp5/tpu_ram.sv (DP16KD tiles, model
+#                                                    fpga/common/sim/ecp5_bram.v) against
+#                                                    rtl/tpu_ram.sv in Verilator, part of `make test`
+#   make fpga-ram-check                              the same plus its synth_ecp5 netlist in iverilog
+#       (needs .venv-fpga); FPGA_RAM_BROKEN=oce-re|no-hold|addr-lsb|sel a broken copy (must FAIL)
+#   make fpga-ram-pnr [FPGA_RAM_OUTREG=0]            its place-and-route smoke run (ULX3S 85k, < 1 min):
+#                                                    DP16KD clock-to-out with / without OUTREG
 # ECP5 and Gowin need `scripts/setup --fpga` (YoWASP tools in .venv-fpga/).
 FPGA_BOARDS := $(notdir $(patsubst %/board.json,%,$(wildcard fpga/*/board.json)))
 BOARD       ?= icebreaker
@@ -26,7 +33,8 @@ FPGA_FLOW    = $(PYTHON) scripts/fpga/flow.py --pkg $(SPEC_SV) --out $(FPGA_OUT)
                $(if $(FPGA_DESIGN),--design $(FPGA_DESIGN)) $(if $(FPGA_MHZ),--target-mhz $(FPGA_MHZ))
 fpga_variant = $(if $(filter ulx3s,$(1)),--variant $(ULX3S))
 
-.PHONY: fpga fpga-all fpga-table fpga-equiv test-fpga-equiv
+.PHONY: fpga fpga-all fpga-table fpga-equiv test-fpga-equiv test-fpga-ram fpga-ram-check \
+        fpga-ram-pnr
 fpga: $(SPEC_SV)
 	$(Q)$(FPGA_FLOW) --board $(BOARD) $(call fpga_variant,$(BOARD))
 
@@ -52,3 +60,19 @@ test-fpga-equiv: $(SPEC_SV)
 	$(Q)$(PYTHON) scripts/fpga/equiv.py --board icebreaker --pkg $(SPEC_SV) \
 	  --out $(FPGA_OUT)/equiv --seeds 1,2 --rounds 3
 TEST_STEPS += test-fpga-equiv
+
+# the ECP5 tpu_ram (OutReg: DP16KD output registers) against rtl/tpu_ram.sv: ten RAM shapes
+# side by side, 6000 random cycles; Verilator only, about 15 s
+FPGA_RAM_BROKEN ?=
+test-fpga-ram:
+	$(Q)$(PYTHON) scripts/fpga/ram_check.py --out $(FPGA_OUT)/ram_check --sim verilator
+TEST_STEPS += test-fpga-ram
+
+# plus the synth_ecp5 -nobram netlist in iverilog (about 2 min)
+fpga-ram-check:
+	$(Q)$(PYTHON) scripts/fpga/ram_check.py --out $(FPGA_OUT)/ram_check --sim both \
+	  $(if $(FPGA_RAM_BROKEN),--broken $(FPGA_RAM_BROKEN))
+
+FPGA_RAM_OUTREG ?= 1
+fpga-ram-pnr:
+	$(Q)$(PYTHON) scripts/fpga/ram_check.py --out $(FPGA_OUT)/ram_check --pnr $(FPGA_RAM_OUTREG)

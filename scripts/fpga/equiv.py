@@ -31,8 +31,9 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import flow  # noqa: E402
 from synth_report import rtl_closure  # noqa: E402
 
-# behavioural models of DSP cells yosys ships only as black boxes
-EXTRA_MODELS = {"ice40": [], "ecp5": ["fpga/common/sim/ecp5_dsp.v"],
+# behavioural models of DSP and block RAM cells yosys ships only as black boxes (ECP5: the
+# DP16KD tiles of fpga/ecp5/tpu_ram.sv with OutReg; -nobram leaves inferred memories in LUTs)
+EXTRA_MODELS = {"ice40": [], "ecp5": ["fpga/common/sim/ecp5_dsp.v", "fpga/common/sim/ecp5_bram.v"],
                 "gowin": ["fpga/common/sim/gowin_dsp.v"]}
 
 
@@ -41,7 +42,8 @@ def cell_library(family, out):
     compile in iverilog 11: common_sim.vh has an elaboration-time $error in a generate branch,
     and both it and cells_sim_ecp5.v include cells_ff.vh/cells_io.vh (every FF model declared
     twice). A sanitised copy goes to <out>/cells/: the $error branch becomes empty (the MODE
-    values yosys writes are all handled) and the second includes are dropped."""
+    values yosys writes are all handled), the second includes are dropped, and so is the
+    DP16KD black box (fpga/common/sim/ecp5_bram.v models it)."""
     src = os.path.join(flow.yosys_datdir(family), flow.FAMILIES[family]["cells"])
     if family != "ecp5":
         return src, os.path.dirname(src)
@@ -57,6 +59,10 @@ def cell_library(family, out):
             text = re.sub(r'\$error\("unsupported COMB mode %s", MODE\);', "", text)
         if name == os.path.basename(src):
             text = text.replace('`include "cells_ff.vh"', "").replace('`include "cells_io.vh"', "")
+            text, k = re.subn(r"\(\* blackbox \*\)\s*module DP16KD\b.*?\bendmodule\b", "", text,
+                              flags=re.S)
+            if k != 1:
+                raise SystemExit(f"equiv: no DP16KD black box in {src} to replace by the model")
         with open(os.path.join(ddir, name), "w") as f:
             f.write(text)
     return os.path.join(ddir, os.path.basename(src)), ddir
