@@ -40,8 +40,8 @@
 //   MATMUL of R rows: UB read (1) + array (2N) + ACC read-modify-write (1): the last row is
 //   written in cycle a + R + 2N + 1, so MatmulLatency = 2N + 2 cycles beyond the R issue
 //   cycles. T back-to-back MATMULs with POP of M >= N rows each take T*M + 2N + 2 cycles from
-//   the first accept to the last write, when the FIFO keeps up (docs/datapath.md). AccSlice
-//   and ProdReg (boards): one cycle more each.
+//   the first accept to the last write, when the FIFO keeps up (docs/datapath.md). AccSlice,
+//   ProdReg and UbOutReg (boards): one cycle more each.
 // ACTIVATE with ActLanes < N: rows go through the activation one at a time (the next ACC row
 //   is read when the previous result is written), about 40..100 cycles per ActLanes channels.
 // Reset (rst_i, synchronous): control state only; RAMs, parameters and data registers keep
@@ -93,6 +93,16 @@ module tpu_datapath #(
   // emptied: rd_ready_i still reaches the read issue combinationally, as without it); one
   // beat per cycle as before, every beat one cycle later; idle_o waits for it; same results.
   parameter bit          RdReg = 1'b0,
+  // board option (FPGAs): the MATMUL's UB port reads through the block RAM's output register
+  // (tpu_ram OutReg, u_ub only): a UB row reaches the MXU two cycles after its issue, so the
+  // row, its valid, switch bit and tag pass a second stage (s2) beside the RAM's register, and
+  // a POP's switch row looks two cycles ahead at the shadow tile (tpu_mxu IssueAhead = 2;
+  // with CmdSlice swap_ready still suffices: no other row is in flight before the MXU then).
+  // MatmulLatency one more; tiles of M >= N rows still back to back; same results. Needs
+  // UbReadPort2 (without it u_ub also serves UB_READ, whose stream takes the RAM's read data
+  // as its register: rejected at elaboration). The sim-only options below keep working (their
+  // rules count rows in flight, which include the stage, or only get more margin).
+  parameter bit          UbOutReg = 1'b0,
   // STREAM_MATMUL devices (tpu_device StreamMm; off on the boards): a MATMUL is also accepted
   // while an int8 ACTIVATE runs, once that one has at most 2N + 1 rows left to read from ACC
   // (AccSlice: 2N),
@@ -187,8 +197,8 @@ module tpu_datapath #(
   localparam int unsigned UbAw     = $clog2(UbRows);
   localparam int unsigned AccAw    = $clog2(AccRows);
   localparam int unsigned CntW     = $clog2((UbRows > AccRows ? UbRows : AccRows) + 1);
-  // rows in flight between MATMUL issue and ACC write: 1 + 2N + 1 (+ AccSlice + ProdReg),
-  // plus margin
+  // rows in flight between MATMUL issue and ACC write: 1 + 2N + 1 (+ AccSlice + ProdReg +
+  // UbOutReg), plus margin
   localparam int unsigned MmFlightW  = $clog2(2 * N + 8);
   localparam int unsigned ActFlightW = CntW;  // generous: rows in flight < 16
   localparam int unsigned TagWidth   = AccAw + 2;  // {acc address, accumulate, last}
@@ -206,6 +216,9 @@ module tpu_datapath #(
   end
   if (MmChain && CmdSlice) begin : g_bad_mm_chain
     $error("tpu_datapath: MmChain needs CmdSlice = 0");
+  end
+  if (UbOutReg && !UbReadPort2) begin : g_bad_ub_out_reg
+    $error("tpu_datapath: UbOutReg needs UbReadPort2");
   end
   if (UbRows < 16 || AccRows < 16) begin : g_bad_rows
     $error("tpu_datapath: UbRows and AccRows must be >= 16");
@@ -303,7 +316,7 @@ module tpu_datapath #(
   logic [AccAw-1:0]   acc_waddr, acc_raddr;
   logic [N*32-1:0]    acc_wdata, acc_rdata;
 
-  tpu_ram #(.Width(N * 8), .Depth(UbRows)) u_ub (
+  tpu_ram #(.Width(N * 8), .Depth(UbRows), .OutReg(UbOutReg)) u_ub (
     .clk_i, .we_i(ub_we), .waddr_i(ub_waddr), .wdata_i(ub_wdata),
     .re_i(ub_re), .raddr_i(ub_raddr), .rdata_o(ub_rdata)
   );
@@ -328,9 +341,12 @@ module tpu_datapath #(
   logic             mm_accum_q, mm_pop_q;
   logic             mm_active, mm_fire, mm_last_fire, mm_swap_ok;
   logic             mm_row_in;  // the row at mm_ub_q may issue (MmChain: it is written)
-  // MXU input stage (UB read data arrives)
+  // MXU input stage (UB read data arrives; UbOutReg: the stage after the RAM's read, and mi_*
+  // the row entering the MXU, from stage s1 or from s2)
   logic                s1_valid_q, s1_sw_q;
   logic [TagWidth-1:0] s1_tag_q;
+  logic                mi_valid, mi_sw;
+  logic [TagWidth-1:0] mi_tag;
   // ACC read-modify-write stage
   logic                p_valid_q, p_accum_q, p_last_q;
   logic [AccAw-1:0]    p_addr_q;
@@ -342,7 +358,7 @@ module tpu_datapath #(
   logic [AccAw-1:0]    fwd_addr_q;
   logic [N*32-1:0]     fwd_data_q;
   // rows issued and not yet written: counted from stage s1 on (mm_fl1_q, so the issue decision
-  // mm_fire does not feed a carry chain) plus the row in s1
+  // mm_fire does not feed a carry chain) plus the row in s1 (UbOutReg: mm_fl1_q includes s2)
   logic [MmFlightW-1:0] mm_flight, mm_fl1_q;
   logic                 mxu_idle;
   // ACTIVATE
@@ -545,18 +561,20 @@ module tpu_datapath #(
   logic [N*32-1:0]     mxu_out_row;
   logic [TagWidth-1:0] mxu_out_tag;
 
-  tpu_mxu #(.N(N), .Tiles(Tiles), .TagWidth(TagWidth), .ProdReg(ProdReg)) u_mxu (
+  tpu_mxu #(.N(N), .Tiles(Tiles), .TagWidth(TagWidth), .ProdReg(ProdReg),
+            .IssueAhead(UbOutReg ? 2 : 1)) u_mxu (
     .clk_i,
     .rst_i,
     .wpush_valid_i,
     .wpush_ready_o,
     .wpush_row_i,
     .wpush_transpose_i,
-    .in_valid_i   (s1_valid_q),
+    .in_valid_i   (mi_valid),
     .in_ready_o   (mxu_in_ready),
     .in_row_i     (ub_rdata),
-    .in_sw_i      (s1_sw_q),
-    .in_tag_i     (s1_tag_q),
+    .in_sw_i      (mi_sw),
+    .in_tag_i     (mi_tag),
+    .in_sw_next_i (s1_valid_q && s1_sw_q),  // (IssueAhead = 2 only: a switch row in s1)
     .out_valid_o  (mxu_out_valid),
     .out_row_o    (mxu_out_row),
     .out_tag_o    (mxu_out_tag),
@@ -567,7 +585,8 @@ module tpu_datapath #(
 
   // A switch row is read from the UB one cycle before it reaches the MXU, so it may issue when
   // the next tile will be complete in the shadow registers in the next cycle (this already
-  // accounts for a switch row entering the MXU now, which uses the current one up).
+  // accounts for a switch row entering the MXU now, which uses the current one up). UbOutReg:
+  // two cycles before, so two cycles ahead (also accounting for a switch row in stage s1).
   // CmdSlice: when the tile is complete now (swap_ready, a decode of flip-flops; a POP MATMUL
   // waits one cycle more when its tile completes in that cycle): a MATMUL is accepted only
   // while none is active, so while mm_pop_q is set no row is in stage s1 and the tile stays.
@@ -654,6 +673,29 @@ module tpu_datapath #(
     s1_tag_q <= {mm_acc_q, mm_accum_q, mm_one_q};
   end
 
+  // UbOutReg: the row's valid, switch bit and tag wait a cycle (stage s2) beside the UB's
+  // output register, so they meet the row at the MXU; no stall (the MXU takes every row).
+  if (UbOutReg) begin : g_ub_out_reg
+    logic                s2_valid_q, s2_sw_q;
+    logic [TagWidth-1:0] s2_tag_q;
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        s2_valid_q <= 1'b0;
+      end else begin
+        s2_valid_q <= s1_valid_q;
+      end
+      s2_sw_q  <= s1_sw_q;
+      s2_tag_q <= s1_tag_q;
+    end
+    assign mi_valid = s2_valid_q;
+    assign mi_sw    = s2_sw_q;
+    assign mi_tag   = s2_tag_q;
+  end else begin : g_ub_out_direct
+    assign mi_valid = s1_valid_q;
+    assign mi_sw    = s1_sw_q;
+    assign mi_tag   = s1_tag_q;
+  end
+
   // ACC read-modify-write: the ACC row is read when the MXU result appears (stage P holds
   // the row the cycle after, with the read data) and written in stage P. The read misses the
   // row written in its own cycle (that read is not even issued, see the port mux): it is
@@ -681,10 +723,10 @@ module tpu_datapath #(
     logic [AccAw-1:0]    pre_addr;
     logic                pre_accum, pre_last;
     tpu_delay #(.Width(1), .Depth(2 * N - 1 + 32'(ProdReg)), .ResetEn(1'b1)) u_pre_valid (
-      .clk_i, .rst_i, .d_i(s1_valid_q), .q_o(pre_valid)
+      .clk_i, .rst_i, .d_i(mi_valid), .q_o(pre_valid)
     );
     tpu_delay #(.Width(TagWidth), .Depth(2 * N - 1 + 32'(ProdReg)), .ResetEn(1'b0)) u_pre_tag (
-      .clk_i, .rst_i, .d_i(s1_tag_q), .q_o(pre_tag)
+      .clk_i, .rst_i, .d_i(mi_tag), .q_o(pre_tag)
     );
     assign {pre_addr, pre_accum, pre_last} = pre_tag;
     assign mm_acc_re    = pre_valid && pre_accum;
@@ -1180,7 +1222,8 @@ module tpu_datapath #(
     // active (a flip-flop), not only when a row issues, so neither the read enable nor the
     // address depends on the issue decision (mm_fire: the weight FIFO's state), a path across
     // the die on a big FPGA. Same results: the MXU takes ub_rdata only with s1_valid_q (the row
-    // issued), and the row read in a stalled cycle is the one the MATMUL reads next anyway.
+    // issued; UbOutReg: a cycle later with s2, the read's data in the RAM's second register),
+    // and the row read in a stalled cycle is the one the MATMUL reads next anyway.
     // (MmChain: not while that row is not yet written: a UB_WRITE may be writing it in this
     // cycle, and a block RAM's read of the row being written is undefined; mm_row_in is 1
     // without MmChain, so the boards keep the read enable a flip-flop)
@@ -1262,7 +1305,7 @@ module tpu_datapath #(
       .clk_i, .rst_i, .inc_i(busy_q), .cnt_o(perf_busy1_q)
     );
     tpu_seg_counter #(.Width(64), .SegW(16)) u_mxu (
-      .clk_i, .rst_i, .inc_i(s1_valid_q), .cnt_o(perf_mxu_q)
+      .clk_i, .rst_i, .inc_i(mi_valid), .cnt_o(perf_mxu_q)
     );
     assign perf_busy_o = busy_q ? perf_busy1_q : perf_busy_q;
     assign perf_macs_q = perf_mxu_q << $clog2(N * N);
@@ -1274,8 +1317,8 @@ module tpu_datapath #(
         perf_macs_q <= '0;
       end else begin
         perf_busy_q <= perf_busy_q + 64'(busy_q);
-        perf_mxu_q  <= perf_mxu_q + 64'(s1_valid_q);
-        perf_macs_q <= perf_macs_q + (s1_valid_q ? 64'(N * N) : 64'd0);
+        perf_mxu_q  <= perf_mxu_q + 64'(mi_valid);
+        perf_macs_q <= perf_macs_q + (mi_valid ? 64'(N * N) : 64'd0);
       end
     end
     assign perf_busy_o = perf_busy_q + 64'(busy_q);
@@ -1332,7 +1375,7 @@ module tpu_datapath #(
       cmd_stall_q <= cmd_valid_i && !cmd_ready_o;
       rd_stall_q  <= rd_valid_o && !rd_ready_i;
       // internal streams never stall
-      assert (!s1_valid_q || mxu_in_ready) else $error("tpu_datapath: MXU refused a row");
+      assert (!mi_valid || mxu_in_ready) else $error("tpu_datapath: MXU refused a row");
       assert (!a1_valid_q || ap_in_ready) else $error("tpu_datapath: activation refused a row");
       // a PARAM lands a cycle after its acceptance: nothing in the activation may use it yet
       // (BiasBeside: a BIAS value waits in the shadow bank, tpu_act_params asserts it)

@@ -14,13 +14,19 @@
 // row can therefore follow the previous one after N cycles: tiles of M >= N rows each run back
 // to back with no idle cycle, and a tile is never shifted in while its predecessor's swap is
 // still travelling through the array (the order rules in tpu_systolic_array's header).
+// Issue look-ahead: a row's issue stage decides IssueAhead cycles before the row reaches in_*
+// (1: a UB read; 2: a UB read with an output register, tpu_datapath UbOutReg).
+// swap_ready_next_o says whether a switch row arriving IssueAhead cycles from now would be
+// accepted; with IssueAhead = 2 the issuer tells in_sw_next_i (a switch row arrives in the next
+// cycle, valid and switch), since that row takes the tile the look-ahead sees.
 `default_nettype none
 
 module tpu_mxu #(
   parameter int unsigned N        = 16,
   parameter int unsigned Tiles    = 4,
   parameter int unsigned TagWidth = 1,
-  parameter bit          ProdReg  = 1'b0  // boards: tpu_pe's product register (+1 latency)
+  parameter bit          ProdReg  = 1'b0, // boards: tpu_pe's product register (+1 latency)
+  parameter int unsigned IssueAhead = 1    // 1 or 2, see above
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -35,14 +41,15 @@ module tpu_mxu #(
   input  logic [N*8-1:0]      in_row_i,
   input  logic                in_sw_i,
   input  logic [TagWidth-1:0] in_tag_i,
+  input  logic                in_sw_next_i,  // IssueAhead = 2: a switch row arrives next cycle
   // result rows out
   output logic                out_valid_o,
   output logic [N*32-1:0]     out_row_o,
   output logic [TagWidth-1:0] out_tag_o,
   // status
   output logic                swap_ready_o,       // a switch row would be accepted now
-  output logic                swap_ready_next_o,  // ... and in the next cycle (registered
-                                                  // issue stages look one cycle ahead)
+  output logic                swap_ready_next_o,  // ... IssueAhead cycles from now (the
+                                                  // issue stages are registered)
   output logic [CntBits-1:0]  tiles_o        // tiles pushed and not yet switched to
 );
   localparam int unsigned KBits   = (N > 1) ? $clog2(N) : 1;
@@ -62,6 +69,11 @@ module tpu_mxu #(
   logic [KBits-1:0] f_k;
   logic [$clog2(Tiles + 1)-1:0] f_tiles, f_used;
   logic             in_fire, swap_fire;
+  logic             f_next_last;
+
+  if (IssueAhead < 1 || IssueAhead > 2) begin : g_bad_ahead
+    $error("tpu_mxu: IssueAhead must be 1 or 2");
+  end
 
   tpu_weight_fifo #(.N(N), .Tiles(Tiles)) u_fifo (
     .clk_i,
@@ -75,6 +87,7 @@ module tpu_mxu #(
     .out_row_o      (f_row),
     .out_k_o        (f_k),
     .out_last_o     (f_last),
+    .next_last_o    (f_next_last),
     .tiles_o        (f_tiles),
     .used_o         (f_used)
   );
@@ -130,11 +143,46 @@ module tpu_mxu #(
   );
 
   assign swap_ready_o      = (sh_q == ShReady);
-  // = (sh_d == ShReady), from flip-flops through fewer logic levels (the datapath's MATMUL
-  // issue decision takes it): Ready stays unless a switch row enters now; the last row of a
-  // tile shifted in now makes it Ready
-  assign swap_ready_next_o = (sh_q == ShReady && !(in_valid_i && in_sw_i)) ||
-                             ((sh_q == ShEmpty || sh_q == ShLoading) && f_valid && f_last);
+  // ready1 = (sh_d == ShReady), from flip-flops through fewer logic levels (the datapath's
+  // MATMUL issue decision takes it): Ready stays unless a switch row enters now; the last row
+  // of a tile shifted in now makes it Ready
+  logic ready1;
+  assign ready1 = (sh_q == ShReady && !(in_valid_i && in_sw_i)) ||
+                  ((sh_q == ShEmpty || sh_q == ShLoading) && f_valid && f_last);
+  if (IssueAhead == 2) begin : g_ahead2
+    // Ready in two cycles: Ready next cycle and no switch row entering then; or not Ready next
+    // cycle (then the FIFO's output is free or taken now, f_ready) and the FIFO reads a tile's
+    // last row now, which shifts in next cycle. (Ready next cycle after a switch row now cannot
+    // be: that needs all N rows of the next tile shifted in within a cycle.)
+    assign swap_ready_next_o = ready1 ? !in_sw_next_i : f_next_last;
+`ifndef SYNTHESIS
+    // in_sw_next_i is what arrives, and the look-ahead is what happens two cycles later
+    logic sw_next_q, ahead1_q, ahead2_q, v1_q, v2_q;
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        v1_q <= 1'b0;
+        v2_q <= 1'b0;
+      end else begin
+        v1_q <= 1'b1;
+        v2_q <= v1_q;
+        if (v1_q) begin
+          assert (sw_next_q == (in_valid_i && in_sw_i))
+            else $error("tpu_mxu: in_sw_next_i did not announce the switch row");
+        end
+        if (v2_q) begin
+          assert (ahead2_q == (sh_q == ShReady)) else $error("tpu_mxu: two-cycle look-ahead");
+        end
+      end
+      sw_next_q <= in_sw_next_i;
+      ahead1_q  <= swap_ready_next_o;
+      ahead2_q  <= ahead1_q;
+    end
+`endif
+  end else begin : g_ahead1
+    assign swap_ready_next_o = ready1;
+    logic unused_ahead;
+    assign unused_ahead = ^{in_sw_next_i, f_next_last};
+  end
   // FIFO slots in use plus the tile in the shadow registers (loading or loaded).
   assign tiles_o = CntBits'(f_used) + CntBits'(sh_q != ShEmpty);
 
@@ -155,7 +203,7 @@ module tpu_mxu #(
           else $error("tpu_mxu: in_* changed while stalled");
       end
       in_stall_q <= in_valid_i && !in_ready_o;
-      assert (swap_ready_next_o == (sh_d == ShReady)) else $error("tpu_mxu: swap_ready_next_o");
+      assert (ready1 == (sh_d == ShReady)) else $error("tpu_mxu: swap_ready_next_o");
       // the FIFO streams rows in order 0..N-1; a new tile starts only in an empty shadow
       if (f_fire && f_k == '0) begin
         assert (sh_q != ShLoading) else $error("tpu_mxu: tile started while loading");

@@ -12,6 +12,8 @@
 // one row per cycle (a rotate on each side, no N x N staging buffer).
 // Latency: a row written in cycle t can be read from t+1 on (its tile complete); out_* is the
 // RAM's registered read (valid the cycle after the read is issued) and holds while stalled.
+// next_last_o: the next read is a complete tile's last row (so when out_* is free or taken in
+// this cycle, out_valid_o && out_last_o in the next; a look-ahead for tpu_mxu IssueAhead = 2).
 // Throughput: one row per cycle on each side.
 `default_nettype none
 
@@ -36,6 +38,7 @@ module tpu_weight_fifo #(
   output logic [N*8-1:0]   out_row_o,
   output logic [KBits-1:0] out_k_o,
   output logic             out_last_o,  // out_k_o == N - 1, from a flip-flop
+  output logic             next_last_o, // the next read is a tile's last row (see above)
   // status
   output logic [CntBits-1:0] tiles_o,  // complete tiles not yet read out completely
   output logic [CntBits-1:0] used_o    // slots in use (including one being written)
@@ -162,6 +165,7 @@ module tpu_weight_fifo #(
   assign out_row_o   = rd_dbl[N*8-1:0];
   assign out_k_o     = out_k_q;
   assign out_last_o  = out_last_q;
+  assign next_last_o = cnz_q && rd_row_q == KBits'(N - 1);
   assign tiles_o     = complete_q;
   assign used_o      = used_q;
 

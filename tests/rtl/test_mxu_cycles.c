@@ -2,7 +2,9 @@
  * FIFO kept fed, T back-to-back MATMULs with POP of M >= N rows each end (last ACC write,
  * mm_done) exactly T*M + 2N + 2 cycles after the first command was accepted, and the MXU takes
  * a row in every one of the T*M issue cycles. Also checks the results (overwrite then
- * accumulate across tiles) against a plain int64 reference. */
+ * accumulate across tiles) against a plain int64 reference. The board options' model (AccSlice,
+ * ProdReg, UbOutReg: one cycle more each) must keep the tiles back to back too (UbOutReg: the
+ * switch row's two-cycle look-ahead at the shadow tile). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +14,10 @@
 #include "test_mxu_util.h"
 
 typedef const struct tpu_vdp_ops *(*ops_fn)(void);
-static const ops_fn models[] = {tpu_vdp_n4_ops, tpu_vdp_n6_ops, tpu_vdp_n8_ops, tpu_vdp_n16_ops};
+static const ops_fn models[] = {tpu_vdp_n4_ops, tpu_vdp_n6_ops, tpu_vdp_n8_ops, tpu_vdp_n16_ops,
+				tpu_vdp_n8b_ops};
+/* cycles beyond 2N + 2 (Vdp_n8b: AccSlice + ProdReg + UbOutReg) */
+static const unsigned extra_latency[] = {0, 0, 0, 0, 3};
 #define N_MODELS (int)(sizeof(models) / sizeof(models[0]))
 #define MAXN TPU_VM_MAX_N
 #define T_TILES 9
@@ -20,7 +25,7 @@ static const ops_fn models[] = {tpu_vdp_n4_ops, tpu_vdp_n6_ops, tpu_vdp_n8_ops, 
 static void run_back_to_back(int model, unsigned m_extra)
 {
 	const struct tpu_vdp_ops *ops = models[model]();
-	unsigned n = ops->n, m = n + m_extra;
+	unsigned n = ops->n, m = n + m_extra, lat = 2 * n + 2 + extra_latency[model];
 	uint64_t rng = harness_seed() ^ (0xc7c1e5ull * (uint64_t)(model + 1)) ^ m;
 	struct mxu_dp d;
 	static int8_t ub[256][MAXN], tiles[T_TILES][MAXN * MAXN];
@@ -60,9 +65,9 @@ static void run_back_to_back(int model, unsigned m_extra)
 	mxu_dp_drain(&d);
 	ck_assert_uint_eq(d.mm_done, T_TILES);
 	ck_assert_uint_eq(d.out.perf_mxu_busy - busy0, (uint64_t)T_TILES * m);
-	ck_assert_msg(d.last_mm_done_cycle - first == (uint64_t)T_TILES * m + 2 * n + 2,
-		      "N=%u M=%u: last write %" PRIu64 " cycles after the first accept, want %u",
-		      n, m, d.last_mm_done_cycle - first, T_TILES * m + 2 * n + 2);
+	ck_assert_msg(d.last_mm_done_cycle - first == (uint64_t)T_TILES * m + lat,
+		      "%s: N=%u M=%u: last write %" PRIu64 " cycles after the first accept, want %u",
+		      ops->name, n, m, d.last_mm_done_cycle - first, T_TILES * m + lat);
 
 	static int32_t got[256 * MAXN];
 	mxu_dp_read_acc(&d, 0, 2 * m, got);

@@ -153,6 +153,37 @@ START_TEST(matmul_random)
 }
 END_TEST
 
+/* Short POP MATMULs back to back without idle cycles: a switch row may issue while the previous
+ * one is still before the MXU and must then wait for its own tile, not take that one's (with
+ * UbOutReg the issue looks two cycles ahead and counts the switch row in stage s1). Overwrite,
+ * then accumulate into the same rows through the next tiles. */
+START_TEST(pop_short_back_to_back)
+{
+	const struct tpu_vdp_ops *ops = models[_i]();
+	uint64_t rng = test_seed("pop_short_back_to_back", _i);
+	struct mxu_dp d;
+	struct ref *ref = ref_new(ops->n);
+	unsigned rows[12];
+
+	mxu_dp_open(&d, ops, rng, 0);
+	fill_ub(&d, ref, &rng, 16, -128, 127);
+	for (int t = 0; t < 24; t++)
+		push_tile(&d, ref, &rng, -128, 127);
+	for (unsigned c = 0; c < 24; c++) {
+		if (c < 12)
+			rows[c] = (unsigned)harness_range(&rng, 1, 3);
+		do_matmul(&d, ref, (unsigned)harness_range(&rng, 0, 13), 3 * (c % 12), rows[c % 12],
+			  c >= 12, 1);
+	}
+	mxu_dp_drain(&d);
+	for (unsigned c = 0; c < 12; c++)
+		check_acc(&d, ref, 3 * c, rows[c]);
+	ck_assert_uint_eq(d.mm_done, 24);
+	mxu_dp_close(&d);
+	free(ref);
+}
+END_TEST
+
 /* Read-modify-write hazards: one-row accumulates into the same ACC row back to back (each
  * row's read meets the previous row's write), and two-row commands that overlap by one. */
 START_TEST(accumulate_same_row)
@@ -444,6 +475,7 @@ static Suite *suite_rtl_mxu_datapath(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, matmul_random, 0, N_MODELS);
 	tcase_add_loop_test(tc, accumulate_same_row, 0, N_MODELS);
+	tcase_add_loop_test(tc, pop_short_back_to_back, 0, N_MODELS);
 	tcase_add_loop_test(tc, edge_long_k_and_wrap, 0, N_MODELS);
 	tcase_add_loop_test(tc, activate_random, 0, N_MODELS);
 	tcase_add_loop_test(tc, perf_counters, 0, N_MODELS);
