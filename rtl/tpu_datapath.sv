@@ -41,7 +41,8 @@
 //   written in cycle a + R + 2N + 1, so MatmulLatency = 2N + 2 cycles beyond the R issue
 //   cycles. T back-to-back MATMULs with POP of M >= N rows each take T*M + 2N + 2 cycles from
 //   the first accept to the last write, when the FIFO keeps up (docs/datapath.md). AccSlice,
-//   ProdReg and UbOutReg (boards): one cycle more each.
+//   ProdReg and UbOutReg (boards): one cycle more each; AccOutReg: none (the ACC row is read
+//   earlier).
 // ACTIVATE with ActLanes < N: rows go through the activation one at a time (the next ACC row
 //   is read when the previous result is written), about 40..100 cycles per ActLanes channels.
 // Reset (rst_i, synchronous): control state only; RAMs, parameters and data registers keep
@@ -103,6 +104,17 @@ module tpu_datapath #(
   // as its register: rejected at elaboration). The sim-only options below keep working (their
   // rules count rows in flight, which include the stage, or only get more margin).
   parameter bit          UbOutReg = 1'b0,
+  // board option (FPGAs; needs AccSlice): the ACC's read data passes a second register (tpu_ram
+  // OutReg: the ECP5 DP16KD output register), so no path runs from a block RAM's read port
+  // into logic; read latency 2, and every user takes the data a cycle later. The MATMUL's
+  // accumulating row reads its ACC row a cycle earlier still (g_acc_slice: three rows written
+  // between the read and the use are forwarded), so MATMUL timing stays as with AccSlice; an
+  // ACTIVATE row enters the activation a cycle later (stage a2); an ACC_READ issues at most
+  // every other cycle (a read waits until the previous row has reached the stream's register:
+  // the RAM's output register only holds while no read follows). UB_READ is unchanged. Not
+  // with MmBesideAct, ActChain or BiasBeside (they count ACC read cycles; $error), nor without
+  // AccSlice ($error); RdChain and MmChain do not touch the ACC read. Same results.
+  parameter bit          AccOutReg = 1'b0,
   // STREAM_MATMUL devices (tpu_device StreamMm; off on the boards): a MATMUL is also accepted
   // while an int8 ACTIVATE runs, once that one has at most 2N + 1 rows left to read from ACC
   // (AccSlice: 2N),
@@ -223,6 +235,9 @@ module tpu_datapath #(
   if (UbRows < 16 || AccRows < 16) begin : g_bad_rows
     $error("tpu_datapath: UbRows and AccRows must be >= 16");
   end
+  if (AccOutReg && (!AccSlice || MmBesideAct || ActChain || BiasBeside)) begin : g_bad_acc_out
+    $error("tpu_datapath: AccOutReg needs AccSlice, and not MmBesideAct, ActChain, BiasBeside");
+  end
 
   // The command the engines see (cmd_*): the port itself, or the CmdSlice stage. Its range
   // ends: hi_a = a + rows and hi_b = b + rows in RngW bits, a and b in AdW bits: addresses and
@@ -328,7 +343,7 @@ module tpu_datapath #(
   end else begin : g_ub1
     assign ub2_rdata = ub_rdata;
   end
-  tpu_ram #(.Width(N * 32), .Depth(AccRows)) u_acc (
+  tpu_ram #(.Width(N * 32), .Depth(AccRows), .OutReg(AccOutReg)) u_acc (
     .clk_i, .we_i(acc_we), .waddr_i(acc_waddr), .wdata_i(acc_wdata),
     .re_i(acc_re), .raddr_i(acc_raddr), .rdata_o(acc_rdata)
   );
@@ -380,6 +395,7 @@ module tpu_datapath #(
   logic [CntW-1:0]   rd_left_q;
   logic              rd_valid_q, rd_last_q, rd_src_acc_q;
   logic              rd_active, rd_fire, rd_idle;
+  logic              rd_p1_q;  // AccOutReg: an ACC_READ row read last cycle, not yet out
 
   // ---------------------------------------------------------------- command acceptance
   logic rd_mm_ok, act_mm_ok, ok_par;
@@ -426,7 +442,8 @@ module tpu_datapath #(
                 !mm_slack_q[SlW-1] && act_apart;
     // a read stream that MATMULs may run beside: a UB_READ on the UB copy (an ACC_READ or its
     // held last row would share the ACC port with the MATMUL's read-modify-write)
-    rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q));
+    rd_mm_ok = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) && !(rd_valid_q && rd_src_acc_q) &&
+                           !rd_p1_q);
     ok_wr     = act_idle;
     // (a BIAS PARAM beside a running ACTIVATE: BiasBeside; for a UB_WRITE ok_par = ok_wr)
     ok_par    = ok_wr || (BiasOn && cv_par && cmd_flags[2:0] == 3'(tpu_pkg::ParamBias));
@@ -718,14 +735,23 @@ module tpu_datapath #(
     // previous row has the same ACC row, that row's sum (now in s_data_q) + X's row; stage S
     // (t + 2) writes it. So the add's operands come from registers through one 2:1 mux, and
     // the ACC is written from a register.
+    // AccOutReg (read latency 2): X reads its ACC row in cycle t - 2 (the delay line one stage
+    // shorter still), and its tag passes one more stage (m_*_q in t - 1). Rows written in
+    // t - 2 (the read is skipped then), t - 1 and t are X's three predecessors: the hits are
+    // compared in t - 2 (mz: the row leaving the MXU, in stage S in t; mp: in stage P, written
+    // in t - 1; mw: written in t - 2) and registered; in t - 1 the newer of the two older rows
+    // is loaded into fm_q (mp: the row written now; mw: fwd_data_q), which stands in for
+    // fwd_data_q in the select, so o_q's mux keeps three inputs.
     logic                pre_valid;
     logic [TagWidth-1:0] pre_tag;
     logic [AccAw-1:0]    pre_addr;
     logic                pre_accum, pre_last;
-    tpu_delay #(.Width(1), .Depth(2 * N - 1 + 32'(ProdReg)), .ResetEn(1'b1)) u_pre_valid (
+    tpu_delay #(.Width(1), .Depth(2 * N - 1 + 32'(ProdReg) - 32'(AccOutReg)),
+                .ResetEn(1'b1)) u_pre_valid (
       .clk_i, .rst_i, .d_i(mi_valid), .q_o(pre_valid)
     );
-    tpu_delay #(.Width(TagWidth), .Depth(2 * N - 1 + 32'(ProdReg)), .ResetEn(1'b0)) u_pre_tag (
+    tpu_delay #(.Width(TagWidth), .Depth(2 * N - 1 + 32'(ProdReg) - 32'(AccOutReg)),
+                .ResetEn(1'b0)) u_pre_tag (
       .clk_i, .rst_i, .d_i(mi_tag), .q_o(pre_tag)
     );
     assign {pre_addr, pre_accum, pre_last} = pre_tag;
@@ -738,25 +764,58 @@ module tpu_datapath #(
     logic [AccAw-1:0] s_addr_q;
     logic [N*32-1:0]  s_data_q, o_q;
     // one-hot (none for a row that does not accumulate, so o_q = 0): o_q from stage S, from
-    // the row written last cycle, or from the ACC read data; decided a cycle ahead
+    // the row written last cycle (AccOutReg: fm_q), or from the ACC read data; decided a
+    // cycle ahead
     logic             sel_s_q, sel_f_q, sel_r_q;
     logic             sel_y_q;  // stage P's row adds to the previous row's sum
-    logic             hit_z, hit_v;
-    assign hit_z = p_valid_q && p_addr_q == pre_addr;  // in stage S when X leaves the MXU
-    assign hit_v = w_valid && w_addr == pre_addr;      // written now: fwd_data_q then
+    // X's tag and selects in cycle t - 1, and the forwarded row o_q may take in t
+    logic             y_valid, y_accum, y_last, y_s, y_f, y_r;
+    logic [AccAw-1:0] y_addr;
+    logic [N*32-1:0]  f_data;
+    if (AccOutReg) begin : g_pre2
+      logic             m_valid_q, m_accum_q, m_last_q, mz_q, mp_q, mw_q;
+      logic [AccAw-1:0] m_addr_q;
+      logic [N*32-1:0]  fm_q;
+      always_ff @(posedge clk_i) begin
+        if (rst_i) begin
+          m_valid_q <= 1'b0;
+        end else begin
+          m_valid_q <= pre_valid;
+        end
+        {m_addr_q, m_accum_q, m_last_q} <= {pre_addr, pre_accum, pre_last};
+        mz_q <= x_valid_q && x_addr_q == pre_addr;
+        mp_q <= p_valid_q && p_addr_q == pre_addr;
+        mw_q <= s_valid_q && s_addr_q == pre_addr;
+        fm_q <= mp_q ? s_data_q : fwd_data_q;
+      end
+      assign {y_valid, y_addr, y_accum, y_last} = {m_valid_q, m_addr_q, m_accum_q, m_last_q};
+      assign y_s    = m_accum_q && mz_q;
+      assign y_f    = m_accum_q && !mz_q && (mp_q || mw_q);
+      assign y_r    = m_accum_q && !mz_q && !mp_q && !mw_q;
+      assign f_data = fm_q;
+    end else begin : g_pre1
+      logic hit_z, hit_v;
+      assign hit_z = p_valid_q && p_addr_q == pre_addr;  // in stage S when X leaves the MXU
+      assign hit_v = w_valid && w_addr == pre_addr;      // written now: fwd_data_q then
+      assign {y_valid, y_addr, y_accum, y_last} = {pre_valid, pre_addr, pre_accum, pre_last};
+      assign y_s    = pre_accum && hit_z;
+      assign y_f    = pre_accum && !hit_z && hit_v;
+      assign y_r    = pre_accum && !hit_z && !hit_v;
+      assign f_data = fwd_data_q;
+    end
     always_ff @(posedge clk_i) begin
       if (rst_i) begin
         x_valid_q <= 1'b0;
         s_valid_q <= 1'b0;
       end else begin
-        x_valid_q <= pre_valid;
+        x_valid_q <= y_valid;
         s_valid_q <= p_valid_q;
       end
-      {x_addr_q, x_accum_q, x_last_q} <= {pre_addr, pre_accum, pre_last};
-      sel_s_q  <= pre_accum && hit_z;
-      sel_f_q  <= pre_accum && !hit_z && hit_v;
-      sel_r_q  <= pre_accum && !hit_z && !hit_v;
-      o_q      <= ({N*32{sel_s_q}} & s_data_q) | ({N*32{sel_f_q}} & fwd_data_q) |
+      {x_addr_q, x_accum_q, x_last_q} <= {y_addr, y_accum, y_last};
+      sel_s_q  <= y_s;
+      sel_f_q  <= y_f;
+      sel_r_q  <= y_r;
+      o_q      <= ({N*32{sel_s_q}} & s_data_q) | ({N*32{sel_f_q}} & f_data) |
                   ({N*32{sel_r_q}} & acc_rdata);
       sel_y_q  <= x_accum_q && p_valid_q && p_addr_q == x_addr_q;
       s_last_q <= p_last_q;
@@ -785,21 +844,33 @@ module tpu_datapath #(
     assign w_addr  = s_addr_q;
     assign w_data  = s_data_q;
 `ifndef SYNTHESIS
+    // the row written two cycles ago (AccOutReg's read of X is that early)
+    logic             chk_f2_valid_q, f1_hit, f2_hit;
+    logic [AccAw-1:0] chk_f2_addr_q;
+    logic [N*32-1:0]  chk_f2_data_q;
+    always_ff @(posedge clk_i) begin
+      chk_f2_valid_q <= fwd_valid_q && !rst_i;
+      chk_f2_addr_q  <= fwd_addr_q;
+      chk_f2_data_q  <= fwd_data_q;
+    end
+    assign f1_hit = fwd_valid_q && fwd_addr_q == x_addr_q;
+    assign f2_hit = AccOutReg && chk_f2_valid_q && chk_f2_addr_q == x_addr_q;
     always_ff @(posedge clk_i) begin
       if (!rst_i) begin
         // the early tag is the MXU's, one cycle ahead
         assert (x_valid_q == mxu_out_valid && (!x_valid_q || x_addr_q == mxu_out_addr &&
                 x_accum_q == mxu_out_accum && x_last_q == mxu_out_last))
           else $error("tpu_datapath: early ACC read tag");
-        // the registered selects are the forward decisions they stand for
+        // the registered selects are the forward decisions they stand for (AccOutReg: also
+        // the row written in t - 2, chk_f2_*; f_data the newest of the two older rows)
         if (x_valid_q) begin
           assert ({sel_s_q, sel_f_q, sel_r_q} ==
                   {x_accum_q && s_valid_q && s_addr_q == x_addr_q,
-                   x_accum_q && !(s_valid_q && s_addr_q == x_addr_q) &&
-                     fwd_valid_q && fwd_addr_q == x_addr_q,
-                   x_accum_q && !(s_valid_q && s_addr_q == x_addr_q) &&
-                     !(fwd_valid_q && fwd_addr_q == x_addr_q)})
+                   x_accum_q && !(s_valid_q && s_addr_q == x_addr_q) && (f1_hit || f2_hit),
+                   x_accum_q && !(s_valid_q && s_addr_q == x_addr_q) && !f1_hit && !f2_hit})
             else $error("tpu_datapath: registered ACC forward selects");
+          assert (!sel_f_q || f_data == (f1_hit ? fwd_data_q : chk_f2_data_q))
+            else $error("tpu_datapath: forwarded ACC row");
         end
         if (p_valid_q) begin
           assert (sel_y_q == (p_accum_q && s_valid_q && s_addr_q == p_addr_q))
@@ -909,6 +980,26 @@ module tpu_datapath #(
   end
   assign params_loaded_o = act_loaded | (pw_valid_q ? 5'(1) << pw_kind_q : 5'd0);
 
+  // The row at the activation's input: read from ACC in the cycle act_fire, there a cycle later
+  // (a1), with AccOutReg two cycles later (a2: the ACC's read data comes a cycle later).
+  logic ai_valid, ai_last;
+  if (AccOutReg) begin : g_act_a2
+    logic a2_valid_q, a2_last_q;
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        a2_valid_q <= 1'b0;
+      end else begin
+        a2_valid_q <= a1_valid_q;
+      end
+      a2_last_q <= a1_last_q;
+    end
+    assign ai_valid = a2_valid_q;
+    assign ai_last  = a2_last_q;
+  end else begin : g_act_a1
+    assign ai_valid = a1_valid_q;
+    assign ai_last  = a1_last_q;
+  end
+
   // parameters + the activation (pipelined, or tpu_act_serial when ActLanes < N)
   tpu_act_unit #(.N(N), .ActLanes(ActLanes), .BiasShadow(BiasOn), .LutReg(LutReg)) u_act_unit (
     .clk_i,
@@ -920,14 +1011,14 @@ module tpu_datapath #(
     .wr_index_i  (pw_index_q),
     .wr_data_i   (pw_data_q),
     // (a row of the running ACTIVATE still to read the bias: not fired yet, or at the input)
-    .bias_hold_i (act_active || a1_valid_q),
+    .bias_hold_i (act_active || a1_valid_q || ai_valid),
     .loaded_o    (act_loaded),
-    .in_valid_i  (a1_valid_q),
+    .in_valid_i  (ai_valid),
     .in_ready_o  (ap_in_ready),
     .in_acc_i    (a1_chain_q ? fwd_data_q : acc_rdata),
     .in_raw_i    (act_raw_q),
     .in_lut_i    (act_lut_q),
-    .in_last_i   (a1_last_q),
+    .in_last_i   (ai_last),
     .out_valid_o (ap_out_valid),
     .out_ready_i (1'b1),
     .out_int8_o  (ap_out_int8),
@@ -1082,11 +1173,15 @@ module tpu_datapath #(
 
   // ---------------------------------------------------------------- UB_READ / ACC_READ
   // The RAM's output register is the stream's register: a read is issued when it is free or
-  // being emptied, and it holds while rd_ready_i is low.
+  // being emptied, and it holds while rd_ready_i is low. AccOutReg: an ACC row reaches the
+  // ACC's output register two cycles after its read (rd_p1_q in between), and that register
+  // is loaded in the cycle after any read: so the next ACC read waits until the row is there
+  // (one ACC_READ row per two cycles at most); rd_last_q and rd_src_acc_q are loaded with the
+  // read as before (the stream's register is empty in the cycle after it).
   assign rd_active = rd_nz_q;
   // (RdChain: row rd_n_q of a chained read once the ACTIVATE has written it)
   logic rd_take;  // the beat in the RAM's output register leaves now (see g_rd_reg)
-  assign rd_fire   = rd_active && (!rd_valid_q || rd_take) &&
+  assign rd_fire   = rd_active && (!rd_valid_q || rd_take) && !rd_p1_q &&
                      (!rd_chain_q || rd_n_q < act_wr_q);
   if (RdChainOn) begin : g_rd_chain
     always_ff @(posedge clk_i) begin
@@ -1124,7 +1219,22 @@ module tpu_datapath #(
     assign act_rows_q = '0;
     assign act_wr_q   = '0;
   end
-  assign rd_idle   = !rd_active && !rd_valid_q;
+  assign rd_idle   = !rd_active && !rd_valid_q && !rd_p1_q;
+  // the beat that reaches the stream's register now (AccOutReg: an ACC row a cycle later)
+  logic rd_arrive;
+  if (AccOutReg) begin : g_rd_p1
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        rd_p1_q <= 1'b0;
+      end else begin
+        rd_p1_q <= rd_fire && rd_acc_q;
+      end
+    end
+    assign rd_arrive = (rd_fire && !rd_acc_q) || rd_p1_q;
+  end else begin : g_rd_p0
+    assign rd_p1_q   = 1'b0;
+    assign rd_arrive = rd_fire;
+  end
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -1136,7 +1246,7 @@ module tpu_datapath #(
       end else if (rd_fire) begin
         rd_left_q <= rd_left_q - 1'b1;
       end
-      if (rd_fire) begin
+      if (rd_arrive) begin
         rd_valid_q <= 1'b1;
       end else if (rd_take) begin
         rd_valid_q <= 1'b0;
@@ -1281,7 +1391,7 @@ module tpu_datapath #(
   // (as ok_mm / ok_wr, from their terms: the always block above also reads cmd_i; beside an
   // ACTIVATE without its range check, which needs cmd_i: then no UB_WRITE is taken either)
   assign mm_ok_o = (act_idle || mm_beside_act) && (rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) &&
-                                            !(rd_valid_q && rd_src_acc_q))) &&
+                                            !(rd_valid_q && rd_src_acc_q) && !rd_p1_q)) &&
                    (!mm_active || (!CmdSlice && mm_last_fire));
   assign wr_ok_o = act_idle;
   // (= ok_ub_rd without the command's terms)
@@ -1376,10 +1486,10 @@ module tpu_datapath #(
       rd_stall_q  <= rd_valid_o && !rd_ready_i;
       // internal streams never stall
       assert (!mi_valid || mxu_in_ready) else $error("tpu_datapath: MXU refused a row");
-      assert (!a1_valid_q || ap_in_ready) else $error("tpu_datapath: activation refused a row");
+      assert (!ai_valid || ap_in_ready) else $error("tpu_datapath: activation refused a row");
       // a PARAM lands a cycle after its acceptance: nothing in the activation may use it yet
       // (BiasBeside: a BIAS value waits in the shadow bank, tpu_act_params asserts it)
-      assert (!pw_valid_q || (act_idle && !a1_valid_q) ||
+      assert (!pw_valid_q || (act_idle && !a1_valid_q && !ai_valid) ||
               (BiasOn && pw_kind_q == 3'(tpu_pkg::ParamBias)))
         else $error("tpu_datapath: delayed PARAM write while the activation runs");
       // one user per RAM port

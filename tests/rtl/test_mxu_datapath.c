@@ -4,7 +4,7 @@
  * back-pressure cycles, accumulate hazards on consecutive rows and commands, -128 x -128 over a
  * long K, accumulator wrap-around, ACTIVATE (int8, LUT, RAW32) and the perf counters; also with
  * the board options AccSlice (a two-stage ACC read-modify-write), ProdReg (PE product
- * registers) and CmdSlice; and the STREAM_MATMUL devices' options (MmBesideAct, ActChain,
+ * registers), CmdSlice and AccOutReg (ACC read latency 2); and the STREAM_MATMUL devices' options (MmBesideAct, ActChain,
  * BiasBeside, RdChain): a chained ACTIVATE, a BIAS PARAM beside it, a chained UB_READ. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,11 +16,14 @@
 #include "tpu/numerics.h"
 
 typedef const struct tpu_vdp_ops *(*ops_fn)(void);
-/* then two with board options: AccSlice + ProdReg (N = 8), and the iCEBreaker's CmdSlice +
- * AccSlice, serial activation, one UB copy (N = 4); the last with the STREAM_MATMUL devices'
- * options (N = 8); accumulate_same_row runs the odd indices without idle cycles */
+/* then two with board options: AccSlice + ProdReg + LutReg + RdReg + AccOutReg (N = 8), and the
+ * iCEBreaker's CmdSlice + AccSlice, serial activation, one UB copy (N = 4); then the
+ * STREAM_MATMUL devices' options (N = 8); then AccOutReg with the serial activation, without
+ * RdReg (N = 4), and the board options without AccOutReg (N = 6); accumulate_same_row runs
+ * the odd indices without idle cycles */
 static const ops_fn models[] = {tpu_vdp_n4_ops,  tpu_vdp_n6_ops,  tpu_vdp_n8_ops, tpu_vdp_n16_ops,
-				tpu_vdp_n8b_ops, tpu_vdp_n4b_ops, tpu_vdp_n8c_ops};
+				tpu_vdp_n8b_ops, tpu_vdp_n4b_ops, tpu_vdp_n8c_ops, tpu_vdp_n4d_ops,
+				tpu_vdp_n6b_ops};
 #define N_MODELS (int)(sizeof(models) / sizeof(models[0]))
 
 #define MAXN TPU_VM_MAX_N
