@@ -14,7 +14,7 @@
 #                                                    fpga/common/sim/ecp5_bram.v) against
 #                                                    rtl/tpu_ram.sv in Verilator, part of `make test`
 #   make fpga-ram-check                              the same plus its synth_ecp5 netlist in iverilog
-#       (needs .venv-fpga); FPGA_RAM_BROKEN=oce-re|no-hold|addr-lsb|sel a broken copy (must FAIL)
+#       (needs .venv-fpga); FPGA_RAM_BROKEN=oce-re|no-hold|addr-lsb|sel a broken copy (must FAIL; ce-re must PASS)
 #   make fpga-ram-pnr [FPGA_RAM_OUTREG=0]            its place-and-route smoke run (ULX3S 85k, < 1 min):
 #                                                    DP16KD clock-to-out with / without OUTREG
 # ECP5 and Gowin need `scripts/setup --fpga` (YoWASP tools in .venv-fpga/).

@@ -40,6 +40,10 @@
 // channel), so bias_o changes only between the running ACTIVATE's last row and the next one's
 // first. loaded_o counts the write at once (as before).
 //
+// OutReg = 1 (board option, with the serial activation): the LUT replicas and the channel RAMs
+// are tpu_ram OutReg (the block RAM's output register): both read ports give their data two
+// cycles after the read instead of one, held the same way.
+//
 // Reset (synchronous, rst_i) clears loaded_o only; the values and the LUT keep their contents
 // (BiasShadow: pending channels are committed in a reset cycle, not dropped).
 `default_nettype none
@@ -47,7 +51,8 @@
 module tpu_act_params #(
   parameter int unsigned N       = 16,  // channels (the array width)
   parameter int unsigned ChanRam = 0,   // per-channel values in RAM, read one channel at a time
-  parameter bit          BiasShadow = 1'b0  // BIAS writes held in a shadow bank (see above)
+  parameter bit          BiasShadow = 1'b0, // BIAS writes held in a shadow bank (see above)
+  parameter bit          OutReg = 1'b0      // read ports with latency 2 (see above)
 ) (
   input  logic            clk_i,
   input  logic            rst_i,
@@ -108,15 +113,15 @@ module tpu_act_params #(
 
   if (ChanRam != 0) begin : g_chan_ram
     // channel index checked by the command processor (< N; asserted below)
-    tpu_ram #(.Width(32), .Depth(N), .Block(1)) u_bias (
+    tpu_ram #(.Width(32), .Depth(N), .Block(1), .OutReg(OutReg)) u_bias (
       .clk_i, .we_i(wr_bias), .waddr_i(ChW'(wr_index_i)), .wdata_i(wr_data_i),
       .re_i(ch_re_i), .raddr_i(ch_raddr_i), .rdata_o(ch_bias_o)
     );
-    tpu_ram #(.Width(32), .Depth(N), .Block(1)) u_mult (
+    tpu_ram #(.Width(32), .Depth(N), .Block(1), .OutReg(OutReg)) u_mult (
       .clk_i, .we_i(wr_mult), .waddr_i(ChW'(wr_index_i)), .wdata_i(wr_data_i),
       .re_i(ch_re_i), .raddr_i(ch_raddr_i), .rdata_o(ch_mult_o)
     );
-    tpu_ram #(.Width(6), .Depth(N), .Block(1)) u_shift (
+    tpu_ram #(.Width(6), .Depth(N), .Block(1), .OutReg(OutReg)) u_shift (
       .clk_i, .we_i(wr_shift), .waddr_i(ChW'(wr_index_i)), .wdata_i(wr_data_i[5:0]),
       .re_i(ch_re_i), .raddr_i(ch_raddr_i), .rdata_o(ch_shift_o)
     );
@@ -175,8 +180,9 @@ module tpu_act_params #(
   for (genvar j = 0; j < N; j++) begin : g_ch
     // LUT replica of channel j.
     tpu_ram #(
-      .Width(8),
-      .Depth(256)
+      .Width (8),
+      .Depth (256),
+      .OutReg(OutReg)
     ) u_lut (
       .clk_i  (clk_i),
       .we_i   (wr_lut),

@@ -31,6 +31,11 @@
 // ChanRam = 1 (Lanes = 1 only): bias, multiplier and shift come from tpu_act_params' channel
 // read port instead of bias_i/mult_i/shift_i: channel c is read (par_re_o, par_addr_o = c) when
 // the row is accepted (c = 0) or in phase V of channel c - 1, and used in phase X of channel c.
+// ParOutReg (board option, FPGAs): tpu_act_params reads through its block RAMs' output
+// registers (latency 2): with ChanRam each channel spends one more cycle (phase Y, before its
+// phase X: the read of accept / phase V arrives in X), and a LUT row's data is taken in
+// phase O two cycles after its read in U (phase W as with LutReg, without LutReg's register:
+// the RAM's output register is it). Same results.
 // Reset (synchronous, rst_i) clears the FSM only.
 `default_nettype none
 
@@ -38,7 +43,8 @@ module tpu_act_serial #(
   parameter int unsigned N     = 4,  // channels per row (the array width)
   parameter int unsigned Lanes = 1,  // channels processed together; divides N, < N
   parameter int unsigned ChanRam = 0, // per-channel parameters from the channel read port
-  parameter bit          LutReg = 1'b0 // registered LUT read data (phase W, see above)
+  parameter bit          LutReg = 1'b0, // registered LUT read data (phase W, see above)
+  parameter bit          ParOutReg = 1'b0 // parameter reads with latency 2 (see above)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -87,8 +93,12 @@ module tpu_act_serial #(
   end
 
   typedef enum logic [3:0] {
-    PhIdle, PhX, PhL, PhM, PhT, PhP, PhR, PhS, PhZ, PhK, PhC, PhV, PhU, PhW, PhO
+    PhIdle, PhX, PhL, PhM, PhT, PhP, PhR, PhS, PhZ, PhK, PhC, PhV, PhU, PhW, PhO, PhY
   } phase_e;
+  // phase Y (ParOutReg with ChanRam): one cycle before each phase X
+  localparam bit WaitPar = ParOutReg && ChanRam != 0;
+  // phase W: a LUT row's data is two cycles after its read
+  localparam bit LutWait = LutReg || ParOutReg;
 
   phase_e              ph_q, ph_d;
   logic [GrpW-1:0]     grp_q, grp_d;
@@ -114,7 +124,8 @@ module tpu_act_serial #(
     grp_d = grp_q;
     cnt_d = cnt_q + 5'd1;
     unique case (ph_q)
-      PhIdle: if (accept) ph_d = PhX;
+      PhIdle: if (accept) ph_d = WaitPar ? PhY : PhX;
+      PhY:    ph_d = PhX;
       PhX:    if (hf_q) begin ph_d = PhL; cnt_d = '0; end
       PhL:    if (lane_busy == '0) begin ph_d = PhM; cnt_d = '0; end
       PhM:    begin
@@ -132,11 +143,11 @@ module tpu_act_serial #(
         if (grp_q == GrpW'(Groups - 1)) begin
           ph_d = PhU;
         end else begin
-          ph_d  = PhX;
+          ph_d  = WaitPar ? PhY : PhX;
           grp_d = grp_q + 1'b1;
         end
       end
-      PhU:    ph_d = (LutReg && lut_q) ? PhW : PhO;
+      PhU:    ph_d = (LutWait && lut_q) ? PhW : PhO;
       PhW:    ph_d = PhO;
       PhO:    if (out_ready_i) ph_d = PhIdle;
       default: ph_d = PhIdle;
@@ -159,7 +170,9 @@ module tpu_act_serial #(
       // = (ph_d == PhM), written without the rest of the FSM
       ph_m_q <= (ph_q == PhL && lane_busy == '0) || (ph_q == PhM && !(hf_q && cnt_q == 5'd31));
       // = (ph_d == PhX)
-      ph_x_q <= accept || (ph_q == PhV && grp_q != GrpW'(Groups - 1)) || (ph_q == PhX && !hf_q);
+      ph_x_q <= (WaitPar ? ph_q == PhY
+                         : accept || (ph_q == PhV && grp_q != GrpW'(Groups - 1))) ||
+                (ph_q == PhX && !hf_q);
     end
   end
 
@@ -201,7 +214,7 @@ module tpu_act_serial #(
     logic [4:0]         ls, rs;
     always_comb begin
       if (ChanRam != 0) begin
-        // read for this channel one cycle before phase X
+        // read for this channel one cycle before phase X (ParOutReg: two, phase Y between)
         bias  = $signed(par_bias_i);
         mult  = $signed(par_mult_i);
         shift = $signed(par_shift_i);
@@ -421,7 +434,7 @@ module tpu_act_serial #(
     assign lane_res[32*l +: 32] = raw_q ? a_q : 32'(v);
   end
 
-  // channel c's parameters are read one cycle before its phase X
+  // channel c's parameters are read one cycle before its phase X (WaitPar: two)
   assign par_re_o   = ChanRam != 0 && (accept || (ph_q == PhV && grp_q != GrpW'(Groups - 1)));
   assign par_addr_o = accept ? '0 : grp_q + 1'b1;
 
@@ -429,7 +442,7 @@ module tpu_act_serial #(
   // the LUT read data as the output mux sees it: with LutReg registered (no enable: in phase O
   // it holds the read of phase U, which tpu_act_params keeps while lut_re_o is low)
   logic [N*8-1:0] lut_data;
-  if (LutReg) begin : g_lut_reg
+  if (LutReg && !ParOutReg) begin : g_lut_reg
     logic [N*8-1:0] lut_data_q;
     always_ff @(posedge clk_i) begin
       lut_data_q <= lut_rdata_i;

@@ -7,6 +7,10 @@
 // results, one row at a time, in_ready_o low while a row is processed; for FPGAs). With
 // ActLanes = 1 the per-channel parameters live in RAM (tpu_act_params ChanRam) and the serial
 // unit reads them one channel at a time.
+// ParOutReg (board option, serial only): the parameter memory's block RAMs (LUT replicas,
+// channel RAMs) read through their output registers (tpu_act_params OutReg); the serial unit
+// waits a cycle more for each channel's parameters and takes the LUT data two cycles after
+// its read (tpu_act_serial ParOutReg). Same results.
 `default_nettype none
 
 module tpu_act_unit #(
@@ -14,7 +18,8 @@ module tpu_act_unit #(
   parameter int unsigned ActLanes = N,   // channels computed at once: N = pipelined, else serial
   parameter bit          LutReg   = 1'b0, // board option: registered LUT read data (one cycle)
   // BIAS writes beside a running ACTIVATE (tpu_act_params BiasShadow; pipelined only)
-  parameter bit          BiasShadow = 1'b0
+  parameter bit          BiasShadow = 1'b0,
+  parameter bit          ParOutReg  = 1'b0  // board option: RAM output registers (see above)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -56,7 +61,8 @@ module tpu_act_unit #(
   tpu_act_params #(
     .N         (N),
     .ChanRam   (ChanRam),
-    .BiasShadow(BiasShadow && ActLanes >= N)
+    .BiasShadow(BiasShadow && ActLanes >= N),
+    .OutReg    (ParOutReg)
   ) u_params (
     .clk_i      (clk_i),
     .rst_i      (rst_i),
@@ -81,6 +87,10 @@ module tpu_act_unit #(
     .lut_rdata_o(lut_rdata),
     .loaded_o   (loaded_o)
   );
+
+  if (ParOutReg && ActLanes >= N) begin : g_bad_par_out_reg
+    $error("tpu_act_unit: ParOutReg needs the serial activation (ActLanes < N)");
+  end
 
   if (ActLanes >= N) begin : g_pipe
     assign ch_re    = 1'b0;
@@ -123,8 +133,9 @@ module tpu_act_unit #(
     tpu_act_serial #(
       .N      (N),
       .Lanes  (ActLanes),
-      .ChanRam(ChanRam),
-      .LutReg (LutReg)
+      .ChanRam  (ChanRam),
+      .LutReg   (LutReg),
+      .ParOutReg(ParOutReg)
     ) u_act (
       .clk_i      (clk_i),
       .rst_i      (rst_i),

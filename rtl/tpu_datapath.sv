@@ -115,6 +115,12 @@ module tpu_datapath #(
   // with MmBesideAct, ActChain or BiasBeside (they count ACC read cycles; $error), nor without
   // AccSlice ($error); RdChain and MmChain do not touch the ACC read. Same results.
   parameter bit          AccOutReg = 1'b0,
+  // board option (FPGAs; the serial activation, ActLanes < N): the activation's parameter
+  // memory (LUT replicas, per-channel bias / multiplier / shift RAMs) reads through the block
+  // RAMs' output registers (tpu_act_unit ParOutReg): a channel's parameters one cycle later
+  // (one more cycle per channel and row), a LUT row's data in phase O as with LutReg (which
+  // then needs no register of its own). Same results.
+  parameter bit          ParOutReg = 1'b0,
   // STREAM_MATMUL devices (tpu_device StreamMm; off on the boards): a MATMUL is also accepted
   // while an int8 ACTIVATE runs, once that one has at most 2N + 1 rows left to read from ACC
   // (AccSlice: 2N),
@@ -1001,7 +1007,8 @@ module tpu_datapath #(
   end
 
   // parameters + the activation (pipelined, or tpu_act_serial when ActLanes < N)
-  tpu_act_unit #(.N(N), .ActLanes(ActLanes), .BiasShadow(BiasOn), .LutReg(LutReg)) u_act_unit (
+  tpu_act_unit #(.N(N), .ActLanes(ActLanes), .BiasShadow(BiasOn), .LutReg(LutReg),
+                 .ParOutReg(ParOutReg)) u_act_unit (
     .clk_i,
     .rst_i,
     // (not during reset: before the first reset edge pw_valid_q is random in simulation, and a
@@ -1356,8 +1363,13 @@ module tpu_datapath #(
       acc_wdata = ap_out_raw;
     end
 
+    // The read address is chosen by registered state only (which engine owns the port), not
+    // by the fire decisions (they reach back to rd_ready_i): no path runs from a stream's
+    // handshake to the block RAM's address pins. An ACC_READ never runs beside an ACTIVATE
+    // that reads the ACC (asserted below), and the address does not matter without acc_re.
     acc_re    = 1'b0;
-    acc_raddr = mm_acc_raddr;
+    acc_raddr = mm_acc_re ? mm_acc_raddr : (act_active && !act_chain_q) ? act_src_q
+                                                                       : rd_addr_acc_q;
     if (mm_acc_re) begin
       // tpu_ram forbids reading the row being written in the same cycle; that row is the one
       // forwarded next cycle anyway, so the read is skipped then. (A row that does not
@@ -1365,10 +1377,8 @@ module tpu_datapath #(
       acc_re = !(w_valid && w_addr == mm_acc_raddr);
     end else if (act_fire && !act_chain_q) begin
       acc_re    = 1'b1;
-      acc_raddr = act_src_q;
     end else if (rd_fire && rd_acc_q) begin
       acc_re    = 1'b1;
-      acc_raddr = rd_addr_acc_q;
     end
 
     // No RAM access during reset: the engine state is still random in the first reset cycle.
@@ -1492,6 +1502,9 @@ module tpu_datapath #(
       assert (!pw_valid_q || (act_idle && !a1_valid_q && !ai_valid) ||
               (BiasOn && pw_kind_q == 3'(tpu_pkg::ParamBias)))
         else $error("tpu_datapath: delayed PARAM write while the activation runs");
+      // the ACC read address's select (registered state) names the engine that reads
+      assert (!(rd_fire && rd_acc_q && act_active && !act_chain_q))
+        else $error("tpu_datapath: ACC_READ beside an ACTIVATE that reads the ACC");
       // one user per RAM port
       assert (!(w_valid && ap_out_valid && act_raw_q)) else $error("tpu_datapath: ACC write clash");
       assert (!(cmd_fire && cmd_op == OpUbWrite && ap_out_valid && !act_raw_q))

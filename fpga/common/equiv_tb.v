@@ -30,6 +30,7 @@ module equiv_tb;
   parameter RdReg    = 0;  // 1: the registered read stream (boards)
   parameter UbOutReg = 0;  // 1: the MATMUL's UB read through the RAM's output register (boards)
   parameter AccOutReg = 0; // 1: the ACC's registered read data, read latency 2 (boards)
+  parameter ParOutReg = 0; // 1: the activation parameter RAMs' registered read data (boards)
   localparam CmdWidth = 104 + 8 * N;
   localparam TileBits = $clog2(Tiles + 2);
   localparam RMax     = (AccRows / 2 < UbRows / 2 ? AccRows / 2 : UbRows / 2);
@@ -58,7 +59,8 @@ module equiv_tb;
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .ActLanes(ActLanes),
                  .CmdSlice(CmdSlice), .AccSlice(AccSlice), .ProdReg(ProdReg),
                  .PerfSplit(PerfSplit), .LutReg(LutReg), .RdReg(RdReg),
-                 .UbOutReg(UbOutReg), .AccOutReg(AccOutReg)) dut (
+                 .UbOutReg(UbOutReg), .AccOutReg(AccOutReg),
+                 .ParOutReg(ParOutReg)) dut (
 `endif
     .clk_i(clk), .rst_i(rst),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_i(cmd),

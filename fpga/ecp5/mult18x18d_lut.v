@@ -1,10 +1,14 @@
 // A MULT18X18D as LUT logic, for the rows of the systolic array that the DSP budget keeps out
 // of the DSP blocks (board.json "dsp_lut", scripts/fpga/flow.py: pe_lut_rows_from): the
 // configuration fpga/ecp5/tpu_pe_mul.sv instantiates (input A/B registers on CLK0 with one
-// clock enable and one reset, no pipeline register, output register or not) with its input
-// registers moved behind the first half of the multiplication. Stage 1 registers two partial
-// products, A x B[3:0] and A x B[17:4] (B[17:4] signed), instead of A and B; stage 2 (the
-// output register, or the combinational output) adds them. P is the same in every cycle as
+// clock enable and one reset, no pipeline register, output register or not; signed 8-bit
+// operands: SIGNEDA = SIGNEDB = 1 and A[17:8] / B[17:8] the same net as A[7] / B[7], checked
+// with yosys' connection map) with its input registers moved behind the first half of the
+// multiplication. Stage 1 registers two partial products, A x B[3:0] and A x B[7:4] (B[7:4]
+// signed), 13 and 12 bits, instead of A and B; stage 2 (the output register, or the
+// combinational output) adds them. The 8-bit operands matter: yosys does not narrow a
+// multiplier whose 18-bit inputs repeat their sign bit (the first version, with 18-bit
+// partial products, kept 9 LUT levels before the first register at N = 16). P is the same in every cycle as
 // with the cell's own registers (fpga/common/sim/ecp5_dsp.v): A and B are registered on the
 // same enable and reset, and a reset register gives product 0 either way. The point is depth:
 // an 8 x 8 array multiplier between two registers (8 LUT levels and a carry chain, 13 ns with
@@ -53,6 +57,39 @@ module MULT18X18D(A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A1
   parameter CLK2_DIV = "ENABLED";
   parameter CLK3_DIV = "ENABLED";
   parameter SOURCEB_MODE = "B_SHIFT";
+  parameter _TECHMAP_BITS_CONNMAP_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_A7_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_A8_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_A9_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_A10_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_A11_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_A12_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_A13_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_A14_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_A15_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_A16_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_A17_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_B7_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_B8_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_B9_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_B10_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_B11_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_B12_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_B13_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_B14_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_B15_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_B16_ = 0;
+  parameter [_TECHMAP_BITS_CONNMAP_-1:0] _TECHMAP_CONNMAP_B17_ = 0;
+  parameter _TECHMAP_CONSTMSK_SIGNEDA_ = 0;
+  parameter _TECHMAP_CONSTVAL_SIGNEDA_ = 0;
+  parameter _TECHMAP_CONSTMSK_SIGNEDB_ = 0;
+  parameter _TECHMAP_CONSTVAL_SIGNEDB_ = 0;
+  // A[17:8] and B[17:8] copies of bit 7, both operands signed: 8-bit signed operands
+  localparam NARROW =
+    _TECHMAP_CONNMAP_A8_ === _TECHMAP_CONNMAP_A7_ && _TECHMAP_CONNMAP_A9_ === _TECHMAP_CONNMAP_A7_ && _TECHMAP_CONNMAP_A10_ === _TECHMAP_CONNMAP_A7_ && _TECHMAP_CONNMAP_A11_ === _TECHMAP_CONNMAP_A7_ && _TECHMAP_CONNMAP_A12_ === _TECHMAP_CONNMAP_A7_ && _TECHMAP_CONNMAP_A13_ === _TECHMAP_CONNMAP_A7_ && _TECHMAP_CONNMAP_A14_ === _TECHMAP_CONNMAP_A7_ && _TECHMAP_CONNMAP_A15_ === _TECHMAP_CONNMAP_A7_ && _TECHMAP_CONNMAP_A16_ === _TECHMAP_CONNMAP_A7_ && _TECHMAP_CONNMAP_A17_ === _TECHMAP_CONNMAP_A7_ &&
+    _TECHMAP_CONNMAP_B8_ === _TECHMAP_CONNMAP_B7_ && _TECHMAP_CONNMAP_B9_ === _TECHMAP_CONNMAP_B7_ && _TECHMAP_CONNMAP_B10_ === _TECHMAP_CONNMAP_B7_ && _TECHMAP_CONNMAP_B11_ === _TECHMAP_CONNMAP_B7_ && _TECHMAP_CONNMAP_B12_ === _TECHMAP_CONNMAP_B7_ && _TECHMAP_CONNMAP_B13_ === _TECHMAP_CONNMAP_B7_ && _TECHMAP_CONNMAP_B14_ === _TECHMAP_CONNMAP_B7_ && _TECHMAP_CONNMAP_B15_ === _TECHMAP_CONNMAP_B7_ && _TECHMAP_CONNMAP_B16_ === _TECHMAP_CONNMAP_B7_ && _TECHMAP_CONNMAP_B17_ === _TECHMAP_CONNMAP_B7_ &&
+    _TECHMAP_CONSTMSK_SIGNEDA_ && _TECHMAP_CONSTVAL_SIGNEDA_ === 1'b1 &&
+    _TECHMAP_CONSTMSK_SIGNEDB_ && _TECHMAP_CONSTVAL_SIGNEDB_ === 1'b1;
   wire [17:0] a = {A17, A16, A15, A14, A13, A12, A11, A10, A9, A8, A7, A6, A5, A4, A3, A2, A1, A0};
   wire [17:0] b = {B17, B16, B15, B14, B13, B12, B11, B10, B9, B8, B7, B6, B5, B4, B3, B2, B1, B0};
   wire [3:0] ce = {CE3, CE2, CE1, CE0};
@@ -70,29 +107,28 @@ module MULT18X18D(A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A1
                           REG_INPUTA_CE == REG_INPUTB_CE && REG_INPUTA_RST == REG_INPUTB_RST &&
                           REG_PIPELINE_CLK == "NONE" && REG_INPUTC_CLK == "NONE" &&
                           RESETMODE == "SYNC" &&
-                          (REG_OUTPUT_CLK == "NONE" || REG_OUTPUT_CLK == "CLK0"));
-  // the operands as the cell reads them (SIGNEDA/B: two's complement)
-  wire signed [18:0] as = {SIGNEDA & a[17], a};
-  wire signed [18:0] bs = {SIGNEDB & b[17], b};
-  wire signed [4:0]  b_lo = {1'b0, bs[3:0]};
-  wire signed [14:0] b_hi = bs[18:4];
-  // stage 1: the partial products (the input registers' place). Widths: the product's low
-  // 36 bits need lo up to bit 35 and hi up to bit 31.
-  wire signed [23:0] lo = as * b_lo;
-  wire signed [33:0] hi = as * b_hi;
-  reg [35:0] lo_q = 36'd0;
-  reg [31:0] hi_q = 32'd0;
+                          (REG_OUTPUT_CLK == "NONE" || REG_OUTPUT_CLK == "CLK0") && NARROW);
+  // the operands (8-bit signed, see NARROW)
+  wire signed [7:0] as = a[7:0];
+  wire signed [4:0] b_lo = {1'b0, b[3:0]};
+  wire signed [3:0] b_hi = b[7:4];
+  // stage 1: the partial products (the input registers' place)
+  wire signed [12:0] lo = as * b_lo;
+  wire signed [11:0] hi = as * b_hi;
+  reg [12:0] lo_q = 13'd0;
+  reg [11:0] hi_q = 12'd0;
   always @(posedge CLK0) begin
     if (rst_a) begin
-      lo_q <= 36'd0;
-      hi_q <= 32'd0;
+      lo_q <= 13'd0;
+      hi_q <= 12'd0;
     end else if (ce_a) begin
-      lo_q <= {{12{lo[23]}}, lo};
-      hi_q <= hi[31:0];
+      lo_q <= lo;
+      hi_q <= hi;
     end
   end
   // stage 2: the sum, into the output register or straight out
-  wire [35:0] prod = lo_q + {hi_q, 4'd0};
+  wire [15:0] p16 = {{3{lo_q[12]}}, lo_q} + {hi_q, 4'd0};
+  wire [35:0] prod = {{20{p16[15]}}, p16};
   reg [35:0] po_q = 36'd0;
   always @(posedge CLK0) begin
     if (rst_o) po_q <= 36'd0;

@@ -6,12 +6,14 @@
 //   OutReg = 1: hand-instantiated DP16KD tiles with the block RAM's output register in use
 //     (REGMODE "OUTREG"): yosys 0.70's ECP5 memory library has no output-register option,
 //     and nextpnr times a DP16KD read without it at 5.8 ns clock-to-out (docs/fpga.md).
-//     Read latency 2 as in rtl/tpu_ram.sv: re_i in cycle t clocks the tile's read (CEB = re_i:
-//     the tile's output latch loads at the end of t and holds while CEB is low), and the
-//     output register loads at the end of t + 1 when re_q (re_i one cycle late) is high
-//     (OCE = re_q), holding otherwise, like rtl/tpu_ram.sv's second register. Either enable
-//     alone would keep the hold (scripts/fpga/ram_check.py: CEB = 1 or OCE = 1 still passes,
-//     both at once fails), so the contract does not rest on the latch holding with CEB low.
+//     Read latency 2 as in rtl/tpu_ram.sv: the tile reads raddr_i in every cycle (CEB = 1: its
+//     output latch loads at the end of each cycle), and the output register loads at the end
+//     of t + 1 when re_q (re_i one cycle late) is high (OCE = re_q), holding otherwise, like
+//     rtl/tpu_ram.sv's second register. So re_i reaches the tiles only through the flip-flop
+//     re_q: no path runs from the read decision (e.g. a stream's ready) to the tiles' CE pins
+//     (the N = 12 critical path with CEB = re_i, docs/fpga.md). A read of a row being written
+//     in a cycle without re_i puts undefined data into the latch only; OCE does not take it.
+//     (scripts/fpga/ram_check.py: OCE alone keeps the hold; CEB and OCE both high fails.)
 //     nextpnr: 0.96 ns clock-to-out from the output register (5.61 ns without, docs/fpga.md).
 // Tiles: one geometry per RAM, the cheapest in tiles of
 //     36 bits x 512 words (pseudo dual port, the PDPW16KD configuration of a DP16KD: DATA_WIDTH
@@ -177,7 +179,7 @@ module tpu_ram #(
           .DOA12(doa[12]), .DOA11(doa[11]), .DOA10(doa[10]), .DOA9(doa[9]), .DOA8(doa[8]),
           .DOA7(doa[7]), .DOA6(doa[6]), .DOA5(doa[5]), .DOA4(doa[4]), .DOA3(doa[3]),
           .DOA2(doa[2]), .DOA1(doa[1]), .DOA0(doa[0]),
-          .CLKB(clk_i), .CEB(re_i), .WEB(1'b0), .OCEB(re_q),
+          .CLKB(clk_i), .CEB(1'b1), .WEB(1'b0), .OCEB(re_q),
           .RSTB(1'b0), .CSB2(1'b0), .CSB1(1'b0), .CSB0(1'b0),
           .ADB13(adb[13]), .ADB12(adb[12]), .ADB11(adb[11]), .ADB10(adb[10]), .ADB9(adb[9]),
           .ADB8(adb[8]), .ADB7(adb[7]), .ADB6(adb[6]), .ADB5(adb[5]), .ADB4(adb[4]),

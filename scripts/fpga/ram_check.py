@@ -20,15 +20,13 @@ fails.
                    not parse rtl/tpu_ram.sv itself); OutReg = 1 configurations only
   --broken KIND    a deliberately broken copy of the ECP5 file, the check must FAIL:
                    oce-re   the output registers' OCE from re_i instead of re_q
-                   no-hold  CEB = 1 and OCE = 1: the tiles read in every cycle and the output
+                   no-hold  OCE = 1 (the tiles read in every cycle, CEB = 1): the output
                             registers load in every cycle, so the read data does not hold
                    addr-lsb the read address on ADB[n:0] instead of ADB[13:14-n] (the classic
                             pitfall: narrower widths leave the low address bits to byte enables)
                    sel      the cascade's bank select one register short
-                   oce-high OCE = 1 alone: NOT a break (the latch before the output register
-                            holds while CEB is low, so reloading it changes nothing): must PASS
-                   ce-high  CEB = 1 alone: NOT a break either (the latch follows the address in
-                            every cycle, but the output register loads it only on re_q): PASS
+                   ce-re    CEB = re_i (session 13's first version, the latch holding too): NOT
+                            a break, OCE alone keeps the hold: must PASS
 Prints "ram-check: PASS|FAIL ..." and exits 0 on PASS.
   --pnr OUTREG     place and route smoke run instead (ULX3S LFE5U-85F, speed 6): the ULX3S
                    stub's UB (96 x 512) and ACC (384 x 256) at N = 12 with that OutReg, fed from
@@ -65,15 +63,12 @@ MODEL = "fpga/common/sim/ecp5_bram.v"
 BROKEN = {
     "oce-re": ([(r"\.OCEA\(TileW == 36 \? re_q : 1'b0\)", ".OCEA(TileW == 36 ? re_i : 1'b0)"),
                 (r"\.OCEB\(re_q\)", ".OCEB(re_i)")], "FAIL"),
-    "no-hold": ([(r"\.CEB\(re_i\)", ".CEB(1'b1)"),
-                 (r"\.OCEA\(TileW == 36 \? re_q : 1'b0\)", ".OCEA(1'b1)"),
+    "no-hold": ([(r"\.OCEA\(TileW == 36 \? re_q : 1'b0\)", ".OCEA(1'b1)"),
                  (r"\.OCEB\(re_q\)", ".OCEB(1'b1)")], "FAIL"),
-    "ce-high": ([(r"\.CEB\(re_i\)", ".CEB(1'b1)")], "PASS"),
+    "ce-re": ([(r"\.CEB\(1'b1\)", ".CEB(re_i)")], "PASS"),
     "addr-lsb": ([(r"assign adb = \{ra\[TileA-1:0\], Lsb'\(0\)\};",
                    "assign adb = 14'(ra[TileA-1:0]);")], "FAIL"),
     "sel": ([(r"bank_do\[sel2_q\*PadW", "bank_do[sel1_q*PadW")], "FAIL"),
-    "oce-high": ([(r"\.OCEA\(TileW == 36 \? re_q : 1'b0\)", ".OCEA(1'b1)"),
-                  (r"\.OCEB\(re_q\)", ".OCEB(1'b1)")], "PASS"),
 }
 
 

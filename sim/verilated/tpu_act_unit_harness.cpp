@@ -88,10 +88,13 @@ int tick(struct tpu_vact *vh)
 
 } // namespace
 
+#ifndef MODEL_PAR_WAIT
+#define MODEL_PAR_WAIT 0 /* cycles a serial model waits for its parameters per group (ParOutReg) */
+#endif
 #ifndef MODEL_LANES
 #define MODEL_LANES 0 /* the pipelined activation */
 #endif
 
 extern "C" const struct tpu_vact_ops OPS_NAME = {
-	VL_STRINGIFY(VMODEL), MODEL_N, create, destroy, poke, peek, tick, MODEL_LANES,
+	VL_STRINGIFY(VMODEL), MODEL_N, create, destroy, poke, peek, tick, MODEL_LANES, MODEL_PAR_WAIT,
 };

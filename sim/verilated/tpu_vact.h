@@ -61,6 +61,8 @@ struct tpu_vact_ops {
 	/* ActLanes of a model built with ActLanes < N (the multi-cycle tpu_act_serial, one row
 	 * at a time); 0 for the pipelined tpu_activation */
 	unsigned lanes;
+	/* cycles per group the serial unit waits for its channel parameters (ParOutReg: 1) */
+	unsigned par_wait;
 };
 
 extern const struct tpu_vact_ops tpu_vact_n4_ops;
@@ -69,6 +71,8 @@ extern const struct tpu_vact_ops tpu_vact_n8_ops;
 extern const struct tpu_vact_ops tpu_vact_n16_ops;
 extern const struct tpu_vact_ops tpu_vact_n4_l1_ops; /* N = 4, ActLanes = 1 (serial) */
 extern const struct tpu_vact_ops tpu_vact_n8_l2_ops; /* N = 8, ActLanes = 2 (serial) */
+/* N = 4, ActLanes = 1 (serial) with the board options LutReg + ParOutReg */
+extern const struct tpu_vact_ops tpu_vact_n4_l1p_ops;
 
 /* tpu_ram models: same protocol, ports as the module. */
 struct tpu_vram;

@@ -28,15 +28,16 @@ static const struct tpu_vact_ops *const models[] = {
 	&tpu_vact_n16_ops,
 	&tpu_vact_n4_l1_ops,
 	&tpu_vact_n8_l2_ops,
+	&tpu_vact_n4_l1p_ops,
 };
 #define N_MODELS ((int)(sizeof(models) / sizeof(models[0])))
 
 /* The serial unit (ops->lanes != 0): per group of lanes at most 77 + 31 cycles (the split adds
  * and multiply steps take two cycles each; one shift, left or right, one bit per cycle), plus
- * the LUT read and the output; it holds one row. */
+ * the LUT read and the output; it holds one row. ParOutReg: one cycle more per group. */
 static unsigned max_latency(const struct tpu_vact_ops *ops)
 {
-	return ops->lanes ? (ops->n / ops->lanes) * 108 + 3 : ACT_LATENCY;
+	return ops->lanes ? (ops->n / ops->lanes) * (108 + ops->par_wait) + 3 : ACT_LATENCY;
 }
 
 static unsigned capacity(const struct tpu_vact_ops *ops)
