@@ -8,12 +8,14 @@ parameters of fpga/<board>/top.sv, target MHz, seed, DSP budget). The design is
 fpga/<board>/top.sv around tpu_board_top: rtl/tpu_board_top.sv when it exists, otherwise the
 stand-in fpga/common/tpu_board_stub.sv (reported as "design": "stub").
 --design stub: the datapath alone behind the stand-in. Output directory:
-<out>/<board>[_stub][_<variant> unless 85k][_<NAME><VALUE> per --set], e.g. build/fpga/ulx3s_N12.
+<out>/<board>[_stub][_<variant> unless 85k][_<NAME><VALUE> per --set], e.g. build/fpga/ulx3s_N12
+(over 200 characters: the first 180 and a hash of the whole name).
 Writes <out>/<dir>/{synth.ys,yosys.log,top.json,nextpnr.log,pnr.json,<bitstream>,report.json}.
 Exit status: 0 when the bitstream was written and timing met, 1 otherwise (report.json is
 written in every case, with "error" saying what failed).
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -255,9 +257,14 @@ def main():
     if a.design == "stub":
         # the stand-in has only the datapath's parameters
         params = {k: v for k, v in params.items() if k not in BOARD_TOP_ONLY}
-    out = os.path.join(a.out, a.board + ("_stub" if a.design == "stub" else "")
-                       + (f"_{a.variant}" if a.variant and a.variant != "85k" else "")
-                       + "".join(f"_{s.replace('=', '')}" for s in a.set + a.dsp))
+    name = (a.board + ("_stub" if a.design == "stub" else "")
+            + (f"_{a.variant}" if a.variant and a.variant != "85k" else "")
+            + "".join(f"_{s.replace('=', '')}" for s in a.set + a.dsp))
+    if len(name) > 200:
+        # a file name may have 255 bytes: long --set lists end in a hash of the rest
+        # (report.json records every setting)
+        name = name[:180] + "_" + hashlib.sha1(name.encode()).hexdigest()[:12]
+    out = os.path.join(a.out, name)
     os.makedirs(out, exist_ok=True)
     files, design = board_files(a.pkg, bdir, a.design)
     rep = {"board": a.board, "device": cfg["device"], "family": family, "design": design,

@@ -19,11 +19,11 @@ typedef const struct tpu_vdp_ops *(*ops_fn)(void);
 /* then two with board options: AccSlice + ProdReg + LutReg + RdReg + AccOutReg (N = 8), and the
  * iCEBreaker's CmdSlice + AccSlice, serial activation, one UB copy (N = 4); then the
  * STREAM_MATMUL devices' options (N = 8); then AccOutReg with the serial activation, without
- * RdReg (N = 4), and the board options without AccOutReg (N = 6); accumulate_same_row runs
- * the odd indices without idle cycles */
+ * RdReg (N = 4), the board options without AccOutReg (N = 6), and every ULX3S option with
+ * CmdSlice (N = 4); accumulate_same_row runs the odd indices without idle cycles */
 static const ops_fn models[] = {tpu_vdp_n4_ops,  tpu_vdp_n6_ops,  tpu_vdp_n8_ops, tpu_vdp_n16_ops,
 				tpu_vdp_n8b_ops, tpu_vdp_n4b_ops, tpu_vdp_n8c_ops, tpu_vdp_n4d_ops,
-				tpu_vdp_n6b_ops};
+				tpu_vdp_n6b_ops, tpu_vdp_n4e_ops};
 #define N_MODELS (int)(sizeof(models) / sizeof(models[0]))
 
 #define MAXN TPU_VM_MAX_N
