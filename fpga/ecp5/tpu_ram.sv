@@ -25,7 +25,7 @@
 //   ties going to the deeper tile (fewer banks). Width is cut into Cols slices of the tile
 //   width (the last one padded); when Depth is above the tile depth, Banks tiles per slice
 //   cascade in depth: the write enable (CEA) is decoded from the write address's high bits,
-//   every bank reads on re_i, and the read address's bank index passes two registers in step
+//   every bank reads (CEB = 1), and the read address's bank index passes two registers in step
 //   with the data (loaded on re_i, then on re_q) to select the bank's output after the output
 //   registers (a mux in the fabric, the one cost of a cascade). E.g. UB 96 x 512: 3 tiles of
 //   36 x 512; ACC 384 x 256: 11 tiles of 36 x 512; 64 x 2048: 8 tiles of 9 x 2048.
