@@ -115,6 +115,11 @@ module tpu_datapath #(
   // with MmBesideAct, ActChain or BiasBeside (they count ACC read cycles; $error), nor without
   // AccSlice ($error); RdChain and MmChain do not touch the ACC read. Same results.
   parameter bit          AccOutReg = 1'b0,
+  // board option (FPGAs; needs UbReadPort2): UB_READ's UB copy (u_ub2) reads through the block
+  // RAM's output register (tpu_ram OutReg), as AccOutReg does for the ACC: a UB_READ row
+  // reaches the stream's register two cycles after its read (rd_p1_q in between), so a
+  // UB_READ issues at most every other cycle. Nothing else reads u_ub2. Same results.
+  parameter bit          Ub2OutReg = 1'b0,
   // board option (FPGAs; the serial activation, ActLanes < N): the activation's parameter
   // memory (LUT replicas, per-channel bias / multiplier / shift RAMs) reads through the block
   // RAMs' output registers (tpu_act_unit ParOutReg): a channel's parameters one cycle later
@@ -238,6 +243,9 @@ module tpu_datapath #(
   if (UbOutReg && !UbReadPort2) begin : g_bad_ub_out_reg
     $error("tpu_datapath: UbOutReg needs UbReadPort2");
   end
+  if (Ub2OutReg && !UbReadPort2) begin : g_bad_ub2_out_reg
+    $error("tpu_datapath: Ub2OutReg needs UbReadPort2");
+  end
   if (UbRows < 16 || AccRows < 16) begin : g_bad_rows
     $error("tpu_datapath: UbRows and AccRows must be >= 16");
   end
@@ -342,7 +350,7 @@ module tpu_datapath #(
     .re_i(ub_re), .raddr_i(ub_raddr), .rdata_o(ub_rdata)
   );
   if (UbReadPort2) begin : g_ub2
-    tpu_ram #(.Width(N * 8), .Depth(UbRows)) u_ub2 (
+    tpu_ram #(.Width(N * 8), .Depth(UbRows), .OutReg(Ub2OutReg)) u_ub2 (
       .clk_i, .we_i(ub_we), .waddr_i(ub_waddr), .wdata_i(ub_wdata),
       .re_i(ub2_re), .raddr_i(rd_addr_ub_q), .rdata_o(ub2_rdata)
     );
@@ -401,7 +409,7 @@ module tpu_datapath #(
   logic [CntW-1:0]   rd_left_q;
   logic              rd_valid_q, rd_last_q, rd_src_acc_q;
   logic              rd_active, rd_fire, rd_idle;
-  logic              rd_p1_q;  // AccOutReg: an ACC_READ row read last cycle, not yet out
+  logic              rd_p1_q;  // Acc/Ub2OutReg: a row read last cycle, not yet out
 
   // ---------------------------------------------------------------- command acceptance
   logic rd_mm_ok, act_mm_ok, ok_par;
@@ -1184,7 +1192,8 @@ module tpu_datapath #(
   // ACC's output register two cycles after its read (rd_p1_q in between), and that register
   // is loaded in the cycle after any read: so the next ACC read waits until the row is there
   // (one ACC_READ row per two cycles at most); rd_last_q and rd_src_acc_q are loaded with the
-  // read as before (the stream's register is empty in the cycle after it).
+  // read as before (the stream's register is empty in the cycle after it). Ub2OutReg: the
+  // same for a UB_READ row and u_ub2's output register.
   assign rd_active = rd_nz_q;
   // (RdChain: row rd_n_q of a chained read once the ACTIVATE has written it)
   logic rd_take;  // the beat in the RAM's output register leaves now (see g_rd_reg)
@@ -1229,15 +1238,17 @@ module tpu_datapath #(
   assign rd_idle   = !rd_active && !rd_valid_q && !rd_p1_q;
   // the beat that reaches the stream's register now (AccOutReg: an ACC row a cycle later)
   logic rd_arrive;
-  if (AccOutReg) begin : g_rd_p1
+  if (AccOutReg || Ub2OutReg) begin : g_rd_p1
+    logic rd_two;  // the RAM this read uses has an output register
+    assign rd_two = rd_acc_q ? AccOutReg : Ub2OutReg;
     always_ff @(posedge clk_i) begin
       if (rst_i) begin
         rd_p1_q <= 1'b0;
       end else begin
-        rd_p1_q <= rd_fire && rd_acc_q;
+        rd_p1_q <= rd_fire && rd_two;
       end
     end
-    assign rd_arrive = (rd_fire && !rd_acc_q) || rd_p1_q;
+    assign rd_arrive = (rd_fire && !rd_two) || rd_p1_q;
   end else begin : g_rd_p0
     assign rd_p1_q   = 1'b0;
     assign rd_arrive = rd_fire;

@@ -30,6 +30,7 @@ module equiv_tb;
   parameter RdReg    = 0;  // 1: the registered read stream (boards)
   parameter UbOutReg = 0;  // 1: the MATMUL's UB read through the RAM's output register (boards)
   parameter AccOutReg = 0; // 1: the ACC's registered read data, read latency 2 (boards)
+  parameter Ub2OutReg = 0; // 1: UB_READ's UB copy read through the RAM's output register (boards)
   parameter ParOutReg = 0; // 1: the activation parameter RAMs' registered read data (boards)
   localparam CmdWidth = 104 + 8 * N;
   localparam TileBits = $clog2(Tiles + 2);
@@ -59,7 +60,7 @@ module equiv_tb;
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .ActLanes(ActLanes),
                  .CmdSlice(CmdSlice), .AccSlice(AccSlice), .ProdReg(ProdReg),
                  .PerfSplit(PerfSplit), .LutReg(LutReg), .RdReg(RdReg),
-                 .UbOutReg(UbOutReg), .AccOutReg(AccOutReg),
+                 .UbOutReg(UbOutReg), .AccOutReg(AccOutReg), .Ub2OutReg(Ub2OutReg),
                  .ParOutReg(ParOutReg)) dut (
 `endif
     .clk_i(clk), .rst_i(rst),
