@@ -135,15 +135,16 @@ const struct tpu_vdp_ops *tpu_vdp_n4_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_n6_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_n8_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_n16_ops(void);
-/* board options: AccSlice + ProdReg + LutReg + RdReg + AccOutReg at N = 8; CmdSlice + AccSlice +
- * ActLanes = 1 + UbReadPort2 = 0 at N = 4; AccSlice + ProdReg + LutReg + AccOutReg + ActLanes = 1
- * at N = 4 (n4d); AccSlice + ProdReg + LutReg + RdReg at N = 6 (n6b) */
+/* board options: AccSlice + ProdReg + LutReg + RdReg + AccOutReg + Ub2OutReg at N = 8;
+ * CmdSlice + AccSlice + ActLanes = 1 + UbReadPort2 = 0 at N = 4; AccSlice + ProdReg + LutReg +
+ * AccOutReg + Ub2OutReg + ActLanes = 1 at N = 4 (n4d); AccSlice + ProdReg + LutReg + RdReg at
+ * N = 6 (n6b) */
 const struct tpu_vdp_ops *tpu_vdp_n8b_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_n4b_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_n4d_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_n6b_ops(void);
 /* the ULX3S's options with CmdSlice: CmdSlice + AccSlice + ProdReg + LutReg + RdReg + UbOutReg +
- * AccOutReg + ParOutReg + PerfSplit, ActLanes = 1, at N = 4 (n4e) */
+ * AccOutReg + Ub2OutReg + ParOutReg + PerfSplit, ActLanes = 1, at N = 4 (n4e) */
 const struct tpu_vdp_ops *tpu_vdp_n4e_ops(void);
 /* the STREAM_MATMUL devices' options: MmBesideAct + ActChain + BiasBeside + RdChain at N = 8 */
 const struct tpu_vdp_ops *tpu_vdp_n8c_ops(void);
