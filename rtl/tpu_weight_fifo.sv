@@ -61,17 +61,24 @@ module tpu_weight_fifo #(
   logic [CntBits-1:0] used_q, complete_q;
   logic               out_valid_q;
   logic               cnz_q;  // complete_q != 0, kept as a register (exact, asserted)
+  // a free row: wr_row_q != 0 || used_q != Tiles, kept as a register (exact, asserted), so
+  // the banks' write enable is in_valid_i, rdy_q and the reset: one LUT after the reset's
+  // long wire on a big FPGA, not the compares behind it
+  logic               rdy_q;
   logic               in_fire, rd_issue, wr_last, rd_last;
-  logic [CntBits-1:0] complete_d;
+  logic [KBits-1:0]   wr_row_d;
+  logic [CntBits-1:0] complete_d, used_d;
 
   // No RAM access during reset: the pointers are still random in the first reset cycle.
-  assign in_ready_o = !rst_i && ((wr_row_q != '0) || (used_q != CntBits'(Tiles)));
+  assign in_ready_o = !rst_i && rdy_q;
   assign in_fire    = in_valid_i && in_ready_o;
   assign rd_issue   = !rst_i && cnz_q && (!out_valid_q || out_ready_i);
   assign wr_last    = in_fire && (wr_row_q == KBits'(N - 1));
   assign rd_last    = rd_issue && (rd_row_q == KBits'(N - 1));
 
   assign complete_d = complete_q + CntBits'(wr_last) - CntBits'(rd_last);
+  assign used_d     = used_q + CntBits'(in_fire && wr_row_q == '0) - CntBits'(rd_last);
+  assign wr_row_d   = !in_fire ? wr_row_q : wr_last ? '0 : wr_row_q + 1'b1;
 
   function automatic logic [ABits-1:0] next_base(input logic [ABits-1:0] base);
     if (base == ABits'(Depth - N)) begin
@@ -90,13 +97,12 @@ module tpu_weight_fifo #(
       used_q      <= '0;
       complete_q  <= '0;
       cnz_q       <= 1'b0;
+      rdy_q       <= 1'b1;
       out_valid_q <= 1'b0;
     end else begin
-      if (in_fire) begin
-        wr_row_q <= wr_last ? '0 : wr_row_q + 1'b1;
-        if (wr_last) begin
-          wr_base_q <= next_base(wr_base_q);
-        end
+      wr_row_q <= wr_row_d;
+      if (wr_last) begin
+        wr_base_q <= next_base(wr_base_q);
       end
       if (rd_issue) begin
         rd_row_q <= rd_last ? '0 : rd_row_q + 1'b1;
@@ -104,9 +110,10 @@ module tpu_weight_fifo #(
           rd_base_q <= next_base(rd_base_q);
         end
       end
-      used_q     <= used_q + CntBits'(in_fire && wr_row_q == '0) - CntBits'(rd_last);
+      used_q     <= used_d;
       complete_q <= complete_d;
       cnz_q      <= complete_d != '0;
+      rdy_q      <= (wr_row_d != '0) || (used_d != CntBits'(Tiles));
       if (rd_issue) begin
         out_valid_q <= 1'b1;
       end else if (out_ready_i) begin
@@ -184,6 +191,8 @@ module tpu_weight_fifo #(
       assert (used_q <= CntBits'(Tiles)) else $error("tpu_weight_fifo: overflow");
       assert (complete_q <= used_q) else $error("tpu_weight_fifo: more complete than used");
       assert (cnz_q == (complete_q != '0)) else $error("tpu_weight_fifo: registered complete != 0");
+      assert (rdy_q == ((wr_row_q != '0) || (used_q != CntBits'(Tiles))))
+        else $error("tpu_weight_fifo: registered free row");
       assert (!(rd_issue && complete_q == '0)) else $error("tpu_weight_fifo: underflow");
       assert (!(in_fire && wr_row_q == '0 && used_q == CntBits'(Tiles)))
         else $error("tpu_weight_fifo: write into a full FIFO");
