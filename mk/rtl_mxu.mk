@@ -56,8 +56,9 @@ RTLMXU_DPS := $(RTLMXU_DPT) -GCmdSlice=1\'b1 -GAccSlice=1\'b1 -GPerfSplit=1\'b1
 $(eval $(call rtlmxu_model,Vdp_n8b,tpu_datapath,-GN=8 $(RTLMXU_DPT) -GAccSlice=1\'b1 -GProdReg=1\'b1 -GLutReg=1\'b1 -GRdReg=1\'b1 -GUbOutReg=1\'b1 -GAccOutReg=1\'b1 -GUb2OutReg=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8b_ops,8,256,1),RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n4d,tpu_datapath,-GN=4 -GActLanes=1 $(RTLMXU_DPT) -GAccSlice=1\'b1 -GProdReg=1\'b1 -GLutReg=1\'b1 -GUbOutReg=1\'b1 -GAccOutReg=1\'b1 -GUb2OutReg=1\'b1 -GParOutReg=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4d_ops,4,256,1),RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n6b,tpu_datapath,-GN=6 $(RTLMXU_DPT) -GAccSlice=1\'b1 -GProdReg=1\'b1 -GLutReg=1\'b1 -GRdReg=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n6b_ops,6,256,1),RTLMXU_TLIBS))
-# the ULX3S's whole option set with CmdSlice (N = 4, serial activation): every RAM output register
-$(eval $(call rtlmxu_model,Vdp_n4e,tpu_datapath,-GN=4 -GActLanes=1 $(RTLMXU_DPT) -GCmdSlice=1\'b1 -GAccSlice=1\'b1 -GProdReg=1\'b1 -GLutReg=1\'b1 -GRdReg=1\'b1 -GUbOutReg=1\'b1 -GAccOutReg=1\'b1 -GUb2OutReg=1\'b1 -GParOutReg=1\'b1 -GPerfSplit=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4e_ops,4,256,1),RTLMXU_TLIBS))
+# the ULX3S's whole option set with CmdSlice (N = 4, serial activation): every RAM output register, the
+# registered UB write
+$(eval $(call rtlmxu_model,Vdp_n4e,tpu_datapath,-GN=4 -GActLanes=1 $(RTLMXU_DPT) -GCmdSlice=1\'b1 -GAccSlice=1\'b1 -GProdReg=1\'b1 -GLutReg=1\'b1 -GRdReg=1\'b1 -GUbOutReg=1\'b1 -GAccOutReg=1\'b1 -GUb2OutReg=1\'b1 -GParOutReg=1\'b1 -GUbWrReg=1\'b1 -GPerfSplit=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4e_ops,4,256,1),RTLMXU_TLIBS))
 # the STREAM_MATMUL devices' datapath options (tpu_device with StreamMm)
 RTLMXU_DPC := $(RTLMXU_DPT) -GMmBesideAct=1\'b1 -GActChain=1\'b1 -GBiasBeside=1\'b1 -GRdChain=1\'b1
 $(eval $(call rtlmxu_model,Vdp_n8c,tpu_datapath,-GN=8 $(RTLMXU_DPC),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8c_ops,8,256,1),RTLMXU_TLIBS))

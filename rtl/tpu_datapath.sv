@@ -120,6 +120,17 @@ module tpu_datapath #(
   // reaches the stream's register two cycles after its read (rd_p1_q in between), so a
   // UB_READ issues at most every other cycle. Nothing else reads u_ub2. Same results.
   parameter bit          Ub2OutReg = 1'b0,
+  // board option (FPGAs; needs CmdSlice): the UB write (enable, address, data: a UB_WRITE's or
+  // an ACTIVATE's row) is registered before both UB copies, so the write port's mux and its
+  // fan-out to every block RAM tile of the two copies get a cycle of their own. A row is
+  // written a cycle later than without it; no UB read can reach it earlier: with CmdSlice the
+  // next command is accepted two cycles after a UB_WRITE at the soonest, and a MATMUL or
+  // UB_READ after an ACTIVATE waits for act_idle (its last row's write) and then for its
+  // registered acceptance; a write still in the register counts as busy (idle_o). Not with
+  // the sim-only options that read rows written in the same command window (MmChain, RdChain,
+  // MmBesideAct need CmdSlice = 0). A write still in the register is dropped by a reset, like
+  // every RAM access during reset. Same results.
+  parameter bit          UbWrReg = 1'b0,
   // board option (FPGAs; the serial activation, ActLanes < N): the activation's parameter
   // memory (LUT replicas, per-channel bias / multiplier / shift RAMs) reads through the block
   // RAMs' output registers (tpu_act_unit ParOutReg): a channel's parameters one cycle later
@@ -243,6 +254,9 @@ module tpu_datapath #(
   if (UbOutReg && !UbReadPort2) begin : g_bad_ub_out_reg
     $error("tpu_datapath: UbOutReg needs UbReadPort2");
   end
+  if (UbWrReg && !CmdSlice) begin : g_bad_ub_wr_reg
+    $error("tpu_datapath: UbWrReg needs CmdSlice");
+  end
   if (Ub2OutReg && !UbReadPort2) begin : g_bad_ub2_out_reg
     $error("tpu_datapath: Ub2OutReg needs UbReadPort2");
   end
@@ -339,6 +353,9 @@ module tpu_datapath #(
   logic               ub_we, ub_re;
   logic [UbAw-1:0]    ub_waddr, ub_raddr;
   logic [N*8-1:0]     ub_wdata, ub_rdata;
+  logic               ubw_we;                 // the UB write at the RAMs (UbWrReg: registered)
+  logic [UbAw-1:0]    ubw_addr;
+  logic [N*8-1:0]     ubw_data;
   logic               ub2_re;                 // UB_READ's port (the UB copy, or the UB)
   logic [N*8-1:0]     ub2_rdata;
   logic               acc_we, acc_re;
@@ -346,12 +363,12 @@ module tpu_datapath #(
   logic [N*32-1:0]    acc_wdata, acc_rdata;
 
   tpu_ram #(.Width(N * 8), .Depth(UbRows), .OutReg(UbOutReg)) u_ub (
-    .clk_i, .we_i(ub_we), .waddr_i(ub_waddr), .wdata_i(ub_wdata),
+    .clk_i, .we_i(ubw_we), .waddr_i(ubw_addr), .wdata_i(ubw_data),
     .re_i(ub_re), .raddr_i(ub_raddr), .rdata_o(ub_rdata)
   );
   if (UbReadPort2) begin : g_ub2
     tpu_ram #(.Width(N * 8), .Depth(UbRows), .OutReg(Ub2OutReg)) u_ub2 (
-      .clk_i, .we_i(ub_we), .waddr_i(ub_waddr), .wdata_i(ub_wdata),
+      .clk_i, .we_i(ubw_we), .waddr_i(ubw_addr), .wdata_i(ubw_data),
       .re_i(ub2_re), .raddr_i(rd_addr_ub_q), .rdata_o(ub2_rdata)
     );
   end else begin : g_ub1
@@ -1402,13 +1419,39 @@ module tpu_datapath #(
     end
   end
 
+  // The UB write at the RAMs (UbWrReg: a cycle later, from registers; the enable also off in
+  // reset, as every RAM access: only one LUT after the reset then)
+  logic ubw_pend;  // UbWrReg: a write waits in the register
+  if (UbWrReg) begin : g_ub_wr_reg
+    logic ubw_we_q;
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        ubw_we_q <= 1'b0;
+      end else begin
+        ubw_we_q <= ub_we;
+      end
+      if (ub_we) begin
+        ubw_addr <= ub_waddr;
+        ubw_data <= ub_wdata;
+      end
+    end
+    assign ubw_we   = ubw_we_q && !rst_i;
+    assign ubw_pend = ubw_we_q;
+  end else begin : g_ub_wr_direct
+    assign ubw_we   = ub_we;
+    assign ubw_addr = ub_waddr;
+    assign ubw_data = ub_wdata;
+    assign ubw_pend = 1'b0;
+  end
+
   // ---------------------------------------------------------------- status and counters
   // perf_busy: the busy bit is registered first and added to the output (the same count, but
   // the idle decode is not in front of the 64-bit carry chain)
   logic [63:0] perf_busy_q, perf_mxu_q, perf_macs_q;
   logic        busy_q;
   // (a command waiting in the CmdSlice stage is in progress)
-  assign idle_o = mxu_idle && act_idle && rd_idle && !rd_out_busy && !(CmdSlice && cmd_valid);
+  assign idle_o = mxu_idle && act_idle && rd_idle && !rd_out_busy && !(CmdSlice && cmd_valid) &&
+                  !ubw_pend;
   // (as ok_mm / ok_wr, from their terms: the always block above also reads cmd_i; beside an
   // ACTIVATE without its range check, which needs cmd_i: then no UB_WRITE is taken either)
   assign mm_ok_o = (act_idle || mm_beside_act) && (rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) &&

@@ -31,6 +31,7 @@ module equiv_tb;
   parameter UbOutReg = 0;  // 1: the MATMUL's UB read through the RAM's output register (boards)
   parameter AccOutReg = 0; // 1: the ACC's registered read data, read latency 2 (boards)
   parameter Ub2OutReg = 0; // 1: UB_READ's UB copy read through the RAM's output register (boards)
+  parameter UbWrReg   = 0; // 1: the UB write registered before the RAMs (boards, with CmdSlice)
   parameter ParOutReg = 0; // 1: the activation parameter RAMs' registered read data (boards)
   localparam CmdWidth = 104 + 8 * N;
   localparam TileBits = $clog2(Tiles + 2);
@@ -61,6 +62,7 @@ module equiv_tb;
                  .CmdSlice(CmdSlice), .AccSlice(AccSlice), .ProdReg(ProdReg),
                  .PerfSplit(PerfSplit), .LutReg(LutReg), .RdReg(RdReg),
                  .UbOutReg(UbOutReg), .AccOutReg(AccOutReg), .Ub2OutReg(Ub2OutReg),
+                 .UbWrReg(UbWrReg),
                  .ParOutReg(ParOutReg)) dut (
 `endif
     .clk_i(clk), .rst_i(rst),

@@ -445,6 +445,69 @@ START_TEST(chain_bias_beside)
 }
 END_TEST
 
+/* A UB row read as soon as it is written, no idle cycles (UbWrReg registers the UB write):
+ * UB_WRITEs each followed at once by a MATMUL of that row, or by a UB_READ of it; then an
+ * ACTIVATE of one row followed at once by a MATMUL of its output row, or by a UB_READ of it.
+ * A write that lands too late gives the row's old contents (random after reset). (No
+ * UB_WRITE into a row a running MATMUL still reads: the device top keeps that order.) */
+START_TEST(ub_write_read_back_to_back)
+{
+	const struct tpu_vdp_ops *ops = models[_i]();
+	uint64_t rng = test_seed("ub_write_read_back_to_back", _i);
+	struct mxu_dp d;
+	struct ref *ref = ref_new(ops->n);
+	unsigned n = ops->n;
+	struct tpu_act_channel ch[MAXN];
+	struct tpu_act_output outp = {0};
+	static int8_t got[MAXN], want[2 * MAXN];
+	const unsigned K = 6, row = 20, out = 8;
+
+	mxu_dp_open(&d, ops, rng, 0);
+	push_tile(&d, ref, &rng, -128, 127);
+	for (unsigned i = 0; i < K; i++) {
+		unsigned a = row + 2 * i;
+		for (unsigned k = 0; k < n; k++) {
+			ref->ub[a][k] = (int8_t)harness_range(&rng, -128, 127);
+			ref->ub[a + 1][k] = (int8_t)harness_range(&rng, -128, 127);
+		}
+		mxu_dp_write_ub(&d, a, ref->ub[a]);
+		do_matmul(&d, ref, a, i, 1, 0, i == 0);
+		mxu_dp_write_ub(&d, a + 1, ref->ub[a + 1]);
+		mxu_dp_read_ub(&d, a + 1, 1, got);
+		check_rows(n, 1, got, ref->ub[a + 1], "UB_READ after UB_WRITE");
+	}
+	for (unsigned j = 0; j < n; j++) {
+		ch[j].bias = (int32_t)harness_range(&rng, -40000, 40000);
+		ch[j].multiplier = (int32_t)harness_range(&rng, 1 << 30, INT32_MAX);
+		ch[j].shift = (int32_t)harness_range(&rng, -12, -6);
+		mxu_dp_param(&d, 0, j, (uint32_t)ch[j].bias);
+		mxu_dp_param(&d, 1, j, (uint32_t)ch[j].multiplier);
+		mxu_dp_param(&d, 2, j, (uint32_t)ch[j].shift);
+	}
+	outp.qmin = -128;
+	outp.qmax = 127;
+	mxu_dp_param(&d, 4, 0, (uint32_t)(uint8_t)outp.qmin << 8 | (uint32_t)(uint8_t)outp.qmax << 16);
+	for (unsigned i = 0; i < 2; i++) {
+		/* ACTIVATE of ACC row i into UB row out + i, then at once a MATMUL of that row
+		 * (i == 0) or a UB_READ of it (i == 1) */
+		act_ref_rows(ref, i + 1, ch, &outp, want);
+		memcpy(ref->ub[out + i], &want[i * n], n);
+		mxu_dp_cmd(&d, TPU_VDP_ACTIVATE, 0, i, out + i, 1, NULL, 0);
+		if (i == 0) {
+			do_matmul(&d, ref, out, 16, 1, 0, 0);
+		} else {
+			mxu_dp_read_ub(&d, out + 1, 1, got);
+			check_rows(n, 1, got, ref->ub[out + 1], "UB_READ after ACTIVATE");
+		}
+	}
+	mxu_dp_drain(&d);
+	check_acc(&d, ref, 0, K);
+	check_acc(&d, ref, 16, 1);
+	mxu_dp_close(&d);
+	free(ref);
+}
+END_TEST
+
 /* Performance counters: MACs = N^2 per row, MXU-busy = rows. */
 START_TEST(perf_counters)
 {
@@ -484,6 +547,7 @@ static Suite *suite_rtl_mxu_datapath(void)
 	tcase_add_loop_test(tc, edge_long_k_and_wrap, 0, N_MODELS);
 	tcase_add_loop_test(tc, activate_random, 0, N_MODELS);
 	tcase_add_loop_test(tc, perf_counters, 0, N_MODELS);
+	tcase_add_loop_test(tc, ub_write_read_back_to_back, 0, N_MODELS);
 	tcase_add_loop_test(tc, chain_bias_beside, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
