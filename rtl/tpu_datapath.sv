@@ -123,10 +123,11 @@ module tpu_datapath #(
   // board option (FPGAs; needs CmdSlice): the UB write (enable, address, data: a UB_WRITE's or
   // an ACTIVATE's row) is registered before both UB copies, so the write port's mux and its
   // fan-out to every block RAM tile of the two copies get a cycle of their own. A row is
-  // written a cycle later than without it; no UB read can reach it earlier: with CmdSlice the
-  // next command is accepted two cycles after a UB_WRITE at the soonest, and a MATMUL or
+  // written a cycle later than without it; no UB read can reach it earlier: with CmdSlice a
+  // command is accepted three cycles after the previous one at the soonest, and a MATMUL or
   // UB_READ after an ACTIVATE waits for act_idle (its last row's write) and then for its
-  // registered acceptance; a write still in the register counts as busy (idle_o). Not with
+  // registered acceptance, so a row is read two cycles after its write at the soonest
+  // (docs/datapath.md); a write still in the register counts as busy (idle_o). Not with
   // the sim-only options that read rows written in the same command window (MmChain, RdChain,
   // MmBesideAct need CmdSlice = 0). A write still in the register is dropped by a reset, like
   // every RAM access during reset. Same results.
