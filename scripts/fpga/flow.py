@@ -139,9 +139,12 @@ def synth_script(family, cfg, top, files, params, json_out=None, verilog_out=Non
     lines = ["read_verilog -sv -DSYNTHESIS " + " ".join(substitute(files, cfg))]
     # board.json "module_params": {module: {param: value}}: parameters of modules below the top
     # that the top does not pass down (e.g. tpu_datapath's ActLanes)
+    # (one chparam per module: yosys elaborates the module again after each, so parameters
+    # that depend on each other, e.g. UbWrReg on CmdSlice, must be set together)
     for mod, ps in cfg.get("module_params", {}).items():
-        if mod != top:
-            lines += [f"chparam -set {k} {v} {mod}" for k, v in ps.items()]
+        if mod != top and ps:
+            lines.append("chparam " + " ".join(f"-set {k} {v}" for k, v in ps.items()) +
+                         f" {mod}")
     lines.append(f"hierarchy -top {top} " +
                  " ".join(f"-chparam {k} {v}" for k, v in params.items()))
     if not keep_pe:
