@@ -261,6 +261,21 @@ START_TEST(edge_long_k_and_wrap)
 }
 END_TEST
 
+/* Random activation channels (bias, multiplier, shift in [shift_lo, shift_hi]), written as
+ * PARAMs. */
+static void write_channels(struct mxu_dp *d, uint64_t *rng, unsigned n, struct tpu_act_channel *ch,
+			   int shift_lo, int shift_hi)
+{
+	for (unsigned j = 0; j < n; j++) {
+		ch[j].bias = (int32_t)harness_range(rng, -40000, 40000);
+		ch[j].multiplier = (int32_t)harness_range(rng, 1 << 30, INT32_MAX);
+		ch[j].shift = (int32_t)harness_range(rng, shift_lo, shift_hi);
+		mxu_dp_param(d, 0, j, (uint32_t)ch[j].bias);
+		mxu_dp_param(d, 1, j, (uint32_t)ch[j].multiplier);
+		mxu_dp_param(d, 2, j, (uint32_t)ch[j].shift);
+	}
+}
+
 /* ACTIVATE int8 (with and without LUT) and RAW32 against tpu_activate(); saturation counts. */
 START_TEST(activate_random)
 {
@@ -277,14 +292,7 @@ START_TEST(activate_random)
 	fill_ub(&d, ref, &rng, 32, -128, 127);
 	push_tile(&d, ref, &rng, -128, 127);
 	do_matmul(&d, ref, 0, 0, 32, 0, 1);
-	for (unsigned j = 0; j < n; j++) {
-		ch[j].bias = (int32_t)harness_range(&rng, -40000, 40000);
-		ch[j].multiplier = (int32_t)harness_range(&rng, 1 << 30, INT32_MAX);
-		ch[j].shift = (int32_t)harness_range(&rng, -12, 1);
-		mxu_dp_param(&d, 0, j, (uint32_t)ch[j].bias);
-		mxu_dp_param(&d, 1, j, (uint32_t)ch[j].multiplier);
-		mxu_dp_param(&d, 2, j, (uint32_t)ch[j].shift);
-	}
+	write_channels(&d, &rng, n, ch, -12, 1);
 	outp.zero_point = (int32_t)harness_range(&rng, -20, 20);
 	outp.qmin = (int32_t)harness_range(&rng, -128, -60);
 	outp.qmax = (int32_t)harness_range(&rng, 40, 127);
@@ -374,15 +382,10 @@ START_TEST(chain_bias_beside)
 			ref->ub[r][k] = (int8_t)harness_range(&rng, -128, 127);
 		mxu_dp_write_ub(&d, r, ref->ub[r]);
 	}
+	write_channels(&d, &rng, n, ch, -12, -6);
 	for (unsigned j = 0; j < n; j++) {
-		ch[j].bias = (int32_t)harness_range(&rng, -40000, 40000);
-		ch[j].multiplier = (int32_t)harness_range(&rng, 1 << 30, INT32_MAX);
-		ch[j].shift = (int32_t)harness_range(&rng, -12, -6);
 		ch2[j] = ch[j];
 		ch2[j].bias = (int32_t)harness_range(&rng, -40000, 40000);
-		mxu_dp_param(&d, 0, j, (uint32_t)ch[j].bias);
-		mxu_dp_param(&d, 1, j, (uint32_t)ch[j].multiplier);
-		mxu_dp_param(&d, 2, j, (uint32_t)ch[j].shift);
 	}
 	outp.qmin = -128;
 	outp.qmax = 127;
@@ -476,14 +479,7 @@ START_TEST(ub_write_read_back_to_back)
 		mxu_dp_read_ub(&d, a + 1, 1, got);
 		check_rows(n, 1, got, ref->ub[a + 1], "UB_READ after UB_WRITE");
 	}
-	for (unsigned j = 0; j < n; j++) {
-		ch[j].bias = (int32_t)harness_range(&rng, -40000, 40000);
-		ch[j].multiplier = (int32_t)harness_range(&rng, 1 << 30, INT32_MAX);
-		ch[j].shift = (int32_t)harness_range(&rng, -12, -6);
-		mxu_dp_param(&d, 0, j, (uint32_t)ch[j].bias);
-		mxu_dp_param(&d, 1, j, (uint32_t)ch[j].multiplier);
-		mxu_dp_param(&d, 2, j, (uint32_t)ch[j].shift);
-	}
+	write_channels(&d, &rng, n, ch, -12, -6);
 	outp.qmin = -128;
 	outp.qmax = 127;
 	mxu_dp_param(&d, 4, 0, (uint32_t)(uint8_t)outp.qmin << 8 | (uint32_t)(uint8_t)outp.qmax << 16);
