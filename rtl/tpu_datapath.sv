@@ -126,8 +126,9 @@ module tpu_datapath #(
   // written a cycle later than without it; no UB read can reach it earlier: with CmdSlice a
   // command is accepted three cycles after the previous one at the soonest, and a MATMUL or
   // UB_READ after an ACTIVATE waits for act_idle (its last row's write) and then for its
-  // registered acceptance, so a row is read two cycles after its write at the soonest
-  // (docs/datapath.md); a write still in the register counts as busy (idle_o). Not with
+  // registered acceptance, so a row is read three cycles after the cycle it is written in
+  // without the option at the soonest (docs/datapath.md: one cycle to spare); a write still
+  // in the register counts as busy (idle_o). Not with
   // the sim-only options that read rows written in the same command window (MmChain, RdChain,
   // MmBesideAct need CmdSlice = 0). A write still in the register is dropped by a reset, like
   // every RAM access during reset. Same results.
