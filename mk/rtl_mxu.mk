@@ -47,11 +47,12 @@ $(eval $(call rtlmxu_model,Vdp_n4,tpu_datapath,-GN=4 $(RTLMXU_DPT),$(RTLMXU_DPH)
 $(eval $(call rtlmxu_model,Vdp_n6,tpu_datapath,-GN=6 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n6_ops,6,256,1),RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n8,tpu_datapath,-GN=8 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8_ops,8,256,1),RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n16,tpu_datapath,-GN=16 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n16_ops,16,256,1),RTLMXU_TLIBS))
-# the board options (docs/fpga.md): AccSlice + ProdReg + LutReg + RdReg + UbOutReg + AccOutReg + Ub2OutReg (without
-# CmdSlice: MATMULs back to back, so an ACC row can be hit by the very next row, and a POP's switch row looks
-# two cycles ahead), and the iCEBreaker's datapath (CmdSlice + AccSlice, serial activation, one UB copy) at
-# N = 4; UbOutReg + AccOutReg + Ub2OutReg + ParOutReg with the serial activation and without RdReg (N = 4, Vdp_n4d), and the
-# board options without the RAM output registers (N = 6, Vdp_n6b)
+# the board options (docs/fpga.md): AccSlice + ProdReg + LutReg + RdReg + UbOutReg + AccOutReg +
+# Ub2OutReg (without CmdSlice: MATMULs back to back, so an ACC row can be hit by the very next row, and a
+# POP's switch row looks two cycles ahead), and the iCEBreaker's datapath (CmdSlice + AccSlice, serial
+# activation, one UB copy) at N = 4; UbOutReg + AccOutReg + Ub2OutReg + ParOutReg with the serial
+# activation and without RdReg (N = 4, Vdp_n4d), and the board options without the RAM output registers
+# (N = 6, Vdp_n6b)
 RTLMXU_DPS := $(RTLMXU_DPT) -GCmdSlice=1\'b1 -GAccSlice=1\'b1 -GPerfSplit=1\'b1
 $(eval $(call rtlmxu_model,Vdp_n8b,tpu_datapath,-GN=8 $(RTLMXU_DPT) -GAccSlice=1\'b1 -GProdReg=1\'b1 -GLutReg=1\'b1 -GRdReg=1\'b1 -GUbOutReg=1\'b1 -GAccOutReg=1\'b1 -GUb2OutReg=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8b_ops,8,256,1),RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vdp_n4d,tpu_datapath,-GN=4 -GActLanes=1 $(RTLMXU_DPT) -GAccSlice=1\'b1 -GProdReg=1\'b1 -GLutReg=1\'b1 -GUbOutReg=1\'b1 -GAccOutReg=1\'b1 -GUb2OutReg=1\'b1 -GParOutReg=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4d_ops,4,256,1),RTLMXU_TLIBS))

@@ -42,7 +42,7 @@
 //   cycles. T back-to-back MATMULs with POP of M >= N rows each take T*M + 2N + 2 cycles from
 //   the first accept to the last write, when the FIFO keeps up (docs/datapath.md). AccSlice,
 //   ProdReg and UbOutReg (boards): one cycle more each; AccOutReg: none (the ACC row is read
-//   earlier).
+//   earlier); Ub2OutReg and UbWrReg: none (they touch UB_READ and the UB write only).
 // ACTIVATE with ActLanes < N: rows go through the activation one at a time (the next ACC row
 //   is read when the previous result is written), about 40..100 cycles per ActLanes channels.
 // Reset (rst_i, synchronous): control state only; RAMs, parameters and data registers keep
@@ -1255,7 +1255,8 @@ module tpu_datapath #(
     assign act_wr_q   = '0;
   end
   assign rd_idle   = !rd_active && !rd_valid_q && !rd_p1_q;
-  // the beat that reaches the stream's register now (AccOutReg: an ACC row a cycle later)
+  // the beat that reaches the stream's register now (AccOutReg / Ub2OutReg: an ACC / UB row a
+  // cycle later)
   logic rd_arrive;
   if (AccOutReg || Ub2OutReg) begin : g_rd_p1
     logic rd_two;  // the RAM this read uses has an output register

@@ -144,7 +144,7 @@ const struct tpu_vdp_ops *tpu_vdp_n4b_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_n4d_ops(void);
 const struct tpu_vdp_ops *tpu_vdp_n6b_ops(void);
 /* the ULX3S's options with CmdSlice: CmdSlice + AccSlice + ProdReg + LutReg + RdReg + UbOutReg +
- * AccOutReg + Ub2OutReg + ParOutReg + PerfSplit, ActLanes = 1, at N = 4 (n4e) */
+ * AccOutReg + Ub2OutReg + UbWrReg + ParOutReg + PerfSplit, ActLanes = 1, at N = 4 (n4e) */
 const struct tpu_vdp_ops *tpu_vdp_n4e_ops(void);
 /* the STREAM_MATMUL devices' options: MmBesideAct + ActChain + BiasBeside + RdChain at N = 8 */
 const struct tpu_vdp_ops *tpu_vdp_n8c_ops(void);
