@@ -6,6 +6,11 @@
 #       FPGA_DSP="pe_lut_rows_from=9" DSP budget entries; FPGA_MHZ=100 the timing target (with
 #       the PLL parameters in FPGA_SET); FPGA_DESIGN=stub builds the datapath alone
 #       (fpga/common/tpu_board_stub.sv)
+#       FPGA_TIMING=report: exit 0 once the bitstream is written, timing met or not
+#       (default: gate, exit 1 unless timing met); FPGA_DESIGN=board_top|stub overrides
+#       board.json's default_design (the iCEBreaker's is stub: the whole device does not fit)
+#   make test-fpga-icebreaker                        `make fpga BOARD=icebreaker` as CI runs it
+#                                                    (FPGA_TIMING=report) and its report checked
 #   make fpga-all                                    every board, then the table in docs/fpga.md
 #   make fpga-table                                  the table from the reference runs in fpga/reports/
 #   make fpga-equiv BOARD=...                        netlist vs RTL simulation (FPGA_SEEDS, FPGA_ROUNDS)
@@ -25,16 +30,18 @@ FPGA_SET    ?=
 FPGA_DESIGN ?=
 FPGA_DSP    ?=
 FPGA_MHZ    ?=
+FPGA_TIMING ?= gate
 FPGA_SEEDS  ?= 1,2,3
 FPGA_ROUNDS ?= 4
 FPGA_OUT    := $(BUILD)/fpga
 FPGA_FLOW    = $(PYTHON) scripts/fpga/flow.py --pkg $(SPEC_SV) --out $(FPGA_OUT) \
                $(foreach s,$(FPGA_SET),--set $(s)) $(foreach s,$(FPGA_DSP),--dsp $(s)) \
-               $(if $(FPGA_DESIGN),--design $(FPGA_DESIGN)) $(if $(FPGA_MHZ),--target-mhz $(FPGA_MHZ))
+               $(if $(FPGA_DESIGN),--design $(FPGA_DESIGN)) $(if $(FPGA_MHZ),--target-mhz $(FPGA_MHZ)) \
+               $(if $(filter report,$(FPGA_TIMING)),--no-timing-gate)
 fpga_variant = $(if $(filter ulx3s,$(1)),--variant $(ULX3S))
 
-.PHONY: fpga fpga-all fpga-table fpga-equiv test-fpga-equiv test-fpga-ram fpga-ram-check \
-        fpga-ram-pnr
+.PHONY: fpga fpga-all fpga-table fpga-equiv test-fpga-equiv test-fpga-icebreaker test-fpga-ram \
+        fpga-ram-check fpga-ram-pnr
 fpga: $(SPEC_SV)
 	$(Q)$(FPGA_FLOW) --board $(BOARD) $(call fpga_variant,$(BOARD))
 
@@ -60,6 +67,15 @@ test-fpga-equiv: $(SPEC_SV)
 	$(Q)$(PYTHON) scripts/fpga/equiv.py --board icebreaker --pkg $(SPEC_SV) \
 	  --out $(FPGA_OUT)/equiv --seeds 1,2 --rounds 3
 TEST_STEPS += test-fpga-equiv
+
+# the iCEBreaker board build (datapath at N = 4: synthesis, place and route with the pinned seed,
+# bitstream; about 1 min on 2 cores, Debian tools only) with the board's own settings, then its
+# report.json checked (fields, fits, bitstream). Fmax is printed, not gated: a figure, not a test.
+test-fpga-icebreaker: $(SPEC_SV)
+	$(Q)$(MAKE) --no-print-directory fpga BOARD=icebreaker FPGA_TIMING=report FPGA_SET= \
+	  FPGA_DSP= FPGA_DESIGN= FPGA_MHZ=
+	$(Q)$(PYTHON) scripts/fpga/report_check.py $(FPGA_OUT)/icebreaker_stub/report.json
+TEST_STEPS += test-fpga-icebreaker
 
 # the ECP5 tpu_ram (OutReg: DP16KD output registers) against rtl/tpu_ram.sv: ten RAM shapes
 # side by side, 6000 random cycles; Verilator only, about 15 s

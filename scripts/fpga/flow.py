@@ -5,14 +5,16 @@ usage: flow.py --board icebreaker --pkg build/rtl/tpu_pkg.sv --out build/fpga [-
 
 fpga/<board>/board.json describes the board (family, device, nextpnr arguments, constraints,
 parameters of fpga/<board>/top.sv, target MHz, seed, DSP budget). The design is
-fpga/<board>/top.sv around tpu_board_top: rtl/tpu_board_top.sv when it exists, otherwise the
-stand-in fpga/common/tpu_board_stub.sv (reported as "design": "stub").
---design stub: the datapath alone behind the stand-in. Output directory:
+fpga/<board>/top.sv around tpu_board_top: rtl/tpu_board_top.sv (the whole device), or the
+stand-in fpga/common/tpu_board_stub.sv (the datapath alone, reported as "design": "stub").
+--design board_top|stub picks one; the default is board.json's "default_design" (the
+iCEBreaker's is stub: the whole device does not fit the UP5K), else board_top. Output directory:
 <out>/<board>[_stub][_<variant> unless 85k][_<NAME><VALUE> per --set], e.g. build/fpga/ulx3s_N12
 (over 200 characters: the first 180 and a hash of the whole name).
 Writes <out>/<dir>/{synth.ys,yosys.log,top.json,nextpnr.log,pnr.json,<bitstream>,report.json}.
-Exit status: 0 when the bitstream was written and timing met, 1 otherwise (report.json is
-written in every case, with "error" saying what failed).
+Exit status: 0 when the bitstream was written and timing met (with --no-timing-gate: when the
+bitstream was written), 1 otherwise (report.json is written in every case, with "error" saying
+what failed).
 """
 import argparse
 import hashlib
@@ -197,11 +199,12 @@ def load_stat(path):
     return st["design"]["num_cells_by_type"] if "design" in st else {}
 
 
-def board_files(pkg, board_dir, design="auto"):
-    """The RTL closure of tpu_board_top (or the stand-in) plus the board top. design: "auto"
-    (the real one when it exists), "stub" (the datapath alone behind the stand-in's shift
-    register: what the datapath costs on the board, without the host interface)."""
-    real = os.path.exists(os.path.join(ROOT, "rtl", "tpu_board_top.sv")) and design != "stub"
+def board_files(pkg, board_dir, design):
+    """The RTL closure of tpu_board_top (or the stand-in) plus the board top. design:
+    "board_top" (the UART bridge + tpu_device), "stub" (the datapath alone behind the
+    stand-in's shift register: what the datapath costs on the board, without the host
+    interface)."""
+    real = design == "board_top"
     if real:
         files = rtl_closure("tpu_board_top")
     else:
@@ -220,8 +223,10 @@ def main():
     ap.add_argument("--dsp", action="append", default=[],
                     help="KEY=VALUE DSP budget entry (like board.json dsp, e.g. pe_lut_rows_from=9)")
     ap.add_argument("--variant", default=None, help="ecp5: 12k/25k/45k/85k")
-    ap.add_argument("--design", default="auto", choices=["auto", "stub"],
-                    help="stub: the datapath alone (fpga/common/tpu_board_stub.sv)")
+    ap.add_argument("--design", default="auto", choices=["auto", "board_top", "stub"],
+                    help="board_top: the whole device; stub: the datapath alone "
+                    "(fpga/common/tpu_board_stub.sv); auto: board.json's default_design, "
+                    "else board_top")
     ap.add_argument("--target-mhz", type=float, default=None,
                     help="override board.json target_mhz (with --set for the PLL parameters)")
     ap.add_argument("--synth", default=None,
@@ -231,6 +236,9 @@ def main():
                     help="an extra nextpnr argument after board.json's pnr_args (repeat it, e.g. "
                     "--pnr-opt=--opt-timing)")
     ap.add_argument("--seed", type=int, default=None, help="override board.json's seed")
+    ap.add_argument("--no-timing-gate", action="store_true",
+                    help="exit 0 once the bitstream is written, timing met or not (the CI "
+                    "build: Fmax is a reported figure, not a test)")
     ap.add_argument("--synth-only", action="store_true",
                     help="stop after synthesis (report.json without place and route)")
     ap.add_argument("--pnr-only", action="store_true",
@@ -241,6 +249,8 @@ def main():
     with open(os.path.join(bdir, "board.json")) as f:
         cfg = json.load(f)
     family = cfg["family"]
+    if a.design == "auto":
+        a.design = cfg.get("default_design", "board_top")
     if a.variant:
         v = cfg["variants"][a.variant]
         cfg.update(v)
@@ -392,7 +402,7 @@ def main():
         rep["error"] = f"bitstream packing failed, see {out}/pack.log"
         return finish(1)
     rep["bitstream"] = os.path.join(out, bit)
-    return finish(0 if rep["timing_met"] else 1)
+    return finish(0 if rep["timing_met"] or a.no_timing_gate else 1)
 
 
 if __name__ == "__main__":
