@@ -30,6 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from synth_report import rtl_closure  # noqa: E402
+sys.path.insert(0, HERE)
+import dsp_place  # noqa: E402
 
 VENV_BIN = os.path.join(ROOT, ".venv-fpga", "bin")
 
@@ -163,6 +165,10 @@ def synth_script(family, cfg, top, files, params, json_out=None, verilog_out=Non
                                                        gowin_synth=cfg.get("gowin_synth", "")))
     if stat_out:
         lines.append(f"tee -q -o {stat_out} stat -json")
+    if json_out and cfg.get("dsp_place"):
+        # scripts/fpga/dsp_place.py pins each PE's DSP: a BEL is per instance, so the PEs
+        # (kept as modules for the iCE40 DSP bug) are flattened here, after the mapping
+        lines += ["setattr -mod -unset keep_hierarchy *", "flatten", "delete t:$scopeinfo"]
     if json_out:
         lines.append(f"write_json {json_out}")
     if verilog_out:
@@ -328,6 +334,16 @@ def main():
     cells = load_stat(stat)
     rep["synth_cells"] = {k: v for k, v in cells.items() if not k.startswith("$paramod")}
     rep.update(classify(family, cells))
+    if cfg.get("dsp_place"):
+        with open(netjson) as f:
+            net = json.load(f)
+        n, why = dsp_place.place(net, cfg["dsp_place"])
+        rep["dsp_place"] = why or f"{n} PE multipliers pinned"
+        if why:
+            print(f"  FPGA    {a.board}: DSP sites not pinned: {why}")
+        if n:
+            with open(netjson, "w") as f:
+                json.dump(net, f)
     if a.synth_only:
         with open(os.path.join(out, "synth-report.json"), "w") as f:
             json.dump(rep, f, indent=2)
