@@ -1383,16 +1383,12 @@ module tpu_datapath #(
       ub_raddr = mm_fire ? mm_ub_q : rd_addr_ub_q;
     end
 
-    acc_we    = 1'b0;
-    acc_waddr = w_addr;
-    acc_wdata = w_data;
-    if (w_valid) begin
-      acc_we = 1'b1;
-    end else if (ap_out_valid && act_raw_q) begin
-      acc_we    = 1'b1;
-      acc_waddr = act_dst_acc_q;
-      acc_wdata = ap_out_raw;
-    end
+    // The write's address and data are selected by w_valid alone (they matter only when
+    // acc_we is set): with AccSlice w_valid is a flip-flop, so the 32N data muxes have no LUT
+    // in front of their select (on the ECP5 boards this was the critical path).
+    acc_we    = w_valid || (ap_out_valid && act_raw_q);
+    acc_waddr = w_valid ? w_addr : act_dst_acc_q;
+    acc_wdata = w_valid ? w_data : ap_out_raw;
 
     // The read address is chosen by registered state only (which engine owns the port), not
     // by the fire decisions (they reach back to rd_ready_i): no path runs from a stream's
