@@ -776,19 +776,23 @@ module tpu_datapath #(
     // is loaded into fm_q (mp: the row written now; mw: fwd_data_q), which stands in for
     // fwd_data_q in the select, so o_q's mux keeps three inputs.
     logic                pre_valid;
+    logic                pre_re;  // pre_valid && pre_accum, as a flip-flop of its own: the
+                                  // ACC read address mux's select (no LUT in front of it)
     logic [TagWidth-1:0] pre_tag;
     logic [AccAw-1:0]    pre_addr;
     logic                pre_accum, pre_last;
-    tpu_delay #(.Width(1), .Depth(2 * N - 1 + 32'(ProdReg) - 32'(AccOutReg)),
+    logic                mi_accum;
+    assign mi_accum = mi_tag[1];  // {addr, accum, last}
+    tpu_delay #(.Width(2), .Depth(2 * N - 1 + 32'(ProdReg) - 32'(AccOutReg)),
                 .ResetEn(1'b1)) u_pre_valid (
-      .clk_i, .rst_i, .d_i(mi_valid), .q_o(pre_valid)
+      .clk_i, .rst_i, .d_i({mi_valid, mi_valid && mi_accum}), .q_o({pre_valid, pre_re})
     );
     tpu_delay #(.Width(TagWidth), .Depth(2 * N - 1 + 32'(ProdReg) - 32'(AccOutReg)),
                 .ResetEn(1'b0)) u_pre_tag (
       .clk_i, .rst_i, .d_i(mi_tag), .q_o(pre_tag)
     );
     assign {pre_addr, pre_accum, pre_last} = pre_tag;
-    assign mm_acc_re    = pre_valid && pre_accum;
+    assign mm_acc_re    = pre_re;
     assign mm_acc_raddr = pre_addr;
 
     logic             x_valid_q, x_accum_q, x_last_q;
