@@ -250,7 +250,11 @@ module tpu_act_serial #(
     logic               ovf_q, ovf_d;
     logic               lt_q, gt_q;   // z < qmin, z > qmax (phase C)
     logic               in8_q;        // z is an int8 value (phase K)
-    logic               lt8_q, gt8_q; // z[7:0] < qmin, > qmax as int8 values (phase K)
+    // z[7:0] < qmin, > qmax as int8 values, registered in phase K in nibbles (a signed compare
+    // of the high nibbles, their equality, an unsigned compare of the low ones: two LUT levels,
+    // no carry chain) and combined in phase C
+    logic               lt_h_q, eqn_h_q, lt_l_q, gt_h_q, eqx_h_q, gt_l_q;
+    logic               lt8, gt8;
     // the split adds (see the header): the low half's carry out, registered every cycle
     logic [16:0]        rsum_lo, ax_lo;
     logic               rsum_c_q, ax_c_q;
@@ -287,6 +291,8 @@ module tpu_act_serial #(
       rsum    = {17'($signed(a_q[31:16])) + 17'($signed(lo_q[31:16])) + 17'(rsum_c_q),
                  rsum_lo[15:0]};
       in8   = hi_q[32:7] == '0 || hi_q[32:7] == '1;
+      lt8   = lt_h_q || (eqn_h_q && lt_l_q);
+      gt8   = gt_h_q || (eqx_h_q && gt_l_q);
       // clamp of z (held in hi_q in phases C and V); below qmin wins over above qmax
       if (lt_q) begin
         v = $signed(qmin_i);
@@ -361,15 +367,19 @@ module tpu_act_serial #(
         sh_q <= sh_q - 5'd1;
       end
       if (ph_q == PhK) begin
-        in8_q <= in8;
-        lt8_q <= $signed(hi_q[7:0]) < $signed(qmin_i);
-        gt8_q <= $signed(hi_q[7:0]) > $signed(qmax_i);
+        in8_q   <= in8;
+        lt_h_q  <= $signed(hi_q[7:4]) < $signed(qmin_i[7:4]);
+        eqn_h_q <= hi_q[7:4] == qmin_i[7:4];
+        lt_l_q  <= hi_q[3:0] < qmin_i[3:0];
+        gt_h_q  <= $signed(hi_q[7:4]) > $signed(qmax_i[7:4]);
+        eqx_h_q <= hi_q[7:4] == qmax_i[7:4];
+        gt_l_q  <= hi_q[3:0] > qmax_i[3:0];
       end
       if (ph_q == PhC) begin
         // z < qmin, z > qmax: an int8 compare when z is an int8 value, else z's sign decides
         // (qmin, qmax are int8): no 33-bit compares (hi_q holds z from phase Z to V)
-        lt_q <= in8_q ? lt8_q : hi_q[32];
-        gt_q <= in8_q ? gt8_q : !hi_q[32];
+        lt_q <= in8_q ? lt8 : hi_q[32];
+        gt_q <= in8_q ? gt8 : !hi_q[32];
       end
       // the split adds' carries (used in the second cycle of X, R, Z; the operands hold)
       rsum_c_q <= rsum_lo[16];
@@ -397,9 +407,9 @@ module tpu_act_serial #(
 `ifndef SYNTHESIS
     always_ff @(posedge clk_i) begin
       if (!rst_i && ph_q == PhC) begin
-        assert (in8_q == in8 && lt8_q == ($signed(hi_q[7:0]) < $signed(qmin_i)) &&
-                gt8_q == ($signed(hi_q[7:0]) > $signed(qmax_i)))
-          else $error("tpu_act_serial: in8_q / lt8_q / gt8_q in phase C");
+        assert (in8_q == in8 && lt8 == ($signed(hi_q[7:0]) < $signed(qmin_i)) &&
+                gt8 == ($signed(hi_q[7:0]) > $signed(qmax_i)))
+          else $error("tpu_act_serial: in8_q / lt8 / gt8 in phase C");
       end
       // the second cycle of a split add writes the whole sum
       if (!rst_i && hf_q && ph_q == PhM) begin
