@@ -67,7 +67,14 @@ module tpu_weight_fifo #(
   logic               rdy_q;
   logic               in_fire, rd_issue, wr_last, rd_last;
   logic [KBits-1:0]   wr_row_d;
+  logic [ABits-1:0]   wr_base_d;
   logic [CntBits-1:0] complete_d, used_d;
+  // the banks' write addresses, registered from the next state: a row's slot*N + c (wa_row_q,
+  // every bank) and a transposed row's slot*N + ((b - c) mod N) (wa_diag_q, per bank), so a
+  // bank's address is one 2:1 mux (in_transpose_i) after flip-flops, not the mod-N subtract
+  // and the base add (on the ECP5 boards that path ran into the LUT RAMs' write enables)
+  logic [ABits-1:0]   wa_row_q;
+  logic [ABits-1:0]   wa_diag_q [N];
 
   // No RAM access during reset: the pointers are still random in the first reset cycle.
   assign in_ready_o = !rst_i && rdy_q;
@@ -75,10 +82,6 @@ module tpu_weight_fifo #(
   assign rd_issue   = !rst_i && cnz_q && (!out_valid_q || out_ready_i);
   assign wr_last    = in_fire && (wr_row_q == KBits'(N - 1));
   assign rd_last    = rd_issue && (rd_row_q == KBits'(N - 1));
-
-  assign complete_d = complete_q + CntBits'(wr_last) - CntBits'(rd_last);
-  assign used_d     = used_q + CntBits'(in_fire && wr_row_q == '0) - CntBits'(rd_last);
-  assign wr_row_d   = !in_fire ? wr_row_q : wr_last ? '0 : wr_row_q + 1'b1;
 
   function automatic logic [ABits-1:0] next_base(input logic [ABits-1:0] base);
     if (base == ABits'(Depth - N)) begin
@@ -88,9 +91,16 @@ module tpu_weight_fifo #(
     end
   endfunction
 
+  assign complete_d = complete_q + CntBits'(wr_last) - CntBits'(rd_last);
+  assign used_d     = used_q + CntBits'(in_fire && wr_row_q == '0) - CntBits'(rd_last);
+  assign wr_row_d   = !in_fire ? wr_row_q : wr_last ? '0 : wr_row_q + 1'b1;
+  assign wr_base_d  = wr_last ? next_base(wr_base_q) : wr_base_q;
+
+
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       wr_base_q   <= '0;
+      wa_row_q    <= '0;
       rd_base_q   <= '0;
       wr_row_q    <= '0;
       rd_row_q    <= '0;
@@ -100,10 +110,9 @@ module tpu_weight_fifo #(
       rdy_q       <= 1'b1;
       out_valid_q <= 1'b0;
     end else begin
-      wr_row_q <= wr_row_d;
-      if (wr_last) begin
-        wr_base_q <= next_base(wr_base_q);
-      end
+      wr_row_q  <= wr_row_d;
+      wr_base_q <= wr_base_d;
+      wa_row_q  <= wr_base_d + ABits'(wr_row_d);
       if (rd_issue) begin
         rd_row_q <= rd_last ? '0 : rd_row_q + 1'b1;
         if (rd_last) begin
@@ -135,17 +144,30 @@ module tpu_weight_fifo #(
   logic             out_last_q;
 
   for (genvar b = 0; b < N; b++) begin : g_bank
-    logic [KBits:0]   diag_w;  // (b - c) mod N, one bit wider so b + N fits
+    logic [KBits:0]   diag_w;  // (b - c) mod N for the next c, one bit wider so b + N fits
     logic [KBits-1:0] diag;
     logic [ABits-1:0] waddr;
-    assign diag_w = ((KBits+1)'(b) >= {1'b0, wr_row_q}) ? (KBits+1)'(b) - {1'b0, wr_row_q}
-                                                        : (KBits+1)'(b + N) - {1'b0, wr_row_q};
+    assign diag_w = ((KBits+1)'(b) >= {1'b0, wr_row_d}) ? (KBits+1)'(b) - {1'b0, wr_row_d}
+                                                        : (KBits+1)'(b + N) - {1'b0, wr_row_d};
     assign diag   = diag_w[KBits-1:0];
-    logic [KBits-1:0] row_sel;
     logic unused_diag_msb;
     assign unused_diag_msb = diag_w[KBits];
-    assign row_sel = in_transpose_i ? diag : wr_row_q;
-    assign waddr = wr_base_q + ABits'(row_sel);
+    always_ff @(posedge clk_i) begin
+      if (rst_i) begin
+        wa_diag_q[b] <= ABits'(b);
+      end else begin
+        wa_diag_q[b] <= wr_base_d + ABits'(diag);
+      end
+    end
+    assign waddr = in_transpose_i ? wa_diag_q[b] : wa_row_q;
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i) begin
+      if (!rst_i) begin
+        assert (wa_diag_q[b] == wr_base_q + ABits'((b + N - 32'(wr_row_q)) % N))
+          else $error("tpu_weight_fifo: bank %0d's transposed write address", b);
+      end
+    end
+`endif
 
     tpu_ram #(.Width(8), .Depth(Depth), .Block(32'(BankBlock))) u_bank (
       .clk_i,
@@ -193,6 +215,8 @@ module tpu_weight_fifo #(
       assert (cnz_q == (complete_q != '0)) else $error("tpu_weight_fifo: registered complete != 0");
       assert (rdy_q == ((wr_row_q != '0) || (used_q != CntBits'(Tiles))))
         else $error("tpu_weight_fifo: registered free row");
+      assert (wa_row_q == wr_base_q + ABits'(wr_row_q))
+        else $error("tpu_weight_fifo: wa_row_q != wr_base_q + wr_row_q");
       assert (!(rd_issue && complete_q == '0)) else $error("tpu_weight_fifo: underflow");
       assert (!(in_fire && wr_row_q == '0 && used_q == CntBits'(Tiles)))
         else $error("tpu_weight_fifo: write into a full FIFO");
