@@ -137,6 +137,12 @@ def apply_set(cfg, params, setting, top):
         params[name] = int(v)
 
 
+def pin_dsps(cfg):
+    """board.json "dsp_place" is there and the DSP budget does not say place=0
+    (FPGA_DSP="place=0": the placer chooses every DSP site)."""
+    return bool(cfg.get("dsp_place")) and cfg.get("dsp", {}).get("place", 1) != 0
+
+
 def synth_script(family, cfg, top, files, params, json_out=None, verilog_out=None,
                  stat_out=None, keep_pe=True):
     fam = FAMILIES[family]
@@ -165,7 +171,7 @@ def synth_script(family, cfg, top, files, params, json_out=None, verilog_out=Non
                                                        gowin_synth=cfg.get("gowin_synth", "")))
     if stat_out:
         lines.append(f"tee -q -o {stat_out} stat -json")
-    if json_out and cfg.get("dsp_place"):
+    if json_out and pin_dsps(cfg):
         # scripts/fpga/dsp_place.py pins each PE's DSP: a BEL is per instance, so the PEs
         # (kept as modules for the iCE40 DSP bug) are flattened here, after the mapping
         lines += ["setattr -mod -unset keep_hierarchy *", "flatten", "delete t:$scopeinfo"]
@@ -227,7 +233,8 @@ def main():
                     help="NAME=VALUE top parameter, or MODULE.NAME=VALUE a parameter of a module "
                     "below the top (like board.json module_params, e.g. tpu_datapath.ActLanes=1)")
     ap.add_argument("--dsp", action="append", default=[],
-                    help="KEY=VALUE DSP budget entry (like board.json dsp, e.g. pe_lut_rows_from=9)")
+                    help="KEY=VALUE DSP budget entry (like board.json dsp, e.g. pe_lut_rows_from=9; "
+                    "place=0: no DSP pinning by board.json dsp_place)")
     ap.add_argument("--variant", default=None, help="ecp5: 12k/25k/45k/85k")
     ap.add_argument("--design", default="auto", choices=["auto", "board_top", "stub"],
                     help="board_top: the whole device; stub: the datapath alone "
@@ -334,7 +341,7 @@ def main():
     cells = load_stat(stat)
     rep["synth_cells"] = {k: v for k, v in cells.items() if not k.startswith("$paramod")}
     rep.update(classify(family, cells))
-    if cfg.get("dsp_place"):
+    if pin_dsps(cfg):
         with open(netjson) as f:
             net = json.load(f)
         n, why = dsp_place.place(net, cfg["dsp_place"])
