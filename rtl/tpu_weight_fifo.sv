@@ -69,12 +69,17 @@ module tpu_weight_fifo #(
   logic [KBits-1:0]   wr_row_d;
   logic [ABits-1:0]   wr_base_d;
   logic [CntBits-1:0] complete_d, used_d;
-  // the banks' write addresses, registered from the next state: a row's slot*N + c (wa_row_q,
-  // every bank) and a transposed row's slot*N + ((b - c) mod N) (wa_diag_q, per bank), so a
-  // bank's address is one 2:1 mux (in_transpose_i) after flip-flops, not the mod-N subtract
-  // and the base add (on the ECP5 boards that path ran into the LUT RAMs' write enables)
+  // the banks' write addresses as registers: a row's slot*N + c (wa_row_q, every bank) and a
+  // transposed row's slot*N + ((b - c) mod N) (wa_diag_q, per bank), so a bank's address is
+  // one 2:1 mux (in_transpose_i) after flip-flops, not the mod-N subtract and the base add (on
+  // the ECP5 boards that path ran into the LUT RAMs' write enables). After a row that is not
+  // a slot's last, wa_row_q counts up and bank b takes bank b-1's transposed address; after
+  // the last, both start from the next slot's base. Their enable is the write without the
+  // reset term (wr_fire): a reset loads them anyway, so the reset wire stays off this path.
   logic [ABits-1:0]   wa_row_q;
   logic [ABits-1:0]   wa_diag_q [N];
+  logic [ABits-1:0]   wa_next_base;  // next_base(wr_base_q)
+  logic               wr_fire, wr_fire_last;
 
   // No RAM access during reset: the pointers are still random in the first reset cycle.
   assign in_ready_o = !rst_i && rdy_q;
@@ -95,6 +100,9 @@ module tpu_weight_fifo #(
   assign used_d     = used_q + CntBits'(in_fire && wr_row_q == '0) - CntBits'(rd_last);
   assign wr_row_d   = !in_fire ? wr_row_q : wr_last ? '0 : wr_row_q + 1'b1;
   assign wr_base_d  = wr_last ? next_base(wr_base_q) : wr_base_q;
+  assign wa_next_base = next_base(wr_base_q);
+  assign wr_fire      = in_valid_i && rdy_q;
+  assign wr_fire_last = wr_fire && (wr_row_q == KBits'(N - 1));
 
 
   always_ff @(posedge clk_i) begin
@@ -112,7 +120,9 @@ module tpu_weight_fifo #(
     end else begin
       wr_row_q  <= wr_row_d;
       wr_base_q <= wr_base_d;
-      wa_row_q  <= wr_base_d + ABits'(wr_row_d);
+      if (wr_fire) begin
+        wa_row_q <= wr_fire_last ? wa_next_base : wa_row_q + 1'b1;
+      end
       if (rd_issue) begin
         rd_row_q <= rd_last ? '0 : rd_row_q + 1'b1;
         if (rd_last) begin
@@ -144,19 +154,12 @@ module tpu_weight_fifo #(
   logic             out_last_q;
 
   for (genvar b = 0; b < N; b++) begin : g_bank
-    logic [KBits:0]   diag_w;  // (b - c) mod N for the next c, one bit wider so b + N fits
-    logic [KBits-1:0] diag;
     logic [ABits-1:0] waddr;
-    assign diag_w = ((KBits+1)'(b) >= {1'b0, wr_row_d}) ? (KBits+1)'(b) - {1'b0, wr_row_d}
-                                                        : (KBits+1)'(b + N) - {1'b0, wr_row_d};
-    assign diag   = diag_w[KBits-1:0];
-    logic unused_diag_msb;
-    assign unused_diag_msb = diag_w[KBits];
     always_ff @(posedge clk_i) begin
       if (rst_i) begin
         wa_diag_q[b] <= ABits'(b);
-      end else begin
-        wa_diag_q[b] <= wr_base_d + ABits'(diag);
+      end else if (wr_fire) begin
+        wa_diag_q[b] <= wr_fire_last ? wa_next_base + ABits'(b) : wa_diag_q[(b + N - 1) % N];
       end
     end
     assign waddr = in_transpose_i ? wa_diag_q[b] : wa_row_q;
