@@ -74,19 +74,22 @@ module tpu_weight_fifo #(
   // one 2:1 mux (in_transpose_i) after flip-flops, not the mod-N subtract and the base add (on
   // the ECP5 boards that path ran into the LUT RAMs' write enables). After a row that is not
   // a slot's last, wa_row_q counts up and bank b takes bank b-1's transposed address; after
-  // the last, both start from the next slot's base. Their enable is the write without the
-  // reset term (wr_fire): a reset loads them anyway, so the reset wire stays off this path.
+  // the last, both start from the next slot's base.
   logic [ABits-1:0]   wa_row_q;
   logic [ABits-1:0]   wa_diag_q [N];
   logic [ABits-1:0]   wa_next_base;  // next_base(wr_base_q)
-  logic               wr_fire, wr_fire_last;
+  // the write and the read without the reset term, for the next state only (a reset
+  // overrides every register they feed), so the reset's long wire stays off those paths
+  logic               wr_fire, rd_go;
 
   // No RAM access during reset: the pointers are still random in the first reset cycle.
+  assign wr_fire    = in_valid_i && rdy_q;
+  assign rd_go      = cnz_q && (!out_valid_q || out_ready_i);
   assign in_ready_o = !rst_i && rdy_q;
-  assign in_fire    = in_valid_i && in_ready_o;
-  assign rd_issue   = !rst_i && cnz_q && (!out_valid_q || out_ready_i);
-  assign wr_last    = in_fire && (wr_row_q == KBits'(N - 1));
-  assign rd_last    = rd_issue && (rd_row_q == KBits'(N - 1));
+  assign in_fire    = !rst_i && wr_fire;
+  assign rd_issue   = !rst_i && rd_go;
+  assign wr_last    = wr_fire && (wr_row_q == KBits'(N - 1));
+  assign rd_last    = rd_go && (rd_row_q == KBits'(N - 1));
 
   function automatic logic [ABits-1:0] next_base(input logic [ABits-1:0] base);
     if (base == ABits'(Depth - N)) begin
@@ -97,13 +100,10 @@ module tpu_weight_fifo #(
   endfunction
 
   assign complete_d = complete_q + CntBits'(wr_last) - CntBits'(rd_last);
-  assign used_d     = used_q + CntBits'(in_fire && wr_row_q == '0) - CntBits'(rd_last);
-  assign wr_row_d   = !in_fire ? wr_row_q : wr_last ? '0 : wr_row_q + 1'b1;
+  assign used_d     = used_q + CntBits'(wr_fire && wr_row_q == '0) - CntBits'(rd_last);
+  assign wr_row_d   = !wr_fire ? wr_row_q : wr_last ? '0 : wr_row_q + 1'b1;
   assign wr_base_d  = wr_last ? next_base(wr_base_q) : wr_base_q;
   assign wa_next_base = next_base(wr_base_q);
-  assign wr_fire      = in_valid_i && rdy_q;
-  assign wr_fire_last = wr_fire && (wr_row_q == KBits'(N - 1));
-
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -121,9 +121,9 @@ module tpu_weight_fifo #(
       wr_row_q  <= wr_row_d;
       wr_base_q <= wr_base_d;
       if (wr_fire) begin
-        wa_row_q <= wr_fire_last ? wa_next_base : wa_row_q + 1'b1;
+        wa_row_q <= wr_last ? wa_next_base : wa_row_q + 1'b1;
       end
-      if (rd_issue) begin
+      if (rd_go) begin
         rd_row_q <= rd_last ? '0 : rd_row_q + 1'b1;
         if (rd_last) begin
           rd_base_q <= next_base(rd_base_q);
@@ -133,7 +133,7 @@ module tpu_weight_fifo #(
       complete_q <= complete_d;
       cnz_q      <= complete_d != '0;
       rdy_q      <= (wr_row_d != '0) || (used_d != CntBits'(Tiles));
-      if (rd_issue) begin
+      if (rd_go) begin
         out_valid_q <= 1'b1;
       end else if (out_ready_i) begin
         out_valid_q <= 1'b0;
@@ -159,7 +159,7 @@ module tpu_weight_fifo #(
       if (rst_i) begin
         wa_diag_q[b] <= ABits'(b);
       end else if (wr_fire) begin
-        wa_diag_q[b] <= wr_fire_last ? wa_next_base + ABits'(b) : wa_diag_q[(b + N - 1) % N];
+        wa_diag_q[b] <= wr_last ? wa_next_base + ABits'(b) : wa_diag_q[(b + N - 1) % N];
       end
     end
     assign waddr = in_transpose_i ? wa_diag_q[b] : wa_row_q;
