@@ -78,6 +78,7 @@ module tpu_weight_fifo #(
   logic [ABits-1:0]   wa_row_q;
   logic [ABits-1:0]   wa_diag_q [N];
   logic [ABits-1:0]   wa_next_base;  // next_base(wr_base_q)
+  logic [ABits-1:0]   ra_q;          // the read address rd_base_q + rd_row_q, kept the same way
   // the write and the read without the reset term, for the next state only (a reset
   // overrides every register they feed), so the reset's long wire stays off those paths
   logic               wr_fire, rd_go;
@@ -109,6 +110,7 @@ module tpu_weight_fifo #(
     if (rst_i) begin
       wr_base_q   <= '0;
       wa_row_q    <= '0;
+      ra_q        <= '0;
       rd_base_q   <= '0;
       wr_row_q    <= '0;
       rd_row_q    <= '0;
@@ -124,6 +126,7 @@ module tpu_weight_fifo #(
         wa_row_q <= wr_last ? wa_next_base : wa_row_q + 1'b1;
       end
       if (rd_go) begin
+        ra_q     <= rd_last ? next_base(rd_base_q) : ra_q + 1'b1;
         rd_row_q <= rd_last ? '0 : rd_row_q + 1'b1;
         if (rd_last) begin
           rd_base_q <= next_base(rd_base_q);
@@ -178,7 +181,7 @@ module tpu_weight_fifo #(
       .waddr_i (waddr),
       .wdata_i (wr_rot[b*8 +: 8]),
       .re_i    (rd_issue),
-      .raddr_i (rd_base_q + ABits'(rd_row_q)),
+      .raddr_i (ra_q),
       .rdata_o (bank_rdata[b*8 +: 8])
     );
   end
@@ -220,6 +223,8 @@ module tpu_weight_fifo #(
         else $error("tpu_weight_fifo: registered free row");
       assert (wa_row_q == wr_base_q + ABits'(wr_row_q))
         else $error("tpu_weight_fifo: wa_row_q != wr_base_q + wr_row_q");
+      assert (ra_q == rd_base_q + ABits'(rd_row_q))
+        else $error("tpu_weight_fifo: ra_q != rd_base_q + rd_row_q");
       assert (!(rd_issue && complete_q == '0)) else $error("tpu_weight_fifo: underflow");
       assert (!(in_fire && wr_row_q == '0 && used_q == CntBits'(Tiles)))
         else $error("tpu_weight_fifo: write into a full FIFO");
