@@ -3,9 +3,11 @@
 #                                                    $(BUILD)/fpga/<board>/report.json
 #       ULX3S=12k|25k|45k|85k picks the ULX3S density (default 85k); FPGA_SET="N=12 ..." top
 #       parameters (MODULE.NAME=V: a module below the top, e.g. tpu_datapath.ActLanes=1);
-#       FPGA_DSP="pe_lut_rows_from=9" DSP budget entries; FPGA_MHZ=100 the timing target (with
+#       FPGA_DSP="pe_lut_rows_from=9" DSP budget entries ("place=0": no DSP pinning by
+#       board.json dsp_place, scripts/fpga/dsp_place.py); FPGA_MHZ=100 the timing target (with
 #       the PLL parameters in FPGA_SET); FPGA_DESIGN=stub builds the datapath alone
 #       (fpga/common/tpu_board_stub.sv)
+#       FPGA_SEED=2 another nextpnr seed than board.json's (the report records it);
 #       FPGA_TIMING=report: exit 0 once the bitstream is written, timing met or not
 #       (default: gate, exit 1 unless timing met); FPGA_DESIGN=board_top|stub overrides
 #       board.json's default_design (the iCEBreaker's is stub: the whole device does not fit)
@@ -31,13 +33,15 @@ FPGA_DESIGN ?=
 FPGA_DSP    ?=
 FPGA_MHZ    ?=
 FPGA_TIMING ?= gate
+FPGA_SEED   ?=
 FPGA_SEEDS  ?= 1,2,3
 FPGA_ROUNDS ?= 4
 FPGA_OUT    := $(BUILD)/fpga
 FPGA_FLOW    = $(PYTHON) scripts/fpga/flow.py --pkg $(SPEC_SV) --out $(FPGA_OUT) \
                $(foreach s,$(FPGA_SET),--set $(s)) $(foreach s,$(FPGA_DSP),--dsp $(s)) \
                $(if $(FPGA_DESIGN),--design $(FPGA_DESIGN)) $(if $(FPGA_MHZ),--target-mhz $(FPGA_MHZ)) \
-               $(if $(filter report,$(FPGA_TIMING)),--no-timing-gate)
+               $(if $(filter report,$(FPGA_TIMING)),--no-timing-gate) \
+               $(if $(FPGA_SEED),--seed $(FPGA_SEED))
 fpga_variant = $(if $(filter ulx3s,$(1)),--variant $(ULX3S))
 
 .PHONY: fpga fpga-all fpga-table fpga-equiv test-fpga-equiv test-fpga-icebreaker test-fpga-ram \
@@ -73,7 +77,7 @@ TEST_STEPS += test-fpga-equiv
 # report.json checked (fields, fits, bitstream). Fmax is printed, not gated: a figure, not a test.
 test-fpga-icebreaker: $(SPEC_SV)
 	$(Q)$(MAKE) --no-print-directory fpga BOARD=icebreaker FPGA_TIMING=report FPGA_SET= \
-	  FPGA_DSP= FPGA_DESIGN= FPGA_MHZ=
+	  FPGA_DSP= FPGA_DESIGN= FPGA_MHZ= FPGA_SEED=
 	$(Q)$(PYTHON) scripts/fpga/report_check.py $(FPGA_OUT)/icebreaker_stub/report.json
 TEST_STEPS += test-fpga-icebreaker
 
