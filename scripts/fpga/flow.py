@@ -7,8 +7,10 @@ fpga/<board>/board.json describes the board (family, device, nextpnr arguments, 
 parameters of fpga/<board>/top.sv, target MHz, seed, DSP budget). The design is
 fpga/<board>/top.sv around tpu_board_top: rtl/tpu_board_top.sv (the whole device), or the
 stand-in fpga/common/tpu_board_stub.sv (the datapath alone, reported as "design": "stub").
---design board_top|stub picks one; the default is board.json's "default_design" (the
-iCEBreaker's is stub: the whole device does not fit the UP5K), else board_top. Output directory:
+--design board_top|stub picks one; the default is board.json's "default_design" (stub on the
+iCEBreaker and the Tang Primer 20K, which the whole device does not fit), else board_top.
+board.json "dsp_place" (ULX3S-85F) pins each PE's DSP to a site (scripts/fpga/dsp_place.py;
+--dsp place=0 leaves them to the placer). Output directory:
 <out>/<board>[_stub][_<variant> unless 85k][_<NAME><VALUE> per --set], e.g. build/fpga/ulx3s_N12
 (over 200 characters: the first 180 and a hash of the whole name).
 Writes <out>/<dir>/{synth.ys,yosys.log,top.json,nextpnr.log,pnr.json,<bitstream>,report.json}.
