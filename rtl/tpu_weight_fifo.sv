@@ -77,15 +77,15 @@ module tpu_weight_fifo #(
   // the last, both start from the next slot's base.
   logic [ABits-1:0]   wa_row_q;
   logic [ABits-1:0]   wa_diag_q [N];
-  logic [ABits-1:0]   wa_next_base;  // next_base(wr_base_q)
+  logic [ABits-1:0]   wr_next_base, rd_next_base;  // next_base() of the two bases
   logic [ABits-1:0]   ra_q;          // the read address rd_base_q + rd_row_q, kept the same way
   // the write and the read without the reset term, for the next state only (a reset
   // overrides every register they feed), so the reset's long wire stays off those paths
   logic               wr_fire, rd_go;
 
-  // No RAM access during reset: the pointers are still random in the first reset cycle.
   assign wr_fire    = in_valid_i && rdy_q;
   assign rd_go      = cnz_q && (!out_valid_q || out_ready_i);
+  // No RAM access during reset: the pointers are still random in the first reset cycle.
   assign in_ready_o = !rst_i && rdy_q;
   assign in_fire    = !rst_i && wr_fire;
   assign rd_issue   = !rst_i && rd_go;
@@ -103,8 +103,9 @@ module tpu_weight_fifo #(
   assign complete_d = complete_q + CntBits'(wr_last) - CntBits'(rd_last);
   assign used_d     = used_q + CntBits'(wr_fire && wr_row_q == '0) - CntBits'(rd_last);
   assign wr_row_d   = !wr_fire ? wr_row_q : wr_last ? '0 : wr_row_q + 1'b1;
-  assign wr_base_d  = wr_last ? next_base(wr_base_q) : wr_base_q;
-  assign wa_next_base = next_base(wr_base_q);
+  assign wr_next_base = next_base(wr_base_q);
+  assign rd_next_base = next_base(rd_base_q);
+  assign wr_base_d    = wr_last ? wr_next_base : wr_base_q;
 
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
@@ -123,13 +124,13 @@ module tpu_weight_fifo #(
       wr_row_q  <= wr_row_d;
       wr_base_q <= wr_base_d;
       if (wr_fire) begin
-        wa_row_q <= wr_last ? wa_next_base : wa_row_q + 1'b1;
+        wa_row_q <= wr_last ? wr_next_base : wa_row_q + 1'b1;
       end
       if (rd_go) begin
-        ra_q     <= rd_last ? next_base(rd_base_q) : ra_q + 1'b1;
+        ra_q     <= rd_last ? rd_next_base : ra_q + 1'b1;
         rd_row_q <= rd_last ? '0 : rd_row_q + 1'b1;
         if (rd_last) begin
-          rd_base_q <= next_base(rd_base_q);
+          rd_base_q <= rd_next_base;
         end
       end
       used_q     <= used_d;
@@ -162,7 +163,7 @@ module tpu_weight_fifo #(
       if (rst_i) begin
         wa_diag_q[b] <= ABits'(b);
       end else if (wr_fire) begin
-        wa_diag_q[b] <= wr_last ? wa_next_base + ABits'(b) : wa_diag_q[(b + N - 1) % N];
+        wa_diag_q[b] <= wr_last ? wr_next_base + ABits'(b) : wa_diag_q[(b + N - 1) % N];
       end
     end
     assign waddr = in_transpose_i ? wa_diag_q[b] : wa_row_q;
