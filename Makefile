@@ -30,7 +30,7 @@ WARN += -Werror
 endif
 OPT      ?= -O2 -g
 CFLAGS_ALL   = -std=c11 -D_DEFAULT_SOURCE $(OPT) $(WARN) $(SANFLAGS) \
-               -Iinclude -I$(BUILD)/include -Idriver -Isim -Isw/golden -Isw $(CFLAGS)
+               -Iinclude -I$(BUILD)/include -Idriver/core -Idriver/backend -Idriver/ops -Idriver/model -Isim -Isw/golden -Isw $(CFLAGS)
 CXXFLAGS_ALL = -std=c++17 $(OPT) -Wall -Wextra $(SANFLAGS) -Iinclude -I$(BUILD)/include -Isw/golden $(CXXFLAGS)
 LDLIBS_ALL   = -lm $(LDLIBS)
 
@@ -63,7 +63,7 @@ spec-check:
 
 # ------------------------------------------------------------------ C objects
 # Sources are found by wildcard: a new .c in these folders is built without touching this file.
-LIB_SRCS    := $(wildcard driver/*.c) $(wildcard sw/golden/*.c) $(wildcard sim/*.c)
+LIB_SRCS    := $(wildcard driver/*/*.c) $(wildcard sw/golden/*.c) $(wildcard sim/*.c)
 CLI_SRCS    := $(wildcard sw/cli/*.c)
 OBJDIR      := $(BUILD)/obj
 LIB_A       := $(BUILD)/lib/libtpu.a

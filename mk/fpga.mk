@@ -19,7 +19,7 @@
 #   make test-fpga-equiv                             the cheap iCE40 version, part of `make test`
 #   make test-fpga-ram                               fpga/ecp5/tpu_ram.sv (DP16KD tiles, model
 #                                                    fpga/common/sim/ecp5_bram.v) against
-#                                                    rtl/tpu_ram.sv in Verilator, part of `make test`
+#                                                    rtl/common/tpu_ram.sv in Verilator, part of `make test`
 #   make fpga-ram-check                              the same plus its synth_ecp5 netlist in iverilog
 #       (needs .venv-fpga); FPGA_RAM_BROKEN=oce-re|no-hold|addr-lsb|sel a broken copy (must FAIL; ce-re must PASS)
 #   make fpga-ram-pnr [FPGA_RAM_OUTREG=0]            its place-and-route smoke run (ULX3S 85k, < 1 min):
@@ -81,7 +81,7 @@ test-fpga-icebreaker: $(SPEC_SV)
 	$(Q)$(PYTHON) scripts/fpga/report_check.py $(FPGA_OUT)/icebreaker_stub/report.json
 TEST_STEPS += test-fpga-icebreaker
 
-# the ECP5 tpu_ram (OutReg: DP16KD output registers) against rtl/tpu_ram.sv: ten RAM shapes
+# the ECP5 tpu_ram (OutReg: DP16KD output registers) against rtl/common/tpu_ram.sv: ten RAM shapes
 # side by side, 6000 random cycles; Verilator only, about 15 s
 FPGA_RAM_BROKEN ?=
 test-fpga-ram:

@@ -6,13 +6,13 @@
 #   make synth         Yosys (iCE40 -dsp, ECP5, generic) at N = 4 and 8, resource table and checks
 
 # The one RTL file list (package first); every fragment uses it.
-RTL_SRCS    := $(SPEC_SV) $(sort $(wildcard rtl/*.sv))
+RTL_SRCS    := $(SPEC_SV) $(sort $(wildcard rtl/*/*.sv))
 RTL_WAIVERS := rtl/lint_waivers.vlt
 
 # ------------------------------------------------------------------ lint
 # Each module is linted as the top with its default parameters; RTL_LINT_EXTRA adds parameter
 # sets (top:-Gname=value,...) that defaults do not reach (non-power-of-two sizes).
-RTL_LINT_TOPS  := $(basename $(notdir $(sort $(wildcard rtl/*.sv))))
+RTL_LINT_TOPS  := $(basename $(notdir $(sort $(wildcard rtl/*/*.sv))))
 RTL_LINT_EXTRA := tpu_act_unit:-GN=6 tpu_act_unit:-GN=6,-GActLanes=2 tpu_datapath:-GN=4,-GActLanes=1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1,-GPerfSplit=1\'b1 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1 tpu_mxu:-GProdReg=1\'b1 tpu_systolic_array:-GN=4,-GPairMul=1,-GProdReg=1\'b1 tpu_pe:-GProdReg=1\'b1 tpu_pe:-GExtMul=1,-GProdReg=1\'b1 tpu_ram:-GWidth=37,-GDepth=100 tpu_systolic_array:-GN=4,-GPairMul=1 tpu_pe:-GExtMul=1 tpu_systolic_array:-GN=4,-GPairMul=1,-GNarrowSum=1\'b1 tpu_pe:-GRow=3,-GKBits=2,-GExtMul=1,-GNarrowSum=1\'b1 tpu_pe:-GNarrowSum=1\'b1,-GProdReg=1\'b1 tpu_systolic_array:-GN=4,-GPairMul=2,-GProdReg=1\'b1,-GNarrowSum=1\'b1 tpu_pe:-GRow=2,-GKBits=2,-GExtMul=2,-GProdReg=1\'b1,-GNarrowSum=1\'b1 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GLutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GRdReg=1\'b1,-GUbReadPort2=1\'b0 tpu_act_unit:-GN=6,-GActLanes=2,-GLutReg=1\'b1 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1,-GRdReg=1\'b1,-GUbOutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1,-GUbOutReg=1\'b1 tpu_mxu:-GIssueAhead=2 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1,-GRdReg=1\'b1,-GAccOutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GAccSlice=1\'b1,-GAccOutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GUb2OutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GUbWrReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GUbWrReg=1\'b1,-GUbReadPort2=1\'b0 tpu_datapath:-GN=4,-GActLanes=1,-GRdReg=1\'b1,-GUb2OutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1,-GRdReg=1\'b1,-GUbOutReg=1\'b1,-GAccOutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1,-GRdReg=1\'b1,-GUbOutReg=1\'b1,-GAccOutReg=1\'b1,-GParOutReg=1\'b1 tpu_act_unit:-GN=6,-GActLanes=2,-GParOutReg=1\'b1 tpu_act_unit:-GN=4,-GActLanes=1,-GLutReg=1\'b1,-GParOutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1,-GRdReg=1\'b1,-GUbOutReg=1\'b1,-GAccOutReg=1\'b1,-GParOutReg=1\'b1,-GPerfSplit=1\'b1
 
 lint: $(SPEC_SV)
@@ -34,9 +34,9 @@ RTLACT_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique
 RTLACT_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
 RTLACT_CXXFLAGS = -std=c++17 -O1 -g -Wall -Wextra $(SANFLAGS) -Isim/verilated \
                   -isystem $(RTLACT_VROOT)/include -isystem $(RTLACT_VROOT)/include/vltstd
-RTLACT_ACT_SV := $(SPEC_SV) rtl/tpu_ram.sv rtl/tpu_act_params.sv rtl/tpu_activation.sv \
-                 rtl/tpu_act_serial.sv rtl/tpu_act_unit.sv
-RTLACT_RAM_SV := rtl/tpu_ram.sv
+RTLACT_ACT_SV := $(SPEC_SV) rtl/common/tpu_ram.sv rtl/act/tpu_act_params.sv rtl/act/tpu_activation.sv \
+                 rtl/act/tpu_act_serial.sv rtl/act/tpu_act_unit.sv
+RTLACT_RAM_SV := rtl/common/tpu_ram.sv
 RTLACT_HDRS   := sim/verilated/tpu_vact.h sim/verilated/vbits.h
 RTLACT_LIBS   :=
 

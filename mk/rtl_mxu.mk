@@ -6,7 +6,7 @@
 # One model per module and parameter set (verilator --prefix), all linked into one binary with
 # one Verilator runtime.
 
-RTLMXU_RTL    := $(if $(RTL_SRCS),$(RTL_SRCS),$(SPEC_SV) $(sort $(wildcard rtl/*.sv)))
+RTLMXU_RTL    := $(if $(RTL_SRCS),$(RTL_SRCS),$(SPEC_SV) $(sort $(wildcard rtl/*/*.sv)))
 RTLMXU_WAIVE  := $(wildcard rtl/*.vlt)
 RTLMXU_VDIR   := $(BUILD)/verilated-mxu
 RTLMXU_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique -O3

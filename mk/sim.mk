@@ -1,17 +1,17 @@
-# The "sim" backend's Verilated device: rtl/tpu_device.sv built once per configuration in
+# The "sim" backend's Verilated device: rtl/top/tpu_device.sv built once per configuration in
 # SIM_MODELS, each with sim/verilated/tpu_device_harness.cpp, into $(SIM_LIB) (harnesses, models
 # and the Verilator runtime in one archive). The CLI and the test runner link it through
 # $(SIM_LINK); -u pulls each model's registry symbol (tpu_sim_model_<name>), which
 # sim/sim_models.c references weakly, so libtpu.a alone still links and "sim" then says that no
 # model is built.
-#   SIM=auto (default)  build the models when verilator and rtl/tpu_device.sv exist
+#   SIM=auto (default)  build the models when verilator and rtl/top/tpu_device.sv exist
 #   SIM=0               never (golden only, no Verilator builds)
 #   SIM_MODELS="n8 n16 s8" configurations to build (each costs minutes of C++ compilation)
 #   make soak SEEDS=N   N seeds of the golden-vs-sim differential test (tests/test_sim_diff.c)
 # The ASan build ($(BUILD)/san) reuses the models of $(BUILD): they are not instrumented.
 
 SIM        ?= auto
-SIM_TOP_SV := rtl/tpu_device.sv
+SIM_TOP_SV := rtl/top/tpu_device.sv
 ifeq ($(SIM),auto)
 SIM_ON := $(if $(wildcard $(SIM_TOP_SV)),$(if $(shell command -v $(VERILATOR) 2>/dev/null),1,0),0)
 else
@@ -25,7 +25,7 @@ SIM_MODELS ?= n8 n16 s8
 # The package of the build that owns the models: the ASan build ($(BUILD)/san) generates its own
 # copy, which must not make the (uninstrumented, shared) models look out of date.
 SIM_PKG    := $(SIM_VBUILD)/rtl/tpu_pkg.sv
-SIM_RTL     = $(SIM_PKG) $(sort $(wildcard rtl/*.sv))
+SIM_RTL     = $(SIM_PKG) $(sort $(wildcard rtl/*/*.sv))
 ifneq ($(SIM_PKG),$(SPEC_SV))
 $(SIM_PKG): $(SPEC) scripts/gen_spec.py
 	@mkdir -p $(@D)

@@ -1,4 +1,4 @@
-# The simulated FPGA board of the "uart-sim" backend: rtl/tpu_board_top.sv (tpu_uart_bridge +
+# The simulated FPGA board of the "uart-sim" backend: rtl/board/tpu_board_top.sv (tpu_uart_bridge +
 # tpu_device) Verilated once per configuration in UART_BOARDS with
 # sim/verilated/tpu_board_harness.cpp, into $(UART_LIB). The test runner links it
 # (TEST_EXTRA_LIBS); -u pulls each board's symbol (tpu_uart_board_<name>), which sim/uart_sim.c

@@ -12,6 +12,7 @@ usage: synth_report.py --pkg build/rtl/tpu_pkg.sv --out build/synth [--jobs 2] [
 """
 import argparse
 import concurrent.futures
+import glob
 import json
 import os
 import re
@@ -20,14 +21,14 @@ import subprocess
 import sys
 import time
 
-ACT_FILES = ["rtl/tpu_ram.sv", "rtl/tpu_act_params.sv", "rtl/tpu_activation.sv",
-             "rtl/tpu_act_unit.sv"]
+ACT_FILES = ["rtl/common/tpu_ram.sv", "rtl/act/tpu_act_params.sv", "rtl/act/tpu_activation.sv",
+             "rtl/act/tpu_act_unit.sv"]
 
 # name, top, files (None = every rtl/*.sv), parameters as a function of N. Buffer depths are
 # small so that the run stays short, but large enough to be block RAM on every target.
 DESIGNS = [
     ("act_unit", "tpu_act_unit", ACT_FILES, lambda n: {"N": n}),
-    ("acc_ram", "tpu_ram", ["rtl/tpu_ram.sv"], lambda n: {"Width": 32 * n, "Depth": 512}),
+    ("acc_ram", "tpu_ram", ["rtl/common/tpu_ram.sv"], lambda n: {"Width": 32 * n, "Depth": 512}),
     ("datapath", "tpu_datapath", None,
      lambda n: {"N": n, "UbRows": 512, "AccRows": 256, "Tiles": 2}),
 ]
@@ -76,7 +77,7 @@ def rtl_closure(top):
     """The rtl/*.sv files that `top` needs (one module per file, named like the file): modules
     named in a file's code (comments stripped) are taken in, transitively. Files of modules
     that `top` does not use (perhaps half-written by someone else) are never read."""
-    mods = {f[:-3]: os.path.join("rtl", f) for f in os.listdir("rtl") if f.endswith(".sv")}
+    mods = {os.path.basename(f)[:-3]: f for f in glob.glob(os.path.join("rtl", "*", "*.sv"))}
     need, todo = set(), [top]
     while todo:
         m = todo.pop()
@@ -162,8 +163,8 @@ def main():
 
     runs = []
     for d in DESIGNS:
-        if d[2] is None and not os.path.exists(f"rtl/{d[1]}.sv"):
-            print(f"synth: rtl/{d[1]}.sv does not exist yet, skipping {d[0]}")
+        if d[2] is None and not glob.glob(f"rtl/*/{d[1]}.sv"):
+            print(f"synth: rtl/*/{d[1]}.sv does not exist yet, skipping {d[0]}")
             continue
         for n in SIZES:
             for t in TARGETS:

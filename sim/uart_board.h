@@ -1,4 +1,4 @@
-/* A simulated FPGA board: the Verilated rtl/tpu_board_top.sv (tpu_uart_bridge + tpu_device)
+/* A simulated FPGA board: the Verilated rtl/board/tpu_board_top.sv (tpu_uart_bridge + tpu_device)
  * seen only through its two UART pins, as a byte stream each way. Built by mk/uart.mk from
  * sim/verilated/tpu_board_harness.cpp (one build per parameter set, symbol
  * tpu_uart_board_<name>); the "uart-sim" backend drives it through sim/uart_sim.h. */

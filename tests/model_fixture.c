@@ -1,5 +1,5 @@
 /* Hand-built models for the model tests (model_fixture.h). Shapes are computed here with the
- * plain formulas, independently of driver/model_check.c. */
+ * plain formulas, independently of driver/model/model_check.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

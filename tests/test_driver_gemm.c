@@ -328,7 +328,7 @@ START_TEST(gemm_stream_large_m)
 }
 END_TEST
 
-/* Session 11: the chunk pipeline (driver/gemm.c "dbl"): int8 GEMMs whose A does not fit one
+/* Session 11: the chunk pipeline (driver/gemm/gemm.c "dbl"): int8 GEMMs whose A does not fit one
  * chunk of the grouped schedule, with few column tiles, go in chunks of at most 128 rows (the
  * first 256) with two A regions, each chunk's A read during the chunk before, the last K-tile
  * of A zero-padded to N bytes. Shapes with several chunks, short last chunks (701 = 256 + 3 x

@@ -1,4 +1,4 @@
-/* The model file format (docs/model-format.md, driver/model_file.c, driver/model_check.c):
+/* The model file format (docs/model-format.md, driver/model/model_file.c, driver/model/model_check.c):
  * round trips of hand-built models, the documented byte layout (checked with a CRC-32 and
  * offsets written here), byte-for-byte reproducible output, truncation at every offset, every
  * single-bit flip, trailing bytes, and each kind of inconsistency, both in memory

@@ -1,4 +1,4 @@
-/* Model inference (driver/model_run.c): random small models (CONV2D + RELU, MAXPOOL2D,
+/* Model inference (driver/model/model_run.c): random small models (CONV2D + RELU, MAXPOOL2D,
  * DENSE + SIGMOID, and others) on the golden device and on the Verilated one against a naive
  * reference written here (direct convolution loops, max over windows, then tpu_activate), sim
  * byte-identical to golden; batches split for a small DMA arena; the per-layer figures; input

@@ -1,4 +1,4 @@
-/* UART framing (driver/uart_frame.c): the CRC against its published check value, encode/decode
+/* UART framing (driver/backend/uart_frame.c): the CRC against its published check value, encode/decode
  * round trips, and detection: every single corrupted byte and every dropped byte of a frame on
  * the wire makes the receiver reject that frame, and the next frame still arrives intact. */
 #include <stdlib.h>

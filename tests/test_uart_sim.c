@@ -1,5 +1,5 @@
 /* The UART link end to end: the driver's uart backends against the Verilated board
- * (rtl/tpu_board_top.sv = tpu_uart_bridge + tpu_device, N = 4, 4 clock cycles per bit).
+ * (rtl/board/tpu_board_top.sv = tpu_uart_bridge + tpu_device, N = 4, 4 clock cycles per bit).
  *   uart-sim    the board in this process (deterministic board time)
  *   uart:PTY    the same board served by a thread through a pseudo-terminal (the tty code)
  * GEMMs are compared with the golden device byte for byte; line faults (sim/uart_sim.h) must be

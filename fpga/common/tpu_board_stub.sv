@@ -1,4 +1,4 @@
-// tpu_board_top (stand-in): used by the board flows only while rtl/tpu_board_top.sv (UART
+// tpu_board_top (stand-in): used by the board flows only while rtl/board/tpu_board_top.sv (UART
 // bridge + tpu_device, by the uart work) does not exist; scripts/fpga/flow.py picks the real
 // one when it is there. Same ports and parameters. It is NOT a working link: the datapath is
 // driven by a serial shift register (uart_rx_i shifts command, weight-row and control bits in,

@@ -1,4 +1,4 @@
-// tpu_pe_mul, ECP5 version (the ULX3S flow reads it instead of rtl/tpu_pe_mul.sv, board.json
+// tpu_pe_mul, ECP5 version (the ULX3S flow reads it instead of rtl/mxu/tpu_pe_mul.sv, board.json
 // "rtl_override"): the PE's operand registers, multiplier and product register as ONE
 // MULT18X18D with its own registers in use (yosys maps a `*` to a MULT18X18D with every REG_*
 // = NONE and absorbs no fabric register into it, shared/reference/fpga.md §2.2):

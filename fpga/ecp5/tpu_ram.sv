@@ -1,15 +1,15 @@
-// tpu_ram, ECP5 version (the ULX3S flow reads it instead of rtl/tpu_ram.sv, board.json
-// "rtl_override"): same module, parameters, ports and contract as rtl/tpu_ram.sv (read its
+// tpu_ram, ECP5 version (the ULX3S flow reads it instead of rtl/common/tpu_ram.sv, board.json
+// "rtl_override"): same module, parameters, ports and contract as rtl/common/tpu_ram.sv (read its
 // header: one write and one read port, registered read, rdata_o holds while re_i is low, no
 // read and write of one address in a cycle, contents undefined until written).
-//   OutReg = 0: the inferred RAM, the same code as rtl/tpu_ram.sv (nothing changes for yosys).
+//   OutReg = 0: the inferred RAM, the same code as rtl/common/tpu_ram.sv (nothing changes for yosys).
 //   OutReg = 1: hand-instantiated DP16KD tiles with the block RAM's output register in use
 //     (REGMODE "OUTREG"): yosys 0.70's ECP5 memory library has no output-register option,
 //     and nextpnr times a DP16KD read without it at 5.8 ns clock-to-out (docs/fpga.md).
-//     Read latency 2 as in rtl/tpu_ram.sv: the tile reads raddr_i in every cycle (CEB = 1: its
+//     Read latency 2 as in rtl/common/tpu_ram.sv: the tile reads raddr_i in every cycle (CEB = 1: its
 //     output latch loads at the end of each cycle), and the output register loads at the end
 //     of t + 1 when re_q (re_i one cycle late) is high (OCE = re_q), holding otherwise, like
-//     rtl/tpu_ram.sv's second register. So re_i reaches the tiles only through the flip-flop
+//     rtl/common/tpu_ram.sv's second register. So re_i reaches the tiles only through the flip-flop
 //     re_q: no path runs from the read decision (e.g. a stream's ready) to the tiles' CE pins
 //     (the N = 12 critical path with CEB = re_i, docs/fpga.md). A read of a row being written
 //     in a cycle without re_i puts undefined data into the latch only; OCE does not take it.
@@ -35,7 +35,7 @@
 // REGMODEs to the bitstream and times all 36 outputs from CLKB; which one the silicon uses for
 // the DOA half is not documented, so both are set alike.
 // Simulation: fpga/common/sim/ecp5_bram.v models the DP16KD (scripts/fpga/equiv.py, and
-// scripts/fpga/ram_check.py: this file against rtl/tpu_ram.sv, `make test-fpga-ram`).
+// scripts/fpga/ram_check.py: this file against rtl/common/tpu_ram.sv, `make test-fpga-ram`).
 `default_nettype none
 
 module tpu_ram #(
@@ -66,9 +66,9 @@ module tpu_ram #(
   // the tiles' output registers
   logic [Width-1:0] rdata_q;
 
-  // ------------------------------------------------------------------ OutReg = 0: rtl/tpu_ram.sv
+  // ------------------------------------------------------------------ OutReg = 0: rtl/common/tpu_ram.sv
   // the same memory twice: an attribute cannot depend on a parameter (two separate ifs, not
-  // an else-if chain: the memories keep rtl/tpu_ram.sv's instance names)
+  // an else-if chain: the memories keep rtl/common/tpu_ram.sv's instance names)
   if (!OutReg && Block != 0) begin : g_block
     (* no_rw_check, ram_style = "block" *)
     logic [Width-1:0] mem_q [0:Depth-1];

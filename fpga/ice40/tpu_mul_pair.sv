@@ -1,4 +1,4 @@
-// tpu_mul_pair, iCE40 version (the iCEBreaker flow reads it instead of rtl/tpu_mul_pair.sv,
+// tpu_mul_pair, iCE40 version (the iCEBreaker flow reads it instead of rtl/mxu/tpu_mul_pair.sv,
 // board.json "rtl_override"): the two signed int8 products of a PE pair from ONE SB_MAC16 in
 // dual 8x8 mode (shared/reference/fpga.md §0.2): A = {a_hi, a_lo}, B = {w_hi, w_lo},
 // O[31:16] = a_hi * w_hi, O[15:0] = a_lo * w_lo, no DSP registers (the operands are the PEs'

@@ -1,5 +1,5 @@
 // tpu_mul_pair_reg, iCE40 version (the iCEBreaker flow reads it instead of
-// rtl/tpu_mul_pair_reg.sv, board.json "rtl_override"): as fpga/ice40/tpu_mul_pair.sv, one
+// rtl/mxu/tpu_mul_pair_reg.sv, board.json "rtl_override"): as fpga/ice40/tpu_mul_pair.sv, one
 // SB_MAC16 in dual 8x8 mode, with its two 8x8 product registers (TOP_8x8_MULT_REG,
 // BOT_8x8_MULT_REG): O[31:16] = a_hi * w_hi, O[15:0] = a_lo * w_lo of the cycle before. So no
 // path runs through the DSP's multiplier into the fabric (nextpnr-ice40 times every SB_MAC16

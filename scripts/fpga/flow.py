@@ -5,7 +5,7 @@ usage: flow.py --board icebreaker --pkg build/rtl/tpu_pkg.sv --out build/fpga [-
 
 fpga/<board>/board.json describes the board (family, device, nextpnr arguments, constraints,
 parameters of fpga/<board>/top.sv, target MHz, seed, DSP budget). The design is
-fpga/<board>/top.sv around tpu_board_top: rtl/tpu_board_top.sv (the whole device), or the
+fpga/<board>/top.sv around tpu_board_top: rtl/board/tpu_board_top.sv (the whole device), or the
 stand-in fpga/common/tpu_board_stub.sv (the datapath alone, reported as "design": "stub").
 --design board_top|stub picks one; the default is board.json's "default_design" (stub on the
 iCEBreaker and the Tang Primer 20K, which the whole device does not fit), else board_top.

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """The ECP5 tpu_ram (fpga/ecp5/tpu_ram.sv: DP16KD tiles with their output registers when
-OutReg = 1) against rtl/tpu_ram.sv, cycle by cycle, on random traffic (docs/fpga.md).
+OutReg = 1) against rtl/common/tpu_ram.sv, cycle by cycle, on random traffic (docs/fpga.md).
 
 usage: ram_check.py --out build/fpga/ram_check [--sim verilator|netlist|both]
                     [--cycles 6000] [--broken KIND]
        ram_check.py --out build/fpga/ram_check --pnr 0|1 [--mhz 200]
 
-Every configuration in CONFIGS runs side by side in one testbench: the reference (rtl/tpu_ram.sv
+Every configuration in CONFIGS runs side by side in one testbench: the reference (rtl/common/tpu_ram.sv
 renamed tpu_ram_ref) and the ECP5 version get the same writes and reads; from the first read's
 result on, their rdata_o must be identical in every cycle. Traffic per cycle: a write with
 probability 1/2 to a random address, a read with random gaps (and runs of gaps) of a random
@@ -16,8 +16,8 @@ fails.
   --sim verilator  the RTL: the ECP5 file with the DP16KD model (fpga/common/sim/ecp5_bram.v)
   --sim netlist    iverilog: the ECP5 file through `synth_ecp5 -nobram` (the equivalence flow's
                    synthesis; the DP16KD tiles stay cells, simulated with the model and yosys'
-                   cell library) against rtl/tpu_ram.sv through yosys `proc` (iverilog 11 does
-                   not parse rtl/tpu_ram.sv itself); OutReg = 1 configurations only
+                   cell library) against rtl/common/tpu_ram.sv through yosys `proc` (iverilog 11 does
+                   not parse rtl/common/tpu_ram.sv itself); OutReg = 1 configurations only
   --broken KIND    a deliberately broken copy of the ECP5 file, the check must FAIL:
                    oce-re   the output registers' OCE from re_i instead of re_q
                    no-hold  OCE = 1 (the tiles read in every cycle, CEB = 1): the output
@@ -313,8 +313,8 @@ def main():
         dut_src = os.path.join(out, "tpu_ram_broken.sv")
         with open(dut_src, "w") as f:
             f.write(text)
-    # the reference: rtl/tpu_ram.sv under another name
-    with open("rtl/tpu_ram.sv") as f:
+    # the reference: rtl/common/tpu_ram.sv under another name
+    with open("rtl/common/tpu_ram.sv") as f:
         ref = re.sub(r"\bmodule tpu_ram\b", "module tpu_ram_ref", f.read())
     ref_src = os.path.join(out, "tpu_ram_ref.sv")
     with open(ref_src, "w") as f:

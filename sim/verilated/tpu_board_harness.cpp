@@ -1,4 +1,4 @@
-// Harness of one Verilated tpu_board_top build (rtl/tpu_board_top.sv), exported to C as a
+// Harness of one Verilated tpu_board_top build (rtl/board/tpu_board_top.sv), exported to C as a
 // struct tpu_uart_board_model (sim/uart_board.h) named BOARD_SYM. Compiled by mk/uart.mk with
 // -DVMODEL=<class> -DVMODEL_H='"<class>.h"' -DBOARD_SYM=<symbol> -DBOARD_NAME='"n4"' and
 // -DP_N, -DP_CLK_DIV, -DP_CLK_HZ matching the -G parameters of the build.

@@ -1,4 +1,4 @@
-// Harness of a Verilated rtl/tpu_datapath.sv build: exports OPS_FN() (tpu_vmodels.h).
+// Harness of a Verilated rtl/datapath/tpu_datapath.sv build: exports OPS_FN() (tpu_vmodels.h).
 // Compiled once per model build with -DVMODEL=<prefix> -DOPS_FN=<name> -DDP_N=.. -DDP_UB=..
 // -DDP_ACC=.. -DDP_TILES=.. -DDP_THREADS=.. (see mk/rtl_mxu.mk).
 #include "tpu_vharness.h"

@@ -1,4 +1,4 @@
-// Harness of one Verilated tpu_device build (rtl/tpu_device.sv), exported to C as a
+// Harness of one Verilated tpu_device build (rtl/top/tpu_device.sv), exported to C as a
 // struct tpu_sim_model (sim/sim_model.h) named SIM_MODEL_SYM. Compiled once per parameter set by
 // mk/sim.mk with -DVMODEL=<prefix class> -DVMODEL_H='"<prefix>.h"' -DSIM_MODEL_SYM=<symbol>
 // -DSIM_NAME='"n8"' and -DP_* for every parameter the model was verilated with (-G...), and

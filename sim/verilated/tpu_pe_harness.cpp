@@ -1,4 +1,4 @@
-// Harness of the Verilated rtl/tpu_pe.sv build (Row = 1, KBits = 2): exports tpu_vpe_ops().
+// Harness of the Verilated rtl/mxu/tpu_pe.sv build (Row = 1, KBits = 2): exports tpu_vpe_ops().
 #include "tpu_vharness.h"
 #include "tpu_vmodels.h"
 

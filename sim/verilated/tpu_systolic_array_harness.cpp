@@ -1,4 +1,4 @@
-// Harness of a Verilated rtl/tpu_systolic_array.sv build: exports OPS_FN() (tpu_vmodels.h).
+// Harness of a Verilated rtl/mxu/tpu_systolic_array.sv build: exports OPS_FN() (tpu_vmodels.h).
 // Compiled once per model build with -DVMODEL=<prefix> -DOPS_FN=<name> -DARR_N=<N>
 // (see mk/rtl_mxu.mk).
 #include "tpu_vharness.h"

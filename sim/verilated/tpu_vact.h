@@ -1,4 +1,4 @@
-/* Thin C API over the Verilated activation unit (rtl/tpu_act_unit.sv) and RAM (rtl/tpu_ram.sv)
+/* Thin C API over the Verilated activation unit (rtl/act/tpu_act_unit.sv) and RAM (rtl/common/tpu_ram.sv)
  * models used by the RTL unit tests (tests/rtl/). One model per parameter set, each built with its
  * own Verilator --prefix so that several link into one binary; each exposes an ops table.
  *

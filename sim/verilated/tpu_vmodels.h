@@ -1,4 +1,4 @@
-/* C API of the Verilated MXU-side RTL models (rtl/tpu_pe.sv, tpu_systolic_array.sv,
+/* C API of the Verilated MXU-side RTL models (rtl/mxu/tpu_pe.sv, tpu_systolic_array.sv,
  * tpu_weight_fifo.sv, tpu_datapath.sv), for tests and benchmarks written in C.
  *
  * Each model build (one per module and parameter set, verilator --prefix) exports one

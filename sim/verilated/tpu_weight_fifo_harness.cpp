@@ -1,4 +1,4 @@
-// Harness of the Verilated rtl/tpu_weight_fifo.sv build (N = 6, Tiles = 4): exports
+// Harness of the Verilated rtl/mxu/tpu_weight_fifo.sv build (N = 6, Tiles = 4): exports
 // tpu_vwf_n6_ops().
 #include "tpu_vharness.h"
 #include "tpu_vmodels.h"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Analytical bounds of an end-to-end int8-output tpu_gemm() on the sim link (docs/performance.md).
 
-Replays driver/gemm.c's schedule (resident A as one READ_HOST per chunk, even chunks of R rows,
+Replays driver/gemm/gemm.c's schedule (resident A as one READ_HOST per chunk, even chunks of R rows,
 weights per chunk, one BIAS LOAD_PARAMS + ACTIVATE + WRITE_HOST (in pieces) per column tile, MULT/SHIFT once
 for per-tensor requantization; for m in one chunk the stream schedule: one STREAM_MATMUL per group of
 full-width column tiles with each tile's bias vector in its stream and its ACTIVATE in the
@@ -20,7 +20,7 @@ to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet ea
                    the rest's MXU cycles). In the block order block 0 carries A (KT x (R + N)
                    rows per KT x R MXU cycles); with OP0.K_MAJOR (session 10) the first kg
                    blocks share each K-tile of A (KT x R + kg x (k + 4) rows per kg x KT x R),
-                   kg chosen as driver/gemm.c's stream_kgroup does (column "kg")
+                   kg chosen as driver/gemm/gemm.c's stream_kgroup does (column "kg")
   latency floor  = max(compute, data bound) + 10 L + 2N + 2 (L = the link's one-way latency,
                    --latency, 50 cycles on sim): what no schedule can hide, on the critical path
                    of one tpu_gemm from the PERF_CTRL write to the PERF_CYCLES read. The health
@@ -30,12 +30,12 @@ to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet ea
                    cycles after it enters the MXU; the CQE reaches host memory L later, the
                    reap's CQ_TAIL read takes 2L, the PERF_CYCLES read L. (The health read
                    before the doorbell and the CQ_TAIL read are the driver's contract:
-                   driver/queue.c, tpu_queue_submit and tpu_queue_reap; without them the
+                   driver/core/queue.c, tpu_queue_submit and tpu_queue_reap; without them the
                    floor would be 6L + 2N + 2.)
                    floor util = macs / (N^2 x latency floor): the most any schedule can measure;
                    best of bound = max(compute, link bound) / latency floor: the most "of bound"
                    can be (the batch-1 goal is "of bound" >= 90 %).
-The chunk pipeline (session 11, driver/gemm.c "dbl": int8 output, A resident but the grouped
+The chunk pipeline (session 11, driver/gemm/gemm.c "dbl": int8 output, A resident but the grouped
 schedule's one region does not fit it in one chunk of <= 256 rows (R > 256: the column order),
 at most 8 column tiles): chunks of R <= 128 rows (r = min(128, ub_rows / (2 KT + 2),
 acc_rows / 4)), the first R0 = min(2r, 256) rows where the UB (KT (R0 + r) + 2 R0 rows) and
@@ -57,7 +57,7 @@ def pkt(data):
     return HDR + -(-data // LB) * LB
 
 def kgroup(R, N, full, KT):
-    # driver/gemm.c stream_kgroup: the fewest panels (2..4) with 8 (R + kg N) <= 7 kg R
+    # driver/gemm/gemm.c stream_kgroup: the fewest panels (2..4) with 8 (R + kg N) <= 7 kg R
     if KT < 2:
         return 1
     for kg in range(2, min(full, 4) + 1):
@@ -88,11 +88,11 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True, la
         return full * pkt(g * rb) + (pkt(rem * rb) if rem else 0)
 
     cmds = 3  # LOAD_PARAMS OUTPUT, MULT, SHIFT (per-tensor: once)
-    # driver/gemm.c's stream schedule: one chunk, A and the output in the UB; any such m with
+    # driver/gemm/gemm.c's stream schedule: one chunk, A and the output in the UB; any such m with
     # the fused (int8, per-tensor) commands, which is what this model assumes (session 10;
     # GEMM_STREAM_M = 64 limits only the int32 output)
     stream_sched = R == m and (slots + NT) * R <= ub_rows and slots == KT
-    # driver/gemm.c's chunk pipeline (session 11): instead of the column order (R > 256, the
+    # driver/gemm/gemm.c's chunk pipeline (session 11): instead of the column order (R > 256, the
     # grouped schedule's read-ahead limit) with few column tiles
     rd = min(128, ub_rows // (2 * slots + 2), acc_rows // 4)
     dbl = (not stream_sched and slots == KT and R > 256 and NT <= 8 and rd >= N and m > rd)

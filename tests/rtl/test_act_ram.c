@@ -1,4 +1,4 @@
-/* Verilated rtl/tpu_ram.sv against a C array: random writes and reads on both ports (reads
+/* Verilated rtl/common/tpu_ram.sv against a C array: random writes and reads on both ports (reads
  * often hit the word written the cycle before), read data held while re_i is low, and the
  * assertions on out-of-range addresses and on a read and write of one address in one cycle. Two parameter sets: the default 8 x 256
  * and a 37-bit x 100-word RAM (wide word, non-power-of-two depth). */

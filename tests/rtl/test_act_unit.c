@@ -1,4 +1,4 @@
-/* Verilated rtl/tpu_act_unit.sv (tpu_act_params + tpu_activation) at N = 4, 6, 8 and 16, and with
+/* Verilated rtl/act/tpu_act_unit.sv (tpu_act_params + tpu_activation) at N = 4, 6, 8 and 16, and with
  * the small multi-cycle tpu_act_serial (ActLanes = 1 at N = 4, ActLanes = 2 at N = 8), against
  * the golden numerics (tpu_activate, sw/golden/numerics.c): every output value and the row's
  * saturation count, with random idle cycles on the input and random back-pressure on the
@@ -17,7 +17,7 @@
 #include "tpu/tpu_spec.h"
 #include "verilated/tpu_vact.h"
 
-/* tpu_activation's documented Latency (rtl/tpu_activation.sv); the latency test checks it. */
+/* tpu_activation's documented Latency (rtl/act/tpu_activation.sv); the latency test checks it. */
 #define ACT_LATENCY 6
 #define MAX_N 16
 

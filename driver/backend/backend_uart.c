@@ -1,12 +1,12 @@
 /* The "uart" and "uart-sim" backends: the device on an FPGA board behind a UART, speaking the
- * frames of docs/link.md "UART link" (uart_frame.h) with rtl/tpu_uart_bridge.sv.
+ * frames of docs/link.md "UART link" (uart_frame.h) with rtl/board/tpu_uart_bridge.sv.
  *
  * URIs:
  *   uart:PATH[@BAUD][,timeout=MS,retries=N]
  *       PATH  a serial device (raw 8N1 at BAUD, default 115200, no flow control), or any
  *             other file that reads and writes bytes (a pseudo-terminal in tests)
  *   uart-sim[:n=4,seed=S,faults=SPEC,timeout=MS,retries=N]
- *       the Verilated board (rtl/tpu_board_top.sv, mk/uart.mk) in this process; time is the
+ *       the Verilated board (rtl/board/tpu_board_top.sv, mk/uart.mk) in this process; time is the
  *       board's clock (timeouts are in its milliseconds), so runs are deterministic; faults
  *       drop or corrupt exact bytes on the line (sim/uart_sim.h)
  *   timeout  how long an MMIO request waits for its answer (default 250 ms on a tty, 20 ms of
@@ -24,7 +24,7 @@
  * and until the board answers again each request is tried once (so a board that is gone costs
  * one timeout per access, not retries + 1).
  * The host serves DMA only while the driver runs (inside tpu_wait, tpu_poll, MMIO); the board's
- * completion timeout is set long for that reason (rtl/tpu_board_top.sv). */
+ * completion timeout is set long for that reason (rtl/board/tpu_board_top.sv). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>

@@ -48,7 +48,7 @@ static int sim_available(char *msg, size_t len)
 	if (tpu_sim_models(NULL, 0))
 		return 1;
 	snprintf(msg, len, "backend 'sim' has no Verilated device model in this build "
-			   "(needs verilator and rtl/tpu_device.sv; see mk/sim.mk)");
+			   "(needs verilator and rtl/top/tpu_device.sv; see mk/sim.mk)");
 	return 0;
 }
 

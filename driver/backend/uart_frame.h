@@ -1,5 +1,5 @@
 /* Framing of the link packets on a UART (docs/link.md "UART link"), host side. The same format
- * is spoken by rtl/tpu_uart_bridge.sv on the board:
+ * is spoken by rtl/board/tpu_uart_bridge.sv on the board:
  *   wire:  0x7E, stuffed(TYPE, LEN[7:0], LEN[15:8], PAYLOAD[LEN], CRC[15:8], CRC[7:0]), 0x7E
  *   stuff: 0x7E and 0x7D inside a frame go out as 0x7D, byte ^ 0x20
  *   CRC:   CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor) over

@@ -1,7 +1,7 @@
 // tpu_cmd_proc: the command processor. Takes one SQE at a time from the queue engine, runs the
 // checks of docs/spec.md 6.1 in the spec's order (the same order and conditions as the golden
 // model, sw/golden/golden_cmd.c and golden_xfer.c/golden_compute.c), executes the command on
-// the DMA engine and the datapath (rtl/tpu_datapath.sv command/weight/read streams) and returns
+// the DMA engine and the datapath (rtl/datapath/tpu_datapath.sv command/weight/read streams) and returns
 // (status, result) on cpl_* plus the accounting of spec 6.1 on acct_* and mm_*.
 //
 // Pipeline: IDLE -> [FENCE wait: datapath idle and writes sent] -> CHECK1 (register row bytes,
@@ -231,7 +231,7 @@ module tpu_cmd_proc #(
   input  logic [31:0]           act_result_i,
   input  logic                  dp_idle_i
 );
-  // datapath command format (rtl/tpu_datapath.sv header)
+  // datapath command format (rtl/datapath/tpu_datapath.sv header)
   // datapath command bus (tpu_pkg, spec/tpu.toml [dp_cmd] / [dp_op])
   localparam logic [3:0] DpUbWrite = tpu_pkg::DpOpUbWrite, DpParam = tpu_pkg::DpOpParam,
                          DpMatmul = tpu_pkg::DpOpMatmul, DpActivate = tpu_pkg::DpOpActivate,
