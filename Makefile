@@ -30,7 +30,7 @@ WARN += -Werror
 endif
 OPT      ?= -O2 -g
 CFLAGS_ALL   = -std=c11 -D_DEFAULT_SOURCE $(OPT) $(WARN) $(SANFLAGS) \
-               -Iinclude -I$(BUILD)/include -Idriver/core -Idriver/backend -Idriver/ops -Idriver/model -Isim -Isw/golden -Isw $(CFLAGS)
+               -Iinclude -I$(BUILD)/include -I$(PROFILES_DIR) -Idriver/core -Idriver/backend -Idriver/ops -Idriver/model -Isim -Isw/golden -Isw $(CFLAGS)
 CXXFLAGS_ALL = -std=c++17 $(OPT) -Wall -Wextra $(SANFLAGS) -Iinclude -I$(BUILD)/include -Isw/golden $(CXXFLAGS)
 LDLIBS_ALL   = -lm $(LDLIBS)
 
@@ -106,6 +106,24 @@ pc: $(PC)
 all: lib $(if $(CLI_SRCS),cli) pc
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ------------------------------------------------------------------ configuration profiles
+# rtl/profiles.toml holds every built configuration (scripts/profiles.py): the fragments read
+# the generated variables (PROFILE_<name>_...), each model depends on its profile's stamp
+# (rewritten only when that profile changes; shared with the sanitizer build like the models),
+# and the datapath test models are declared in the generated header.
+PROFILES_TOML  := rtl/profiles.toml
+PROFILES_DIR   := $(patsubst %/san,%,$(BUILD))/profiles
+PROFILES_MK    := $(BUILD)/profiles.mk
+PROFILES_H     := $(PROFILES_DIR)/tpu_dp_profiles.h
+profile_stamp   = $(PROFILES_DIR)/$(1).json
+$(PROFILES_MK): $(PROFILES_TOML) scripts/profiles.py
+	@mkdir -p $(@D)
+	$(Q)$(PYTHON) scripts/profiles.py --mk $@ --stamps $(PROFILES_DIR) --header $(PROFILES_H)
+include $(PROFILES_MK)
+.PHONY: profiles
+profiles:
+	$(Q)$(PYTHON) scripts/profiles.py --list
 
 # ------------------------------------------------------------------ fragments (one per area)
 include $(sort $(wildcard mk/*.mk))

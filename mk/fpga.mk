@@ -1,21 +1,20 @@
-# FPGA board flows and post-synthesis equivalence (docs/fpga.md).
-#   make fpga BOARD=icebreaker|ulx3s|tangprimer20k   synth + pnr (seed pinned) + bitstream +
-#                                                    $(BUILD)/fpga/<board>/report.json
-#       ULX3S=12k|25k|45k|85k picks the ULX3S density (default 85k); FPGA_SET="N=12 ..." top
-#       parameters (MODULE.NAME=V: a module below the top, e.g. tpu_datapath.ActLanes=1);
-#       FPGA_DSP="pe_lut_rows_from=9" DSP budget entries ("place=0": no DSP pinning by
-#       board.json dsp_place, scripts/fpga/dsp_place.py); FPGA_MHZ=100 the timing target (with
-#       the PLL parameters in FPGA_SET); FPGA_DESIGN=stub builds the datapath alone
-#       (fpga/common/tpu_board_stub.sv)
-#       FPGA_SEED=2 another nextpnr seed than board.json's (the report records it);
-#       FPGA_TIMING=report: exit 0 once the bitstream is written, timing met or not
-#       (default: gate, exit 1 unless timing met); FPGA_DESIGN=board_top|stub overrides
-#       board.json's default_design (the iCEBreaker's is stub: the whole device does not fit)
-#   make test-fpga-icebreaker                        `make fpga BOARD=icebreaker` as CI runs it
+# FPGA board flows and post-synthesis equivalence (docs/fpga.md). Every build is an FPGA
+# profile of rtl/profiles.toml (board, design, sizes, options, timing target, seed, DSP budget).
+#   make fpga PROFILE=ecp5_n16                       synth + pnr (the profile's seed) + bitstream +
+#                                                    $(BUILD)/fpga/<profile>/report.json
+#   make fpga BOARD=icebreaker|ulx3s|tangprimer20k   the board's default profile (board.json)
+#       Changes to one run on top of the profile: FPGA_SET="N=12 ..." top parameters
+#       (MODULE.NAME=V: a module below the top, e.g. tpu_datapath.ActLanes=1); FPGA_DSP=
+#       "pe_lut_rows_from=9" DSP budget entries ("place=0": no DSP pinning by board.json
+#       dsp_place, scripts/fpga/dsp_place.py); FPGA_MHZ=100 the timing target (with the PLL
+#       parameters in FPGA_SET); FPGA_DESIGN=board_top|stub; FPGA_SEED=2; ULX3S=12k|25k|45k
+#       another ULX3S density; FPGA_TIMING=report: exit 0 once the bitstream is written, timing
+#       met or not (default: gate, exit 1 unless timing met)
+#   make test-fpga-icebreaker                        the ice40_n4 build as CI runs it
 #                                                    (FPGA_TIMING=report) and its report checked
-#   make fpga-all                                    every board, then the table in docs/fpga.md
+#   make fpga-all                                    every FPGA profile, then the table in docs/fpga.md
 #   make fpga-table                                  the table from the reference runs in fpga/reports/
-#   make fpga-equiv BOARD=...                        netlist vs RTL simulation (FPGA_SEEDS, FPGA_ROUNDS)
+#   make fpga-equiv PROFILE=...                      netlist vs RTL simulation (FPGA_SEEDS, FPGA_ROUNDS)
 #   make test-fpga-equiv                             the cheap iCE40 version, part of `make test`
 #   make test-fpga-ram                               fpga/ecp5/tpu_ram.sv (DP16KD tiles, model
 #                                                    fpga/common/sim/ecp5_bram.v) against
@@ -25,9 +24,9 @@
 #   make fpga-ram-pnr [FPGA_RAM_OUTREG=0]            its place-and-route smoke run (ULX3S 85k, < 1 min):
 #                                                    DP16KD clock-to-out with / without OUTREG
 # ECP5 and Gowin need `scripts/setup --fpga` (YoWASP tools in .venv-fpga/).
-FPGA_BOARDS := $(notdir $(patsubst %/board.json,%,$(wildcard fpga/*/board.json)))
-BOARD       ?= icebreaker
-ULX3S       ?= 85k
+PROFILE     ?=
+BOARD       ?= $(if $(PROFILE),,icebreaker)
+ULX3S       ?=
 FPGA_SET    ?=
 FPGA_DESIGN ?=
 FPGA_DSP    ?=
@@ -42,18 +41,17 @@ FPGA_FLOW    = $(PYTHON) scripts/fpga/flow.py --pkg $(SPEC_SV) --out $(FPGA_OUT)
                $(if $(FPGA_DESIGN),--design $(FPGA_DESIGN)) $(if $(FPGA_MHZ),--target-mhz $(FPGA_MHZ)) \
                $(if $(filter report,$(FPGA_TIMING)),--no-timing-gate) \
                $(if $(FPGA_SEED),--seed $(FPGA_SEED))
-fpga_variant = $(if $(filter ulx3s,$(1)),--variant $(ULX3S))
+fpga_which  = $(if $(PROFILE),--profile $(PROFILE),--board $(BOARD)) $(if $(ULX3S),--variant $(ULX3S))
 
 .PHONY: fpga fpga-all fpga-table fpga-equiv test-fpga-equiv test-fpga-icebreaker test-fpga-ram \
         fpga-ram-check fpga-ram-pnr
 fpga: $(SPEC_SV)
-	$(Q)$(FPGA_FLOW) --board $(BOARD) $(call fpga_variant,$(BOARD))
+	$(Q)$(FPGA_FLOW) $(fpga_which)
 
-# every board (one at a time: place and route is heavy), a failure does not stop the others
+# every FPGA profile (one at a time: place and route is heavy), a failure does not stop the others
 fpga-all: $(SPEC_SV)
-	$(Q)fail=0; for b in $(FPGA_BOARDS); do \
-	  $(FPGA_FLOW) --board $$b $(if $(ULX3S),$$( [ $$b = ulx3s ] && echo --variant $(ULX3S))) \
-	    || fail=1; \
+	$(Q)fail=0; for p in $(PROFILES_FPGA); do \
+	  $(FPGA_FLOW) --profile $$p || fail=1; \
 	done; \
 	$(PYTHON) scripts/fpga/fpga_table.py --reports $(FPGA_OUT) --doc docs/fpga.md; exit $$fail
 
@@ -62,23 +60,25 @@ fpga-table:
 	$(Q)$(PYTHON) scripts/fpga/fpga_table.py --reports fpga/reports --doc docs/fpga.md
 
 fpga-equiv: $(SPEC_SV)
-	$(Q)$(PYTHON) scripts/fpga/equiv.py --board $(BOARD) --pkg $(SPEC_SV) \
+	$(Q)$(PYTHON) scripts/fpga/equiv.py $(if $(PROFILE),--profile $(PROFILE),--board $(BOARD)) \
+	  --pkg $(SPEC_SV) \
 	  --out $(FPGA_OUT)/equiv --seeds $(FPGA_SEEDS) --rounds $(FPGA_ROUNDS) \
 	  $(foreach s,$(FPGA_SET),--set $(s)) $(foreach s,$(FPGA_DSP),--dsp $(s))
 
-# iCE40 datapath at N = 4, 2 seeds: about 1-1.5 minutes on 2 cores (Debian tools only)
+# the ice40_n4 datapath at its equivalence sizes (N = 4), 2 seeds: about 1-1.5 minutes on 2 cores
+# (Debian tools only)
 test-fpga-equiv: $(SPEC_SV)
-	$(Q)$(PYTHON) scripts/fpga/equiv.py --board icebreaker --pkg $(SPEC_SV) \
+	$(Q)$(PYTHON) scripts/fpga/equiv.py --profile ice40_n4 --pkg $(SPEC_SV) \
 	  --out $(FPGA_OUT)/equiv --seeds 1,2 --rounds 3
 TEST_STEPS += test-fpga-equiv
 
-# the iCEBreaker board build (datapath at N = 4: synthesis, place and route with the pinned seed,
-# bitstream; about 1 min on 2 cores, Debian tools only) with the board's own settings, then its
+# the iCEBreaker board build (profile ice40_n4, the datapath at N = 4: synthesis, place and route
+# with the profile's seed, bitstream; about 1 min on 2 cores, Debian tools only), then its
 # report.json checked (fields, fits, bitstream). Fmax is printed, not gated: a figure, not a test.
 test-fpga-icebreaker: $(SPEC_SV)
-	$(Q)$(MAKE) --no-print-directory fpga BOARD=icebreaker FPGA_TIMING=report FPGA_SET= \
-	  FPGA_DSP= FPGA_DESIGN= FPGA_MHZ= FPGA_SEED=
-	$(Q)$(PYTHON) scripts/fpga/report_check.py $(FPGA_OUT)/icebreaker_stub/report.json
+	$(Q)$(MAKE) --no-print-directory fpga PROFILE=ice40_n4 FPGA_TIMING=report FPGA_SET= \
+	  FPGA_DSP= FPGA_DESIGN= FPGA_MHZ= FPGA_SEED= ULX3S=
+	$(Q)$(PYTHON) scripts/fpga/report_check.py $(FPGA_OUT)/ice40_n4/report.json
 TEST_STEPS += test-fpga-icebreaker
 
 # the ECP5 tpu_ram (OutReg: DP16KD output registers) against rtl/common/tpu_ram.sv: ten RAM shapes

@@ -10,14 +10,13 @@ RTL_SRCS    := $(SPEC_SV) $(sort $(wildcard rtl/*/*.sv))
 RTL_WAIVERS := rtl/lint_waivers.vlt
 
 # ------------------------------------------------------------------ lint
-# Each module is linted as the top with its default parameters; RTL_LINT_EXTRA adds parameter
-# sets (top:-Gname=value,...) that defaults do not reach (non-power-of-two sizes).
+# Each module is linted as the top with its default parameters, then every parameter set of
+# rtl/profiles.toml (RTL_LINT_SETS, top:-Gname=value,...: each profile and its [lint] sets).
 RTL_LINT_TOPS  := $(basename $(notdir $(sort $(wildcard rtl/*/*.sv))))
-RTL_LINT_EXTRA := tpu_act_unit:-GN=6 tpu_act_unit:-GN=6,-GActLanes=2 tpu_datapath:-GN=4,-GActLanes=1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1,-GPerfSplit=1\'b1 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1 tpu_mxu:-GProdReg=1\'b1 tpu_systolic_array:-GN=4,-GPairMul=1,-GProdReg=1\'b1 tpu_pe:-GProdReg=1\'b1 tpu_pe:-GExtMul=1,-GProdReg=1\'b1 tpu_ram:-GWidth=37,-GDepth=100 tpu_systolic_array:-GN=4,-GPairMul=1 tpu_pe:-GExtMul=1 tpu_systolic_array:-GN=4,-GPairMul=1,-GNarrowSum=1\'b1 tpu_pe:-GRow=3,-GKBits=2,-GExtMul=1,-GNarrowSum=1\'b1 tpu_pe:-GNarrowSum=1\'b1,-GProdReg=1\'b1 tpu_systolic_array:-GN=4,-GPairMul=2,-GProdReg=1\'b1,-GNarrowSum=1\'b1 tpu_pe:-GRow=2,-GKBits=2,-GExtMul=2,-GProdReg=1\'b1,-GNarrowSum=1\'b1 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GLutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GRdReg=1\'b1,-GUbReadPort2=1\'b0 tpu_act_unit:-GN=6,-GActLanes=2,-GLutReg=1\'b1 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1,-GRdReg=1\'b1,-GUbOutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1,-GUbOutReg=1\'b1 tpu_mxu:-GIssueAhead=2 tpu_datapath:-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1,-GRdReg=1\'b1,-GAccOutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GAccSlice=1\'b1,-GAccOutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GUb2OutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GUbWrReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GUbWrReg=1\'b1,-GUbReadPort2=1\'b0 tpu_datapath:-GN=4,-GActLanes=1,-GRdReg=1\'b1,-GUb2OutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1,-GRdReg=1\'b1,-GUbOutReg=1\'b1,-GAccOutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1,-GRdReg=1\'b1,-GUbOutReg=1\'b1,-GAccOutReg=1\'b1,-GParOutReg=1\'b1 tpu_act_unit:-GN=6,-GActLanes=2,-GParOutReg=1\'b1 tpu_act_unit:-GN=4,-GActLanes=1,-GLutReg=1\'b1,-GParOutReg=1\'b1 tpu_datapath:-GN=4,-GActLanes=1,-GCmdSlice=1\'b1,-GAccSlice=1\'b1,-GProdReg=1\'b1,-GLutReg=1\'b1,-GRdReg=1\'b1,-GUbOutReg=1\'b1,-GAccOutReg=1\'b1,-GParOutReg=1\'b1,-GPerfSplit=1\'b1
 
 lint: $(SPEC_SV)
 	$(Q)fail=0; \
-	for t in $(RTL_LINT_TOPS) $(RTL_LINT_EXTRA); do \
+	for t in $(RTL_LINT_TOPS) $(RTL_LINT_SETS); do \
 	  top=$${t%%:*}; params=$$(echo "$${t#$$top}" | sed 's/^://; s/,/ /g'); \
 	  echo "  LINT    $$top $$params"; \
 	  $(VERILATOR) --lint-only -Wall --top-module $$top $$params $(RTL_WAIVERS) $(RTL_SRCS) \

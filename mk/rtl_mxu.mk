@@ -18,9 +18,9 @@ RTLMXU_TLIBS  :=
 RTLMXU_BLIBS  :=
 
 # $(1) prefix, $(2) top, $(3) -G/extra verilator options, $(4) harness, $(5) harness -D flags,
-# $(6) list to add to (RTLMXU_TLIBS tests, RTLMXU_BLIBS bench)
+# $(6) list to add to (RTLMXU_TLIBS tests, RTLMXU_BLIBS bench), $(7) more prerequisites
 define rtlmxu_model
-$(RTLMXU_VDIR)/$(1)/$(1)__ALL.a: $(RTLMXU_RTL) $(RTLMXU_WAIVE) mk/rtl_mxu.mk
+$(RTLMXU_VDIR)/$(1)/$(1)__ALL.a: $(RTLMXU_RTL) $(RTLMXU_WAIVE) mk/rtl_mxu.mk $(7)
 	@echo "  VERILATE $(1)"
 	@rm -rf $(RTLMXU_VDIR)/$(1) && mkdir -p $(RTLMXU_VDIR)/$(1)
 	$(Q)$(VERILATOR) $(RTLMXU_VFLAGS) --prefix $(1) --top-module $(2) $(3) \
@@ -34,8 +34,6 @@ $(6) += $(RTLMXU_VDIR)/$(1)/harness.o $(RTLMXU_VDIR)/$(1)/$(1)__ALL.a
 endef
 
 RTLMXU_DPH := sim/verilated/tpu_datapath_harness.cpp
-RTLMXU_DPT := -GUbRows=256 -GAccRows=256 -GTiles=4
-rtlmxu_dpd  = -DOPS_FN=$(1) -DDP_N=$(2) -DDP_UB=$(3) -DDP_ACC=$(3) -DDP_TILES=4 -DDP_THREADS=$(4)
 
 $(eval $(call rtlmxu_model,Vtpu_pe_m,tpu_pe,-GRow=1 -GKBits=2,sim/verilated/tpu_pe_harness.cpp,,RTLMXU_TLIBS))
 RTLMXU_ARH := sim/verilated/tpu_systolic_array_harness.cpp
@@ -43,27 +41,11 @@ $(eval $(call rtlmxu_model,Vtpu_array_n6,tpu_systolic_array,-GN=6,$(RTLMXU_ARH),
 $(eval $(call rtlmxu_model,Vtpu_array_n6p,tpu_systolic_array,-GN=6 -GPairMul=1,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n6_pair_ops -DARR_N=6,RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vtpu_array_n4q,tpu_systolic_array,-GN=4 -GPairMul=2 -GProdReg=1\'b1 -GNarrowSum=1\'b1,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n4_narrow_ops -DARR_N=4,RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vtpu_wfifo_n6,tpu_weight_fifo,-GN=6 -GTiles=4,sim/verilated/tpu_weight_fifo_harness.cpp,,RTLMXU_TLIBS))
-$(eval $(call rtlmxu_model,Vdp_n4,tpu_datapath,-GN=4 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4_ops,4,256,1),RTLMXU_TLIBS))
-$(eval $(call rtlmxu_model,Vdp_n6,tpu_datapath,-GN=6 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n6_ops,6,256,1),RTLMXU_TLIBS))
-$(eval $(call rtlmxu_model,Vdp_n8,tpu_datapath,-GN=8 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8_ops,8,256,1),RTLMXU_TLIBS))
-$(eval $(call rtlmxu_model,Vdp_n16,tpu_datapath,-GN=16 $(RTLMXU_DPT),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n16_ops,16,256,1),RTLMXU_TLIBS))
-# the board options (docs/fpga.md): AccSlice + ProdReg + LutReg + RdReg + UbOutReg + AccOutReg +
-# Ub2OutReg (without CmdSlice: MATMULs back to back, so an ACC row can be hit by the very next row, and a
-# POP's switch row looks two cycles ahead), and the iCEBreaker's datapath (CmdSlice + AccSlice, serial
-# activation, one UB copy) at N = 4; UbOutReg + AccOutReg + Ub2OutReg + ParOutReg with the serial
-# activation and without RdReg (N = 4, Vdp_n4d), and the board options without the RAM output registers
-# (N = 6, Vdp_n6b)
-RTLMXU_DPS := $(RTLMXU_DPT) -GCmdSlice=1\'b1 -GAccSlice=1\'b1 -GPerfSplit=1\'b1
-$(eval $(call rtlmxu_model,Vdp_n8b,tpu_datapath,-GN=8 $(RTLMXU_DPT) -GAccSlice=1\'b1 -GProdReg=1\'b1 -GLutReg=1\'b1 -GRdReg=1\'b1 -GUbOutReg=1\'b1 -GAccOutReg=1\'b1 -GUb2OutReg=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8b_ops,8,256,1),RTLMXU_TLIBS))
-$(eval $(call rtlmxu_model,Vdp_n4d,tpu_datapath,-GN=4 -GActLanes=1 $(RTLMXU_DPT) -GAccSlice=1\'b1 -GProdReg=1\'b1 -GLutReg=1\'b1 -GUbOutReg=1\'b1 -GAccOutReg=1\'b1 -GUb2OutReg=1\'b1 -GParOutReg=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4d_ops,4,256,1),RTLMXU_TLIBS))
-$(eval $(call rtlmxu_model,Vdp_n6b,tpu_datapath,-GN=6 $(RTLMXU_DPT) -GAccSlice=1\'b1 -GProdReg=1\'b1 -GLutReg=1\'b1 -GRdReg=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n6b_ops,6,256,1),RTLMXU_TLIBS))
-# the ULX3S's whole option set with CmdSlice (N = 4, serial activation): every RAM output register, the
-# registered UB write
-$(eval $(call rtlmxu_model,Vdp_n4e,tpu_datapath,-GN=4 -GActLanes=1 $(RTLMXU_DPT) -GCmdSlice=1\'b1 -GAccSlice=1\'b1 -GProdReg=1\'b1 -GLutReg=1\'b1 -GRdReg=1\'b1 -GUbOutReg=1\'b1 -GAccOutReg=1\'b1 -GUb2OutReg=1\'b1 -GParOutReg=1\'b1 -GUbWrReg=1\'b1 -GPerfSplit=1\'b1,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4e_ops,4,256,1),RTLMXU_TLIBS))
-# the STREAM_MATMUL devices' datapath options (tpu_device with StreamMm)
-RTLMXU_DPC := $(RTLMXU_DPT) -GMmBesideAct=1\'b1 -GActChain=1\'b1 -GBiasBeside=1\'b1 -GRdChain=1\'b1
-$(eval $(call rtlmxu_model,Vdp_n8c,tpu_datapath,-GN=8 $(RTLMXU_DPC),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n8c_ops,8,256,1),RTLMXU_TLIBS))
-$(eval $(call rtlmxu_model,Vdp_n4b,tpu_datapath,-GN=4 -GActLanes=1 -GUbReadPort2=1\'b0 $(RTLMXU_DPS),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_n4b_ops,4,256,1),RTLMXU_TLIBS))
+# The datapath models: one per profile of rtl/profiles.toml with tests (PROFILES_DP_TEST), and
+# the benchmark's (PROFILES_DP_BENCH), each depending on its profile's stamp.
+rtlmxu_dp = $(call rtlmxu_model,V$(1),tpu_datapath,$(PROFILE_$(1)_GFLAGS) \
+  $(if $(filter-out 1,$(PROFILE_$(1)_THREADS)),--threads $(PROFILE_$(1)_THREADS)),$(RTLMXU_DPH),$(PROFILE_$(1)_DFLAGS),$(2),$(call profile_stamp,$(1)))
+$(foreach p,$(PROFILES_DP_TEST),$(eval $(call rtlmxu_dp,$(p),RTLMXU_TLIBS)))
 
 # The Verilator runtime, compiled once (from the PE model's makefile, same flags).
 RTLMXU_RT := $(RTLMXU_VDIR)/libverilated.a
@@ -81,7 +63,7 @@ RTLMXU_BIN       := $(BUILD)/tests/rtl_mxu_tests
 # Each seed is one run: Verilator's random initial state and the test data follow TPU_SEED.
 RTLMXU_SEEDS     ?= 1 2 3
 
-$(RTLMXU_TEST_OBJS): $(SETUP_STAMP) sim/verilated/tpu_vmodels.h
+$(RTLMXU_TEST_OBJS): $(SETUP_STAMP) sim/verilated/tpu_vmodels.h $(PROFILES_MK)
 $(RTLMXU_BIN): $(RTLMXU_TEST_OBJS) $(RTLMXU_TLIBS) $(RTLMXU_RT) $(LIB_A)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
@@ -97,15 +79,11 @@ test-rtl-mxu: $(RTLMXU_BIN)
 TEST_STEPS += test-rtl-mxu
 
 # ------------------------------------------------------------------ benchmark
-RTLMXU_DPB := -GUbRows=1024 -GAccRows=1024 -GTiles=4
-$(eval $(call rtlmxu_model,Vdp_b16,tpu_datapath,-GN=16 $(RTLMXU_DPB),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_b16_ops,16,1024,1),RTLMXU_BLIBS))
-$(eval $(call rtlmxu_model,Vdp_b16t2,tpu_datapath,-GN=16 $(RTLMXU_DPB) --threads 2,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_b16t2_ops,16,1024,2),RTLMXU_BLIBS))
-$(eval $(call rtlmxu_model,Vdp_b32,tpu_datapath,-GN=32 $(RTLMXU_DPB),$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_b32_ops,32,1024,1),RTLMXU_BLIBS))
-$(eval $(call rtlmxu_model,Vdp_b32t2,tpu_datapath,-GN=32 $(RTLMXU_DPB) --threads 2,$(RTLMXU_DPH),$(call rtlmxu_dpd,tpu_vdp_b32t2_ops,32,1024,2),RTLMXU_BLIBS))
+$(foreach p,$(PROFILES_DP_BENCH),$(eval $(call rtlmxu_dp,$(p),RTLMXU_BLIBS)))
 
 RTLMXU_BENCH     := $(BUILD)/bench/rtl_bench
 RTLMXU_BENCH_OBJ := $(OBJDIR)/sim/verilated/rtl_bench.o
-$(RTLMXU_BENCH_OBJ): sim/verilated/rtl_bench.c sim/verilated/tpu_vmodels.h $(SPEC_H)
+$(RTLMXU_BENCH_OBJ): sim/verilated/rtl_bench.c sim/verilated/tpu_vmodels.h $(SPEC_H) $(PROFILES_MK)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@

@@ -6,7 +6,8 @@
 # model is built.
 #   SIM=auto (default)  build the models when verilator and rtl/top/tpu_device.sv exist
 #   SIM=0               never (golden only, no Verilator builds)
-#   SIM_MODELS="n8 n16 s8" configurations to build (each costs minutes of C++ compilation)
+#   SIM_MODELS="n8 n16 s8" models to build (rtl/profiles.toml "sim" names; each costs minutes
+#                       of C++ compilation)
 #   make soak SEEDS=N   N seeds of the golden-vs-sim differential test (tests/test_sim_diff.c)
 # The ASan build ($(BUILD)/san) reuses the models of $(BUILD): they are not instrumented.
 
@@ -38,31 +39,30 @@ SIM_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
 SIM_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -Isim -Isim/verilated \
                -Iinclude -I$(BUILD)/include -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd
 
-# Configurations: the spec's defaults except N (so "golden:n=8" and "sim:n=8" are the same
-# device), named nN; plus "s8", the small configuration of the device-level golden suites
-# (tests/golden_fixture.c, gfx_config_small: N = 8, 64 UB rows, 32 ACC rows, 2 FIFO tiles), which
-# tests/golden_fixture.c finds by name and the sim backend does not list.
-# Parameters in order: N UbRows AccRows Tiles NumQueues NumWindows MaxQueueEntries.
-SIM_CFG_s8 := 8 64 32 2 2 4 4096
-sim_n_of    = $(patsubst n%,%,$(1))
-sim_cfg     = $(or $(SIM_CFG_$(1)),$(call sim_n_of,$(1)) 8192 2048 4 2 4 4096)
-sim_p       = $(word $(2),$(call sim_cfg,$(1)))
-SIM_P_LINK  := LinkBytes=32 MaxPayload=256 MaxReadReq=512 Tags=32
-sim_gflags = -GN=$(call sim_p,$(1),1) -GUbRows=$(call sim_p,$(1),2) \
-             -GAccRows=$(call sim_p,$(1),3) -GTiles=$(call sim_p,$(1),4) \
-             -GNumQueues=$(call sim_p,$(1),5) -GNumWindows=$(call sim_p,$(1),6) \
-             -GMaxQueueEntries=$(call sim_p,$(1),7) $(foreach p,$(SIM_P_LINK),-G$(p))
-sim_dflags = -DP_N=$(call sim_p,$(1),1) -DP_UB_ROWS=$(call sim_p,$(1),2) \
-             -DP_ACC_ROWS=$(call sim_p,$(1),3) -DP_TILES=$(call sim_p,$(1),4) \
-             -DP_NUM_QUEUES=$(call sim_p,$(1),5) -DP_NUM_WINDOWS=$(call sim_p,$(1),6) \
-             -DP_MAX_QUEUE_ENTRIES=$(call sim_p,$(1),7) -DP_LINK_BYTES=32 \
-             -DP_MAX_PAYLOAD=256 -DP_MAX_READ_REQ=512 -DP_TAGS=32
+# Configurations: the profiles of rtl/profiles.toml with a "sim" name (PROFILES_SIM): sim_n16
+# and sim_n8 (the spec's defaults but N, so "golden:n=8" and "sim:n=8" are the same device) and
+# sim_small ("s8", the small configuration of the device-level golden suites, which
+# tests/golden_fixture.c finds by name and the sim backend does not list). SIM_MODELS names
+# the models to build (default: all of them).
+SIM_MODELS ?= $(foreach p,$(PROFILES_SIM),$(PROFILE_$(p)_SIM))
+sim_prof    = $(SIM_PROFILE_$(1))
+sim_pv      = $(PROFILE_$(call sim_prof,$(1))_P_$(2))
+sim_gflags  = $(PROFILE_$(call sim_prof,$(1))_GFLAGS)
+sim_dflags  = -DP_N=$(call sim_pv,$(1),N) -DP_UB_ROWS=$(call sim_pv,$(1),UbRows) \
+              -DP_ACC_ROWS=$(call sim_pv,$(1),AccRows) -DP_TILES=$(call sim_pv,$(1),Tiles) \
+              -DP_NUM_QUEUES=$(call sim_pv,$(1),NumQueues) \
+              -DP_NUM_WINDOWS=$(call sim_pv,$(1),NumWindows) \
+              -DP_MAX_QUEUE_ENTRIES=$(call sim_pv,$(1),MaxQueueEntries) \
+              -DP_LINK_BYTES=$(call sim_pv,$(1),LinkBytes) \
+              -DP_MAX_PAYLOAD=$(call sim_pv,$(1),MaxPayload) \
+              -DP_MAX_READ_REQ=$(call sim_pv,$(1),MaxReadReq) -DP_TAGS=$(call sim_pv,$(1),Tags)
 
 SIM_OBJS :=
 # $(1) name (n8)
 define sim_model
-$(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/sim.mk
-	@echo "  VERILATE Vdev_$(1) (tpu_device $(call sim_cfg,$(1)))"
+$(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/sim.mk \
+  $(call profile_stamp,$(call sim_prof,$(1)))
+	@echo "  VERILATE Vdev_$(1) (profile $(call sim_prof,$(1)))"
 	@rm -rf $(SIM_VDIR)/Vdev_$(1) && mkdir -p $(SIM_VDIR)/Vdev_$(1)
 	$(Q)$(VERILATOR) $(SIM_VFLAGS) --prefix Vdev_$(1) --top-module tpu_device \
 	  $(call sim_gflags,$(1)) -Mdir $(SIM_VDIR)/Vdev_$(1) $(SIM_WAIVE) $$(SIM_RTL) \

@@ -4,29 +4,29 @@
 # (TEST_EXTRA_LIBS); -u pulls each board's symbol (tpu_uart_board_<name>), which sim/uart_sim.c
 # references weakly. The Verilator runtime comes from $(SIM_LIB) (mk/sim.mk), so the boards are
 # built only when the sim models are (SIM_ON = 1).
-# The board runs at a fast divider (4 clock cycles per UART bit, "1 MBd at 4 MHz") so tests stay
-# quick; everything else is the board top's default configuration (N = 4, LinkBytes = 4, ...).
+# The boards are the profiles of rtl/profiles.toml with a "uart" name (sim_board_n4: a fast
+# divider, 4 clock cycles per UART bit, "1 MBd at 4 MHz", so tests stay quick; everything else
+# is the board top's default configuration: N = 4, LinkBytes = 4, ...).
 
 UART_VDIR   := $(SIM_VBUILD)/verilated-uart
 UART_LIB    := $(SIM_VBUILD)/lib/libtpu_uart_board.a
-UART_BOARDS ?= n4
+UART_BOARDS ?= $(foreach p,$(PROFILES_UART),$(PROFILE_$(p)_UART))
 UART_VFLAGS := --cc --assert -x-assign unique -x-initial unique -O3 -Wno-fatal -Wno-lint \
                -Wno-style
-UART_CLK_HZ := 4000000
-UART_BAUD   := 1000000
-UART_CLK_DIV := 4# = UART_CLK_HZ / UART_BAUD
-uart_gflags = -GN=$(2) -GClkHz=$(UART_CLK_HZ) -GBaud=$(UART_BAUD) -GRetryCycles=4000 \
-              -GCplTimeoutCycles=80000 -GWatchdogUnits=2048
-uart_dflags = -DP_N=$(2) -DP_CLK_DIV=$(UART_CLK_DIV) -DP_CLK_HZ=$(UART_CLK_HZ)
+uart_prof   = $(UART_PROFILE_$(1))
+uart_pv     = $(PROFILE_$(call uart_prof,$(1))_P_$(2))
+uart_dflags = -DP_N=$(call uart_pv,$(1),N) -DP_CLK_HZ=$(call uart_pv,$(1),ClkHz) \
+              -DP_BAUD=$(call uart_pv,$(1),Baud)
 
 UART_OBJS :=
-# $(1) name (n4), $(2) N
+# $(1) name (n4)
 define uart_board
-$(UART_VDIR)/Vboard_$(1)/Vboard_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/uart.mk
-	@echo "  VERILATE Vboard_$(1) (tpu_board_top N=$(2))"
+$(UART_VDIR)/Vboard_$(1)/Vboard_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/uart.mk \
+  $(call profile_stamp,$(call uart_prof,$(1)))
+	@echo "  VERILATE Vboard_$(1) (profile $(call uart_prof,$(1)))"
 	@rm -rf $(UART_VDIR)/Vboard_$(1) && mkdir -p $(UART_VDIR)/Vboard_$(1)
 	$(Q)$(VERILATOR) $(UART_VFLAGS) --prefix Vboard_$(1) --top-module tpu_board_top \
-	  $(call uart_gflags,$(1),$(2)) -Mdir $(UART_VDIR)/Vboard_$(1) $(SIM_WAIVE) $$(SIM_RTL) \
+	  $(PROFILE_$(call uart_prof,$(1))_GFLAGS) -Mdir $(UART_VDIR)/Vboard_$(1) $(SIM_WAIVE) $$(SIM_RTL) \
 	  >$(UART_VDIR)/Vboard_$(1).log 2>&1 || { cat $(UART_VDIR)/Vboard_$(1).log; exit 1; }
 	$(Q)$$(MAKE) --no-print-directory -s -C $(UART_VDIR)/Vboard_$(1) -f Vboard_$(1).mk \
 	  OPT_FAST=-O2 OPT_SLOW=-O1 Vboard_$(1)__ALL.a >/dev/null
@@ -35,11 +35,11 @@ $(UART_VDIR)/Vboard_$(1)/harness.o: sim/verilated/tpu_board_harness.cpp sim/uart
 	@echo "  CXX     $$@"
 	$(Q)$(CXX) $$(SIM_CXXFLAGS) -I$(UART_VDIR)/Vboard_$(1) -DVMODEL=Vboard_$(1) \
 	  '-DVMODEL_H="Vboard_$(1).h"' -DBOARD_SYM=tpu_uart_board_$(1) '-DBOARD_NAME="$(1)"' \
-	  $(call uart_dflags,$(1),$(2)) -c $$< -o $$@
+	  $(call uart_dflags,$(1)) -c $$< -o $$@
 UART_OBJS += $(UART_VDIR)/Vboard_$(1)/harness.o $(UART_VDIR)/Vboard_$(1)/Vboard_$(1)__ALL.a
 endef
 
-$(foreach b,$(UART_BOARDS),$(eval $(call uart_board,$(b),$(call sim_n_of,$(b)))))
+$(foreach b,$(UART_BOARDS),$(eval $(call uart_board,$(b))))
 
 $(UART_LIB): $(UART_OBJS)
 	@mkdir -p $(@D)

@@ -12,7 +12,7 @@
 // Only rows written earlier are ever read, so no uninitialised RAM content reaches the trace.
 // Trace lines (sampled at each rising edge, with the cycle number): "RD" read beats,
 // "MM" mm_done, "ACT" act_done + act_result, "ST" idle/tiles/params_loaded when they change.
-// Plusargs: +seed=<n> +rounds=<n> +trace=<file>. Parameters must match the netlist's.
+// Plusargs: +seed=<n> +rounds=<n> +trace=<file>. The size parameters must match the netlist's.
 `timescale 1ns / 1ps
 `default_nettype none
 
@@ -21,18 +21,6 @@ module equiv_tb;
   parameter UbRows  = 64;
   parameter AccRows = 32;
   parameter Tiles   = 2;
-  parameter ActLanes = N;  // < N: the multi-cycle activation (tpu_act_serial)
-  parameter CmdSlice = 0;  // 1: the command port's register stage (boards)
-  parameter AccSlice = 0;  // 1: the two-stage ACC read-modify-write (boards)
-  parameter ProdReg  = 0;  // 1: the PEs' product registers (boards)
-  parameter PerfSplit = 0; // 1: the perf counters as 16-bit segments (boards)
-  parameter LutReg   = 0;  // 1: the registered LUT read data in the activation (boards)
-  parameter RdReg    = 0;  // 1: the registered read stream (boards)
-  parameter UbOutReg = 0;  // 1: the MATMUL's UB read through the RAM's output register (boards)
-  parameter AccOutReg = 0; // 1: the ACC's registered read data, read latency 2 (boards)
-  parameter Ub2OutReg = 0; // 1: UB_READ's UB copy read through the RAM's output register (boards)
-  parameter UbWrReg   = 0; // 1: the UB write registered before the RAMs (boards, with CmdSlice)
-  parameter ParOutReg = 0; // 1: the activation parameter RAMs' registered read data (boards)
   localparam CmdWidth = 104 + 8 * N;
   localparam TileBits = $clog2(Tiles + 2);
   localparam RMax     = (AccRows / 2 < UbRows / 2 ? AccRows / 2 : UbRows / 2);
@@ -55,15 +43,14 @@ module equiv_tb;
   wire [4:0]          params_loaded;
   wire [63:0]         perf_busy, perf_mxu_busy, perf_macs;
 
+  // the netlist has its parameters built in; the RTL gets the profile's (all of them, the
+  // sizes included) from scripts/fpga/equiv.py's equiv_dut_params.vh
 `ifdef NETLIST
   tpu_datapath dut (
 `else
-  tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .ActLanes(ActLanes),
-                 .CmdSlice(CmdSlice), .AccSlice(AccSlice), .ProdReg(ProdReg),
-                 .PerfSplit(PerfSplit), .LutReg(LutReg), .RdReg(RdReg),
-                 .UbOutReg(UbOutReg), .AccOutReg(AccOutReg), .Ub2OutReg(Ub2OutReg),
-                 .UbWrReg(UbWrReg),
-                 .ParOutReg(ParOutReg)) dut (
+  tpu_datapath
+`include "equiv_dut_params.vh"
+  dut (
 `endif
     .clk_i(clk), .rst_i(rst),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_i(cmd),

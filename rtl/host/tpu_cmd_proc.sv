@@ -131,7 +131,7 @@ module tpu_cmd_proc #(
   parameter bit          SpanSerial = 1'b0,  // CHECK1's product bit-serial (see above)
   parameter bit          BgBypass  = 1'b0,   // background commit beside a waiting MATMUL (below)
   parameter bit          StreamMm  = 1'b1,   // STREAM_MATMUL (0: INVALID_OPCODE, logic left out)
-  // the datapath takes a UB_READ of a running ACTIVATE's rows (tpu_datapath RdChain):
+  // the datapath takes a UB_READ of a running ACTIVATE's rows (tpu_datapath StreamMm with UbReadPort2):
   // STREAM_MATMUL's write-back read then goes right after the block's ACTIVATE
   parameter bit          RdChain   = 1'b0,
   // READ_HOST read-ahead depth (ReadAhead): 2 reads a second READ_HOST ahead while the first
@@ -468,7 +468,7 @@ module tpu_cmd_proc #(
   // they may read the rows A overwrites)
   logic           sm_ap_q, sm_ap_d;
   // ... with OP0.W_FIRST (A_STREAM): block 0's first tile comes before A's K-tile 0 in the
-  // stream; its MATMUL goes into the slot chained (tpu_datapath MmChain: it issues each row
+  // stream; its MATMUL goes into the slot chained (tpu_datapath StreamMm: it issues each row
   // once written), then A's K-tile 0 rows follow it (sm_wfp: that tile still to come; sm_wfa:
   // A's K-tile 0 rows being written, to UB row LOCAL_ADDR + sm_ai)
   logic           sm_wf, sm_wfp_q, sm_wfp_d, sm_wfa_q, sm_wfa_d;
@@ -477,7 +477,7 @@ module tpu_cmd_proc #(
   logic           sm_ph_q, sm_ph_d, sm_pw_q, sm_pw_d, sm_pm_q, sm_pm_d;
   logic [4*N*8-1:0] sm_bias_q, sm_bias_d;
   logic [31:0]    sm_oa_q, sm_oa_d, sm_pc_q, sm_pc_d, sm_wa_q, sm_wa_d, sm_wo_q, sm_wo_d;
-  // the writer's ACTIVATE chained (tpu_datapath ActChain) on the block's last MATMUL, the
+  // the writer's ACTIVATE chained (tpu_datapath StreamMm) on the block's last MATMUL, the
   // datapath's last one (its UB rows sm_lua): it goes into the slot before the next block's
   // first MATMUL instead of after it (sm_pm), as the datapath takes it at once and takes the
   // MATMUL beside it; measured: see docs/performance.md session 11

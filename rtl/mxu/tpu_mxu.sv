@@ -15,7 +15,7 @@
 // to back with no idle cycle, and a tile is never shifted in while its predecessor's swap is
 // still travelling through the array (the order rules in tpu_systolic_array's header).
 // Issue look-ahead: a row's issue stage decides IssueAhead cycles before the row reaches in_*
-// (1: a UB read; 2: a UB read with an output register, tpu_datapath UbOutReg).
+// (1: a UB read; 2: a UB read with an output register, tpu_datapath UbLatency = 2).
 // swap_ready_next_o says whether a switch row arriving IssueAhead cycles from now would be
 // accepted; with IssueAhead = 2 the issuer tells in_sw_next_i (a switch row arrives in the next
 // cycle, valid and switch), since that row takes the tile the look-ahead sees.

@@ -392,10 +392,11 @@ module tpu_device #(
   logic [4:0]          dp_loaded;
   logic [63:0]         dp_perf_busy, dp_perf_mxu, dp_perf_macs;
 
+  // (STREAM_MATMUL runs on any datapath; the datapath's overlaps for it need the pipelined
+  // activation, so a device with the serial one runs it without them)
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles),
                  .ActLanes(ActLanes), .UbReadPort2(UbReadPort2),
-                 .MmBesideAct(StreamMm), .ActChain(StreamMm),
-                 .BiasBeside(StreamMm), .RdChain(StreamMm), .MmChain(StreamMm)) u_dp (
+                 .StreamMm(StreamMm && ActLanes >= N)) u_dp (
     .clk_i, .rst_i(dev_rst),
     .cmd_valid_i(dps_valid), .cmd_ready_o(dps_ready), .cmd_i(dps_cmd),
     .wpush_valid_i(wpush_valid), .wpush_ready_o(wpush_ready), .wpush_row_i(wpush_row),

@@ -75,7 +75,8 @@ def sh(cmd, log):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--board", required=True)
+    ap.add_argument("--profile", default=None, help="an FPGA profile of rtl/profiles.toml")
+    ap.add_argument("--board", default=None, help="without --profile: the board's default")
     ap.add_argument("--pkg", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--seeds", default="1,2")
@@ -88,10 +89,17 @@ def main():
                     help="KEY=VALUE DSP budget entry (implies --budget)")
     a = ap.parse_args()
     os.chdir(ROOT)
-    with open(os.path.join("fpga", a.board, "board.json")) as f:
-        cfg = json.load(f)
+    if a.profile is None and a.board is None:
+        ap.error("--profile or --board is needed")
+    try:
+        pname, cfg = flow.board_config(a.profile, a.board)
+    except (flow.profiles.ProfileError, OSError, KeyError) as e:
+        print(f"equiv: {e}", file=sys.stderr)
+        return 2
     family = cfg["family"]
+    # the datapath at the profile's equivalence sizes with the profile's datapath options
     p = dict(cfg["equiv"])
+    p.update(cfg["module_params"].pop("tpu_datapath", {}))
     for s in a.set:
         flow.apply_set(cfg, p, s, "tpu_datapath")
     for s in a.dsp:
@@ -105,10 +113,10 @@ def main():
     # block RAMs, so memories become LUT RAM there; DSP and logic mapping are as on the board)
     if "equiv_synth" in cfg:
         cfg["synth"] = cfg["equiv_synth"]
-    tag = f"{a.board}_n{p['N']}" + ("_budget" if a.budget else "") + ("_broken" if a.broken else "")
+    tag = f"{pname}_n{p['N']}" + ("_budget" if a.budget else "") + ("_broken" if a.broken else "")
     out = os.path.join(a.out, tag)
     os.makedirs(out, exist_ok=True)
-    name = f"fpga-equiv {a.board} (N={p['N']}{', DSP budget' if a.budget else ''}" \
+    name = f"fpga-equiv {pname} (N={p['N']}{', DSP budget' if a.budget else ''}" \
            f"{', BROKEN netlist' if a.broken else ''})"
 
     def fail(msg):
@@ -143,7 +151,12 @@ def main():
         with open(net, "w") as f:
             f.write(text)
     cells, cells_dir = cell_library(family, out)
-    gparams = [f"-Pequiv_tb.{k}={v}" for k, v in p.items()]
+    # the test bench's own parameters are the sizes; the RTL's datapath gets every parameter
+    # through equiv_dut_params.vh (the netlist has them built in)
+    sizes = {k: p[k] for k in ("N", "UbRows", "AccRows", "Tiles")}
+    gparams = [f"-Pequiv_tb.{k}={v}" for k, v in sizes.items()]
+    with open(os.path.join(out, "equiv_dut_params.vh"), "w") as f:
+        f.write("#(" + ", ".join(f".{k}({v})" for k, v in p.items()) + ")\n")
     vvp = os.path.join(out, "net.vvp")
     if sh(["iverilog", "-g2012", "-DNETLIST", "-DNO_ICE40_DEFAULT_ASSIGNMENTS", "-o", vvp,
            "-I", cells_dir,
@@ -154,8 +167,8 @@ def main():
     vdir = os.path.join(out, "rtl")
     vbin = os.path.join(vdir, "vtb")
     vflags = ["verilator", "--binary", "--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-              "--top-module", "equiv_tb", "-Mdir", vdir, "-o", "vtb", "-j", "1"] + \
-        [f"-G{k}={v}" for k, v in p.items()] + files + ["fpga/common/equiv_tb.v"]
+              "--top-module", "equiv_tb", "-Mdir", vdir, "-o", "vtb", "-j", "1", f"-I{out}"] + \
+        [f"-G{k}={v}" for k, v in sizes.items()] + files + ["fpga/common/equiv_tb.v"]
     if sh(vflags, os.path.join(out, "verilator.log")) != 0:
         return fail(f"verilator failed, see {out}/verilator.log")
     # ---------------------------------------------------------------- traces

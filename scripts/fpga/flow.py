@@ -1,22 +1,25 @@
 #!/usr/bin/env python3
-"""Board flow: synthesis, place and route (pinned seed), bitstream and report.json for one board.
+"""Board flow: synthesis, place and route (pinned seed), bitstream and report.json for one FPGA
+profile.
 
-usage: flow.py --board icebreaker --pkg build/rtl/tpu_pkg.sv --out build/fpga [--set N=8 ...]
+usage: flow.py --profile ecp5_n16 --pkg build/rtl/tpu_pkg.sv --out build/fpga [--set N=8 ...]
+       flow.py --board icebreaker ...   (the board's default profile, board.json "profile")
 
-fpga/<board>/board.json describes the board (family, device, nextpnr arguments, constraints,
-parameters of fpga/<board>/top.sv, target MHz, seed, DSP budget). The design is
-fpga/<board>/top.sv around tpu_board_top: rtl/board/tpu_board_top.sv (the whole device), or the
-stand-in fpga/common/tpu_board_stub.sv (the datapath alone, reported as "design": "stub").
---design board_top|stub picks one; the default is board.json's "default_design" (stub on the
-iCEBreaker and the Tang Primer 20K, which the whole device does not fit), else board_top.
-board.json "dsp_place" (ULX3S-85F) pins each PE's DSP to a site (scripts/fpga/dsp_place.py;
---dsp place=0 leaves them to the placer). Output directory:
-<out>/<board>[_stub][_<variant> unless 85k][_<NAME><VALUE> per --set], e.g. build/fpga/ulx3s_N12
-(over 200 characters: the first 180 and a hash of the whole name).
+An FPGA profile of rtl/profiles.toml (scripts/profiles.py) names the board, the design, the
+parameters of fpga/<board>/top.sv and of the modules below it, the timing target, the nextpnr
+seed and the DSP budget; fpga/<board>/board.json describes the board itself (family, device,
+nextpnr arguments, constraints, board-specific RTL, DSP sites). The design is
+fpga/<board>/top.sv around tpu_board_top: rtl/board/tpu_board_top.sv (the whole device,
+"board_top"), or the stand-in fpga/common/tpu_board_stub.sv (the datapath alone, "stub").
+--set / --dsp / --design / --seed / --target-mhz change one run on top of the profile (the
+report records every setting). board.json "dsp_place" (ULX3S-85F) pins each PE's DSP to a site
+(scripts/fpga/dsp_place.py; --dsp place=0 leaves them to the placer). Output directory:
+<out>/<profile>[_<NAME><VALUE> per --set / --dsp, _seed<S>, _<design>] (over 200 characters:
+the first 180 and a hash of the whole name).
 Writes <out>/<dir>/{synth.ys,yosys.log,top.json,nextpnr.log,pnr.json,<bitstream>,report.json}.
 Exit status: 0 when the bitstream was written and timing met (with --no-timing-gate: when the
 bitstream was written), 1 otherwise (report.json is written in every case, with "error" saying
-what failed).
+what failed); 2 for an unknown profile or board.
 """
 import argparse
 import hashlib
@@ -32,6 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from synth_report import rtl_closure  # noqa: E402
+import profiles  # noqa: E402
 sys.path.insert(0, HERE)
 import dsp_place  # noqa: E402
 
@@ -139,6 +143,36 @@ def apply_set(cfg, params, setting, top):
         params[name] = int(v)
 
 
+def board_config(profile_name=None, board=None):
+    """The board's board.json with an FPGA profile applied: (profile name, cfg). cfg gets the
+    profile's params (fpga/<board>/top.sv), module_params (modules below it), target_mhz, seed,
+    dsp, design and the ULX3S variant's board facts. Without a profile name the board's own
+    default profile (board.json "profile")."""
+    if profile_name is None:
+        with open(os.path.join(ROOT, "fpga", board, "board.json")) as f:
+            profile_name = json.load(f)["profile"]
+    prof = profiles.get(profile_name)
+    if prof["top"] != "fpga":
+        raise profiles.ProfileError(f"profile '{profile_name}' is not an FPGA profile "
+                                    f"(top = {prof['top']})")
+    if board is not None and board != prof["board"]:
+        raise profiles.ProfileError(f"profile '{profile_name}' is for {prof['board']}, not {board}")
+    with open(os.path.join(ROOT, "fpga", prof["board"], "board.json")) as f:
+        cfg = json.load(f)
+    if prof.get("variant"):
+        cfg.update(cfg["variants"][prof["variant"]])
+    cfg["params"] = {k: int(v) for k, v in prof["params"].items()}
+    cfg["module_params"] = {m: {k: int(v) for k, v in ps.items()}
+                            for m, ps in prof.get("modules", {}).items()}
+    cfg["target_mhz"] = prof["mhz"]
+    cfg["seed"] = prof["seed"]
+    cfg["dsp"] = dict(prof.get("dsp", {}))
+    cfg["design"] = prof["design"]
+    cfg["variant"] = prof.get("variant")
+    cfg["equiv"] = {k: int(v) for k, v in prof["equiv"].items()}
+    return profile_name, cfg
+
+
 def pin_dsps(cfg):
     """board.json "dsp_place" is there and the DSP budget does not say place=0
     (FPGA_DSP="place=0": the placer chooses every DSP site)."""
@@ -228,7 +262,9 @@ def board_files(pkg, board_dir, design):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--board", required=True)
+    ap.add_argument("--profile", default=None, help="an FPGA profile of rtl/profiles.toml")
+    ap.add_argument("--board", default=None,
+                    help="without --profile: the board's default profile (board.json profile)")
     ap.add_argument("--pkg", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--set", action="append", default=[],
@@ -237,20 +273,21 @@ def main():
     ap.add_argument("--dsp", action="append", default=[],
                     help="KEY=VALUE DSP budget entry (like board.json dsp, e.g. pe_lut_rows_from=9; "
                     "place=0: no DSP pinning by board.json dsp_place)")
-    ap.add_argument("--variant", default=None, help="ecp5: 12k/25k/45k/85k")
-    ap.add_argument("--design", default="auto", choices=["auto", "board_top", "stub"],
+    ap.add_argument("--variant", default=None, help="ecp5: 12k/25k/45k/85k (the profile's "
+                    "by default)")
+    ap.add_argument("--design", default=None, choices=["board_top", "stub"],
                     help="board_top: the whole device; stub: the datapath alone "
-                    "(fpga/common/tpu_board_stub.sv); auto: board.json's default_design, "
-                    "else board_top")
+                    "(fpga/common/tpu_board_stub.sv); default: the profile's")
     ap.add_argument("--target-mhz", type=float, default=None,
-                    help="override board.json target_mhz (with --set for the PLL parameters)")
+                    help="override the profile's timing target (with --set for the PLL "
+                    "parameters)")
     ap.add_argument("--synth", default=None,
                     help="override board.json's synthesis command (e.g. 'synth_ice40 -abc9 "
                     "-top {top}'), for trying flow options")
     ap.add_argument("--pnr-opt", action="append", default=[],
                     help="an extra nextpnr argument after board.json's pnr_args (repeat it, e.g. "
                     "--pnr-opt=--opt-timing)")
-    ap.add_argument("--seed", type=int, default=None, help="override board.json's seed")
+    ap.add_argument("--seed", type=int, default=None, help="override the profile's seed")
     ap.add_argument("--no-timing-gate", action="store_true",
                     help="exit 0 once the bitstream is written, timing met or not (the CI "
                     "build: Fmax is a reported figure, not a test)")
@@ -260,34 +297,45 @@ def main():
                     help="reuse the netlist of an earlier --synth-only run in the same directory")
     a = ap.parse_args()
     os.chdir(ROOT)
-    bdir = os.path.join("fpga", a.board)
-    with open(os.path.join(bdir, "board.json")) as f:
-        cfg = json.load(f)
+    if a.profile is None and a.board is None:
+        ap.error("--profile or --board is needed")
+    try:
+        pname, cfg = board_config(a.profile, a.board)
+    except (profiles.ProfileError, OSError, KeyError) as e:
+        print(f"flow: {e}", file=sys.stderr)
+        return 2
+    board = cfg["board"]
+    bdir = os.path.join("fpga", board)
     family = cfg["family"]
-    if a.design == "auto":
-        a.design = cfg.get("default_design", "board_top")
-    if a.variant:
-        v = cfg["variants"][a.variant]
-        cfg.update(v)
+    tag = []
+    if a.design is not None and a.design != cfg["design"]:
+        tag.append(a.design)
+        cfg["design"] = a.design
+    a.design = cfg["design"]
+    if a.variant and a.variant != cfg["variant"]:
+        tag.append(a.variant)
+        cfg.update(cfg["variants"][a.variant])
+        cfg["variant"] = a.variant
     if a.target_mhz is not None:
         cfg["target_mhz"] = a.target_mhz
+        tag.append(f"mhz{a.target_mhz:g}")
     if a.synth is not None:
         cfg["synth"] = a.synth
-    if a.seed is not None:
+    if a.seed is not None and a.seed != cfg["seed"]:
         cfg["seed"] = a.seed
+        tag.append(f"seed{a.seed}")
     cfg["pnr_args"] = cfg["pnr_args"] + a.pnr_opt
     for s in a.dsp:
         k, v = s.split("=", 1)
-        cfg.setdefault("dsp", {})[k] = int(v)
+        cfg["dsp"][k] = int(v)
     params = dict(cfg["params"])
     for s in a.set:
         apply_set(cfg, params, s, "top")
     if a.design == "stub":
         # the stand-in has only the datapath's parameters
         params = {k: v for k, v in params.items() if k not in BOARD_TOP_ONLY}
-    name = (a.board + ("_stub" if a.design == "stub" else "")
-            + (f"_{a.variant}" if a.variant and a.variant != "85k" else "")
-            + "".join(f"_{s.replace('=', '')}" for s in a.set + a.dsp))
+    name = pname + "".join(f"_{s.replace('=', '')}" for s in a.set + a.dsp) + \
+        "".join(f"_{t}" for t in tag)
     if len(name) > 200:
         # a file name may have 255 bytes: long --set lists end in a hash of the rest
         # (report.json records every setting)
@@ -295,7 +343,10 @@ def main():
     out = os.path.join(a.out, name)
     os.makedirs(out, exist_ok=True)
     files, design = board_files(a.pkg, bdir, a.design)
-    rep = {"board": a.board, "device": cfg["device"], "family": family, "design": design,
+    tree = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
+                          text=True).stdout.strip() or None
+    rep = {"profile": pname, "tree": tree, "board": board, "device": cfg["device"], "family": family,
+           "design": design, "variant": cfg.get("variant"),
            "n": params.get("N"), "params": params,
            "module_params": cfg.get("module_params", {}), "dsp_budget": cfg.get("dsp", {}),
            "target_mhz": cfg["target_mhz"],
@@ -307,7 +358,7 @@ def main():
         with open(os.path.join(out, "report.json"), "w") as f:
             json.dump(rep, f, indent=2)
             f.write("\n")
-        print(f"  FPGA    {a.board}: " + (rep["error"] or
+        print(f"  FPGA    {pname}: " + (rep["error"] or
               f"N={rep['n']} LUT {rep['luts']} FF {rep['ffs']} DSP {rep['dsps']} BRAM "
               f"{rep['brams']} Fmax {rep['fmax_mhz']} MHz (target {rep['target_mhz']}, "
               f"{'met' if rep['timing_met'] else 'NOT met'})"))
@@ -349,7 +400,7 @@ def main():
         n, why = dsp_place.place(net, cfg["dsp_place"])
         rep["dsp_place"] = why or f"{n} PE multipliers pinned"
         if why:
-            print(f"  FPGA    {a.board}: DSP sites not pinned: {why}")
+            print(f"  FPGA    {pname}: DSP sites not pinned: {why}")
         if n:
             with open(netjson, "w") as f:
                 json.dump(net, f)
@@ -357,7 +408,7 @@ def main():
         with open(os.path.join(out, "synth-report.json"), "w") as f:
             json.dump(rep, f, indent=2)
             f.write("\n")
-        print(f"  FPGA    {a.board}: synthesized ({secs:.0f} s), {out}/top.json")
+        print(f"  FPGA    {pname}: synthesized ({secs:.0f} s), {out}/top.json")
         return 0
 
     # ---------------------------------------------------------------- place and route

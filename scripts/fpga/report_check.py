@@ -3,7 +3,7 @@
 there with sane values, the design fits and the bitstream was written. Timing is printed, not
 checked: Fmax is a reported figure (docs/fpga.md), and a test must not depend on it.
 
-usage: report_check.py build/fpga/icebreaker_stub/report.json
+usage: report_check.py build/fpga/ice40_n4/report.json
 Prints "fpga-report <board> (...): PASS (...)" or "FAIL: <field>: <why>" and exits 0 / 1.
 """
 import json
@@ -11,7 +11,7 @@ import os
 import sys
 
 # field -> (type, must be > 0)
-FIELDS = {"board": (str, False), "device": (str, False), "design": (str, False),
+FIELDS = {"profile": (str, False), "board": (str, False), "device": (str, False), "design": (str, False),
           "n": (int, True), "luts": (int, True), "ffs": (int, True), "dsps": (int, False),
           "brams": (int, False), "fmax_mhz": ((int, float), True),
           "target_mhz": ((int, float), True), "timing_met": (bool, False),

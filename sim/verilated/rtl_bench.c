@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "tpu/tpu.h"
+#include "tpu_dp_profiles.h"
 #include "verilated/tpu_vmodels.h"
 
 #define BENCH_ROWS 512
@@ -188,25 +189,27 @@ static int run(const struct tpu_vdp_ops *ops, struct result *res)
 
 int main(int argc, char **argv)
 {
-	const struct tpu_vdp_ops *models[] = {tpu_vdp_b16_ops(), tpu_vdp_b16t2_ops(), tpu_vdp_b32_ops(),
-					       tpu_vdp_b32t2_ops()};
-	struct result res[4];
+	/* the profiles of rtl/profiles.toml in the "bench" set */
+	typedef const struct tpu_vdp_ops *(*ops_fn)(void);
+	static const ops_fn fns[] = {TPU_VDP_BENCH_MODELS};
+	enum { NM = sizeof(fns) / sizeof(fns[0]) };
+	struct result res[NM];
 	int fail = 0;
 	FILE *f;
 
 	printf("RTL datapath GEMM: %u tiles x %u rows (MATMUL+POP, accumulate)\n", BENCH_TILES,
 	       BENCH_ROWS);
-	printf("%-10s %3s %3s %9s %11s %11s %6s %11s %11s %8s %s\n", "model", "N", "thr", "cycles",
+	printf("%-18s %3s %3s %9s %11s %11s %6s %11s %11s %8s %s\n", "model", "N", "thr", "cycles",
 	       "sim cyc/s", "sim MAC/s", "util", "golden MAC/s", "C MAC/s", "C/RTL", "check");
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < NM; i++) {
 		struct result *r = &res[i];
-		if (run(models[i], r)) {
+		if (run(fns[i](), r)) {
 			fprintf(stderr, "rtl_bench: out of memory\n");
 			return 1;
 		}
 		double cmacs = (double)r->n * r->n * BENCH_ROWS * BENCH_TILES / r->c_wall_s;
 		double gmacs = (double)r->n * r->n * BENCH_ROWS * BENCH_TILES / r->golden_wall_s;
-		printf("%-10s %3u %3u %9" PRIu64 " %11.3g %11.3g %5.1f%% %11.3g %11.3g %8.0f %s\n",
+		printf("%-18s %3u %3u %9" PRIu64 " %11.3g %11.3g %5.1f%% %11.3g %11.3g %8.0f %s\n",
 		       r->model, r->n, r->threads, r->cycles, r->cycles / r->wall_s, r->macs / r->wall_s,
 		       100.0 * r->macs / ((double)r->n * r->n * r->cycles), gmacs, cmacs,
 		       cmacs / (r->macs / r->wall_s), r->ok ? "ok" : "MISMATCH");
@@ -219,7 +222,7 @@ int main(int argc, char **argv)
 	}
 	fprintf(f, "{\n  \"bench\": \"rtl\",\n  \"tiles\": %u,\n  \"rows\": %u,\n  \"results\": [\n",
 		BENCH_TILES, BENCH_ROWS);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < NM; i++) {
 		struct result *r = &res[i];
 		double cmacs = (double)r->n * r->n * BENCH_ROWS * BENCH_TILES / r->c_wall_s;
 		double gmacs = (double)r->n * r->n * BENCH_ROWS * BENCH_TILES / r->golden_wall_s;
@@ -232,7 +235,7 @@ int main(int argc, char **argv)
 			r->model, r->n, r->threads, r->cycles, r->macs, r->wall_s,
 			r->cycles / r->wall_s, r->macs / r->wall_s,
 			(double)r->macs / ((double)r->n * r->n * r->cycles), gmacs, cmacs,
-			cmacs / (r->macs / r->wall_s), r->ok ? "ok" : "mismatch", i < 3 ? "," : "");
+			cmacs / (r->macs / r->wall_s), r->ok ? "ok" : "mismatch", i < NM - 1 ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
 	fclose(f);

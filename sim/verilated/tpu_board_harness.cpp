@@ -1,7 +1,7 @@
 // Harness of one Verilated tpu_board_top build (rtl/board/tpu_board_top.sv), exported to C as a
 // struct tpu_uart_board_model (sim/uart_board.h) named BOARD_SYM. Compiled by mk/uart.mk with
 // -DVMODEL=<class> -DVMODEL_H='"<class>.h"' -DBOARD_SYM=<symbol> -DBOARD_NAME='"n4"' and
-// -DP_N, -DP_CLK_DIV, -DP_CLK_HZ matching the -G parameters of the build.
+// -DP_N, -DP_CLK_HZ, -DP_BAUD matching the -G parameters of the build (mk/uart.mk).
 //
 // The harness is the host's UART: it drives uart_rx_i with 8N1 characters from a byte queue
 // (clk_div cycles per bit, back to back) and decodes uart_tx_o with mid-bit sampling (the
@@ -22,6 +22,8 @@
 namespace {
 
 constexpr unsigned kResetCycles = 16;
+// clock cycles per UART bit (the board's tpu_uart_bridge divides the same way)
+#define P_CLK_DIV (P_CLK_HZ / P_BAUD)
 
 struct Handle {
 	VerilatedContext *ctx;

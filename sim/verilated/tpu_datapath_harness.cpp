@@ -1,6 +1,7 @@
 // Harness of a Verilated rtl/datapath/tpu_datapath.sv build: exports OPS_FN() (tpu_vmodels.h).
 // Compiled once per model build with -DVMODEL=<prefix> -DOPS_FN=<name> -DDP_N=.. -DDP_UB=..
-// -DDP_ACC=.. -DDP_TILES=.. -DDP_THREADS=.. (see mk/rtl_mxu.mk).
+// -DDP_ACC=.. -DDP_TILES=.. -DDP_THREADS=.. -DDP_MM_EXTRA=.. -DDP_STREAM_MM=.. (the profile's,
+// scripts/profiles.py; see mk/rtl_mxu.mk).
 #include "tpu_vharness.h"
 #include "tpu_vmodels.h"
 
@@ -61,7 +62,8 @@ void step(void *p, const struct tpu_vdp_in *in, struct tpu_vdp_out *out)
 }
 
 const struct tpu_vdp_ops ops = {
-	STR(VMODEL), DP_N, DP_UB, DP_ACC, DP_TILES, DP_THREADS, create, destroy, step,
+	STR(VMODEL), DP_N, DP_UB, DP_ACC, DP_TILES, DP_THREADS, DP_MM_EXTRA, DP_STREAM_MM,
+	create, destroy, step,
 };
 
 } // namespace

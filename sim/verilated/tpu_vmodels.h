@@ -2,7 +2,7 @@
  * tpu_weight_fifo.sv, tpu_datapath.sv), for tests and benchmarks written in C.
  *
  * Each model build (one per module and parameter set, verilator --prefix) exports one
- * function returning an ops table, e.g. tpu_vdp_n16_ops(). Every model instance owns its own
+ * function returning an ops table, e.g. tpu_vdp_dp_n16_ops(). Every model instance owns its own
  * VerilatedContext, started with +verilator+rand+reset+2 and +verilator+seed+<seed>, so
  * registers and RAMs begin random and a run is reproducible from its seed.
  *
@@ -127,32 +127,15 @@ struct tpu_vdp_out {
 struct tpu_vdp_ops {
 	const char *name;
 	unsigned n, ub_rows, acc_rows, tiles, threads;
+	/* from the profile's options: the MATMUL latency beyond 2N + 2 (AccSlice + ProdReg +
+	 * UbLatency - 1, tpu_datapath header), and whether the StreamMm overlaps are built */
+	unsigned mm_extra, stream_mm;
 	void *(*create)(uint64_t seed);
 	void (*destroy)(void *m);
 	void (*step)(void *m, const struct tpu_vdp_in *in, struct tpu_vdp_out *out);
 };
-const struct tpu_vdp_ops *tpu_vdp_n4_ops(void);
-const struct tpu_vdp_ops *tpu_vdp_n6_ops(void);
-const struct tpu_vdp_ops *tpu_vdp_n8_ops(void);
-const struct tpu_vdp_ops *tpu_vdp_n16_ops(void);
-/* board options: AccSlice + ProdReg + LutReg + RdReg + AccOutReg + Ub2OutReg at N = 8;
- * CmdSlice + AccSlice + ActLanes = 1 + UbReadPort2 = 0 at N = 4; AccSlice + ProdReg + LutReg +
- * AccOutReg + Ub2OutReg + ActLanes = 1 at N = 4 (n4d); AccSlice + ProdReg + LutReg + RdReg at
- * N = 6 (n6b) */
-const struct tpu_vdp_ops *tpu_vdp_n8b_ops(void);
-const struct tpu_vdp_ops *tpu_vdp_n4b_ops(void);
-const struct tpu_vdp_ops *tpu_vdp_n4d_ops(void);
-const struct tpu_vdp_ops *tpu_vdp_n6b_ops(void);
-/* the ULX3S's options with CmdSlice: CmdSlice + AccSlice + ProdReg + LutReg + RdReg + UbOutReg +
- * AccOutReg + Ub2OutReg + UbWrReg + ParOutReg + PerfSplit, ActLanes = 1, at N = 4 (n4e) */
-const struct tpu_vdp_ops *tpu_vdp_n4e_ops(void);
-/* the STREAM_MATMUL devices' options: MmBesideAct + ActChain + BiasBeside + RdChain at N = 8 */
-const struct tpu_vdp_ops *tpu_vdp_n8c_ops(void);
-/* benchmark builds */
-const struct tpu_vdp_ops *tpu_vdp_b16_ops(void);
-const struct tpu_vdp_ops *tpu_vdp_b16t2_ops(void);
-const struct tpu_vdp_ops *tpu_vdp_b32_ops(void);
-const struct tpu_vdp_ops *tpu_vdp_b32t2_ops(void);
+/* The datapath models, one per profile of rtl/profiles.toml with tests, are declared in the
+ * generated tpu_dp_profiles.h (tpu_vdp_<profile>_ops), with one list per test set. */
 
 #ifdef __cplusplus
 }

@@ -3,8 +3,8 @@
  * mm_done) exactly T*M + 2N + 2 cycles after the first command was accepted, and the MXU takes
  * a row in every one of the T*M issue cycles. Also checks the results (overwrite then
  * accumulate across tiles) against a plain int64 reference. The board options' model (AccSlice,
- * ProdReg, UbOutReg: one cycle more each) must keep the tiles back to back too (UbOutReg: the
- * switch row's two-cycle look-ahead at the shadow tile). */
+ * ProdReg, UbLatency 2: one cycle more each) must keep the tiles back to back too (UbLatency 2:
+ * the switch row's two-cycle look-ahead at the shadow tile). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,12 +12,11 @@
 
 #include "../harness.h"
 #include "test_mxu_util.h"
+#include "tpu_dp_profiles.h"
 
 typedef const struct tpu_vdp_ops *(*ops_fn)(void);
-static const ops_fn models[] = {tpu_vdp_n4_ops, tpu_vdp_n6_ops, tpu_vdp_n8_ops, tpu_vdp_n16_ops,
-				tpu_vdp_n8b_ops};
-/* cycles beyond 2N + 2 (Vdp_n8b: AccSlice + ProdReg + UbOutReg) */
-static const unsigned extra_latency[] = {0, 0, 0, 0, 3};
+/* the profiles of rtl/profiles.toml in the "cycles" set */
+static const ops_fn models[] = {TPU_VDP_CYCLES_MODELS};
 #define N_MODELS (int)(sizeof(models) / sizeof(models[0]))
 #define MAXN TPU_VM_MAX_N
 #define T_TILES 9
@@ -25,7 +24,7 @@ static const unsigned extra_latency[] = {0, 0, 0, 0, 3};
 static void run_back_to_back(int model, unsigned m_extra)
 {
 	const struct tpu_vdp_ops *ops = models[model]();
-	unsigned n = ops->n, m = n + m_extra, lat = 2 * n + 2 + extra_latency[model];
+	unsigned n = ops->n, m = n + m_extra, lat = 2 * n + 2 + ops->mm_extra;
 	uint64_t rng = harness_seed() ^ (0xc7c1e5ull * (uint64_t)(model + 1)) ^ m;
 	struct mxu_dp d;
 	static int8_t ub[256][MAXN], tiles[T_TILES][MAXN * MAXN];

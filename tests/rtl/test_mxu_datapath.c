@@ -4,9 +4,9 @@
  * back-pressure cycles, accumulate hazards on consecutive rows and commands, -128 x -128 over a
  * long K, accumulator wrap-around, ACTIVATE (int8, LUT, RAW32) and the perf counters; also with
  * the board options AccSlice (a two-stage ACC read-modify-write), ProdReg (PE product
- * registers), CmdSlice, AccOutReg and Ub2OutReg (ACC / UB_READ read latency 2); and the
- * STREAM_MATMUL devices' options (MmBesideAct, ActChain, BiasBeside, RdChain): a chained
- * ACTIVATE, a BIAS PARAM beside it, a chained UB_READ. */
+ * registers), CmdSlice, AccLatency and Ub2Latency 2 (ACC / UB_READ read latency 2); and the
+ * STREAM_MATMUL devices' overlaps (StreamMm): a chained ACTIVATE, a BIAS PARAM beside it, a
+ * chained UB_READ. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,18 +14,14 @@
 
 #include "../harness.h"
 #include "test_mxu_util.h"
+#include "tpu_dp_profiles.h"
 #include "tpu/numerics.h"
 
 typedef const struct tpu_vdp_ops *(*ops_fn)(void);
-/* then two with board options: AccSlice + ProdReg + LutReg + RdReg + AccOutReg + Ub2OutReg
- * (N = 8), and the iCEBreaker's CmdSlice + AccSlice, serial activation, one UB copy (N = 4);
- * then the STREAM_MATMUL devices' options (N = 8); then AccOutReg + Ub2OutReg with the serial
- * activation, without RdReg (N = 4), the board options without AccOutReg (N = 6), and every
- * ULX3S option with CmdSlice (N = 4); accumulate_same_row runs the odd indices without idle
- * cycles */
-static const ops_fn models[] = {tpu_vdp_n4_ops,  tpu_vdp_n6_ops,  tpu_vdp_n8_ops, tpu_vdp_n16_ops,
-				tpu_vdp_n8b_ops, tpu_vdp_n4b_ops, tpu_vdp_n8c_ops, tpu_vdp_n4d_ops,
-				tpu_vdp_n6b_ops, tpu_vdp_n4e_ops};
+/* every profile of rtl/profiles.toml in the "datapath" set (the default options at N = 4, 6,
+ * 8, 16, the boards' options, the STREAM_MATMUL overlaps); accumulate_same_row runs the odd
+ * indices without idle cycles */
+static const ops_fn models[] = {TPU_VDP_DATAPATH_MODELS};
 #define N_MODELS (int)(sizeof(models) / sizeof(models[0]))
 
 #define MAXN TPU_VM_MAX_N
@@ -160,7 +156,7 @@ END_TEST
 
 /* Short POP MATMULs back to back without idle cycles: a switch row may issue while the previous
  * one is still before the MXU and must then wait for its own tile, not take that one's (with
- * UbOutReg the issue looks two cycles ahead and counts the switch row in stage s1). Overwrite,
+ * UbLatency 2 the issue looks two cycles ahead and counts the switch row in stage s1). Overwrite,
  * then accumulate into the same rows through the next tiles. */
 START_TEST(pop_short_back_to_back)
 {
@@ -341,9 +337,10 @@ END_TEST
  * a UB_READ of A1's output rows (chained on A1: each row
  * once written), MATMUL m2 accumulating into the same ACC rows (beside A1), N BIAS PARAMs
  * (beside A1: A1 must keep the old bias, A2 must see the new one), ACTIVATE A2 of m1 + m2.
- * Model 0 has the options (and the test checks that each overlap happened), model 1 not
- * (same results, in order). */
-static const ops_fn chain_models[] = {tpu_vdp_n8c_ops, tpu_vdp_n8_ops};
+ * The "stream" set holds models with the StreamMm overlaps (the test checks that each overlap
+ * happened) and without them (same results, in order). */
+static const ops_fn chain_models[] = {TPU_VDP_STREAM_MODELS};
+#define N_CHAIN_MODELS (int)(sizeof(chain_models) / sizeof(chain_models[0]))
 
 static void act_ref_rows(struct ref *ref, unsigned rows, const struct tpu_act_channel *ch,
 			 const struct tpu_act_output *outp, int8_t *want)
@@ -433,7 +430,7 @@ START_TEST(chain_bias_beside)
 	printf("chain_bias_beside[%d]: m1 %" PRIu64 ", A1 %" PRIu64 ", read %" PRIu64
 	       ", m2 %" PRIu64 ", bias %" PRIu64 ", A1 done %" PRIu64 " (%u)\n",
 	       _i, m1_acc, a1_acc, r1_acc, m2_acc, b_acc, a1_end, a1_done);
-	if (_i == 0) {
+	if (ops->stream_mm) {
 		/* each overlap happened: A1 right behind m1 (before m1's first row is written,
 		 * 2N + 2 cycles after it), the read right behind A1, m2 as m1 issues its last row,
 		 * the bias while A1 still ran */
@@ -544,7 +541,7 @@ static Suite *suite_rtl_mxu_datapath(void)
 	tcase_add_loop_test(tc, activate_random, 0, N_MODELS);
 	tcase_add_loop_test(tc, perf_counters, 0, N_MODELS);
 	tcase_add_loop_test(tc, ub_write_read_back_to_back, 0, N_MODELS);
-	tcase_add_loop_test(tc, chain_bias_beside, 0, 2);
+	tcase_add_loop_test(tc, chain_bias_beside, 0, N_CHAIN_MODELS);
 	suite_add_tcase(s, tc);
 	return s;
 }
