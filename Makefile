@@ -34,6 +34,13 @@ CFLAGS_ALL   = -std=c11 -D_DEFAULT_SOURCE $(OPT) $(WARN) $(SANFLAGS) \
 CXXFLAGS_ALL = -std=c++17 $(OPT) -Wall -Wextra $(SANFLAGS) -Iinclude -I$(BUILD)/include -Isw/golden $(CXXFLAGS)
 LDLIBS_ALL   = -lm $(LDLIBS)
 
+# Verilator's generated makefiles compile through $(OBJCACHE): ccache when it is there
+# (scripts/setup installs it). A model whose generated C++ did not change is then rebuilt from
+# the cache, in this tree or in another checkout (paths are hashed relative to the tree).
+export OBJCACHE ?= $(if $(shell command -v ccache 2>/dev/null),ccache)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+
 # (the default goal 'all' is defined after the source lists, below)
 .DEFAULT_GOAL := all
 .PHONY: all lib cli pc demo test lint synth bench clean setup spec spec-doc spec-check
