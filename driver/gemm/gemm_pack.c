@@ -9,14 +9,29 @@
  *
  * Transposed operands are read where they lie: a transposed B's tiles are blocks of the stored
  * op(B)^T that LOAD_WEIGHTS transposes on the device (row copies here); a transposed A (and B
- * for STREAM_MATMUL, which has no transpose) is gathered in blocks of GEMM_T_BLOCK x
- * GEMM_T_BLOCK, so that both sides of the copy stay in the cache. */
+ * for STREAM_MATMUL, which has no transpose) is gathered in squares of GEMM_T_BLOCK bytes a
+ * side, each read and written as whole rows. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "gemm_priv.h"
 
-#define GEMM_T_BLOCK 32u
+#define GEMM_T_BLOCK 16u
+
+/* d[r][c] = s[c][r] for one GEMM_T_BLOCK square, rows ds and ls bytes apart: loads and stores of
+ * whole rows around a transpose in registers. */
+static void transpose_square(uint8_t *d, size_t ds, const uint8_t *s, size_t ls)
+{
+	uint8_t t[GEMM_T_BLOCK][GEMM_T_BLOCK], row[GEMM_T_BLOCK];
+
+	for (unsigned c = 0; c < GEMM_T_BLOCK; c++)
+		memcpy(t[c], s + c * ls, GEMM_T_BLOCK);
+	for (unsigned r = 0; r < GEMM_T_BLOCK; r++) {
+		for (unsigned c = 0; c < GEMM_T_BLOCK; c++)
+			row[c] = t[c][r];
+		memcpy(d + r * ds, row, GEMM_T_BLOCK);
+	}
+}
 
 void gemm_copy_block(uint8_t *dst, size_t dst_stride, const struct gemm_mat *x, size_t r0,
 		     size_t c0, size_t rows, size_t cols)
@@ -26,14 +41,21 @@ void gemm_copy_block(uint8_t *dst, size_t dst_stride, const struct gemm_mat *x, 
 			memcpy(dst + r * dst_stride, x->p + (r0 + r) * x->ld + c0, cols);
 		return;
 	}
-	/* op(X)[r][c] = stored[c][r]: read stored rows c0.., a block of columns r0.. at a time */
-	for (size_t rb = 0; rb < rows; rb += GEMM_T_BLOCK) {
-		size_t rn = rows - rb < GEMM_T_BLOCK ? rows - rb : GEMM_T_BLOCK;
-		for (size_t c = 0; c < cols; c++) {
-			const uint8_t *s = x->p + (c0 + c) * x->ld + r0 + rb;
-			uint8_t *d = dst + rb * dst_stride + c;
-			for (size_t r = 0; r < rn; r++)
-				d[r * dst_stride] = s[r];
+	/* op(X)[r][c] = stored[c][r]: squares of GEMM_T_BLOCK, the edges element by element */
+	for (size_t cb = 0; cb < cols; cb += GEMM_T_BLOCK) {
+		size_t cn = cols - cb < GEMM_T_BLOCK ? cols - cb : GEMM_T_BLOCK;
+		for (size_t rb = 0; rb < rows; rb += GEMM_T_BLOCK) {
+			size_t rn = rows - rb < GEMM_T_BLOCK ? rows - rb : GEMM_T_BLOCK;
+			const uint8_t *s = x->p + (c0 + cb) * x->ld + r0 + rb;
+			uint8_t *d = dst + rb * dst_stride + cb;
+
+			if (rn == GEMM_T_BLOCK && cn == GEMM_T_BLOCK) {
+				transpose_square(d, dst_stride, s, x->ld);
+				continue;
+			}
+			for (size_t c = 0; c < cn; c++)
+				for (size_t r = 0; r < rn; r++)
+					d[r * dst_stride + c] = s[c * x->ld + r];
 		}
 	}
 }
