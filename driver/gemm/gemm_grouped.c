@@ -211,11 +211,34 @@ void gemm_group_matmul(struct gemm *g, const struct gemm_chunkx *cx, uint32_t kt
 	gemm_refill(g);
 }
 
+bool gemm_group_slot(struct gemm *g, const struct gemm_chunkx *cx, uint32_t s, uint32_t np,
+		     uint32_t acc, bool first_group, uint32_t bias_slot, uint32_t bias_nt,
+		     uint32_t *next_grp)
+{
+	uint32_t kt = s / np, nslots = np * g->KT, own0 = *next_grp, ng = gemm_a_groups(g);
+
+	gemm_group_matmul(g, cx, kt, acc);
+	if (cx->r0 == 0 && first_group && g->uniform && s == (nslots > 1 ? 1u : 0u))
+		EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0,
+		     gemm_span(g->n, g->N, 0));
+	/* A: two groups ahead of the first MATMUL that reads them */
+	if (first_group && s % np == 0)
+		while (*next_grp < ng && *next_grp <= gemm_a_group_of(g, kt) + 2)
+			gemm_read_group(g, cx->r0, cx->rows, cx->abase, (*next_grp)++);
+	/* the previous group's end beside this group's first MATMULs */
+	gemm_pend_step(g, s);
+	if (s == bias_slot) {
+		while (g->pa < g->npe)
+			gemm_pend_activate(g);
+		gemm_column_tile_params(g, bias_nt);
+	}
+	return *next_grp != own0;
+}
+
 void gemm_grouped_chunk(struct gemm *g, const struct tpu_gemm_params *p,
 			const struct gemm_chunkx *cx)
 {
-	bool first = cx->r0 == 0;
-	uint32_t ng = gemm_a_groups(g), next_grp, NG = (g->NT + g->gp - 1) / g->gp, rows = cx->rows;
+	uint32_t next_grp, NG = (g->NT + g->gp - 1) / g->gp, rows = cx->rows;
 
 	g->pf_n = g->pf_q = 0;
 	g->pf_q_tot = gemm_quiet_groups(g, rows);
@@ -232,26 +255,11 @@ void gemm_grouped_chunk(struct gemm *g, const struct tpu_gemm_params *p,
 		if (bias_slot < g->npe)
 			bias_slot = g->npe < nslots ? g->npe : nslots - 1;
 		for (uint32_t s = 0; s < nslots; s++) {
-			uint32_t kt = s / np, j = s % np;
+			uint32_t acc = gemm_acc_group(g, rows, G, t0 + s % np, 0);
+			bool own = gemm_group_slot(g, cx, s, np, acc, gi == 0, bias_slot, t0,
+						   &next_grp);
 
-			gemm_group_matmul(g, cx, kt, gemm_acc_group(g, rows, G, t0 + j, 0));
-			if (first && gi == 0 && g->uniform && s == (nslots > 1 ? 1u : 0u))
-				EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0,
-				     gemm_span(g->n, g->N, 0));
-			uint32_t own0 = next_grp; /* (a READ_HOST of its own in this slot) */
-
-			/* A: two groups ahead of the first MATMUL that reads them */
-			if (gi == 0 && j == 0)
-				while (next_grp < ng && next_grp <= gemm_a_group_of(g, kt) + 2)
-					gemm_read_group(g, cx->r0, rows, cx->abase, next_grp++);
-			/* the previous group's end beside this group's first MATMULs */
-			gemm_pend_step(g, s);
-			if (s == bias_slot) {
-				while (g->pa < g->npe)
-					gemm_pend_activate(g);
-				gemm_column_tile_params(g, t0);
-			}
-			gemm_prefetch_step(g, cx, gemm_quiet_slot(s, lead, nslots), next_grp != own0);
+			gemm_prefetch_step(g, cx, gemm_quiet_slot(s, lead, nslots), own);
 		}
 		/* what did not fit beside this group's MATMULs */
 		gemm_pend_flush(g);

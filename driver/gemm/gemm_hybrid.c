@@ -17,8 +17,7 @@ bool gemm_hybrid_fits(const struct gemm *g)
 void gemm_hybrid_chunk(struct gemm *g, const struct tpu_gemm_params *p,
 		       const struct gemm_chunkx *cx)
 {
-	bool first = cx->r0 == 0;
-	uint32_t ng = gemm_a_groups(g), next_grp, np = g->NT < g->gp ? g->NT : g->gp;
+	uint32_t next_grp, np = g->NT < g->gp ? g->NT : g->gp;
 	uint32_t rows = cx->rows, nslots = np * g->KT, bias_slot = nslots - 1 < 5 ? nslots - 1 : 5;
 	uint32_t ts0 = g->gseq;
 	struct gemm_pend tp[3]; /* the tiles not yet activated, by ts % 3 */
@@ -28,23 +27,9 @@ void gemm_hybrid_chunk(struct gemm *g, const struct tpu_gemm_params *p,
 		bias_slot = g->npe < nslots ? g->npe : nslots - 1;
 	g->pa = 0;
 	next_grp = gemm_group_prologue(g, p, cx);
-	for (uint32_t s = 0; s < nslots; s++) {
-		uint32_t kt = s / np, j = s % np;
-
-		gemm_group_matmul(g, cx, kt, gemm_acc_group(g, rows, 0, j, ts0 + j));
-		if (first && g->uniform && s == (nslots > 1 ? 1u : 0u))
-			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0,
-			     gemm_span(g->n, g->N, 0));
-		if (j == 0)
-			while (next_grp < ng && next_grp <= gemm_a_group_of(g, kt) + 2)
-				gemm_read_group(g, cx->r0, rows, cx->abase, next_grp++);
-		gemm_pend_step(g, s);
-		if (s == bias_slot) {
-			while (g->pa < g->npe)
-				gemm_pend_activate(g);
-			gemm_column_tile_params(g, 0);
-		}
-	}
+	for (uint32_t s = 0; s < nslots; s++)
+		(void)gemm_group_slot(g, cx, s, np, gemm_acc_group(g, rows, 0, s % np, ts0 + s % np),
+				      true, bias_slot, 0, &next_grp);
 	gemm_pend_flush(g);
 	g->npe = g->nw = g->iw = g->pa = 0;
 	for (uint32_t t = 0; t < np; t++)

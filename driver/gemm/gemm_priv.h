@@ -149,6 +149,12 @@ uint32_t gemm_acc_group(const struct gemm *g, uint32_t rows, uint32_t gi, uint32
 uint32_t gemm_group_prologue(struct gemm *g, const struct tpu_gemm_params *p,
 			     const struct gemm_chunkx *cx);
 void gemm_group_matmul(struct gemm *g, const struct gemm_chunkx *cx, uint32_t kt, uint32_t acc);
+/* MATMUL slot s of a group of np column tiles (into ACC rows acc): its MATMUL, the first
+ * chunk's SHIFT after the second MATMUL, A's next groups (first_group), a step of the previous
+ * group's end, at bias_slot column tile bias_nt's bias. Returns whether it read A itself. */
+bool gemm_group_slot(struct gemm *g, const struct gemm_chunkx *cx, uint32_t s, uint32_t np,
+		     uint32_t acc, bool first_group, uint32_t bias_slot, uint32_t bias_nt,
+		     uint32_t *next_grp);
 void gemm_tile_pend(struct gemm *g, size_t r0, uint32_t rows, uint32_t nt, uint32_t acc,
 		    uint32_t ts, struct gemm_pend *pe);
 void gemm_activate_pend(struct gemm *g, const struct gemm_pend *pe);
