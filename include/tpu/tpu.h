@@ -355,10 +355,11 @@ struct tpu_gemm_desc {
 
 /* Run d on the device (queue 0, the whole device, as tpu_gemm). Neither operand is transposed
  * on the host in a pass of its own: a transposed B goes to the device as blocks of the stored
- * Bᵀ that LOAD_WEIGHTS transposes (its OP0.TRANSPOSE), except in the small-M stream schedule
- * (STREAM_MATMUL has no transpose), where, as for a transposed A, the copy into the DMA buffer
- * that every operand goes through reads the stored matrix in cache-sized blocks. Device cycles
- * are those of the same GEMM without transposes (docs/performance.md, "Transposed operands").
+ * Bᵀ that LOAD_WEIGHTS transposes (its OP0.TRANSPOSE), except in the stream schedule (M in one
+ * chunk; STREAM_MATMUL has no transpose), where, as for a transposed A, the copy into the DMA
+ * buffer that every operand goes through reads the stored matrix in 16 x 16 squares. Device
+ * cycles are those of the same GEMM without transposes (docs/performance.md, "Transposed
+ * operands"). With TPU_GEMM_ACCUMULATE, C = C + (op(A) - in_zero_point) · op(B) + bias.
  * C is written only when the call returns 0 (with TPU_GEMM_ACCUMULATE C keeps its old value on
  * any failure); C must not overlap A or B. p may be NULL (defaults).
  * Returns 0; -EINVAL (d or a pointer NULL, a dimension 0, an unknown dtype, trans_* or flag, a
