@@ -2,7 +2,10 @@
 #   make bench-sim      sw/bench/bench_sim on sim:n=16 with the default link; table on stdout,
 #                       JSON in $(BUILD)/bench/sim_gemm.json. BENCH_SIM_ARGS adds options or
 #                       replaces the shape sweep (e.g. BENCH_SIM_ARGS="-r 128x128x128").
-# Needs the sim models (mk/sim.mk); without Verilator it says so and does nothing.
+#   make bench-pack     sw/bench/bench_pack: the host's copy-in of tpu_gemm_ex per operand layout
+#                       (NN, TN, NT, TT), table on stdout, JSON in $(BUILD)/bench/host_pack.json;
+#                       BENCH_PACK_ARGS as for bench-sim (shapes, -d URI)
+# bench-sim needs the sim models (mk/sim.mk); without Verilator it says so and does nothing.
 
 BENCH_SIM      := $(BUILD)/bench/bench_sim
 BENCH_SIM_OBJ  := $(OBJDIR)/sw/bench/bench_sim.o
@@ -21,3 +24,18 @@ bench-sim: $(BENCH_SIM)
 	$(Q)if [ -z "$(SIM_LINK)" ]; then echo "bench-sim: no sim models built (SIM=0 or no verilator): skipped"; \
 	else $(BENCH_SIM) -o $(BENCH_SIM_JSON) $(BENCH_SIM_ARGS); fi
 bench: bench-sim
+
+BENCH_PACK      := $(BUILD)/bench/bench_pack
+BENCH_PACK_OBJ  := $(OBJDIR)/sw/bench/bench_pack.o
+BENCH_PACK_JSON := $(BUILD)/bench/host_pack.json
+BENCH_PACK_ARGS ?=
+
+$(BENCH_PACK): $(BENCH_PACK_OBJ) $(LIB_A)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $(BENCH_PACK_OBJ) $(LIB_A) $(LDLIBS_ALL)
+
+.PHONY: bench-pack
+bench-pack: $(BENCH_PACK)
+	$(Q)$(BENCH_PACK) -o $(BENCH_PACK_JSON) $(BENCH_PACK_ARGS)
+bench: bench-pack

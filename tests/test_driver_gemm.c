@@ -6,130 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm_ref.h"
 #include "harness.h"
 #include "sim_model.h"
 #include "tpu/tpu.h"
-
-/* ------------------------------------------------------------------ reference */
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-	return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
-/* MultiplyByQuantizedMultiplier, from its definition in docs/spec.md §7. */
-static int32_t ref_requant(int32_t x, int32_t m, int32_t s)
-{
-	int ls = s > 0 ? s : 0, rs = s > 0 ? 0 : -s;
-	int32_t x1 = (int32_t)((uint32_t)x << ls);
-	int64_t t = floor_div((int64_t)x1 * m + (1ll << 30), 1ll << 31);
-	int64_t mag, q;
-
-	if (rs == 0)
-		return (int32_t)t;
-	mag = t < 0 ? -t : t;
-	q = (mag + (1ll << (rs - 1))) >> rs; /* ties away from zero */
-	return (int32_t)(t < 0 ? -q : q);
-}
-
-static int32_t wrap32(int64_t v)
-{
-	return (int32_t)(uint32_t)((uint64_t)v & 0xFFFFFFFFu);
-}
-
-static void ref_gemm(size_t m, size_t k, size_t n, const int8_t *a, const int8_t *b,
-		     const struct tpu_gemm_params *p, void *out)
-{
-	for (size_t i = 0; i < m; i++) {
-		for (size_t j = 0; j < n; j++) {
-			int64_t acc = p->bias ? p->bias[j] : 0;
-			int32_t x;
-			for (size_t kk = 0; kk < k; kk++)
-				acc += ((int64_t)a[i * k + kk] - p->in_zero_point) * b[kk * n + j];
-			x = wrap32(acc);
-			if (p->quant_channels == 0) {
-				((int32_t *)out)[i * n + j] = x;
-			} else {
-				size_t c = p->quant_channels == 1 ? 0 : j;
-				int64_t z = (int64_t)ref_requant(x, p->multiplier[c], p->shift[c]) +
-					    p->out_zero_point;
-				int64_t v = z < p->clamp_min ? p->clamp_min :
-					    z > p->clamp_max ? p->clamp_max : z;
-				((int8_t *)out)[i * n + j] =
-					p->lut ? p->lut[v + 128] : (int8_t)v;
-			}
-		}
-	}
-}
-
-/* ------------------------------------------------------------------ random cases */
-
-struct gcase {
-	size_t m, k, n;
-	int8_t *a, *b, lut[256];
-	int32_t *bias, *mult, *shift;
-	struct tpu_gemm_params p;
-};
-
-static void fill8(uint64_t *seed, int8_t *v, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		v[i] = (int8_t)harness_range(seed, -128, 127);
-}
-
-static void make_case(uint64_t *seed, struct gcase *g, size_t m, size_t k, size_t n, int q8)
-{
-	struct tpu_gemm_params *p = &g->p;
-
-	g->m = m;
-	g->k = k;
-	g->n = n;
-	g->a = malloc(m * k);
-	g->b = malloc(k * n);
-	g->bias = malloc(n * 4);
-	g->mult = malloc(n * 4);
-	g->shift = malloc(n * 4);
-	ck_assert(g->a && g->b && g->bias && g->mult && g->shift);
-	fill8(seed, g->a, m * k);
-	fill8(seed, g->b, k * n);
-	fill8(seed, g->lut, 256);
-	tpu_gemm_params_init(p);
-	p->in_zero_point = (int32_t)harness_range(seed, -128, 127);
-	for (size_t j = 0; j < n; j++) {
-		/* mostly realistic biases, sometimes anything (wrap-around) */
-		g->bias[j] = harness_range(seed, 0, 7) ? (int32_t)harness_range(seed, -100000, 100000)
-						       : (int32_t)harness_rand(seed);
-		g->mult[j] = harness_range(seed, 0, 15) ? (int32_t)harness_range(seed, 1 << 30,
-										 INT32_MAX)
-							: (int32_t)harness_range(seed, 0, INT32_MAX);
-		g->shift[j] = harness_range(seed, 0, 9) ? (int32_t)harness_range(seed, -14, -4)
-							: (int32_t)harness_range(seed, -31, 30);
-	}
-	p->bias = harness_range(seed, 0, 4) ? g->bias : NULL;
-	if (!q8)
-		return;
-	p->quant_channels = harness_range(seed, 0, 1) ? n : 1;
-	p->multiplier = g->mult;
-	p->shift = g->shift;
-	p->out_zero_point = (int32_t)harness_range(seed, -128, 127);
-	p->clamp_min = (int32_t)harness_range(seed, -128, 127);
-	p->clamp_max = (int32_t)harness_range(seed, p->clamp_min, 127);
-	if (harness_range(seed, 0, 3) == 0) {
-		p->clamp_min = -128;
-		p->clamp_max = 127;
-	}
-	p->lut = harness_range(seed, 0, 2) == 0 ? g->lut : NULL;
-}
-
-static void free_case(struct gcase *g)
-{
-	free(g->a);
-	free(g->b);
-	free(g->bias);
-	free(g->mult);
-	free(g->shift);
-}
 
 static void check_case(tpu_dev *dev, struct gcase *g, const char *uri)
 {
@@ -139,7 +19,7 @@ static void check_case(tpu_dev *dev, struct gcase *g, const char *uri)
 
 	ck_assert(got && want);
 	memset(got, 0x5A, len);
-	ref_gemm(g->m, g->k, g->n, g->a, g->b, &g->p, want);
+	gemm_ref_plain(g->m, g->k, g->n, g->a, g->b, &g->p, want);
 	err = tpu_gemm(dev, g->m, g->k, g->n, g->a, g->b, &g->p, got);
 	ck_assert_msg(err == 0, "%s m=%zu k=%zu n=%zu: %s (%s)", uri, g->m, g->k, g->n,
 		      tpu_strerror(err), tpu_gemm_last_error(dev));
@@ -164,9 +44,9 @@ static void random_cases(const char *uri, unsigned cases, size_t max_m, size_t m
 		size_t m = (size_t)harness_range(&seed, 1, (int64_t)max_m);
 		size_t k = (size_t)harness_range(&seed, 1, (int64_t)max_k);
 		size_t n = (size_t)harness_range(&seed, 1, (int64_t)max_n);
-		make_case(&seed, &g, m, k, n, (int)(c & 1));
+		gemm_ref_make_case(&seed, &g, m, k, n, (int)(c & 1));
 		check_case(dev, &g, uri);
-		free_case(&g);
+		gemm_ref_free_case(&g);
 		ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
 	}
 	ck_assert_int_eq(tpu_close(dev), 0);
@@ -230,7 +110,7 @@ START_TEST(gemm_small_m_stream)
 }
 END_TEST
 
-/* Regression (session 9): with the default link, a stream schedule whose K ends in a partial
+/* Regression: with the default link, a stream schedule whose K ends in a partial
  * K-tile read that tile's zero padding rows from the weight ring in the cycle the stream wrote
  * the same slot (an RTL assertion, found by `tpu selftest` 1x19x33). Directed shapes with
  * partial last K-tiles, A in the stream, on the default sim link. */
@@ -250,9 +130,9 @@ START_TEST(gemm_stream_partial_k_tile_sim)
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 		for (int q8 = 0; q8 < 2; q8++) {
 			struct gcase g;
-			make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], q8);
+			gemm_ref_make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], q8);
 			check_case(dev, &g, uri);
-			free_case(&g);
+			gemm_ref_free_case(&g);
 		}
 	}
 	ck_assert_int_eq(tpu_close(dev), 0);
@@ -281,7 +161,7 @@ static void fused_shapes(int i, const char *golden_fmt, const size_t (*shapes)[3
 		struct tpu_perf perf;
 		struct gcase g;
 
-		make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], 1);
+		gemm_ref_make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], 1);
 		g.p.quant_channels = 1; /* per tensor: the fused commands */
 		ck_assert_int_eq(tpu_perf_clear(dev), 0);
 		check_case(dev, &g, uri);
@@ -289,13 +169,13 @@ static void fused_shapes(int i, const char *golden_fmt, const size_t (*shapes)[3
 		ck_assert_msg(!max_cmds || perf.commands <= max_cmds,
 			      "%zux%zux%zu on %s: %u commands", shapes[s][0], shapes[s][1],
 			      shapes[s][2], uri, (unsigned)perf.commands);
-		free_case(&g);
+		gemm_ref_free_case(&g);
 		ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
 	}
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 
-/* Session 10: the stream schedule's first STREAM_MATMUL holds kg column panels interleaved
+/* The stream schedule's first STREAM_MATMUL holds kg column panels interleaved
  * K-tile by K-tile with A (OP0.K_MAJOR, K_GROUP = kg: 2 at 48..64 rows, 3 at 32 with N = 16;
  * at N = 8 also 2 at 32 rows, 3 at 16), the other panels block by block: per-tensor int8
  * output (the fused commands), K not a multiple of N (a partial last K-tile), N not a
@@ -313,7 +193,7 @@ START_TEST(gemm_stream_kmajor)
 }
 END_TEST
 
-/* Session 10: with int8 output and per-tensor quantization the fused stream schedule serves
+/* With int8 output and per-tensor quantization the fused stream schedule serves
  * any M that fits one chunk (not only M <= 64): M above 64, K and N not multiples of N, a
  * narrow last panel, with and without the LUT; golden (_i = 0, 1) and sim on the default link
  * (_i = 2, 3) against the naive reference. The device's command count shows the stream
@@ -328,7 +208,7 @@ START_TEST(gemm_stream_large_m)
 }
 END_TEST
 
-/* Session 11: the chunk pipeline (driver/gemm/gemm.c "dbl"): int8 GEMMs whose A does not fit one
+/* The chunk pipeline (driver/gemm/gemm_pipeline.c): int8 GEMMs whose A does not fit one
  * chunk of the grouped schedule, with few column tiles, go in chunks of at most 128 rows (the
  * first 256) with two A regions, each chunk's A read during the chunk before, the last K-tile
  * of A zero-padded to N bytes. Shapes with several chunks, short last chunks (701 = 256 + 3 x
@@ -354,11 +234,11 @@ START_TEST(gemm_chunk_pipeline)
 			const size_t *sh = shapes[_i % 2][s];
 			struct gcase g;
 
-			make_case(&seed, &g, sh[0], sh[1], sh[2], 1);
+			gemm_ref_make_case(&seed, &g, sh[0], sh[1], sh[2], 1);
 			g.p.quant_channels = q ? sh[2] : 1; /* per channel, per tensor */
 			g.p.lut = (s + (size_t)q) % 2 ? g.lut : NULL;
 			check_case(dev, &g, uri);
-			free_case(&g);
+			gemm_ref_free_case(&g);
 			ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
 		}
 	}
@@ -376,9 +256,9 @@ START_TEST(gemm_k_streams_through_small_ub)
 			 0);
 	for (int q8 = 0; q8 < 2; q8++) {
 		struct gcase g;
-		make_case(&seed, &g, 37, 70, 9, q8);
+		gemm_ref_make_case(&seed, &g, 37, 70, 9, q8);
 		check_case(dev, &g, "n=4,ub_rows=16");
-		free_case(&g);
+		gemm_ref_free_case(&g);
 	}
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
@@ -395,9 +275,9 @@ START_TEST(gemm_edges_and_defaults)
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 		for (int q8 = 0; q8 < 2; q8++) {
 			struct gcase g;
-			make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], q8);
+			gemm_ref_make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], q8);
 			check_case(dev, &g, "edges");
-			free_case(&g);
+			gemm_ref_free_case(&g);
 		}
 	}
 	/* p == NULL: raw, no bias, zero points 0 */
@@ -406,7 +286,7 @@ START_TEST(gemm_edges_and_defaults)
 		int32_t out[4], want[4];
 		struct tpu_gemm_params p;
 		tpu_gemm_params_init(&p);
-		ref_gemm(2, 3, 2, a, b, &p, want);
+		gemm_ref_plain(2, 3, 2, a, b, &p, want);
 		ck_assert_int_eq(tpu_gemm(dev, 2, 3, 2, a, b, NULL, out), 0);
 		ck_assert_int_eq(memcmp(out, want, sizeof(out)), 0);
 		ck_assert_int_eq(want[0], 1 * -128 + -2 * 3 + 3 * 127);
@@ -431,9 +311,9 @@ START_TEST(gemm_after_stray_weight_tiles)
 	ck_assert_int_eq(tpu_cmd_load_weights(&c[0], w, 0, 0, 4, 4, 0), 0);
 	ck_assert_int_eq(tpu_cmd_load_weights(&c[1], w, 0, 0, 4, 4, 0), 0);
 	ck_assert_int_eq(tpu_run(dev, c, 2, NULL, 1000), 0);
-	make_case(&seed, &g, 5, 6, 7, 0);
+	gemm_ref_make_case(&seed, &g, 5, 6, 7, 0);
 	check_case(dev, &g, "stray tiles");
-	free_case(&g);
+	gemm_ref_free_case(&g);
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 END_TEST
@@ -447,7 +327,7 @@ START_TEST(gemm_perf_counts_exact_macs)
 	ck_assert_int_eq(tpu_open("golden:n=8,ub_rows=64,acc_rows=32,mem=2M", &dev), 0);
 	for (int q8 = 0; q8 < 2; q8++) {
 		struct gcase g;
-		make_case(&seed, &g, 45, 19, 13, q8);
+		gemm_ref_make_case(&seed, &g, 45, 19, 13, q8);
 		ck_assert_int_eq(tpu_perf_clear(dev), 0);
 		check_case(dev, &g, "perf");
 		ck_assert_int_eq(tpu_perf_read(dev, &pf), 0);
@@ -455,7 +335,7 @@ START_TEST(gemm_perf_counts_exact_macs)
 		ck_assert_uint_eq(pf.dma_write_bytes, 45u * 13u * (q8 ? 1u : 4u));
 		ck_assert_uint_eq(pf.errors, 0);
 		ck_assert_uint_gt(pf.commands, 0);
-		free_case(&g);
+		gemm_ref_free_case(&g);
 	}
 	ck_assert_int_eq(tpu_close(dev), 0);
 }

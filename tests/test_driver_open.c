@@ -338,7 +338,7 @@ END_TEST
 START_TEST(strerror_covers_every_code)
 {
 	static const int errs[] = { -EINVAL, -ENOENT, -ENODEV, -ENOMEM, -EBUSY,
-				    -EAGAIN, -EIO,    -ETIMEDOUT, -ERANGE };
+				    -EAGAIN, -EIO,    -ETIMEDOUT, -ERANGE, -ENOTSUP };
 	const char *texts[64];
 	int n = 0;
 

@@ -16,6 +16,7 @@ static const char *errno_text(int e)
 	case ETIMEDOUT: return "timed out";
 	case ERANGE: return "out of range: the span does not fit the buffer or a 32-bit field";
 	case EFAULT: return "bad address";
+	case ENOTSUP: return "not supported by this device";
 	default: return "unknown error";
 	}
 }

@@ -1,4 +1,4 @@
-/* conv2d and dense on the device: im2col on the host, then tpu_gemm() over the whole batch.
+/* conv2d and dense on the device: im2col on the host, then tpu_gemm_ex() over the whole batch.
  *
  * conv2d lowers to one GEMM of M = batch*out_h*out_w rows, K = kernel_h*kernel_w*in_c, N = out_c:
  * each output pixel's receptive field is one row of the im2col matrix (taps ordered kh, kw, c,
@@ -197,7 +197,11 @@ static int gemm_rows(tpu_dev *dev, size_t m, size_t k, size_t n, const struct ro
 
 		if (!src->a)
 			im2col_rows(src->s, src->d, src->in, src->pad, r0, cnt, cols);
-		err = tpu_gemm(dev, cnt, k, n, a, w, p, (uint8_t *)out + r0 * n * esz);
+		struct tpu_gemm_desc d = {
+			.m = cnt, .n = n, .k = k, .a = a, .b = w, .c = (uint8_t *)out + r0 * n * esz
+		};
+
+		err = tpu_gemm_ex(dev, &d, p);
 		if (err == -ENOMEM && cnt > 1) {
 			rows = cnt / 2; /* smaller slices; the cols buffer is large enough */
 			continue;

@@ -1,4 +1,4 @@
-/* Neural-network operators on the tpu, built on tpu_gemm() (include/tpu/tpu.h).
+/* Neural-network operators on the tpu, built on tpu_gemm_ex() (include/tpu/tpu.h).
  *
  * Tensors are int8, NHWC (batch, height, width, channels), densely packed, with TFLite int8
  * semantics (design.md §3): weights symmetric (zero point 0, per-channel or per-tensor scales),

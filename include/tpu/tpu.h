@@ -307,16 +307,72 @@ struct tpu_gemm_params {
 void tpu_gemm_params_init(struct tpu_gemm_params *p);
 
 /* Run the GEMM on the device, tiled onto the N x N array (zero-padded edges, ACC accumulation
- * over K tiles). p may be NULL (defaults). Returns 0, -EINVAL (NULL, a dimension 0, a parameter
- * out of range: tpu_gemm_last_error() says which), -ENOMEM, -ETIMEDOUT, -EIO, or a positive
- * device status. It runs on queue 0 and needs the whole device: -EBUSY while any queue has
- * outstanding commands. A, B, the output and the parameter vectors are copied through DMA
- * buffers of the arena (-ENOMEM when it is too small); UB, ACC, parameters and the weight FIFO
- * are overwritten. On -ETIMEDOUT/-EIO the device is reset. */
+ * over K tiles): tpu_gemm_ex() with int8 operands, no transposes, packed rows, no accumulate.
+ * p may be NULL (defaults). Returns 0, -EINVAL (NULL, a dimension 0, a parameter out of range:
+ * tpu_gemm_last_error() says which), -ENOMEM, -ETIMEDOUT, -EIO, or a positive device status.
+ * It runs on queue 0 and needs the whole device: -EBUSY while any queue has outstanding
+ * commands. A, B, the output and the parameter vectors are copied through DMA buffers of the
+ * arena (-ENOMEM when it is too small); UB, ACC, parameters and the weight FIFO are
+ * overwritten. On -ETIMEDOUT/-EIO the device is reset. */
 TPU_MUST_CHECK int tpu_gemm(tpu_dev *dev, size_t m, size_t k, size_t n, const int8_t *a,
 			    const int8_t *b, const struct tpu_gemm_params *p, void *out);
 
-/* Why the last tpu_gemm() call on dev rejected its arguments (empty string if it did not). */
+/* Element type of A and B (C's follows from it and from the output parameters). */
+enum tpu_dtype {
+	TPU_DTYPE_INT8 = 0, /* int8 x int8, int32 sums: C int32 (raw) or int8 (requantized) */
+	TPU_DTYPE_BF16 = 1, /* bf16 x bf16, fp32 sums: not built into any device yet */
+};
+
+/* How an operand is stored: op(X) = X, or op(X) = Xᵀ (the caller holds the transpose). */
+enum tpu_trans {
+	TPU_TRANS_N = 0,
+	TPU_TRANS_T = 1,
+};
+
+/* tpu_gemm_desc.flags */
+#define TPU_GEMM_ACCUMULATE 1u /* C += the product instead of C = the product */
+
+/* One general GEMM, row-major like CBLAS with CblasRowMajor:
+ *   C = f((op(A) - in_zero_point) · op(B) + bias), op(A) m x k, op(B) k x n, C m x n,
+ * f and the parameters as in struct tpu_gemm_params. Zero-initialised fields mean int8, no
+ * transposes, packed rows and no flags, so a designated initializer names only what differs.
+ * Leading dimensions count elements between the starts of consecutive stored rows: A is
+ * stored m x k (lda >= k) or, with trans_a, k x m (lda >= m); B k x n (ldb >= n) or, with
+ * trans_b, n x k (ldb >= k); C m x n (ldc >= n, elements of C's type); 0 means packed (the
+ * stored row length). Bytes between the rows of C are not touched. */
+struct tpu_gemm_desc {
+	enum tpu_dtype dtype;
+	enum tpu_trans trans_a, trans_b;
+	size_t m, n, k;  /* each >= 1 */
+	const void *a;
+	size_t lda;
+	const void *b;
+	size_t ldb;
+	void *c;         /* int32 with raw output (quant_channels 0), else int8 */
+	size_t ldc;
+	unsigned flags;  /* TPU_GEMM_ACCUMULATE: C = C + product, int32 wrapping; raw output only */
+};
+
+/* Run d on the device (queue 0, the whole device, as tpu_gemm). Neither operand is transposed
+ * on the host in a pass of its own: a transposed B goes to the device as blocks of the stored
+ * Bᵀ that LOAD_WEIGHTS transposes (its OP0.TRANSPOSE), except in the stream schedule (M in one
+ * chunk; STREAM_MATMUL has no transpose), where, as for a transposed A, the copy into the DMA
+ * buffer that every operand goes through reads the stored matrix in 16 x 16 squares. Device
+ * cycles are those of the same GEMM without transposes (docs/performance.md, "Transposed
+ * operands"). With TPU_GEMM_ACCUMULATE, C = C + (op(A) - in_zero_point) · op(B) + bias.
+ * C is written only when the call returns 0 (with TPU_GEMM_ACCUMULATE C keeps its old value on
+ * any failure); C must not overlap A or B. p may be NULL (defaults).
+ * Returns 0; -EINVAL (d or a pointer NULL, a dimension 0, an unknown dtype, trans_* or flag, a
+ * leading dimension below its row, ACCUMULATE with int8 output, a parameter out of range:
+ * tpu_gemm_last_error() names the field and the limit); -ENOTSUP (a dtype this device does
+ * not implement: bf16 on an int8-only device; tpu_gemm_last_error() says so); -ENOMEM;
+ * -EBUSY; -ETIMEDOUT; -EIO; or a positive device status, all as for tpu_gemm. Not thread-safe
+ * (one call at a time per device). */
+TPU_MUST_CHECK int tpu_gemm_ex(tpu_dev *dev, const struct tpu_gemm_desc *d,
+			       const struct tpu_gemm_params *p);
+
+/* Why the last tpu_gemm() or tpu_gemm_ex() call on dev rejected its arguments (empty string if
+ * it did not). */
 const char *tpu_gemm_last_error(tpu_dev *dev);
 
 #ifdef __cplusplus

@@ -5,7 +5,7 @@ Without it, nextpnr-ecp5 scatters a 12 x 12 array's 144 MULT18X18D over the die'
 rows (156 sites on the LFE5U-85F) with no regard to the array: PE (0, 0) and its east
 neighbour may sit 20 DSP columns apart, and each PE's fabric (weight select, partial-sum add)
 is then torn between its DSP and its neighbours, which gave the N = 12 build's critical paths
-(docs/fpga.md, "Session 15"). This script gives every PE multiplier a fixed BEL:
+(docs/fpga.md, "DSP budget and placement"). This script gives every PE multiplier a fixed BEL:
 
   board.json "dsp_place": {"rows_y": [Y, ...], "slots": [[X, Z], ...], "bel": "MULT18_{z}"}
     rows_y  the Y of each DSP row, top to bottom;

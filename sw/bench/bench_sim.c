@@ -1,12 +1,13 @@
 /* bench_sim: end-to-end GEMM throughput of the Verilated device through the driver.
  *
- * usage: bench_sim [-d URI] [-o JSON] [-r] [MxKxN ...]
+ * usage: bench_sim [-d URI] [-o JSON] [-r] [-t NN|TN|NT|TT] [MxKxN ...]
  *   -d URI   device (default "sim:n=16": the default link, 50 ns / 16 GB/s at 1 GHz)
  *   -o JSON  write the results there (default: no JSON)
  *   -r       raw int32 output (default: int8 output, per-tensor requantization)
+ *   -t XY    A stored transposed (X = T) and/or B (Y = T) (default NN: neither)
  *   MxKxN    shapes (default: the sweep below)
  *
- * Each GEMM runs through tpu_gemm() with random int8 A and B; the PERF counters are cleared
+ * Each GEMM runs through tpu_gemm_ex() with random int8 A and B; the PERF counters are cleared
  * before and read after it, and the output is checked against a plain C reference (int32 dot
  * products, then tpu_activate for int8 output), so a fast but wrong device fails the run.
  * utilization = PERF_MACS / (N^2 x PERF_CYCLES): the fraction of the array's MAC slots used
@@ -33,11 +34,11 @@ static const struct gemm_bench_shape default_shapes[] = {
 	{ 1, 512, 512 },  { 1, 64, 64 },
 };
 
-static int run_one(tpu_dev *dev, const struct gemm_bench_shape *s, bool raw, uint64_t *seed,
-		   struct gemm_bench_result *r)
+static int run_one(tpu_dev *dev, const struct gemm_bench_shape *s, bool raw, unsigned trans,
+		   uint64_t *seed, struct gemm_bench_result *r)
 {
 	char why[256];
-	int err = gemm_bench_run(dev, s, raw, seed, r, why, sizeof(why));
+	int err = gemm_bench_run(dev, s, raw, trans, seed, r, why, sizeof(why));
 
 	if (err)
 		fprintf(stderr, "bench_sim: %s\n", why);
@@ -52,16 +53,19 @@ static double util(const struct gemm_bench_result *r)
 	return gemm_bench_util(r);
 }
 
-static int write_json(const char *path, const char *uri, bool raw, const struct gemm_bench_result *rs,
-		      size_t n)
+static int write_json(const char *path, const char *uri, bool raw, const char *trans,
+		      const struct gemm_bench_result *rs, size_t n)
 {
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "bench_sim: %s: %s\n", path, strerror(errno));
 		return -errno;
 	}
-	fprintf(f, "{\n  \"device\": \"%s\",\n  \"output\": \"%s\",\n  \"results\": [\n", uri,
+	fprintf(f, "{\n  \"device\": \"%s\",\n  \"output\": \"%s\",\n", uri,
 		raw ? "int32" : "int8");
+	if (trans)
+		fprintf(f, "  \"trans\": \"%s\",\n", trans);
+	fprintf(f, "  \"results\": [\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct gemm_bench_result *r = &rs[i];
 		fprintf(f,
@@ -96,7 +100,7 @@ static int parse_shape(const char *arg, struct gemm_bench_shape *s)
 
 int main(int argc, char **argv)
 {
-	const char *uri = "sim:n=16", *json = NULL;
+	const char *uri = "sim:n=16", *json = NULL, *trans = NULL;
 	struct gemm_bench_shape *shapes = NULL;
 	struct gemm_bench_result *rs = NULL;
 	size_t ns = 0;
@@ -104,6 +108,7 @@ int main(int argc, char **argv)
 	uint64_t seed = 0x9E3779B97F4A7C15ULL;
 	struct tpu_info info;
 	tpu_dev *dev = NULL;
+	unsigned tmask = 0;
 	int i, err;
 
 	shapes = calloc((size_t)argc + sizeof(default_shapes) / sizeof(default_shapes[0]),
@@ -117,10 +122,16 @@ int main(int argc, char **argv)
 			json = argv[++i];
 		} else if (!strcmp(argv[i], "-r")) {
 			raw = true;
+		} else if (!strcmp(argv[i], "-t") && i + 1 < argc && strlen(argv[i + 1]) == 2 &&
+			   strchr("NT", argv[i + 1][0]) && strchr("NT", argv[i + 1][1])) {
+			trans = argv[++i];
+			tmask = (trans[0] == 'T' ? GEMM_BENCH_A_T : 0) |
+				(trans[1] == 'T' ? GEMM_BENCH_B_T : 0);
 		} else if (parse_shape(argv[i], &shapes[ns]) == 0) {
 			ns++;
 		} else {
-			fprintf(stderr, "usage: %s [-d URI] [-o JSON] [-r] [MxKxN ...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-d URI] [-o JSON] [-r] [-t NN|TN|NT|TT] [MxKxN ...]\n",
+				argv[0]);
 			free(shapes);
 			return 2;
 		}
@@ -139,13 +150,13 @@ int main(int argc, char **argv)
 		all_ok = false;
 		goto out;
 	}
-	printf("end-to-end GEMM on %s (%s output), N = %u\n", uri, raw ? "int32" : "int8",
-	       info.array_n);
+	printf("end-to-end GEMM on %s (%s output%s%s), N = %u\n", uri, raw ? "int32" : "int8",
+	       trans ? ", stored " : "", trans ? trans : "", info.array_n);
 	printf("%6s %6s %6s %11s %11s %12s %6s %10s %10s %8s %10s\n", "m", "k", "n", "cycles",
 	       "mxu_busy", "macs", "util", "rd_bytes", "wr_bytes", "wall_s", "cyc/s");
 	for (size_t j = 0; j < ns; j++) {
 		struct gemm_bench_result *r = &rs[j];
-		err = run_one(dev, &shapes[j], raw, &seed, r);
+		err = run_one(dev, &shapes[j], raw, tmask, &seed, r);
 		r->array = info.array_n;
 		if (err || !r->ok)
 			all_ok = false;
@@ -159,7 +170,7 @@ int main(int argc, char **argv)
 		       err ? "  FAILED" : r->ok ? "" : "  WRONG");
 		fflush(stdout);
 	}
-	if (json && write_json(json, uri, raw, rs, ns))
+	if (json && write_json(json, uri, raw, trans, rs, ns))
 		all_ok = false;
 out:
 	if (dev)

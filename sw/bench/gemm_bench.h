@@ -1,11 +1,11 @@
-/* One measured GEMM: random int8 operands, tpu_gemm() between a PERF clear and a PERF read, the
+/* One measured GEMM: random int8 operands, tpu_gemm_ex() between a PERF clear and a PERF read, the
  * output checked against a plain C reference. Shared by sw/bench/bench_sim.c and `tpu bench`
  * (sw/cli/cmd_bench.c); header-only (static inline) because the two are linked separately and
  * neither build should need a list of extra sources.
  *
  * Figures: utilization = PERF_MACS / (N^2 x PERF_CYCLES), the fraction of the array's MAC slots
  * used over the whole GEMM, DMA and command overhead included; simulated cycles per second =
- * PERF_CYCLES / wall seconds of the tpu_gemm() call. */
+ * PERF_CYCLES / wall seconds of the tpu_gemm_ex() call (the host's copies in and out included). */
 #ifndef TPU_BENCH_GEMM_BENCH_H
 #define TPU_BENCH_GEMM_BENCH_H
 
@@ -24,11 +24,15 @@ struct gemm_bench_shape {
 	size_t m, k, n;
 };
 
+/* How A and B are stored (gemm_bench_run's trans): either may be transposed. */
+#define GEMM_BENCH_A_T 1u
+#define GEMM_BENCH_B_T 2u
+
 struct gemm_bench_result {
 	struct gemm_bench_shape s;
 	uint32_t array;	      /* N of the device */
-	struct tpu_perf perf; /* counters over the tpu_gemm() call */
-	double wall;	      /* seconds of the tpu_gemm() call */
+	struct tpu_perf perf; /* counters over the tpu_gemm_ex() call */
+	double wall;	      /* seconds of the tpu_gemm_ex() call */
 	bool ok;	      /* the output matched the reference */
 };
 
@@ -74,19 +78,32 @@ static inline bool gemm_bench_check(const struct gemm_bench_shape *s, const int8
 	return true;
 }
 
+/* x (rows x cols, packed) stored transposed into a new buffer (NULL when out of memory). */
+static inline int8_t *gemm_bench_transposed(const int8_t *x, size_t rows, size_t cols)
+{
+	int8_t *t = malloc(rows * cols);
+
+	for (size_t r = 0; t && r < rows; r++)
+		for (size_t c = 0; c < cols; c++)
+			t[c * rows + r] = x[r * cols + c];
+	return t;
+}
+
 /* Run one GEMM of shape s on dev with data from *seed (advanced). raw: int32 output, else int8
- * with one per-tensor multiplier that scales a K-term dot product into the int8 range. The
+ * with one per-tensor multiplier that scales a K-term dot product into the int8 range. trans
+ * (GEMM_BENCH_*_T) stores A and/or B transposed (copies made before the measured call). The
  * caller bounds m*k, k*n and m*n*4. Returns 0 (r->ok says whether it matched), or the error of
  * the failing call with a one-line reason in err. */
 static inline int gemm_bench_run(tpu_dev *dev, const struct gemm_bench_shape *s, bool raw,
-				 uint64_t *seed, struct gemm_bench_result *r, char *err,
+				 unsigned trans, uint64_t *seed, struct gemm_bench_result *r, char *err,
 				 size_t errlen)
 {
 	struct tpu_gemm_params p;
 	struct tpu_info info;
 	int32_t mult = 0, shift = 0;
-	int8_t *a = malloc(s->m * s->k), *b = malloc(s->k * s->n);
+	int8_t *a = malloc(s->m * s->k), *b = malloc(s->k * s->n), *at = NULL, *bt = NULL;
 	void *out = malloc(s->m * s->n * 4);
+	struct tpu_gemm_desc d = { .m = s->m, .n = s->n, .k = s->k, .a = a, .b = b, .c = out };
 	double t0;
 	int rc = -ENOMEM, sh = 0;
 
@@ -104,6 +121,13 @@ static inline int gemm_bench_run(tpu_dev *dev, const struct gemm_bench_shape *s,
 		a[i] = (int8_t)gemm_bench_rng(seed);
 	for (size_t i = 0; i < s->k * s->n; i++)
 		b[i] = (int8_t)gemm_bench_rng(seed);
+	if (((trans & GEMM_BENCH_A_T) && !(d.a = at = gemm_bench_transposed(a, s->m, s->k))) ||
+	    ((trans & GEMM_BENCH_B_T) && !(d.b = bt = gemm_bench_transposed(b, s->k, s->n)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	d.trans_a = (trans & GEMM_BENCH_A_T) ? TPU_TRANS_T : TPU_TRANS_N;
+	d.trans_b = (trans & GEMM_BENCH_B_T) ? TPU_TRANS_T : TPU_TRANS_N;
 	tpu_gemm_params_init(&p);
 	if (!raw) {
 		if ((rc = tpu_quantize_multiplier(1.0 / (8.0 * (double)s->k), &mult, &sh))) {
@@ -121,7 +145,7 @@ static inline int gemm_bench_run(tpu_dev *dev, const struct gemm_bench_shape *s,
 		goto out;
 	}
 	t0 = gemm_bench_now();
-	rc = tpu_gemm(dev, s->m, s->k, s->n, a, b, &p, out);
+	rc = tpu_gemm_ex(dev, &d, &p);
 	r->wall = gemm_bench_now() - t0;
 	if (rc) {
 		const char *why = tpu_gemm_last_error(dev);
@@ -138,6 +162,8 @@ static inline int gemm_bench_run(tpu_dev *dev, const struct gemm_bench_shape *s,
 out:
 	free(a);
 	free(b);
+	free(at);
+	free(bt);
 	free(out);
 	return rc;
 }

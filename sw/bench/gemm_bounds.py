@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Analytical bounds of an end-to-end int8-output tpu_gemm() on the sim link (docs/performance.md).
 
-Replays driver/gemm/gemm.c's schedule (resident A as one READ_HOST per chunk, even chunks of R rows,
+Replays driver/gemm/'s schedules (resident A as one READ_HOST per chunk, even chunks of R rows,
 weights per chunk, one BIAS LOAD_PARAMS + ACTIVATE + WRITE_HOST (in pieces) per column tile, MULT/SHIFT once
 for per-tensor requantization; for m in one chunk the stream schedule: one STREAM_MATMUL per group of
 full-width column tiles with each tile's bias vector in its stream and its ACTIVATE in the
@@ -18,9 +18,9 @@ to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet ea
   phased bound   = (stream schedule with A in the stream) the first command's A-carrying part
                    bounded on its own: max(its link, its MXU cycles) + max(the rest's link,
                    the rest's MXU cycles). In the block order block 0 carries A (KT x (R + N)
-                   rows per KT x R MXU cycles); with OP0.K_MAJOR (session 10) the first kg
+                   rows per KT x R MXU cycles); with OP0.K_MAJOR the first kg
                    blocks share each K-tile of A (KT x R + kg x (k + 4) rows per kg x KT x R),
-                   kg chosen as driver/gemm/gemm.c's stream_kgroup does (column "kg")
+                   kg chosen as driver/gemm/gemm_stream.c's gemm_stream_kgroup does (column "kg")
   latency floor  = max(compute, data bound) + 10 L + 2N + 2 (L = the link's one-way latency,
                    --latency, 50 cycles on sim): what no schedule can hide, on the critical path
                    of one tpu_gemm from the PERF_CTRL write to the PERF_CYCLES read. The health
@@ -35,7 +35,7 @@ to WrBytes (max(4N, 256) with ReadAhead) bytes; narrower rows cost one packet ea
                    floor util = macs / (N^2 x latency floor): the most any schedule can measure;
                    best of bound = max(compute, link bound) / latency floor: the most "of bound"
                    can be (the batch-1 goal is "of bound" >= 90 %).
-The chunk pipeline (session 11, driver/gemm/gemm.c "dbl": int8 output, A resident but the grouped
+The chunk pipeline (driver/gemm/gemm_pipeline.c: int8 output, A resident but the grouped
 schedule's one region does not fit it in one chunk of <= 256 rows (R > 256: the column order),
 at most 8 column tiles): chunks of R <= 128 rows (r = min(128, ub_rows / (2 KT + 2),
 acc_rows / 4)), the first R0 = min(2r, 256) rows where the UB (KT (R0 + r) + 2 R0 rows) and
@@ -57,7 +57,7 @@ def pkt(data):
     return HDR + -(-data // LB) * LB
 
 def kgroup(R, N, full, KT):
-    # driver/gemm/gemm.c stream_kgroup: the fewest panels (2..4) with 8 (R + kg N) <= 7 kg R
+    # driver/gemm/gemm_stream.c gemm_stream_kgroup: the fewest panels (2..4) with 8 (R + kg N) <= 7 kg R
     if KT < 2:
         return 1
     for kg in range(2, min(full, 4) + 1):
@@ -88,11 +88,11 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True, la
         return full * pkt(g * rb) + (pkt(rem * rb) if rem else 0)
 
     cmds = 3  # LOAD_PARAMS OUTPUT, MULT, SHIFT (per-tensor: once)
-    # driver/gemm/gemm.c's stream schedule: one chunk, A and the output in the UB; any such m with
-    # the fused (int8, per-tensor) commands, which is what this model assumes (session 10;
-    # GEMM_STREAM_M = 64 limits only the int32 output)
+    # driver/gemm/gemm_stream.c's stream schedule: one chunk, A and the output in the UB; any such m
+    # with the fused (int8, per-tensor) commands, which is what this model assumes
+    # (GEMM_STREAM_M = 64 limits only the int32 output)
     stream_sched = R == m and (slots + NT) * R <= ub_rows and slots == KT
-    # driver/gemm/gemm.c's chunk pipeline (session 11): instead of the column order (R > 256, the
+    # driver/gemm/gemm_pipeline.c's chunk pipeline: instead of the column order (R > 256, the
     # grouped schedule's read-ahead limit) with few column tiles
     rd = min(128, ub_rows // (2 * slots + 2), acc_rows // 4)
     dbl = (not stream_sched and slots == KT and R > 256 and NT <= 8 and rd >= N and m > rd)
@@ -105,7 +105,7 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True, la
         R = math.ceil(rest / math.ceil(rest / rd))
         sizes = [R0] + [min(R, rest - i) for i in range(0, rest, R)]
         chunks = len(sizes)
-    # OP0.PARAMS (session 10, fused: n >= N): MULT and SHIFT as the first command's first 8
+    # OP0.PARAMS (fused: n >= N): MULT and SHIFT as the first command's first 8
     # stream rows instead of two LOAD_PARAMS
     prows = 8 if stream_sched and n >= N else 0
     if prows:
@@ -115,7 +115,7 @@ def bounds(m, k, n, N=16, ub_rows=8192, acc_rows=2048, bpc=16.0, kmajor=True, la
     if stream_sched:
         full = k // N
         ntf, cmax = n // N, min(255, acc_rows // R)
-        # A_STREAM (session 9, fused: n >= N): A's K-tiles (KT x R rows of N bytes) in the first
+        # A_STREAM (fused: n >= N): A's K-tiles (KT x R rows of N bytes) in the first
         # STREAM_MATMUL's stream instead of READ_HOSTs before it
         astream = ntf >= 1
         if full and not astream:
@@ -188,7 +188,7 @@ def main():
     ap.add_argument("--latency", type=int, default=50,
                     help="the link's one-way latency in device cycles (sim: 50)")
     ap.add_argument("--block-major", action="store_true",
-                    help="model the stream schedule without OP0.K_MAJOR (sessions 8-9)")
+                    help="model the stream schedule without OP0.K_MAJOR")
     a = ap.parse_args()
     meas = {}
     shapes = [tuple(int(x) for x in s.split("x")) for s in a.shapes]

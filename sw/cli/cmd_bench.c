@@ -193,7 +193,7 @@ static int bench_gemm(const struct cli_ctx *ctx, int argc, char **argv)
 	if (cli_open(ctx, g.device, &dev, &info))
 		return CLI_EXIT_FAIL;
 	seed = g.seed;
-	rc = gemm_bench_run(dev, &g.s, g.raw, &seed, &r, why, sizeof(why));
+	rc = gemm_bench_run(dev, &g.s, g.raw, 0, &seed, &r, why, sizeof(why));
 	tpu_close(dev);
 	if (rc) {
 		cli_error(ctx, "gemm %s", why);
