@@ -171,7 +171,11 @@ module tpu_systolic_array #(
       );
     end
   end else begin : g_pe_mul
-    assign mul_p = '0;
+    // one 16-bit slice at a time: a single '0 of N*N*16 bits is a replication Verilator refuses
+    // above 8 Kibit (WIDTHCONCAT at N = 32)
+    for (genvar p = 0; p < N * N; p++) begin : g_no_prod
+      assign mul_p[p*16 +: 16] = 16'd0;
+    end
     logic unused_mul;
     assign unused_mul = ^{mul_a, mul_w};
   end
