@@ -1,5 +1,6 @@
 /* Golden-model test fixture; see golden_fixture.h. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -283,11 +284,17 @@ static void lockstep_settle(struct gfx *f)
 		}
 	}
 }
-/* True for writes that may start device activity (everything but window and queue
- * configuration, which only take effect at CC.EN or on use). */
+/* True for writes that may start device activity or wait for it (everything but queue
+ * configuration, which only takes effect at CC.EN): a window write waits for a command
+ * boundary (spec §5). */
 static bool wr_settles(uint32_t off)
 {
-	return off < 0x100 || off >= 0x400;
+	return off < 0x100 || off >= 0x200;
+}
+
+static bool wr_window(const struct gfx *f, uint32_t off)
+{
+	return off >= 0x200 && off < 0x200 + f->cfg.num_windows * 0x20u;
 }
 
 /* PERF_CYCLES is each backend's own (spec §2): never compared. */
@@ -313,14 +320,24 @@ void gfx_wr(struct gfx *f, uint32_t off, uint32_t val)
 {
 	bool settle;
 
+	/* the shadow's memory catches up before its device can touch it (an unmask's MSI, the
+	 * commands a window write waits for) */
+	settle = f->be == GFX_SIM && wr_settles(off);
+	if (settle)
+		shadow_sync(f);
+	/* a window write first lets the device run every command it can fetch (spec §5): run
+	 * them here, where they are counted, rather than inside golden_mmio_write */
+	if (wr_window(f, off)) {
+		unsigned k = golden_run(f->g, UINT_MAX);
+		if (f->be == GFX_GOLDEN)
+			f->golden_early += k;
+		else
+			f->golden_done += k;
+	}
 	if (f->be == GFX_GOLDEN) {
 		golden_mmio_write(f->g, off, val);
 		return;
 	}
-	/* the shadow's memory catches up before its device can touch it (an unmask's MSI) */
-	settle = wr_settles(off);
-	if (settle)
-		shadow_sync(f);
 	tpu_sim_mmio_write(f->sim, off, val);
 	golden_mmio_write(f->g, off, val);
 	if (!settle || f->hold)
@@ -342,8 +359,11 @@ unsigned gfx_run(struct gfx *f, unsigned max_cmds)
 {
 	unsigned n;
 
-	if (f->be == GFX_GOLDEN)
-		return golden_run(f->g, max_cmds);
+	if (f->be == GFX_GOLDEN) {
+		n = golden_run(f->g, max_cmds) + f->golden_early;
+		f->golden_early = 0;
+		return n;
+	}
 	shadow_sync(f);
 	lockstep_settle(f);
 	n = f->sim_done;

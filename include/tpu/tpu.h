@@ -145,9 +145,13 @@ int tpu_buf_free(tpu_buf *buf);
 #define TPU_WIN_W 2u
 
 /* Program window idx to [base, base + len) with permissions perm (TPU_WIN_R | TPU_WIN_W); the
- * window is disabled, rewritten and enabled. len 0 disables it. Returns 0, -EINVAL (idx out of
- * range, bad perm, base + len - 1 passes 2^64 - 1), -ENODEV. The driver keeps a shadow that
- * tpu_reset restores. */
+ * window is disabled, rewritten and enabled. len 0 disables it. IOMMU semantics: the device
+ * applies the change at a command boundary (docs/spec.md section 5), so every command submitted
+ * before the call completes with the old window first (the call waits for it), and once the
+ * call returns the device makes no access through the old window; later commands see the new
+ * one. Returns 0, -EINVAL (idx out of range, bad perm, base + len - 1 passes 2^64 - 1), -ENODEV,
+ * -ETIMEDOUT (the commands before it did not finish in time; the device applies the change
+ * when they do). The driver keeps a shadow that tpu_reset restores. */
 TPU_MUST_CHECK int tpu_window_set(tpu_dev *dev, unsigned idx, uint64_t base, uint64_t len,
 				  unsigned perm);
 
