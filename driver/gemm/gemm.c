@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm_limits.h"
 #include "internal.h"
 
 #define GEMM_TIMEOUT_MS 60000
@@ -167,7 +168,9 @@ static int check_args(tpu_dev *dev, size_t m, size_t k, size_t n, const int8_t *
 	if (p->clamp_min > p->clamp_max)
 		return reject(dev, "clamp_min: %d is above clamp_max %d", (int)p->clamp_min,
 			      (int)p->clamp_max);
-	return check_quant(dev, n, p);
+	if ((err = check_quant(dev, n, p)))
+		return err;
+	return tpu_gemm_check_range(dev, k, p->in_zero_point);
 }
 
 /* ------------------------------------------------------------------ command list */

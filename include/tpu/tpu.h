@@ -311,8 +311,13 @@ struct tpu_gemm_params {
 void tpu_gemm_params_init(struct tpu_gemm_params *p);
 
 /* Run the GEMM on the device, tiled onto the N x N array (zero-padded edges, ACC accumulation
- * over K tiles). p may be NULL (defaults). Returns 0, -EINVAL (NULL, a dimension 0, a parameter
- * out of range: tpu_gemm_last_error() says which), -ENOMEM, -ETIMEDOUT, -EIO, or a positive
+ * over K tiles). p may be NULL (defaults). The sum of products never overflows silently: k
+ * above the K limit (TPU_K_NO_OVERFLOW = 131071 in tpu/numerics.h for in_zero_point 0; with a
+ * zero point z the bound for (A - z) . B, down to 65793) is refused with -ERANGE before anything
+ * runs. The bias (with the folded zero point) is added in int32 with two's-complement
+ * wrap-around, as TFLite's int32 arithmetic does (docs/ops.md "Overflow"). Returns 0, -EINVAL
+ * (NULL, a dimension 0, a parameter out of range), -ERANGE (tpu_gemm_last_error() says which,
+ * for both), -ENOMEM, -ETIMEDOUT, -EIO, or a positive
  * device status. It runs on queue 0 and needs the whole device: -EBUSY while any queue has
  * outstanding commands. A, B, the output and the parameter vectors are copied through DMA
  * buffers of the arena (-ENOMEM when it is too small); UB, ACC, parameters and the weight FIFO
