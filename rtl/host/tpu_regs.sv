@@ -7,8 +7,9 @@
 // Window writes take effect at a command boundary (docs/spec.md section 5): a write to a
 // WIN_* register is accepted into a one-entry hold register (wp_*; CSTS.WPEND = 1, win_pend_o)
 // and applied in the first cycle with win_quiet_i (no command running or fetchable, the DMA idle:
-// every access through the old window made); meanwhile reads are answered and every further
-// write waits (mreq_ready_o low), except RESET, which drops the held write with everything else.
+// every access through the old window made); meanwhile reads are answered (but a read of a WIN_*
+// register waits, so it sees the write) and every further write waits (mreq_ready_o low), except
+// RESET, which drops the held write with everything else.
 // CSTS.RDY reads 1 while the DMA still has work on the link after a stop (win_quiet_i low), so
 // a host that sees RDY = 0 sees every access of the device made.
 // Owns: CC, CSTS (RDY, CFS), GSTAT, INT_MASK/INT_STATUS, ERRLOG, per-queue configuration
@@ -153,8 +154,6 @@ module tpu_regs #(
   logic [15:0] off;
   logic [31:0] wdata, rdata;
 
-  assign mreq_ready_o = (!mcpl_valid_q || mcpl_ready_i) && !soft_rst_q &&
-                        !(wp_valid_q && mreq_write_i && mreq_addr_i != tpu_pkg::RegReset);
   assign req_fire     = mreq_valid_i && mreq_ready_o;
   assign rd_fire      = req_fire && !mreq_write_i;
   assign wr_fire      = req_fire && mreq_write_i;
@@ -212,6 +211,11 @@ module tpu_regs #(
     wp_idx  = wp_rel / tpu_pkg::RegWinBaseLoStride;
     wp_reg  = wp_rel % tpu_pkg::RegWinBaseLoStride + tpu_pkg::RegWinBaseLo;
   end
+
+  // (while a window write is held: every write but RESET waits, and so does a read of a window
+  // register, so that it returns what was written; other reads are answered)
+  assign mreq_ready_o = (!mcpl_valid_q || mcpl_ready_i) && !soft_rst_q &&
+                        !(wp_valid_q && (mreq_write_i ? mreq_addr_i != tpu_pkg::RegReset : in_w));
 
   // ---------------------------------------------------------------- read mux
   always_comb begin
