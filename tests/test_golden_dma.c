@@ -305,6 +305,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 
 	if (!gfx_backend_has(be, NULL))
 		return s;
+	tcase_set_timeout(tc, 120); /* sim: random_windows takes a few seconds on a busy machine */
 	tcase_add_checked_fixture(tc, be == GFX_SIM ? gfx_use_sim : gfx_use_golden, NULL);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, edges_of_one_window);

@@ -497,6 +497,8 @@ START_TEST(verilator_seeds_distinct)
 					      (unsigned long long)(bases[b] + i), seen[i]);
 		}
 	}
+	/* the bits above 30 count too */
+	ck_assert_uint_ne(tpu_verilator_seed(5), tpu_verilator_seed(5 + (1ull << 40)));
 }
 END_TEST
 
