@@ -67,20 +67,6 @@ static void settle(tpu_dev *dev)
 		(void)tpu_sim_advance(s, 20000);
 }
 
-/* The link saw no access after a stop, nothing refused, no protocol error or RTL assertion. */
-static void check_link_clean(tpu_dev *dev)
-{
-	struct sim_counts sc;
-
-	if (!tpu_backend_sim_of(dev))
-		return;
-	sim_counts(dev, &sc);
-	ck_assert_uint_eq(sc.dma_after_reset, 0);
-	ck_assert_uint_eq(sc.protocol_errors, 0);
-	ck_assert_uint_eq(sc.mem_refused, 0);
-	ck_assert_uint_eq(sc.assert_failures, 0);
-}
-
 /* both: an IDENTIFY into A (window 0 = the arena), then window 0 narrowed to B, read-only. Sim
  * rounds give the command a random head start (round 0: until its first chunk has landed).
  * The page must be whole when tpu_window_set returns and unchanged afterwards, the command
@@ -140,7 +126,7 @@ START_TEST(g2_window_narrowed_mid_command)
 		for (unsigned i = 0; i < PAGE; i++)
 			ck_assert_uint_eq(bp[i], CANARY);
 	}
-	check_link_clean(dev);
+	sim_check_link_clean(dev);
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 END_TEST
@@ -170,7 +156,7 @@ START_TEST(g2_window_removed_with_queue)
 	}
 	submit_identify(dev, a[0], 9);
 	ck_assert_uint_eq(wait1(dev).status, TPU_STATUS(TPU_SC_DMA_ACCESS_VIOLATION, 0));
-	check_link_clean(dev);
+	sim_check_link_clean(dev);
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 END_TEST
@@ -219,7 +205,7 @@ START_TEST(g2_nothing_lands_after_stop)
 			(void)wait1(dev);
 		ck_assert_uint_eq(tpu_outstanding(dev, 0), 0);
 	}
-	check_link_clean(dev);
+	sim_check_link_clean(dev);
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 END_TEST
