@@ -104,7 +104,25 @@ endif
 .PHONY: sim-models soak
 sim-models: $(if $(filter 1,$(SIM_ON)),$(SIM_LIB))
 
-# Long differential runs: SEEDS seeds, each a fresh random stream on golden and sim.
-SEEDS ?= 20
+# Long differential runs: SEEDS cases, each a fresh random stream on golden and sim, from a
+# base seed drawn afresh for every run (printed with the command that repeats the run; set
+# TPU_SEED to choose it). A failing case prints the one command that replays it alone:
+# `make soak SOAK_SEED=S SOAK_CMDS=N` (N random commands per case, default 80).
+SEEDS     ?= 20
+SOAK_SEED ?=
+SOAK_CMDS ?= 80
 soak: tests-bin
-	$(Q)TPU_SIM_VERBOSE=1 TPU_SOAK_SEEDS=$(SEEDS) $(TEST_BIN) sim_soak
+	$(Q)base=$${TPU_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
+	echo "soak: base seed $$base, $(SEEDS) cases (repeat this run: TPU_SEED=$$base make soak SEEDS=$(SEEDS))"; \
+	TPU_SEED=$$base TPU_SIM_VERBOSE=1 TPU_SOAK_SEEDS=$(SEEDS) TPU_SOAK_SEED=$(SOAK_SEED) \
+	  TPU_SOAK_CMDS=$(SOAK_CMDS) $(TEST_BIN) sim_soak
+
+# `make soak` itself: two runs pick two base seeds and print them (no case runs: SEEDS=0)
+.PHONY: test-soak-seed
+test-soak-seed: tests-bin
+	$(Q)a=$$($(MAKE) --no-print-directory -s soak SEEDS=0 | sed -n 's/^soak: base seed \([0-9]*\),.*/\1/p'); \
+	b=$$($(MAKE) --no-print-directory -s soak SEEDS=0 | sed -n 's/^soak: base seed \([0-9]*\),.*/\1/p'); \
+	if [ -z "$$a" ] || [ "$$a" = "$$b" ]; then \
+	  echo "test-soak-seed: make soak did not print a fresh base seed ('$$a', '$$b')"; exit 1; fi; \
+	echo "test-soak-seed: base seeds $$a and $$b"
+TEST_STEPS += test-soak-seed

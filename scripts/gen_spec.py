@@ -10,6 +10,8 @@ import re
 import sys
 import tomllib
 
+from atomicio import atomic_open  # a failed write never destroys the old file
+
 
 def load(path):
     with open(path, "rb") as f:
@@ -252,10 +254,10 @@ def main():
     a = ap.parse_args()
     spec = load(a.spec)
     if a.c:
-        with open(a.c, "w") as f:
+        with atomic_open(a.c) as f:
             f.write(gen_c(spec))
     if a.sv:
-        with open(a.sv, "w") as f:
+        with atomic_open(a.sv) as f:
             f.write(gen_sv(spec))
     for path, update in ((a.update_doc, True), (a.check_doc, False)):
         if not path:
@@ -264,7 +266,7 @@ def main():
             text = f.read()
         new = render_doc(text, gen_md_blocks(spec))
         if update:
-            with open(path, "w") as f:
+            with atomic_open(path) as f:
                 f.write(new)
         elif new != text:
             sys.exit(f"gen_spec: {path} is stale; run 'make spec-doc'")

@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from atomicio import atomic_open  # a failed write never destroys the old report
+
 ACT_FILES = ["rtl/common/tpu_ram.sv", "rtl/act/tpu_act_params.sv", "rtl/act/tpu_activation.sv",
              "rtl/act/tpu_act_unit.sv"]
 
@@ -174,7 +176,7 @@ def main():
         results = list(ex.map(lambda r: run_one(args, *r), runs))
 
     ver = subprocess.run(args.yosys.split() + ["-V"], capture_output=True, text=True).stdout
-    with open(os.path.join(args.out, "report.json"), "w") as f:
+    with atomic_open(os.path.join(args.out, "report.json")) as f:
         json.dump({"yosys": ver.strip(), "seconds": round(time.time() - t0, 1),
                    "runs": results}, f, indent=1)
 

@@ -49,6 +49,7 @@ struct mrd {
 	uint16_t addr;
 	uint32_t val;
 	uint64_t done_ps;
+	uint64_t after; /* dreq packets that reach the host before this read's answer */
 };
 
 struct tpu_link {
@@ -65,6 +66,7 @@ struct tpu_link {
 
 	/* dreq side */
 	uint64_t d2h_free_ps, d2h_last_arrive;
+	uint64_t d2h_pushed, d2h_landed; /* packets sent / performed at the host */
 	bool asm_active; /* an MWR is being assembled */
 	struct d2h_pkt asm_pkt;
 	uint32_t asm_beats;
@@ -431,6 +433,7 @@ static void host_process(struct tpu_link *l)
 		free(p->data);
 		l->pq_head = (l->pq_head + 1) % l->pq_cap;
 		l->pq_n--;
+		l->d2h_landed++;
 	}
 }
 
@@ -445,7 +448,9 @@ static void push_pkt(struct tpu_link *l, struct d2h_pkt *p, uint64_t end_ps)
 	if (pq_push(l, p)) {
 		free(p->data);
 		protocol_error(l, "host out of memory: packet lost", p->addr, p->len, p->tag);
+		return;
 	}
+	l->d2h_pushed++;
 }
 
 static void check_span(struct tpu_link *l, const struct d2h_pkt *p, uint32_t max, const char *what)
@@ -588,6 +593,9 @@ static void mcpl_accepted(struct tpu_link *l, const struct tpu_link_out *o)
 	r->state = RD_DONE;
 	r->val = o->mcpl_rdata;
 	r->done_ps = l->now_ps + l->lat_ps;
+	/* PCIe order: a read completion never passes a write the device sent (or began) before it,
+	 * so a host that reads a register has every earlier device write in memory */
+	r->after = l->d2h_pushed + (l->asm_active ? 1u : 0u);
 }
 
 void tpu_link_mmio_write(struct tpu_link *l, uint16_t off, uint32_t val)
@@ -644,7 +652,7 @@ int tpu_link_mmio_read_done(struct tpu_link *l, int tag, uint32_t *val)
 	if (tag < 0 || tag > 255)
 		return 0;
 	r = &l->rd[tag];
-	if (r->state != RD_DONE || r->done_ps > l->now_ps)
+	if (r->state != RD_DONE || r->done_ps > l->now_ps || l->d2h_landed < r->after)
 		return 0;
 	*val = r->val;
 	r->state = RD_FREE;

@@ -232,7 +232,6 @@ static void sim_settle(struct gfx *f)
 	struct tpu_link *l = tpu_sim_link(f->sim);
 	const struct tpu_link_stats *st = tpu_link_stats(l);
 	uint64_t last = link_activity(st), quiet = 0, cycles = 0;
-	uint64_t posted0 = f->sim_posted;
 
 	for (;;) {
 		uint64_t a;
@@ -251,7 +250,9 @@ static void sim_settle(struct gfx *f)
 		if (++quiet >= (f->sim_fetched > f->sim_posted ? SIM_QUIET_BUSY : SIM_QUIET_IDLE))
 			break;
 	}
-	f->sim_done += (unsigned)(f->sim_posted - posted0);
+	/* (CQEs posted since the last settle, also while a test clocked the device itself) */
+	f->sim_done += (unsigned)(f->sim_posted - f->sim_counted);
+	f->sim_counted = f->sim_posted;
 	ck_assert_uint_eq(tpu_sim_assert_failures(f->sim), 0);
 	ck_assert_uint_eq(st->protocol_errors, 0);
 }
@@ -284,10 +285,18 @@ static void lockstep_settle(struct gfx *f)
 	}
 }
 /* True for writes that may start device activity (everything but window and queue
- * configuration, which only take effect at CC.EN or on use). */
+ * configuration). A window write only waits for the commands before it (spec §5): the sim
+ * device holds it, later writes queue behind it, and golden runs those commands inside its
+ * write; the next settle compares. (A settle here would also sync the shadow from memory the
+ * sim device may already have written.) */
 static bool wr_settles(uint32_t off)
 {
 	return off < 0x100 || off >= 0x400;
+}
+
+static bool wr_window(const struct gfx *f, uint32_t off)
+{
+	return off >= 0x200 && off < 0x200 + f->cfg.num_windows * 0x20u;
 }
 
 /* PERF_CYCLES is each backend's own (spec §2): never compared. */
@@ -313,16 +322,26 @@ void gfx_wr(struct gfx *f, uint32_t off, uint32_t val)
 {
 	bool settle;
 
-	if (f->be == GFX_GOLDEN) {
-		golden_mmio_write(f->g, off, val);
-		return;
-	}
 	/* the shadow's memory catches up before its device can touch it (an unmask's MSI) */
-	settle = wr_settles(off);
+	settle = f->be == GFX_SIM && wr_settles(off);
 	if (settle)
 		shadow_sync(f);
+	/* a window write first runs every command the device can fetch (spec §5): golden does
+	 * that inside golden_mmio_write; count them by its PERF_CMDS (a read has no effect) */
+	if (wr_window(f, off)) {
+		uint32_t before = golden_mmio_read(f->g, TPU_REG_PERF_CMDS);
+		golden_mmio_write(f->g, off, val);
+		uint32_t k = golden_mmio_read(f->g, TPU_REG_PERF_CMDS) - before;
+		if (f->be == GFX_GOLDEN)
+			f->golden_early += k;
+		else
+			f->golden_done += k;
+	} else {
+		golden_mmio_write(f->g, off, val);
+	}
+	if (f->be == GFX_GOLDEN)
+		return;
 	tpu_sim_mmio_write(f->sim, off, val);
-	golden_mmio_write(f->g, off, val);
 	if (!settle || f->hold)
 		return;
 	lockstep_settle(f);
@@ -342,8 +361,11 @@ unsigned gfx_run(struct gfx *f, unsigned max_cmds)
 {
 	unsigned n;
 
-	if (f->be == GFX_GOLDEN)
-		return golden_run(f->g, max_cmds);
+	if (f->be == GFX_GOLDEN) {
+		n = golden_run(f->g, max_cmds) + f->golden_early;
+		f->golden_early = 0;
+		return n;
+	}
 	shadow_sync(f);
 	lockstep_settle(f);
 	n = f->sim_done;

@@ -65,7 +65,9 @@ struct gfx {
 	struct gfx_buf bufs[GFX_MAX_BUFS];
 	unsigned nbufs;
 	uint64_t sim_fetched, sim_posted; /* SQEs read, CQE PHASE dwords written */
+	uint64_t sim_counted;             /* sim_posted as of the last settle */
 	unsigned sim_done, golden_done;   /* commands completed since the last gfx_run */
+	unsigned golden_early;            /* golden: commands a window write ran (spec §5) */
 	bool hold;                        /* gfx_hold: no settle after writes */
 	struct gfx_queue q[TPU_NUM_QUEUES_MAX];
 	uint16_t next_cid;

@@ -89,3 +89,16 @@ uint64_t sim_run_in_child(uint64_t (*fn)(void *arg), void *arg)
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	return v;
 }
+
+void sim_check_link_clean(tpu_dev *dev)
+{
+	struct sim_counts sc;
+
+	if (!tpu_backend_sim_of(dev))
+		return;
+	sim_counts(dev, &sc);
+	ck_assert_uint_eq(sc.dma_after_reset, 0);
+	ck_assert_uint_eq(sc.protocol_errors, 0);
+	ck_assert_uint_eq(sc.mem_refused, 0);
+	ck_assert_uint_eq(sc.assert_failures, 0);
+}

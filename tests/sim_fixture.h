@@ -18,6 +18,10 @@ struct sim_counts {
 };
 void sim_counts(tpu_dev *dev, struct sim_counts *out);
 
+/* For a sim device (nothing for another): no DMA after a reset or disable, no protocol error, no
+ * access host memory refused, no RTL assertion failed. */
+void sim_check_link_clean(tpu_dev *dev);
+
 /* Print the link's state and statistics of a sim device on stderr (for failure reports). */
 void sim_dump(tpu_dev *dev, const char *why);
 

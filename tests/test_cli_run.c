@@ -160,7 +160,7 @@ START_TEST(bad_paths_and_models)
 	expect_fail(&r, 2, "x.npy", "bad magic");
 	/* a bad device URI is a device failure */
 	CLI_RUN(&r, "run", "--device", "nosuch", f.model, data);
-	expect_fail(&r, 1, "device 'nosuch'", NULL);
+	expect_fail(&r, 2, "device 'nosuch'", NULL);
 	free(x);
 	fix_fini(&f);
 }

@@ -1,10 +1,11 @@
 /* Golden device DMA windows (docs/spec.md §5) at their edges: canary bytes around buffers and the
  * host-memory hook recording every device access prove that nothing outside an allowed span is
- * read or written. */
+ * read or written; a window write takes effect at a command boundary, on both devices alike. */
 #include <string.h>
 
 #include "golden_fixture.h"
 #include "harness.h"
+#include "sim_device.h"
 #include "tpu/tpu_spec.h"
 
 #define RW (TPU_WIN_PERM_VALID_MASK | TPU_WIN_PERM_R_MASK | TPU_WIN_PERM_W_MASK)
@@ -252,6 +253,51 @@ START_TEST(random_windows)
 }
 END_TEST
 
+/* spec §5 "Window updates": an IDENTIFY rung just before window 0 is narrowed to another,
+ * read-only buffer runs whole with the old window (golden: the window write runs it first; sim:
+ * the device holds the write until the command is done), and the next commands see the new
+ * window only. Loop i gives the sim device a head start of 0, 40, 120 or 400 cycles before the
+ * window writes arrive (the IDENTIFY is then being fetched or is writing its 64 chunks); the
+ * settle compares both devices' memory and completions after it. */
+START_TEST(window_update_waits_for_command)
+{
+	static const unsigned head_start[] = { 0, 40, 120, 400 };
+	uint64_t other;
+	uint8_t *op = gfx_alloc(&F, BUF, &other);
+	struct gfx_sqe s = gfx_identify(buf);
+	struct gfx_cqe c;
+	uint16_t cid = F.next_cid++;
+
+	memset(op, CANARY, BUF);
+	gfx_window(&F, 0, buf, buf + BUF - 1, RW);
+	GFX_SET(&s, CID, cid);
+	gfx_push(&F, 0, &s);
+	gfx_hold(&F, true); /* on sim the window writes follow the doorbell without a settle */
+	gfx_ring(&F, 0);
+	if (F.sim)
+		(void)tpu_sim_advance(F.sim, head_start[_i]);
+	gfx_window(&F, 0, other, other + BUF - 1, RO);
+	gfx_hold(&F, false);
+	ck_assert_uint_eq(gfx_run(&F, 1), 1);
+	ck_assert(gfx_reap(&F, 0, &c));
+	ck_assert_uint_eq(c.cid, cid);
+	ck_assert_msg(c.sc == TPU_SC_SUCCESS, "IDENTIFY: status 0x%x (the window changed under it)",
+		      c.sc);
+	ck_assert_uint_eq((uint32_t)bufp[0] | (uint32_t)bufp[1] << 8 | (uint32_t)bufp[2] << 16 |
+				  (uint32_t)bufp[3] << 24,
+			  TPU_ID);
+	for (unsigned i = 0; i < BUF; i++)
+		ck_assert_uint_eq(op[i], CANARY);
+	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_CSTS) & TPU_CSTS_WPEND_MASK, 0);
+	/* the new window only: the old buffer is outside it, the new one read-only */
+	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_DMA_ACCESS_VIOLATION);
+	s = gfx_identify(other);
+	ck_assert_uint_eq(gfx_exec(&F, &s, NULL), TPU_SC_DMA_ACCESS_VIOLATION);
+	for (unsigned i = 0; i < BUF; i++)
+		ck_assert_uint_eq(op[i], CANARY);
+}
+END_TEST
+
 static Suite *build(const char *name, enum gfx_backend be)
 {
 	Suite *s = suite_create(name);
@@ -259,6 +305,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 
 	if (!gfx_backend_has(be, NULL))
 		return s;
+	tcase_set_timeout(tc, 120); /* sim: random_windows takes a few seconds on a busy machine */
 	tcase_add_checked_fixture(tc, be == GFX_SIM ? gfx_use_sim : gfx_use_golden, NULL);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, edges_of_one_window);
@@ -267,6 +314,7 @@ static Suite *build(const char *name, enum gfx_backend be)
 	tcase_add_test(tc, span_past_2_64);
 	tcase_add_test(tc, stride_gaps_untouched);
 	tcase_add_test(tc, random_windows);
+	tcase_add_loop_test(tc, window_update_waits_for_command, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,8 +5,11 @@
  * exact PERF counters (not cycles). Golden is the reference (it is tested against independent
  * references in test_golden_*.c).
  * CI runs a few fixed seeds (suite sim_diff); `make soak SEEDS=N` runs N more (suite sim_soak,
- * TPU_SOAK_SEEDS). A failure prints the seed and the first differing command (with
- * TPU_SIM_DIFF_TRACE=1 also every command before it and both results). */
+ * TPU_SOAK_SEEDS) from a fresh base seed (mk/sim.mk). A failure prints the seed, the first
+ * differing command (with TPU_SIM_DIFF_TRACE=1 also every command before it and both results)
+ * and the one command that replays the case: `make soak SOAK_SEED=S SOAK_CMDS=N`
+ * (TPU_SOAK_SEED, TPU_SOAK_CMDS). Each case's sim seed is its own, and so is its Verilator
+ * seed (sim/verilated/vseed.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 #include "harness.h"
 #include "sim_fixture.h"
 #include "tpu/tpu.h"
+#include "verilated/vseed.h"
 
 #define DN 8u          /* array size of both devices */
 #define NBUF 4u
@@ -356,6 +360,11 @@ static void run_stream(const char *uri, const struct stream *st, struct result *
 static const char *const reg_names[] = { "GSTAT", "ERRLOG0", "ERRLOG1", "Q_STATUS0",
 					 "Q_CQ_TAIL0", "Q_STATUS1", "CSTS", "INT_STATUS" };
 
+/* Every mismatch message ends with the command that replays the case. */
+#define DIFF_ASSERT(cond, fmt, ...)                                                        \
+	ck_assert_msg(cond, fmt " (replay: make soak SOAK_SEED=%llu SOAK_CMDS=%u)",         \
+		      __VA_ARGS__, (unsigned long long)seed, st->ncmd - st->npre)
+
 static void compare(uint64_t seed, const struct stream *st, const struct result *g,
 		    const struct result *v)
 {
@@ -378,9 +387,9 @@ static void compare(uint64_t seed, const struct stream *st, const struct result 
 				fprintf(stderr, " %08x", st->cmd[i].dw[k]);
 			fprintf(stderr, " (buf %d off %u)\n", st->cmd[i].buf, st->cmd[i].off);
 		}
-		ck_assert_msg(g->submit[i] == v->submit[i], "seed %llu cmd %u: submit %d vs %d",
+		DIFF_ASSERT(g->submit[i] == v->submit[i], "seed %llu cmd %u: submit %d vs %d",
 			      (unsigned long long)seed, i, g->submit[i], v->submit[i]);
-		ck_assert_msg(a->status == b->status && a->result == b->result && a->dnr == b->dnr &&
+		DIFF_ASSERT(a->status == b->status && a->result == b->result && a->dnr == b->dnr &&
 				      a->sq_head == b->sq_head && a->user_tag == b->user_tag,
 			      "seed %llu cmd %u (op 0x%02x dw0 %08x): golden status 0x%x result %u "
 			      "head %u, sim status 0x%x result %u head %u",
@@ -389,18 +398,23 @@ static void compare(uint64_t seed, const struct stream *st, const struct result 
 	}
 	for (unsigned b = 0; b < NBUF; b++)
 		for (unsigned i = 0; i < BUFB; i++)
-			ck_assert_msg(g->mem[b][i] == v->mem[b][i],
+			DIFF_ASSERT(g->mem[b][i] == v->mem[b][i],
 				      "seed %llu: buffer %u byte %u: golden 0x%02x sim 0x%02x",
 				      (unsigned long long)seed, b, i, g->mem[b][i], v->mem[b][i]);
 	for (unsigned k = 0; k < 8; k++)
-		ck_assert_msg(g->regs[k] == v->regs[k], "seed %llu: %s golden 0x%08x sim 0x%08x",
+		DIFF_ASSERT(g->regs[k] == v->regs[k], "seed %llu: %s golden 0x%08x sim 0x%08x",
 			      (unsigned long long)seed, reg_names[k], g->regs[k], v->regs[k]);
-	ck_assert_uint_eq(g->errlog_addr, v->errlog_addr);
-	ck_assert_uint_eq(g->perf.macs, v->perf.macs);
-	ck_assert_uint_eq(g->perf.dma_read_bytes, v->perf.dma_read_bytes);
-	ck_assert_uint_eq(g->perf.dma_write_bytes, v->perf.dma_write_bytes);
-	ck_assert_uint_eq(g->perf.commands, v->perf.commands);
-	ck_assert_uint_eq(g->perf.errors, v->perf.errors);
+	DIFF_ASSERT(g->errlog_addr == v->errlog_addr && g->perf.macs == v->perf.macs &&
+			    g->perf.dma_read_bytes == v->perf.dma_read_bytes &&
+			    g->perf.dma_write_bytes == v->perf.dma_write_bytes &&
+			    g->perf.commands == v->perf.commands && g->perf.errors == v->perf.errors,
+		    "seed %llu: ERRLOG_ADDR or PERF counters differ (golden/sim: addr %llu/%llu, "
+		    "macs %llu/%llu, commands %llu/%llu, errors %llu/%llu)",
+		    (unsigned long long)seed, (unsigned long long)g->errlog_addr,
+		    (unsigned long long)v->errlog_addr, (unsigned long long)g->perf.macs,
+		    (unsigned long long)v->perf.macs, (unsigned long long)g->perf.commands,
+		    (unsigned long long)v->perf.commands, (unsigned long long)g->perf.errors,
+		    (unsigned long long)v->perf.errors);
 }
 
 static void diff_seed(uint64_t seed, unsigned ncmd)
@@ -431,18 +445,60 @@ START_TEST(sim_diff_fixed_seeds)
 }
 END_TEST
 
+static unsigned env_uint(const char *name, unsigned def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? (unsigned)strtoul(v, NULL, 10) : def;
+}
+
+/* TPU_SOAK_SEEDS cases from the base seed (TPU_SEED), or with TPU_SOAK_SEED=S only case S:
+ * TPU_SOAK_CMDS commands each (80). */
 START_TEST(sim_soak_seeds)
 {
-	const char *env = getenv("TPU_SOAK_SEEDS");
-	unsigned n = env ? (unsigned)strtoul(env, NULL, 10) : 0;
+	const char *one = getenv("TPU_SOAK_SEED");
+	unsigned n = env_uint("TPU_SOAK_SEEDS", 0), ncmd = env_uint("TPU_SOAK_CMDS", 80);
 	uint64_t base = harness_seed();
+
 	if (!sim_have(DN))
 		return;
+	if (ncmd < 1 || ncmd > MAXCMD)
+		ncmd = 80;
+	if (one && *one) {
+		n = 1;
+		base = strtoull(one, NULL, 0) - 1000u;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t seed = base + 1000u + i;
-		fprintf(stderr, "soak: seed %llu\n", (unsigned long long)seed);
-		diff_seed(seed, 80);
+		fprintf(stderr, "soak: case seed %llu (replay: make soak SOAK_SEED=%llu SOAK_CMDS=%u)\n",
+			(unsigned long long)seed, (unsigned long long)seed, ncmd);
+		diff_seed(seed, ncmd);
 	}
+}
+END_TEST
+
+/* Consecutive case seeds start the RTL from distinct random states: the old mapping ("| 1")
+ * gave seeds 2k and 2k + 1 the same Verilator seed. */
+START_TEST(verilator_seeds_distinct)
+{
+	const uint64_t bases[] = { 0, 1000, harness_seed(), 0x7FFFFFF0ull, 0xFFFFFFFFull - 30,
+				   0xFFFFFFFFFFFFFFF0ull };
+
+	for (unsigned b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+		unsigned seen[64];
+		for (unsigned i = 0; i < 64; i++) {
+			seen[i] = tpu_verilator_seed(bases[b] + i);
+			ck_assert_uint_ne(seen[i], 0);
+			ck_assert_uint_le(seen[i], 0x7FFFFFFFu);
+			for (unsigned j = 0; j < i; j++)
+				ck_assert_msg(seen[j] != seen[i],
+					      "seeds %llu and %llu share Verilator seed %u",
+					      (unsigned long long)(bases[b] + j),
+					      (unsigned long long)(bases[b] + i), seen[i]);
+		}
+	}
+	/* the bits above 30 count too */
+	ck_assert_uint_ne(tpu_verilator_seed(5), tpu_verilator_seed(5 + (1ull << 40)));
 }
 END_TEST
 
@@ -453,6 +509,7 @@ static Suite *sim_diff_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, sim_diff_fixed_seeds, 0, 12);
+	tcase_add_test(tc, verilator_seeds_distinct);
 	suite_add_tcase(s, tc);
 	return s;
 }

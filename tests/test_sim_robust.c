@@ -58,18 +58,6 @@ static void run1(tpu_dev *dev, struct tpu_cmd *c, struct tpu_cpl *out)
 	wait_n(dev, out, 1);
 }
 
-static void check_link_clean(tpu_dev *dev)
-{
-	struct sim_counts sc;
-	if (!tpu_backend_sim_of(dev))
-		return;
-	sim_counts(dev, &sc);
-	ck_assert_uint_eq(sc.dma_after_reset, 0);
-	ck_assert_uint_eq(sc.protocol_errors, 0);
-	ck_assert_uint_eq(sc.mem_refused, 0);
-	ck_assert_uint_eq(sc.assert_failures, 0);
-}
-
 /* ---------------------------------------------------------------- G1 */
 
 /* both: queue sizes 2..256, four passes each; every tag once, in order, SQ head monotone. */
@@ -116,7 +104,7 @@ START_TEST(g1_ring_wrap_sizes)
 			}
 		}
 		ck_assert_uint_eq(tpu_bogus_cqes(dev), 0);
-		check_link_clean(dev);
+		sim_check_link_clean(dev);
 		ck_assert_int_eq(tpu_close(dev), 0);
 	}
 }
@@ -149,7 +137,7 @@ START_TEST(g1_cq_backpressure)
 	ck_assert_int_eq(tpu_submit(dev, 0, c, 15), 15);
 	ck_assert_int_eq(tpu_wait(dev, 0, cpl, 15, 15, 30000), 15);
 	ck_assert_int_eq(tpu_poll(dev, 0, cpl, 15), 0);
-	check_link_clean(dev);
+	sim_check_link_clean(dev);
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 END_TEST
@@ -191,7 +179,7 @@ START_TEST(g4_bad_doorbell_then_reset)
 		nop(&c, 2, 0);
 		run1(dev, &c, &cpl);
 		ck_assert_uint_eq(cpl.status, 0);
-		check_link_clean(dev);
+		sim_check_link_clean(dev);
 		ck_assert_int_eq(tpu_close(dev), 0);
 	}
 }
@@ -247,7 +235,7 @@ START_TEST(g2_window_edges_with_canaries)
 	run1(dev, &c, &cpl);
 	ck_assert_uint_eq(cpl.status, TPU_STATUS(TPU_SC_DMA_ACCESS_VIOLATION, 0));
 	ck_assert_mem_eq(p, before, sizeof(before));
-	check_link_clean(dev);
+	sim_check_link_clean(dev);
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 END_TEST
@@ -320,7 +308,7 @@ START_TEST(g1_g2_reset_under_load)
 	nop(&w, 99, 0);
 	run1(dev, &w, cpl);
 	ck_assert_uint_eq(cpl[0].status, 0);
-	check_link_clean(dev);
+	sim_check_link_clean(dev);
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 END_TEST
@@ -424,7 +412,7 @@ START_TEST(g4_ring_fault_sets_cfs_reset_recovers)
 	nop(&c, 8, 0);
 	run1(dev, &c, &cpl);
 	ck_assert_uint_eq(cpl.status, 0);
-	check_link_clean(dev);
+	sim_check_link_clean(dev);
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 END_TEST
@@ -477,7 +465,7 @@ START_TEST(g4_later_sq_entry_fault_stops_there)
 	nop(&c[0], 9, 0);
 	run1(dev, &c[0], cpl);
 	ck_assert_uint_eq(cpl[0].status, 0);
-	check_link_clean(dev);
+	sim_check_link_clean(dev);
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 END_TEST
@@ -610,7 +598,7 @@ START_TEST(g3_lost_and_duplicate_interrupts)
 	ck_assert_int_eq(x.data_before_cqe, x.cqe_writes);
 	ck_assert_uint_eq(sc.faults_fired, 2);
 	hostmem_set_hook(dev->hm, NULL, NULL);
-	check_link_clean(dev);
+	sim_check_link_clean(dev);
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 END_TEST

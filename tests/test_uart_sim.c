@@ -419,14 +419,21 @@ START_TEST(uri_errors)
 }
 END_TEST
 
-static int open_pty(char *slave, size_t len)
+/* A pseudo-terminal pair, or -1 after a note when the system has none (a minimal container
+ * without /dev/pts mounted): the caller then skips. */
+static int open_pty(const char *test, char *slave, size_t len)
 {
 	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	const char *name;
 
-	ck_assert_int_ge(m, 0);
-	ck_assert_int_eq(grantpt(m), 0);
-	ck_assert_int_eq(unlockpt(m), 0);
-	snprintf(slave, len, "%s", ptsname(m));
+	if (m < 0 || grantpt(m) || unlockpt(m) || !(name = ptsname(m)) || access(name, F_OK)) {
+		fprintf(stderr, "note: %s: no pseudo-terminal (%s; is /dev/pts mounted?): skipped\n",
+			test, strerror(errno));
+		if (m >= 0)
+			close(m);
+		return -1;
+	}
+	snprintf(slave, len, "%s", name);
 	return m;
 }
 
@@ -435,8 +442,10 @@ START_TEST(silent_board_enodev)
 	char slave[128], uri[200];
 	tpu_dev *dev = NULL;
 	uint64_t t0;
-	int m = open_pty(slave, sizeof(slave)), err;
+	int m = open_pty("silent_board_enodev", slave, sizeof(slave)), err;
 
+	if (m < 0)
+		return;
 	snprintf(uri, sizeof(uri), "uart:%s@115200,timeout=20,retries=1", slave);
 	t0 = now_ms();
 	err = tpu_open(uri, &dev);
@@ -510,7 +519,11 @@ START_TEST(tty_path_with_board)
 	ck_assert_uint_ge(tpu_uart_boards(list, 2), 1);
 	sv.m = list[0];
 	ck_assert_int_eq(sv.m->create(7, &sv.h), 0);
-	sv.fd = open_pty(slave, sizeof(slave));
+	sv.fd = open_pty("tty_path_with_board", slave, sizeof(slave));
+	if (sv.fd < 0) {
+		sv.m->destroy(sv.h);
+		return;
+	}
 	ck_assert_int_eq(fcntl(sv.fd, F_SETFL, fcntl(sv.fd, F_GETFL) | O_NONBLOCK), 0);
 	ck_assert_int_eq(pthread_create(&th, NULL, serve, &sv), 0);
 	snprintf(uri, sizeof(uri), "uart:%s@1000000,mem=1M", slave);

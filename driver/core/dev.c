@@ -87,8 +87,11 @@ static void program_queue(tpu_dev *dev, unsigned q)
 
 int tpu_dev_enable(tpu_dev *dev)
 {
-	for (unsigned w = 0; w < dev->info.num_windows; w++)
-		tpu_window_program(dev, w);
+	for (unsigned w = 0; w < dev->info.num_windows; w++) {
+		int err = tpu_window_program(dev, w);
+		if (err)
+			return err;
+	}
 	for (unsigned q = 0; q < dev->info.num_queues; q++)
 		program_queue(dev, q);
 	tpu_wr(dev, TPU_REG_CC, TPU_CC_EN_MASK);

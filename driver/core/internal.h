@@ -25,6 +25,9 @@
 
 /* Bounded waits of the controller itself (enable, disable, reset). */
 #define TPU_CTRL_TIMEOUT_MS 2000
+/* A window write waits for the commands before it (spec §5): each is bounded by the watchdog,
+ * and a queue holds at most a few thousand. */
+#define TPU_WINDOW_TIMEOUT_MS 60000
 
 struct tpu_buf {
 	uint32_t magic;
@@ -119,7 +122,9 @@ uint64_t tpu_now_ms(void);
 int tpu_dev_advance(tpu_dev *dev, bool sleep_if_idle);
 
 /* window.c */
-void tpu_window_program(tpu_dev *dev, unsigned idx);
+/* Write shadow window idx to the device and wait until the update is in effect. 0, -ETIMEDOUT,
+ * -ENODEV. */
+int tpu_window_program(tpu_dev *dev, unsigned idx);
 
 /* buf.c */
 /* The live buffer of dev that holds [iova, iova + len) (len 0: just iova), or NULL. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm_limits.h"
 #include "gemm_priv.h"
 
 void tpu_gemm_params_init(struct tpu_gemm_params *p)
@@ -97,7 +98,9 @@ static int check_args(tpu_dev *dev, size_t m, size_t k, size_t n, const void *a,
 	if (p->clamp_min > p->clamp_max)
 		return reject(dev, "clamp_min: %d is above clamp_max %d", (int)p->clamp_min,
 			      (int)p->clamp_max);
-	return check_quant(dev, n, p);
+	if ((err = check_quant(dev, n, p)))
+		return err;
+	return tpu_gemm_check_range(dev, k, p->in_zero_point);
 }
 
 /* A stored matrix of `rows` rows of `cols` elements, `*ld` apart (0: packed, set to cols). */

@@ -7,14 +7,13 @@
  * no input can make it read out of bounds, allocate more than the file justifies, or return a
  * model other than the one that was saved. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "model_priv.h"
+#include "tpu/outfile.h"
 
 #define MODEL_MAGIC "TPUM"
 #define HEADER_BYTES 16u
@@ -218,55 +217,11 @@ int tpu_model_save(const struct tpu_model *m, const char *path, char *err, size_
 	int rc = tpu_model_serialize(m, &buf, &len, err, errlen);
 	if (rc)
 		return rc == -ENOMEM ? rc : -EINVAL;
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 8);
-	if (!tmp) {
-		free(buf);
-		return tpu_model_fail(err, errlen, -ENOMEM, "out of memory");
-	}
-	memcpy(tmp, path, plen);
-	memcpy(tmp + plen, ".XXXXXX", 8);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc =
-		    tpu_model_fail(err, errlen, -EIO, "cannot create %s: %s", tmp, strerror(errno));
-		goto out_free;
-	}
-	/* mkstemp makes the file 0600; a model is an ordinary, readable file */
-	const char *what = "write";
-	size_t done = 0;
-	if (fchmod(fd, 0644))
-		goto out_io;
-	while (done < len) {
-		ssize_t n = write(fd, buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			goto out_io;
-		done += (size_t)n;
-	}
-	what = "sync";
-	if (fsync(fd))
-		goto out_io;
-	what = "close";
-	int cfd = fd;
-	fd = -1;
-	if (close(cfd))
-		goto out_io;
-	what = "rename";
-	if (rename(tmp, path))
-		goto out_io;
-	rc = 0;
-	goto out_free;
-
-out_io:
-	rc = tpu_model_fail(err, errlen, -EIO, "%s: %s failed: %s", path, what,
-			    strerror(errno ? errno : EIO));
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-out_free:
-	free(tmp);
+	/* temporary file, fsync, rename: a failure never destroys what was at path */
+	char why[256];
+	rc = tpu_outfile_write(path, buf, len, why, sizeof(why));
+	if (rc)
+		rc = tpu_model_fail(err, errlen, -EIO, "%s: %s", path, why);
 	free(buf);
 	return rc;
 }

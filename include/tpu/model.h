@@ -87,8 +87,10 @@ TPU_MUST_CHECK int tpu_model_load_mem(const void *data, size_t len, struct tpu_m
 /* Validate m (everything tpu_model_load checks, except the file framing). */
 TPU_MUST_CHECK int tpu_model_validate(const struct tpu_model *m, char *err, size_t errlen);
 
-/* Write m (validated first) to path, atomically (temporary file + rename). Byte-for-byte
- * reproducible for the same model. Returns 0, -EINVAL, -EIO. */
+/* Write m (validated first) to path through tpu/outfile.h: a regular file is replaced by rename
+ * only when the new one is complete and synced, a device or FIFO is written in place, and a
+ * failure leaves whatever was at path untouched. Byte-for-byte reproducible for the same model.
+ * Returns 0, -EINVAL, -EIO. */
 TPU_MUST_CHECK int tpu_model_save(const struct tpu_model *m, const char *path, char *err,
 				  size_t errlen);
 

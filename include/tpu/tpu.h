@@ -145,9 +145,13 @@ int tpu_buf_free(tpu_buf *buf);
 #define TPU_WIN_W 2u
 
 /* Program window idx to [base, base + len) with permissions perm (TPU_WIN_R | TPU_WIN_W); the
- * window is disabled, rewritten and enabled. len 0 disables it. Returns 0, -EINVAL (idx out of
- * range, bad perm, base + len - 1 passes 2^64 - 1), -ENODEV. The driver keeps a shadow that
- * tpu_reset restores. */
+ * window is disabled, rewritten and enabled. len 0 disables it. IOMMU semantics: the device
+ * applies the change at a command boundary (docs/spec.md section 5), so every command submitted
+ * before the call completes with the old window first (the call waits for it), and once the
+ * call returns the device makes no access through the old window; later commands see the new
+ * one. Returns 0, -EINVAL (idx out of range, bad perm, base + len - 1 passes 2^64 - 1), -ENODEV,
+ * -ETIMEDOUT (the commands before it did not finish in time; the device applies the change
+ * when they do). The driver keeps a shadow that tpu_reset restores. */
 TPU_MUST_CHECK int tpu_window_set(tpu_dev *dev, unsigned idx, uint64_t base, uint64_t len,
 				  unsigned perm);
 
@@ -308,12 +312,17 @@ void tpu_gemm_params_init(struct tpu_gemm_params *p);
 
 /* Run the GEMM on the device, tiled onto the N x N array (zero-padded edges, ACC accumulation
  * over K tiles): tpu_gemm_ex() with int8 operands, no transposes, packed rows, no accumulate.
- * p may be NULL (defaults). Returns 0, -EINVAL (NULL, a dimension 0, a parameter out of range:
- * tpu_gemm_last_error() says which), -ENOMEM, -ETIMEDOUT, -EIO, or a positive device status.
- * It runs on queue 0 and needs the whole device: -EBUSY while any queue has outstanding
- * commands. A, B, the output and the parameter vectors are copied through DMA buffers of the
- * arena (-ENOMEM when it is too small); UB, ACC, parameters and the weight FIFO are
- * overwritten. On -ETIMEDOUT/-EIO the device is reset. */
+ * p may be NULL (defaults). The sum of products never overflows silently: k above the K limit
+ * (TPU_K_NO_OVERFLOW = 131071 in tpu/numerics.h for in_zero_point 0; with a zero point z the
+ * bound for (A - z) . B, down to 65793) is refused with -ERANGE before anything runs. The bias
+ * (with the folded zero point) is added in int32 with two's-complement wrap-around, as
+ * TFLite's int32 arithmetic does (docs/ops.md "Overflow"). Returns 0, -EINVAL (NULL, a
+ * dimension 0, a parameter out of range), -ERANGE (tpu_gemm_last_error() says which, for
+ * both), -ENOMEM, -ETIMEDOUT, -EIO, or a positive device status. It runs on queue 0 and needs
+ * the whole device: -EBUSY while any queue has outstanding commands. A, B, the output and the
+ * parameter vectors are copied through DMA buffers of the arena (-ENOMEM when it is too small);
+ * UB, ACC, parameters and the weight FIFO are overwritten. On -ETIMEDOUT/-EIO the device is
+ * reset. */
 TPU_MUST_CHECK int tpu_gemm(tpu_dev *dev, size_t m, size_t k, size_t n, const int8_t *a,
 			    const int8_t *b, const struct tpu_gemm_params *p, void *out);
 

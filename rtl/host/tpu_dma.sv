@@ -47,6 +47,9 @@
 // sent in the order accepted, after any earlier job, so a CQE follows its data and an MSI its
 // CQE. wr_idle_o: no write job left. wr_abort_i drops the queued job after the packet in
 // progress (a started packet is always finished: a valid beat is never withdrawn).
+// idle_o: nothing of any engine left on the link: no read job, row stream or write job, no beat
+// waiting on dreq and no MRD without its completion (stale ones included), so every host access
+// the engines were asked for has been made (tpu_regs holds a window write until then).
 //
 // Latency: a job's first beat is on dreq one cycle after it is accepted (if the link is free).
 `default_nettype none
@@ -100,6 +103,7 @@ module tpu_dma #(
   input  logic [WrBytes*8-1:0]     wr_req_data_i,
   input  logic                     wr_abort_i,
   output logic                     wr_idle_o,
+  output logic                     idle_o,
   // link: device requests
   output logic                     dreq_valid_o,
   input  logic                     dreq_ready_i,
@@ -244,6 +248,8 @@ module tpu_dma #(
   assign rs_err_o       = rserr_q;
   assign wr_req_ready_o = !wj_active_q;
   assign wr_idle_o      = !wj_active_q && !ov_valid_q;
+  assign idle_o         = !rj_active_q && !rs_active_q && !wj_active_q && !ov_valid_q &&
+                          tag_busy_q == '0;
   assign hcpl_ready_o   = 1'b1;
 
   // ---------------------------------------------------------------- next state

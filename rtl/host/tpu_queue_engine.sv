@@ -32,6 +32,9 @@
 // behind the block). pk_*:
 // the first PeekN buffered entries, a hint for the command processor's LOAD_WEIGHTS read-ahead
 // (it compares the read of the SQE it is handed with the tile it read).
+// quiet_o: no command between fetch and CQE/MSI, no pending unmask MSI and no queue with an
+// entry it could fetch (or not ready): the command boundary at which tpu_regs applies a held
+// window write (docs/spec.md section 5). SQE prefetches may still run (ring reads).
 // PfEntries = 0 (small FPGAs): no prefetch buffer (pk_valid_o stays 0), every SQE is fetched in
 // IDLE, and the SQE handed over (cmd_sqe_o) is the DMA read buffer itself, which holds it until
 // the next read job is accepted (none can be before the command processor has taken it): only
@@ -74,6 +77,7 @@ module tpu_queue_engine #(
   output logic [8:0]                gstat_set_o,
   output logic                      fatal_o,
   output logic                      irq_o,
+  output logic                      quiet_o,
   // command processor
   output logic                      cmd_valid_o,
   input  logic                      cmd_ready_i,
@@ -175,6 +179,7 @@ module tpu_queue_engine #(
                       {1'b0, cq_head_q[16*q +: 16]};
     end
   end
+  assign quiet_o = !rdy_i || (state_q == StIdle && !unmask_q && can_fetch == '0);
   assign q_sq_head_o = sq_head_q;
   assign q_cq_tail_o = cq_tail_q;
   assign q_broken_o  = broken_q;

@@ -4,6 +4,14 @@
 // MMIO: one request per cycle, in order; a read is answered on mcpl the cycle after it is
 // accepted (one-entry output register; mreq_ready_o is low while that register is full and
 // mcpl_ready_i is low, and in the cycle of a function reset). Writes have no answer.
+// Window writes take effect at a command boundary (docs/spec.md section 5): a write to a
+// WIN_* register is accepted into a one-entry hold register (wp_*; CSTS.WPEND = 1, win_pend_o)
+// and applied in the first cycle with win_quiet_i (no command running or fetchable, the DMA idle:
+// every access through the old window made); meanwhile reads are answered (but a read of a WIN_*
+// register waits, so it sees the write) and every further write waits (mreq_ready_o low), except
+// RESET, which drops the held write with everything else.
+// CSTS.RDY reads 1 while the DMA still has work on the link after a stop (win_quiet_i low), so
+// a host that sees RDY = 0 sees every access of the device made.
 // Owns: CC, CSTS (RDY, CFS), GSTAT, INT_MASK/INT_STATUS, ERRLOG, per-queue configuration
 // (writes ignored while CC.EN = 1), DMA windows (BASE/LIMIT writes ignored while VALID), MSI
 // registers and the PERF counters (64-bit with the LO-read HI latch, PERF_CTRL clear).
@@ -52,6 +60,8 @@ module tpu_regs #(
   output logic                      rdy_o,
   output logic                      func_rst_o,
   output logic                      unmask_o,
+  input  logic                      win_quiet_i,    // command boundary, DMA idle (see above)
+  output logic                      win_pend_o,     // a window write is held
   // configuration
   output logic [NumQueues*64-1:0]   sq_base_o,
   output logic [NumQueues*64-1:0]   cq_base_o,
@@ -136,12 +146,14 @@ module tpu_regs #(
   logic        db_valid_d, db_valid_q, db_cq_d, db_cq_q;
   logic [7:0]  db_qid_d, db_qid_q;
   logic [31:0] db_value_d, db_value_q;
+  logic        wp_valid_q, wp_valid_d;  // held window write: offset, data
+  logic [15:0] wp_off_q, wp_off_d;
+  logic [31:0] wp_data_q, wp_data_d;
 
   logic        req_fire, rd_fire, wr_fire;
   logic [15:0] off;
   logic [31:0] wdata, rdata;
 
-  assign mreq_ready_o = (!mcpl_valid_q || mcpl_ready_i) && !soft_rst_q;
   assign req_fire     = mreq_valid_i && mreq_ready_o;
   assign rd_fire      = req_fire && !mreq_write_i;
   assign wr_fire      = req_fire && mreq_write_i;
@@ -155,6 +167,7 @@ module tpu_regs #(
   assign rdy_o          = rdy_q;
   assign func_rst_o     = soft_rst_q;
   assign unmask_o       = unmask_q;
+  assign win_pend_o     = wp_valid_q;
   assign sq_base_o      = sq_base_q;
   assign cq_base_o      = cq_base_q;
   assign sq_size_o      = sq_size_q;
@@ -176,9 +189,9 @@ module tpu_regs #(
   // ---------------------------------------------------------------- address decode helpers
   logic        in_q, in_w, in_db, in_perf;
   logic [15:0] q_rel, w_rel, db_rel;
-  logic [15:0] q_idx, w_idx;
+  logic [15:0] q_idx, w_idx, wp_idx;
   logic [7:0]  db_idx;
-  logic [15:0] q_reg, w_reg, db_reg;
+  logic [15:0] q_reg, w_reg, db_reg, wp_rel, wp_reg;
   always_comb begin
     in_q    = off >= tpu_pkg::RegSqBaseLo && off < QEnd;
     in_w    = off >= tpu_pkg::RegWinBaseLo && off < WEnd;
@@ -193,7 +206,16 @@ module tpu_regs #(
     q_reg   = q_rel % tpu_pkg::RegSqBaseLoStride + tpu_pkg::RegSqBaseLo;  // as queue 0's offset
     w_reg   = w_rel % tpu_pkg::RegWinBaseLoStride + tpu_pkg::RegWinBaseLo;
     db_reg  = db_rel % tpu_pkg::RegSqTailDbStride + tpu_pkg::RegSqTailDb;
+    // the held window write
+    wp_rel  = wp_off_q - tpu_pkg::RegWinBaseLo;
+    wp_idx  = wp_rel / tpu_pkg::RegWinBaseLoStride;
+    wp_reg  = wp_rel % tpu_pkg::RegWinBaseLoStride + tpu_pkg::RegWinBaseLo;
   end
+
+  // (while a window write is held: every write but RESET waits, and so does a read of a window
+  // register, so that it returns what was written; other reads are answered)
+  assign mreq_ready_o = (!mcpl_valid_q || mcpl_ready_i) && !soft_rst_q &&
+                        !(wp_valid_q && (mreq_write_i ? mreq_addr_i != tpu_pkg::RegReset : in_w));
 
   // ---------------------------------------------------------------- read mux
   always_comb begin
@@ -239,8 +261,9 @@ module tpu_regs #(
         tpu_pkg::RegCap:          rdata = Cap;
         tpu_pkg::RegOpcodes:      rdata = Opcodes;
         tpu_pkg::RegCc:           rdata = 32'(cc_en_q) << tpu_pkg::CcEnLsb;
-        tpu_pkg::RegCsts:         rdata = (32'(rdy_q) << tpu_pkg::CstsRdyLsb) |
-                                          (32'(cfs_q) << tpu_pkg::CstsCfsLsb);
+        tpu_pkg::RegCsts:         rdata = (32'(rdy_q || !win_quiet_i) << tpu_pkg::CstsRdyLsb) |
+                                          (32'(cfs_q) << tpu_pkg::CstsCfsLsb) |
+                                          (32'(wp_valid_q) << tpu_pkg::CstsWpendLsb);
         tpu_pkg::RegGstat:        rdata = 32'(gstat_q);
         tpu_pkg::RegIntMask:      rdata = 32'(int_mask_q) << tpu_pkg::IntMaskMaskLsb;
         tpu_pkg::RegIntStatus:    rdata = 32'(int_cqe_q) << tpu_pkg::IntStatusCqeLsb;
@@ -281,6 +304,7 @@ module tpu_regs #(
     mcpl_tag_d = mcpl_tag_q;  mcpl_rdata_d = mcpl_rdata_q;
     en_d = 1'b0;  unmask_d = 1'b0;
     db_valid_d = 1'b0;  db_cq_d = db_cq_q;  db_qid_d = db_qid_q;  db_value_d = db_value_q;
+    wp_valid_d = wp_valid_q;  wp_off_d = wp_off_q;  wp_data_d = wp_data_q;
     count = errlog1_q[tpu_pkg::Errlog1CountLsb +: 16];
 
     // ---- events from the engines
@@ -319,6 +343,24 @@ module tpu_regs #(
       end
     end
 
+    // ---- the held window write, at a command boundary (no other write is accepted meanwhile)
+    if (wp_valid_q && win_quiet_i) begin
+      wp_valid_d = 1'b0;
+      if (wp_reg == tpu_pkg::RegWinPerm) begin
+        win_perm_d[32*wp_idx +: 32] = wp_data_q & ((32'd1 << tpu_pkg::WinPermRLsb) |
+                                                   (32'd1 << tpu_pkg::WinPermWLsb) |
+                                                   (32'd1 << tpu_pkg::WinPermValidLsb));
+      end else if (!win_perm_q[32*wp_idx + tpu_pkg::WinPermValidLsb]) begin
+        unique case (wp_reg)
+          tpu_pkg::RegWinBaseLo:  win_base_d[64*wp_idx +: 32]       = wp_data_q;
+          tpu_pkg::RegWinBaseHi:  win_base_d[64*wp_idx + 32 +: 32]  = wp_data_q;
+          tpu_pkg::RegWinLimitLo: win_limit_d[64*wp_idx +: 32]      = wp_data_q;
+          tpu_pkg::RegWinLimitHi: win_limit_d[64*wp_idx + 32 +: 32] = wp_data_q;
+          default: ;
+        endcase
+      end
+    end
+
     // ---- MMIO read
     if (rd_fire) begin
       mcpl_valid_d = 1'b1;
@@ -342,19 +384,9 @@ module tpu_regs #(
           endcase
         end
       end else if (in_w) begin
-        if (w_reg == tpu_pkg::RegWinPerm) begin
-          win_perm_d[32*w_idx +: 32] = wdata & ((32'd1 << tpu_pkg::WinPermRLsb) |
-                                                (32'd1 << tpu_pkg::WinPermWLsb) |
-                                                (32'd1 << tpu_pkg::WinPermValidLsb));
-        end else if (!win_perm_q[32*w_idx + tpu_pkg::WinPermValidLsb]) begin
-          unique case (w_reg)
-            tpu_pkg::RegWinBaseLo:  win_base_d[64*w_idx +: 32]       = wdata;
-            tpu_pkg::RegWinBaseHi:  win_base_d[64*w_idx + 32 +: 32]  = wdata;
-            tpu_pkg::RegWinLimitLo: win_limit_d[64*w_idx +: 32]      = wdata;
-            tpu_pkg::RegWinLimitHi: win_limit_d[64*w_idx + 32 +: 32] = wdata;
-            default: ;
-          endcase
-        end
+        wp_valid_d = 1'b1;  // applied at the next command boundary (above)
+        wp_off_d   = off;
+        wp_data_d  = wdata;
       end else if (in_db) begin
         if (db_reg == tpu_pkg::RegSqTailDb || db_reg == tpu_pkg::RegCqHeadDb) begin
           db_valid_d = 1'b1;
@@ -410,7 +442,7 @@ module tpu_regs #(
       sq_base_q <= '0;  cq_base_q <= '0;  sq_size_q <= '0;  cq_size_q <= '0;
       win_base_q <= '0;  win_limit_q <= '0;  win_perm_q <= '0;
       perf_q <= '0;  perf_hi_q <= '0;  perf_cmds_q <= '0;  perf_errors_q <= '0;
-      en_q <= 1'b0;  unmask_q <= 1'b0;  db_valid_q <= 1'b0;
+      en_q <= 1'b0;  unmask_q <= 1'b0;  db_valid_q <= 1'b0;  wp_valid_q <= 1'b0;
     end else begin
       cc_en_q <= cc_en_d;  rdy_q <= rdy_d;  cfs_q <= cfs_d;
       gstat_q <= gstat_d;  int_mask_q <= int_mask_d;  int_cqe_q <= int_cqe_d;
@@ -421,7 +453,7 @@ module tpu_regs #(
       win_base_q <= win_base_d;  win_limit_q <= win_limit_d;  win_perm_q <= win_perm_d;
       perf_q <= perf_d;  perf_hi_q <= perf_hi_d;
       perf_cmds_q <= perf_cmds_d;  perf_errors_q <= perf_errors_d;
-      en_q <= en_d;  unmask_q <= unmask_d;  db_valid_q <= db_valid_d;
+      en_q <= en_d;  unmask_q <= unmask_d;  db_valid_q <= db_valid_d;  wp_valid_q <= wp_valid_d;
     end
   end
 
@@ -441,6 +473,8 @@ module tpu_regs #(
     db_cq_q      <= db_cq_d;
     db_qid_q     <= db_qid_d;
     db_value_q   <= db_value_d;
+    wp_off_q     <= wp_off_d;
+    wp_data_q    <= wp_data_d;
   end
 
 `ifndef SYNTHESIS

@@ -109,6 +109,10 @@ module tpu_device #(
   localparam int unsigned TileBits = $clog2(Tiles + 2);
 
   logic dev_rst, func_rst, en, rdy, unmask, msi_allowed, msi_win_ok, chk_ok;
+  // window writes take effect at a command boundary (docs/spec.md section 5): tpu_regs holds
+  // one until the queue engine has no command running or fetchable and the DMA is idle; while
+  // it is held no read-ahead starts (pk_ok, pa_ok), so none can use the old window afterwards
+  logic win_pend, qe_quiet, dma_idle;
   assign dev_rst = rst_i || func_rst;
 
   // ---------------------------------------------------------------- registers
@@ -148,6 +152,7 @@ module tpu_device #(
     .mreq_valid_i, .mreq_ready_o, .mreq_write_i, .mreq_addr_i, .mreq_wdata_i, .mreq_tag_i,
     .mcpl_valid_o, .mcpl_ready_i, .mcpl_tag_o, .mcpl_rdata_o,
     .en_o(en), .rdy_o(rdy), .func_rst_o(func_rst), .unmask_o(unmask),
+    .win_quiet_i(qe_quiet && dma_idle), .win_pend_o(win_pend),
     .sq_base_o(sq_base), .cq_base_o(cq_base), .sq_size_o(sq_size), .cq_size_o(cq_size),
     .win_base_o(win_base), .win_limit_o(win_limit), .win_perm_o(win_perm),
     .msi_addr_o(msi_addr), .msi_data_o(msi_data), .msi_allowed_o(msi_allowed),
@@ -239,7 +244,7 @@ module tpu_device #(
     .rs_row_valid_o(rs_row_valid), .rs_row_data_o(rs_row_data), .rs_err_o(rs_err),
     .wr_req_valid_i(wr_req_valid), .wr_req_ready_o(wr_req_ready), .wr_req_addr_i(wr_req_addr),
     .wr_req_len_i(wr_req_len), .wr_req_msi_i(wr_req_msi), .wr_req_data_i(wr_req_data),
-    .wr_abort_i(!rdy || func_rst), .wr_idle_o(wr_idle),
+    .wr_abort_i(!rdy || func_rst), .wr_idle_o(wr_idle), .idle_o(dma_idle),
     .dreq_valid_o, .dreq_ready_i, .dreq_kind_o, .dreq_tag_o, .dreq_len_o, .dreq_addr_o,
     .dreq_data_o, .dreq_last_o,
     .hcpl_valid_i, .hcpl_ready_o, .hcpl_tag_i, .hcpl_status_i, .hcpl_data_i, .hcpl_last_i
@@ -284,8 +289,10 @@ module tpu_device #(
     logic unused_pk;
     assign unused_pk = ^{pk_addr, pk_len, pa_addr, pa_len};
   end
-  assign pk_ok = ReadAhead && pk_win_ok && !ring_clash(pk_addr, pk_len, msi_addr, cq_base, cq_size);
-  assign pa_ok = ReadAhead && pa_win_ok && !ring_clash(pa_addr, pa_len, msi_addr, cq_base, cq_size);
+  assign pk_ok = ReadAhead && !win_pend && pk_win_ok &&
+                 !ring_clash(pk_addr, pk_len, msi_addr, cq_base, cq_size);
+  assign pa_ok = ReadAhead && !win_pend && pa_win_ok &&
+                 !ring_clash(pa_addr, pa_len, msi_addr, cq_base, cq_size);
   tpu_win_check #(.NumWindows(NumWindows)) u_win_msi (
     .win_base_i(win_base), .win_limit_i(win_limit), .win_perm_i(win_perm),
     .addr_i(msi_addr), .len_i(32'd4), .write_i(1'b1), .ok_o(msi_win_ok)
@@ -315,6 +322,7 @@ module tpu_device #(
     .msi_win_ok_i(msi_win_ok), .unmask_i(unmask),
     .q_sq_head_o(q_sq_head), .q_cq_tail_o(q_cq_tail), .q_active_o(q_active),
     .q_broken_o(q_broken), .gstat_set_o(gstat_set), .fatal_o(fatal), .irq_o(irq),
+    .quiet_o(qe_quiet),
     .cmd_valid_o(cmd_valid), .cmd_ready_i(cmd_ready), .cmd_sqe_o(cmd_sqe), .cmd_qid_o(cmd_qid),
     .pk_valid_o(pk_valid), .pk_sqe_o(pk_sqe), .pk_qid_o(pk_qid),
     .cpl_valid_i(cpl_valid), .cpl_sc_i(cpl_sc), .cpl_result_i(cpl_result),

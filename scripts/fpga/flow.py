@@ -36,6 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from synth_report import rtl_closure  # noqa: E402
 import profiles  # noqa: E402
+from atomicio import atomic_open  # noqa: E402
 sys.path.insert(0, HERE)
 import dsp_place  # noqa: E402
 
@@ -355,7 +356,7 @@ def main():
            "fmax_mhz": None, "timing_met": False, "fits": None, "error": None}
 
     def finish(code):
-        with open(os.path.join(out, "report.json"), "w") as f:
+        with atomic_open(os.path.join(out, "report.json")) as f:
             json.dump(rep, f, indent=2)
             f.write("\n")
         print(f"  FPGA    {pname}: " + (rep["error"] or
@@ -405,7 +406,7 @@ def main():
             with open(netjson, "w") as f:
                 json.dump(net, f)
     if a.synth_only:
-        with open(os.path.join(out, "synth-report.json"), "w") as f:
+        with atomic_open(os.path.join(out, "synth-report.json")) as f:
             json.dump(rep, f, indent=2)
             f.write("\n")
         print(f"  FPGA    {pname}: synthesized ({secs:.0f} s), {out}/top.json")

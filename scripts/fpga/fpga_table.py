@@ -12,6 +12,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from atomicio import write_text  # noqa: E402  (a failed write never destroys the doc)
+
 BEGIN = "<!-- GENERATED: fpga-table (make fpga-all) -->"
 END = "<!-- END GENERATED: fpga-table -->"
 
@@ -49,8 +52,7 @@ def main():
         return 1
     new = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END),
                  lambda m: BEGIN + "\n" + "\n".join(rows) + "\n" + END, doc, flags=re.S)
-    with open(a.doc, "w") as f:
-        f.write(new)
+    write_text(a.doc, new)
     print("\n".join(rows))
     return 0
 

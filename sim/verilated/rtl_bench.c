@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tpu/outfile.h"
 #include "tpu/tpu.h"
 #include "tpu_dp_profiles.h"
 #include "verilated/tpu_vmodels.h"
@@ -195,6 +196,8 @@ int main(int argc, char **argv)
 	enum { NM = sizeof(fns) / sizeof(fns[0]) };
 	struct result res[NM];
 	int fail = 0;
+	struct tpu_outfile *of;
+	char why[256];
 	FILE *f;
 
 	printf("RTL datapath GEMM: %u tiles x %u rows (MATMUL+POP, accumulate)\n", BENCH_TILES,
@@ -215,11 +218,12 @@ int main(int argc, char **argv)
 		       cmacs / (r->macs / r->wall_s), r->ok ? "ok" : "MISMATCH");
 		fail |= !r->ok;
 	}
-	f = fopen(argc > 1 ? argv[1] : "rtl.json", "w");
-	if (!f) {
-		perror("rtl_bench: json");
+	const char *json = argc > 1 ? argv[1] : "rtl.json";
+	if (tpu_outfile_open(json, &of, why, sizeof(why))) {
+		fprintf(stderr, "rtl_bench: %s: %s\n", json, why);
 		return 1;
 	}
+	f = tpu_outfile_stream(of);
 	fprintf(f, "{\n  \"bench\": \"rtl\",\n  \"tiles\": %u,\n  \"rows\": %u,\n  \"results\": [\n",
 		BENCH_TILES, BENCH_ROWS);
 	for (int i = 0; i < NM; i++) {
@@ -238,6 +242,9 @@ int main(int argc, char **argv)
 			cmacs / (r->macs / r->wall_s), r->ok ? "ok" : "mismatch", i < NM - 1 ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
-	fclose(f);
+	if (tpu_outfile_commit(of, why, sizeof(why))) {
+		fprintf(stderr, "rtl_bench: %s: %s\n", json, why);
+		return 1;
+	}
 	return fail;
 }

@@ -17,6 +17,7 @@
 
 #include VMODEL_H
 #include "uart_board.h"
+#include "vseed.h"
 #include "verilated.h"
 
 namespace {
@@ -121,7 +122,7 @@ int create(uint64_t seed, void **out)
 	Handle *h = new (std::nothrow) Handle{};
 	if (!h)
 		return -ENOMEM;
-	unsigned vseed = (unsigned)((seed ^ (seed >> 31)) & 0x7fffffffu) | 1u;
+	unsigned vseed = tpu_verilator_seed(seed); // 31 bits, non-zero (vseed.h)
 	std::string seed_arg = "+verilator+seed+" + std::to_string(vseed);
 	const char *argv[] = {"tpu_board", "+verilator+rand+reset+2", seed_arg.c_str()};
 	h->ctx = new VerilatedContext;

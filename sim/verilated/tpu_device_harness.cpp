@@ -18,6 +18,7 @@
 
 #include VMODEL_H
 #include "sim_model.h"
+#include "vseed.h"
 #include "verilated.h"
 #if SIM_TRACE
 #include "verilated_fst_c.h"
@@ -74,8 +75,7 @@ int create(const struct tpu_sim_model *m, uint64_t seed, const char *trace, void
 	Handle *h = new (std::nothrow) Handle{};
 	if (!h)
 		return -ENOMEM;
-	// Verilator seeds are 31-bit and non-zero.
-	unsigned vseed = (unsigned)((seed ^ (seed >> 31)) & 0x7fffffffu) | 1u;
+	unsigned vseed = tpu_verilator_seed(seed); // 31 bits, non-zero (vseed.h)
 	std::string seed_arg = "+verilator+seed+" + std::to_string(vseed);
 	const char *argv[] = {"tpu_sim", "+verilator+rand+reset+2", seed_arg.c_str()};
 	// The seed follows from the URI's seed (default 1), so a run is reproducible from its URI;

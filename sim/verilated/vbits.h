@@ -7,6 +7,7 @@
 #include <string>
 
 #include "verilated.h"
+#include "vseed.h"
 
 // A context whose random initial state comes from seed (+verilator+rand+reset+2
 // +verilator+seed+S, printed with the model's name so that a failing run can be reproduced).
@@ -14,8 +15,7 @@
 static inline VerilatedContext *vbits_seeded_context(const char *model, const char *prog,
 						     uint64_t seed)
 {
-	// Verilator seeds are 31-bit and must be non-zero to mean "this seed".
-	unsigned vseed = (unsigned)((seed ^ (seed >> 31)) & 0x7fffffffu) | 1u;
+	unsigned vseed = tpu_verilator_seed(seed); // 31 bits, non-zero (vseed.h)
 	std::string seed_arg = "+verilator+seed+" + std::to_string(vseed);
 	const char *argv[] = {prog, "+verilator+rand+reset+2", seed_arg.c_str()};
 	std::printf("%s: %s %s\n", model, argv[1], argv[2]);

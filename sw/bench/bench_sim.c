@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "bench/gemm_bench.h"
+#include "tpu/outfile.h"
 #include "tpu/tpu.h"
 
 /* The measurement itself lives in gemm_bench.h, shared with `tpu bench gemm`. */
@@ -56,11 +57,14 @@ static double util(const struct gemm_bench_result *r)
 static int write_json(const char *path, const char *uri, bool raw, const char *trans,
 		      const struct gemm_bench_result *rs, size_t n)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "bench_sim: %s: %s\n", path, strerror(errno));
-		return -errno;
+	struct tpu_outfile *of;
+	char why[256];
+	int rc = tpu_outfile_open(path, &of, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "bench_sim: %s: %s\n", path, why);
+		return rc;
 	}
+	FILE *f = tpu_outfile_stream(of);
 	fprintf(f, "{\n  \"device\": \"%s\",\n  \"output\": \"%s\",\n", uri,
 		raw ? "int32" : "int8");
 	if (trans)
@@ -82,7 +86,10 @@ static int write_json(const char *path, const char *uri, bool raw, const char *t
 			r->ok ? "true" : "false", i + 1 < n ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
-	return fclose(f) ? -EIO : 0;
+	rc = tpu_outfile_commit(of, why, sizeof(why));
+	if (rc)
+		fprintf(stderr, "bench_sim: %s: %s\n", path, why);
+	return rc;
 }
 
 static int parse_shape(const char *arg, struct gemm_bench_shape *s)

@@ -98,9 +98,7 @@ static int parse_model_args(const struct cli_ctx *ctx, int argc, char **argv, st
 			}
 			break;
 		case OPT_BPC: {
-			char *end;
-			a->bpc = strtod(val, &end);
-			if (end == val || *end || !isfinite(a->bpc) || a->bpc <= 0) {
+			if (cli_parse_double(val, &a->bpc) || a->bpc <= 0) {
 				cli_error(ctx, "--link-bpc '%s': not a number > 0", val);
 				return CLI_EXIT_USAGE;
 			}
@@ -297,8 +295,8 @@ int cli_bench_model(const struct cli_ctx *ctx, int argc, char **argv)
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
-	if (cli_open(ctx, a.device, &dev, &info)) {
-		rc = CLI_EXIT_FAIL;
+	if ((rc = cli_open(ctx, a.device, &dev, &info))) {
+		rc = cli_open_exit(rc);
 		goto out;
 	}
 	rc = tpu_model_run(dev, m, batch, in, out, st);

@@ -85,6 +85,11 @@ int cli_parse_long(const char *s, long lo, long hi, long *out);
 /* The same for an unsigned 64-bit value (no sign allowed). */
 int cli_parse_u64(const char *s, unsigned long long *out);
 
+/* A whole finite decimal floating-point number ("1.5", "2e3", "-0.25"; no hex, inf or nan).
+ * None of these parsers accepts white space anywhere, leading or trailing. Returns 0, -EINVAL,
+ * -ERANGE (overflows). */
+int cli_parse_double(const char *s, double *out);
+
 /* ------------------------------------------------------------ device */
 
 struct tpu_dev;
@@ -94,6 +99,16 @@ struct tpu_info;
  * library's error after printing one line (and with nothing left open). */
 int cli_open(const struct cli_ctx *ctx, const char *uri, struct tpu_dev **dev,
 	     struct tpu_info *info);
+
+/* The exit code for a cli_open failure err: CLI_EXIT_USAGE when the URI itself is wrong (a
+ * malformed URI, an option out of range such as golden:n=0, a device path that does not exist
+ * such as uart:/nonexistent), CLI_EXIT_FAIL when the device failed (no answer, I/O error). */
+int cli_open_exit(int err);
+
+/* ------------------------------------------------------------ entry */
+
+/* The whole `tpu` command line (argv[0] is the program name); returns the exit code. */
+int cli_main(int argc, char **argv);
 
 /* ------------------------------------------------------------ subcommands */
 

@@ -190,8 +190,8 @@ static int bench_gemm(const struct cli_ctx *ctx, int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? CLI_EXIT_OK : rc;
-	if (cli_open(ctx, g.device, &dev, &info))
-		return CLI_EXIT_FAIL;
+	if ((rc = cli_open(ctx, g.device, &dev, &info)))
+		return cli_open_exit(rc);
 	seed = g.seed;
 	rc = gemm_bench_run(dev, &g.s, g.raw, 0, &seed, &r, why, sizeof(why));
 	tpu_close(dev);

@@ -12,7 +12,8 @@ static void help(void)
 	       "Open the device and print its identity and configuration: ID, interface version,\n"
 	       "backend, array size N, unified buffer and accumulator rows, weight FIFO tiles,\n"
 	       "queues, DMA windows, queue sizes, the implemented opcodes (STREAM_MATMUL is\n"
-	       "optional) and the K limit of overflow-free int8 dot products.\n"
+	       "optional) and the K limit: the largest K of a GEMM, since a sum of more int8\n"
+	       "products can overflow int32 (tpu_gemm and tpu matmul refuse a larger one).\n"
 	       "\n"
 	       "Options:\n"
 	       "  --device URI   device to use (default: the global --device)\n"
@@ -62,8 +63,9 @@ int cmd_info(const struct cli_ctx *ctx, int argc, char **argv)
 
 	tpu_dev *dev;
 	struct tpu_info info;
-	if (cli_open(ctx, device, &dev, &info))
-		return CLI_EXIT_FAIL;
+	int err = cli_open(ctx, device, &dev, &info);
+	if (err)
+		return cli_open_exit(err);
 	char idt[5];
 	id_text(info.id, idt);
 	printf("%-18s %s\n", "device", device);
@@ -85,7 +87,8 @@ int cmd_info(const struct cli_ctx *ctx, int argc, char **argv)
 		printf("%-18s %u x 1024 cycles\n", "watchdog", info.timeout_units);
 	else
 		printf("%-18s none\n", "watchdog");
-	printf("%-18s %u (int8 dot products that cannot overflow int32)\n", "K limit",
+	printf("%-18s %u (largest GEMM K: a sum of more int8 products can overflow int32; "
+	       "refused)\n", "K limit",
 	       TPU_K_NO_OVERFLOW);
 	tpu_close(dev);
 	return CLI_EXIT_OK;

@@ -9,13 +9,17 @@
 
 #include "cli.h"
 #include "npy.h"
+#include "tpu/numerics.h"
 #include "tpu/tpu.h"
 
 static void help(void)
 {
 	printf("usage: tpu matmul A.npy B.npy -o OUT.npy [options]\n"
 	       "\n"
-	       "Compute OUT = (A - ZA) x B + bias on the device. A is int8 M x K, B int8 K x N.\n"
+	       "Compute OUT = (A - ZA) x B + bias on the device. A is int8 M x K, B int8 K x N,\n"
+	       "K <= %u (the K limit: a sum of more int8 products can overflow int32; with\n"
+	       "--in-zero-point the limit for (A - ZA) x B, down to 65793, see docs/ops.md).\n"
+	       "A larger K is refused, never wrapped. The bias adds in int32 as in TFLite.\n"
 	       "Without --multiplier OUT is int32 M x N. With --multiplier and --shift OUT is\n"
 	       "int8 M x N: each value is requantized (TFLite MultiplyByQuantizedMultiplier),\n"
 	       "offset by ZO, clamped to [MIN, MAX] and, with --lut, mapped through the table.\n"
@@ -33,7 +37,9 @@ static void help(void)
 	       "  --device URI              device to use (default: the global --device)\n"
 	       "  -h, --help                this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 device failure, 2 bad arguments or input files.\n");
+	       "Exit status: 0 success, 1 device failure, 2 bad arguments or input files (a K\n"
+	       "beyond the limit, a bad device URI included).\n",
+	       TPU_K_NO_OVERFLOW);
 }
 
 enum {
@@ -276,6 +282,13 @@ static int load_inputs(const struct cli_ctx *ctx, const struct mm_args *m, struc
 		    m->b, sb, m->a, sa, d->a.shape[1]);
 		return -1;
 	}
+	if (d->a.shape[1] > TPU_K_NO_OVERFLOW) {
+		cli_error(ctx,
+			  "%s: K = %zu (its columns) exceeds the K limit %u: a sum of more int8 "
+			  "products can overflow int32",
+			  m->a, d->a.shape[1], TPU_K_NO_OVERFLOW);
+		return -1;
+	}
 	size_t rows = d->a.shape[0], n = d->b.shape[1];
 	if (rows > NPY_MAX_ELEMS / n) {
 		cli_error(ctx, "%s, %s: the output would have %zu x %zu elements, more than 2^31",
@@ -354,11 +367,20 @@ static int run_gemm(const struct cli_ctx *ctx, const struct mm_args *m, struct m
 	}
 	int ret = CLI_EXIT_FAIL;
 	tpu_dev *dev;
-	if (cli_open(ctx, m->device, &dev, NULL))
+	int oerr = cli_open(ctx, m->device, &dev, NULL);
+	if (oerr) {
+		ret = cli_open_exit(oerr);
 		goto out_free;
+	}
 	int rc = tpu_gemm(dev, rows, k, n, d->a.data, d->b.data, &p, out.data);
 	if (rc) {
 		const char *why = tpu_gemm_last_error(dev);
+		if (rc == -ERANGE) { /* the shape itself: an input error */
+			cli_error(ctx, "%s, %s: refused, the sum could overflow int32: %s", m->a,
+				  m->b, why);
+			ret = CLI_EXIT_USAGE;
+			goto out_close;
+		}
 		cli_error(ctx, "device '%s': GEMM %zu x %zu x %zu failed: %s%s%s%s", m->device,
 			  rows, k, n, tpu_strerror(rc), *why ? " (" : "", why, *why ? ")" : "");
 		goto out_close;

@@ -209,15 +209,17 @@ static void add_stats(struct tpu_layer_stats *to, const struct tpu_layer_stats *
 	to->wall_seconds += s->wall_seconds;
 }
 
-/* Run every example on uri into out (batch x num_classes); stats and info may be NULL. */
+/* Run every example on uri into out (batch x num_classes); stats and info may be NULL. Returns 0
+ * or the exit code (one line printed). */
 static int run_device(const struct cli_ctx *ctx, const char *uri, const struct run_inputs *in,
 		      int8_t *out, struct tpu_model_stats *stats, struct tpu_info *info,
 		      double *wall)
 {
 	struct tpu_info local;
 	tpu_dev *dev;
-	if (cli_open(ctx, uri, &dev, info ? info : &local))
-		return -1;
+	int err = cli_open(ctx, uri, &dev, info ? info : &local);
+	if (err)
+		return cli_open_exit(err);
 	const struct tpu_model *m = in->model;
 	size_t per = (size_t)m->in_h * m->in_w * m->in_c;
 	bool bar = isatty(STDERR_FILENO);
@@ -253,7 +255,7 @@ static int run_device(const struct cli_ctx *ctx, const char *uri, const struct r
 	if (wall)
 		*wall = now_seconds() - t0;
 	tpu_close(dev);
-	return rc ? -1 : 0;
+	return rc ? CLI_EXIT_FAIL : 0;
 }
 
 static int write_predictions(const struct cli_ctx *ctx, const char *path, const int32_t *pred,
@@ -282,8 +284,9 @@ static int run_all(const struct cli_ctx *ctx, const struct run_args *a, struct r
 		cli_error(ctx, "out of memory for %zu outputs", nout);
 		goto out_free;
 	}
-	if (run_device(ctx, a->device, in, out, &r->stats, &info, &r->wall_seconds))
+	if ((ret = run_device(ctx, a->device, in, out, &r->stats, &info, &r->wall_seconds)))
 		goto out_free;
+	ret = CLI_EXIT_FAIL;
 	r->model_path = a->model;
 	r->model = m;
 	r->device = a->device;
@@ -301,8 +304,9 @@ static int run_all(const struct cli_ctx *ctx, const struct run_args *a, struct r
 		/* --trace is for the device under test only */
 		struct cli_ctx cctx = *ctx;
 		cctx.trace = NULL;
-		if (run_device(&cctx, a->compare, in, cmp, NULL, NULL, NULL))
+		if ((ret = run_device(&cctx, a->compare, in, cmp, NULL, NULL, NULL)))
 			goto out_free;
+		ret = CLI_EXIT_FAIL;
 		r->compare = a->compare;
 		for (size_t b = 0; b < in->batch; b++) {
 			const int8_t *x = out + b * m->num_classes, *y = cmp + b * m->num_classes;

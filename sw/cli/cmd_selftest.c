@@ -288,8 +288,9 @@ int cmd_selftest(const struct cli_ctx *ctx, int argc, char **argv)
 
 	tpu_dev *dev;
 	struct tpu_info info;
-	if (cli_open(ctx, device, &dev, &info))
-		return CLI_EXIT_FAIL;
+	int err = cli_open(ctx, device, &dev, &info);
+	if (err)
+		return cli_open_exit(err);
 	size_t n = info.array_n;
 	const struct shape shapes[] = {
 	    {1, 1, 1, false},

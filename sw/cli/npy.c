@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "npy.h"
+#include "tpu/outfile.h"
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
@@ -583,10 +584,10 @@ static size_t build_header(const struct npy_array *a, int version, char *buf, si
 	return total;
 }
 
-static int write_data(FILE *f, const struct npy_array *a)
+static int write_data(struct tpu_outfile *f, const struct npy_array *a)
 {
 	if (npy_dtype_size(a->dtype) == 1)
-		return a->count && fwrite(a->data, 1, a->count, f) != a->count ? -1 : 0;
+		return tpu_outfile_put(f, a->data, a->count);
 	unsigned char chunk[4096];
 	const unsigned char *src = a->data;
 	size_t done = 0;
@@ -598,8 +599,9 @@ static int write_data(FILE *f, const struct npy_array *a)
 			memcpy(&v, src + 4 * (done + i), 4);
 			put_le32(chunk + 4 * i, v);
 		}
-		if (fwrite(chunk, 4, k, f) != k)
-			return -1;
+		int rc = tpu_outfile_put(f, chunk, 4 * k);
+		if (rc)
+			return rc;
 		done += k;
 	}
 	return 0;
@@ -632,20 +634,17 @@ int npy_save(const char *path, const struct npy_array *a, int version, char *err
 	size_t hbytes = build_header(a, version, head, sizeof(head));
 	if (!hbytes)
 		return fail(err, errlen, -EINVAL, "array: header does not fit");
-	FILE *f = fopen(path, "wb");
-	if (!f) {
-		int e = errno;
-		return fail(err, errlen, -e, "cannot create: %s", strerror(e));
-	}
-	int rc = 0;
-	errno = 0;
-	if (fwrite(head, 1, hbytes, f) != hbytes || write_data(f, a))
-		rc = -(errno ? errno : EIO);
-	if (fclose(f) && !rc)
-		rc = -(errno ? errno : EIO);
-	if (rc) {
-		unlink(path);
-		return fail(err, errlen, rc, "write failed: %s", strerror(-rc));
-	}
+	/* temporary file + rename, or in place for a device or FIFO: tpu/outfile.h */
+	struct tpu_outfile *of;
+	char why[256];
+	int rc = tpu_outfile_open(path, &of, why, sizeof(why));
+	if (rc)
+		return fail(err, errlen, rc, "cannot create: %s", why);
+	/* a failed put is reported (and the temporary file removed) by the commit */
+	if (!tpu_outfile_put(of, head, hbytes))
+		(void)write_data(of, a);
+	rc = tpu_outfile_commit(of, why, sizeof(why));
+	if (rc)
+		return fail(err, errlen, rc, "%s", why);
 	return 0;
 }

@@ -60,8 +60,10 @@ int npy_load(const char *path, unsigned ranks, struct npy_array *out, char *err,
 /* Write a to path as format version `version` (1, 2 or 3; 0 picks 1.0, the version numpy
  * uses for small headers). The header is padded so the data starts at a multiple of 64 bytes.
  * Returns 0, or -EINVAL (bad array or version), -EOVERFLOW (count does not match the shape or
- * exceeds NPY_MAX_ELEMS), or the -errno of the failing file operation (the partial file is
- * removed), with a message in err. */
+ * exceeds NPY_MAX_ELEMS), or the -errno of the failing file operation, with a message in err.
+ * The file is written through tpu/outfile.h: a failure never destroys what was at path (a
+ * regular file is replaced by rename only when complete; a device or FIFO is written in place,
+ * never unlinked). */
 int npy_save(const char *path, const struct npy_array *a, int version, char *err, size_t errlen);
 
 /* Free the data of a loaded array and zero it; NULL and already-freed arrays are fine. */

@@ -1,6 +1,7 @@
 /* Option scanning, number parsing and error output for the CLI; see cli.h. A small scanner of
  * our own instead of getopt_long: no global state, and every error is our one-line format. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,11 +144,14 @@ int cli_parse_long(const char *s, long lo, long hi, long *out)
 		return -EINVAL;
 	char *end;
 	const char *digits = s[0] == '-' || s[0] == '+' ? s + 1 : s;
+	/* a digit right after the sign: strtol would skip any white space (" 5", "\n5", "-\t5") */
+	if (*digits < '0' || *digits > '9')
+		return -EINVAL;
 	/* decimal, or 0x hex; never octal ("010" is ten) */
 	int base = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10;
 	errno = 0;
 	long v = strtol(s, &end, base);
-	if (end == s || *end || s[0] == ' ' || s[0] == '\t')
+	if (end == s || *end)
 		return -EINVAL;
 	if (errno == ERANGE || v < lo || v > hi)
 		return -ERANGE;
@@ -163,10 +167,45 @@ int cli_parse_u64(const char *s, unsigned long long *out)
 	int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, base);
-	if (*end)
+	if (*end || end == s)
 		return -EINVAL;
 	if (errno == ERANGE)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+int cli_parse_double(const char *s, double *out)
+{
+	const char *p = s && (s[0] == '-' || s[0] == '+') ? s + 1 : s;
+	/* a digit or '.' first: strtod skips white space and reads "inf", "nan" and hex floats */
+	if (!p || !((*p >= '0' && *p <= '9') || *p == '.'))
+		return -EINVAL;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end)
+		return -EINVAL;
+	if (errno == ERANGE || !isfinite(v))
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int cli_open_exit(int err)
+{
+	/* what the user wrote: a malformed URI or option value, a path that does not exist */
+	switch (-err) {
+	case EINVAL:
+	case ENOENT:
+	case ENOTDIR:
+	case ENOTTY:
+	case ENAMETOOLONG:
+	case EISDIR:
+		return CLI_EXIT_USAGE;
+	default:
+		return CLI_EXIT_FAIL;
+	}
 }

@@ -1,5 +1,6 @@
 /* Golden device: configuration, lifecycle and the BAR0 register file (docs/spec.md §1-§3). */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -338,6 +339,10 @@ void golden_mmio_write(struct golden *g, uint32_t off, uint32_t val)
 		return;
 	}
 	if (off >= 0x200 && off < 0x200 + g->cfg.num_windows * 0x20u) {
+		/* a window write takes effect at a command boundary (spec §5): every command the
+		 * device can fetch now runs to completion with the old windows first (the RTL holds
+		 * the write until then; CSTS.WPEND therefore always reads 0 here) */
+		(void)golden_run(g, UINT_MAX);
 		window_reg_write(g, (off - 0x200) / 0x20, (off - 0x200) % 0x20, val);
 		return;
 	}

@@ -42,7 +42,9 @@ int golden_create(const struct golden_config *cfg, const struct golden_dma_port 
 		  struct golden **out);
 void golden_destroy(struct golden *g);
 
-/* BAR0 access; offsets outside the map read 0 and ignore writes. */
+/* BAR0 access; offsets outside the map read 0 and ignore writes. A window register write first
+ * runs every command the device can fetch (golden_run), as the RTL applies it only at a command
+ * boundary (docs/spec.md section 5). */
 uint32_t golden_mmio_read(struct golden *g, uint32_t off);
 void golden_mmio_write(struct golden *g, uint32_t off, uint32_t val);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/npy.h"
+#include "tpu/outfile.h"
 #include "train.h"
 
 struct model_spec {
@@ -72,14 +73,13 @@ static void usage(FILE *f)
 		   "  TEST_DIR/digits_test_{x,y}.npy (defaults: data/digits.csv.gz, models, data)\n");
 }
 
-/* Write a uint8 array to dir/name as a .npy (the CLI's writer, sw/cli/npy.c), atomically: a
- * temporary file renamed over the committed one, so an interrupted `make models` leaves the
- * old file intact. */
+/* Write a uint8 array to dir/name as a .npy (the CLI's writer, sw/cli/npy.c), atomically
+ * (tpu/outfile.h), so an interrupted `make models` leaves the old file intact. */
 static int save_u8(const char *dir, const char *name, const uint8_t *data, const size_t *shape,
 		   unsigned rank)
 {
 	struct npy_array a = { .dtype = NPY_UINT8, .rank = rank, .count = 1, .data = (void *)data };
-	char path[4096], tmp[4200], err[256];
+	char path[4096], err[256];
 	int ret;
 
 	for (unsigned i = 0; i < NPY_MAX_RANK; i++) {
@@ -87,17 +87,10 @@ static int save_u8(const char *dir, const char *name, const uint8_t *data, const
 		a.count *= a.shape[i];
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	ret = npy_save(tmp, &a, 1, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "tpu-train: %s: %s\n", tmp, err);
-		return ret;
-	}
-	if (rename(tmp, path)) {
-		ret = -errno;
-		fprintf(stderr, "tpu-train: %s: %s\n", path, strerror(errno));
-		remove(tmp);
-	}
+	/* npy_save replaces the file only when the new one is complete (tpu/outfile.h) */
+	ret = npy_save(path, &a, 1, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "tpu-train: %s: %s\n", path, err);
 	return ret;
 }
 
@@ -174,12 +167,15 @@ out:
 static int write_summary(const char *path, const struct tr_digits *train,
 			 const struct tr_digits *test, const struct result *r)
 {
-	FILE *f = fopen(path, "w");
+	struct tpu_outfile *of;
+	char why[256];
+	int rc = tpu_outfile_open(path, &of, why, sizeof(why));
 
-	if (!f) {
-		fprintf(stderr, "tpu-train: %s: %s\n", path, strerror(errno));
-		return -errno;
+	if (rc) {
+		fprintf(stderr, "tpu-train: %s: %s\n", path, why);
+		return rc;
 	}
+	FILE *f = tpu_outfile_stream(of);
 	fprintf(f, "{\n  \"train_examples\": %zu,\n  \"test_examples\": %zu,\n  \"models\": [\n",
 		train->n, test->n);
 	for (size_t i = 0; i < N_SPECS; i++)
@@ -193,11 +189,10 @@ static int write_summary(const char *path, const struct tr_digits *train,
 			r[i].int8_train, r[i].int8_test, specs[i].target, r[i].seconds,
 			i + 1 < N_SPECS ? "," : "");
 	fprintf(f, "  ]\n}\n");
-	if (fclose(f)) {
-		fprintf(stderr, "tpu-train: %s: write failed\n", path);
-		return -EIO;
-	}
-	return 0;
+	rc = tpu_outfile_commit(of, why, sizeof(why));
+	if (rc)
+		fprintf(stderr, "tpu-train: %s: %s\n", path, why);
+	return rc;
 }
 
 int main(int argc, char **argv)
