@@ -16,6 +16,8 @@ import os
 import sys
 import tomllib
 
+from atomicio import atomic_open
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT = os.path.join(ROOT, "rtl", "profiles.toml")
 
@@ -173,7 +175,7 @@ def write_mk(profiles, extra, out):
     var("RTL_LINT_SETS", " ".join(s.replace("'", "\\'") for s in lint_sets(profiles, extra)))
     # (always written: make re-reads its makefiles when this one is newer)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    with open(out, "w") as f:
+    with atomic_open(out) as f:
         f.write("\n".join(lines) + "\n")
 
 
@@ -213,7 +215,7 @@ def write_if_changed(path, text):
             if f.read() == text:
                 return
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as f:
+    with atomic_open(path) as f:
         f.write(text)
 
 
