@@ -1,0 +1,183 @@
+// tpu_peek_decode: the read-ahead candidates among the next PeekN SQEs the queue engine holds
+// (pk_*). Part of tpu_cmd_proc; combinational (the peek window checks run outside, in
+// tpu_device, on pk_chk_* and pa_chk_*, and their answers come back in the same cycle).
+// Weight tile / READ_HOST candidate (one at a time, for tpu_tile_readahead and
+// tpu_readhost_ahead):
+//   - with no tile queued: the next SQE, or the one after it when the next is a MATMUL (that
+//     neither writes host memory nor streams rows, so the read-ahead stays valid across it);
+//   - with tiles queued: the first LOAD_WEIGHTS of the peek whose rows continue the last queued
+//     tile's (that tile has N rows; same COLS, STRIDE and queue; HOST_ADDR N x stride on): it
+//     joins the queue and, while the stream runs, extends it (no new round trip);
+//   - the first READ_HOST of the peek (with the head READ_HOST held: the one after the head's
+//     own, skip_head_i) when no LOAD_WEIGHTS before it can join the tile queue.
+//   A tile needs 1..N rows and 1..N columns, a READ_HOST 1..StageRows rows and 1..N columns;
+//   both no FENCE flag, STRIDE 0 or >= COLS, LENGTH = the span, and a span that passes the
+//   read window check and touches no completion ring or MSI address (pk_chk_ok_i).
+// LOAD_PARAMS candidate (tpu_param_readahead): the first BIAS/MULT/SHIFT LOAD_PARAMS of the
+// peek, read ahead when it has 1..N channels (LENGTH = 4 x COLS), no FENCE flag, and its vector
+// passes pa_chk_ok_i.
+// A candidate is only a hint: the command that reaches CHECK2 with the same read adopts what
+// was read (tpu_cmd_seq). ReadAhead = 0: no candidate (constant outputs).
+`default_nettype none
+
+module tpu_peek_decode #(
+  parameter int unsigned N         = 16,
+  parameter int unsigned StageRows = 64,
+  parameter int unsigned PeekN     = 4,
+  parameter bit          ReadAhead = 1'b1,
+  parameter bit          RhTwo     = 1'b0,  // a second READ_HOST may be held (RhDepth = 2)
+  localparam int unsigned KW       = $clog2(N + 1)
+) (
+  input  logic [PeekN-1:0]     pk_valid_i,
+  input  logic [PeekN*512-1:0] pk_sqe_i,
+  input  logic [7:0]           pk_qid_i,
+  // the read-ahead state: READ_HOSTs held, the tile queue and its last (tail) tile
+  input  logic                 rh_held_i,      // a READ_HOST is held (the head)
+  input  logic                 rh_second_i,    // ... and a second one (RhDepth = 2)
+  input  logic                 skip_head_i,    // the peek's first READ_HOST is the head's own
+  input  logic                 tiles_i,        // tiles are queued
+  input  logic [7:0]           tile_qid_i,     // their queue
+  input  logic [63:0]          tail_addr_i,
+  input  logic [31:0]          tail_stride_i,
+  input  logic [KW-1:0]        tail_rows_i,
+  input  logic [KW-1:0]        tail_cols_i,
+  // the tile / READ_HOST candidate and its window check
+  output logic [63:0]          pk_chk_addr_o,
+  output logic [31:0]          pk_chk_len_o,
+  input  logic                 pk_chk_ok_i,
+  output logic [63:0]          addr_o,
+  output logic [31:0]          len_o,
+  output logic [31:0]          rows_o,
+  output logic [31:0]          cols_o,
+  output logic [31:0]          stride_o,       // STRIDE as given
+  output logic [63:0]          stride_eff_o,   // effective stride
+  output logic                 tile_ok_o,      // a LOAD_WEIGHTS that may join the tile queue
+  output logic                 rh_ok_o,        // a READ_HOST that may be read ahead
+  // the LOAD_PARAMS candidate and its window check
+  output logic [63:0]          pa_chk_addr_o,
+  output logic [31:0]          pa_chk_len_o,
+  input  logic                 pa_chk_ok_i,
+  output logic [63:0]          pa_addr_o,
+  output logic [31:0]          pa_len_o,
+  output logic                 pa_ok_o
+);
+  localparam int unsigned PkW = $clog2(PeekN);
+
+  function automatic logic [31:0] ent_dw(input logic [PeekN*512-1:0] v, input logic [PkW-1:0] i,
+                                         input int unsigned lsb);
+    ent_dw = v[512*i + lsb +: 32];
+  endfunction
+  function automatic logic [7:0] ent_op(input logic [PeekN*512-1:0] v, input logic [PkW-1:0] i);
+    ent_op = v[512*i + tpu_pkg::SqeOpcodeLsb +: 8];
+  endfunction
+  function automatic logic [63:0] ent_addr(input logic [PeekN*512-1:0] v,
+                                           input logic [PkW-1:0] i);
+    ent_addr = {v[512*i + tpu_pkg::SqeHostAddrHiLsb +: 32],
+                v[512*i + tpu_pkg::SqeHostAddrLoLsb +: 32]};
+  endfunction
+
+  // ---------------------------------------------------------------- tile / READ_HOST
+  logic [7:0]     pk_op, pk_flags;
+  logic [31:0]    pk_len, pk_stride, pk_rows, pk_cols;
+  logic [63:0]    pk_addr, pk_stride_eff, pk_span, tail_next, tail_stride_eff;
+  logic [PkW-1:0] pk_i, rh_i;
+  logic           pk_val, pk_cont, pk_rh, rh_hit, rh_seen, rh_found;
+  always_comb begin
+    // the first READ_HOST of the peek (past the head's own when skip_head_i)
+    rh_i = '0;
+    rh_hit = 1'b0;
+    rh_seen = 1'b0;
+    for (int i = 0; i < PeekN; i++) begin
+      if (pk_valid_i[i] && ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpReadHost) begin
+        if (!rh_hit && (rh_seen || !skip_head_i)) begin
+          rh_i = PkW'(i);
+          rh_hit = 1'b1;
+        end
+        rh_seen = 1'b1;
+      end
+    end
+    rh_found = ReadAhead && rh_hit && (!rh_held_i || (RhTwo && !rh_second_i));
+    tail_stride_eff = (tail_stride_i != 0) ? {32'd0, tail_stride_i} : 64'(tail_cols_i);
+    tail_next = tail_addr_i + 64'(N) * tail_stride_eff;
+    pk_i    = (ent_op(pk_sqe_i, '0) == tpu_pkg::OpMatmul) ? PkW'(1) : '0;
+    pk_cont = 1'b0;
+    if (tiles_i) begin
+      pk_i = '0;
+      for (int i = PeekN - 1; i >= 0; i--) begin
+        if (pk_valid_i[i] && ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpLoadWeights &&
+            ent_addr(pk_sqe_i, PkW'(i)) == tail_next && (!rh_found || PkW'(i) < rh_i)) begin
+          pk_i = PkW'(i);
+          pk_cont = 1'b1;
+        end
+      end
+    end
+    // no tile before it in command order: the READ_HOST is the candidate
+    pk_rh = rh_found && !(tiles_i ? pk_cont :
+                          pk_valid_i[pk_i] && ent_op(pk_sqe_i, pk_i) == tpu_pkg::OpLoadWeights);
+    if (pk_rh) pk_i = rh_i;
+    pk_val    = pk_valid_i[pk_i];
+    pk_op     = ent_op(pk_sqe_i, pk_i);
+    pk_flags  = pk_sqe_i[512*pk_i + tpu_pkg::SqeFlagsLsb +: 8];
+    pk_addr   = ent_addr(pk_sqe_i, pk_i);
+    pk_len    = ent_dw(pk_sqe_i, pk_i, tpu_pkg::SqeLengthLsb);
+    pk_stride = ent_dw(pk_sqe_i, pk_i, tpu_pkg::SqeStrideLsb);
+    pk_rows   = ent_dw(pk_sqe_i, pk_i, tpu_pkg::SqeRowsLsb);
+    pk_cols   = ent_dw(pk_sqe_i, pk_i, tpu_pkg::SqeColsLsb);
+    pk_stride_eff = (pk_stride != 0) ? {32'd0, pk_stride} : {32'd0, pk_cols};
+    pk_span   = ({32'd0, pk_rows} - 64'd1) * pk_stride_eff + {32'd0, pk_cols};
+  end
+  always_comb begin  // apart from the decode: pk_chk_ok_i depends on pk_chk_addr_o/len_o
+    tile_ok_o = pk_val && pk_op == tpu_pkg::OpLoadWeights &&
+                (pk_flags & tpu_pkg::SqeFlagFence) == 0 &&
+                pk_rows != 0 && pk_rows <= N && pk_cols != 0 && pk_cols <= N &&
+                !(pk_stride != 0 && pk_stride < pk_cols) && pk_span == {32'd0, pk_len} &&
+                pk_chk_ok_i &&
+                (!tiles_i ||
+                 (pk_cont && 32'(tail_rows_i) == N && pk_qid_i == tile_qid_i &&
+                  pk_cols == 32'(tail_cols_i) && pk_stride == tail_stride_i));
+    rh_ok_o   = pk_rh && pk_val && (pk_flags & tpu_pkg::SqeFlagFence) == 0 &&
+                pk_rows != 0 && pk_rows <= StageRows && pk_cols != 0 && pk_cols <= N &&
+                !(pk_stride != 0 && pk_stride < pk_cols) && pk_span == {32'd0, pk_len} &&
+                pk_chk_ok_i;
+  end
+  assign pk_chk_addr_o = ReadAhead ? pk_addr : '0;
+  assign pk_chk_len_o  = ReadAhead ? pk_len : '0;
+  assign addr_o        = pk_addr;
+  assign len_o         = pk_len;
+  assign rows_o        = pk_rows;
+  assign cols_o        = pk_cols;
+  assign stride_o      = pk_stride;
+  assign stride_eff_o  = pk_stride_eff;
+
+  // ---------------------------------------------------------------- LOAD_PARAMS
+  logic [PkW-1:0] pp_i;
+  logic           pp_found;
+  logic [31:0]    pp_len, pp_cols;
+  logic [63:0]    pp_addr;
+  always_comb begin
+    pp_i = '0;
+    pp_found = 1'b0;
+    for (int i = PeekN - 1; i >= 0; i--) begin
+      if (pk_valid_i[i] && ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpLoadParams &&
+          ent_dw(pk_sqe_i, PkW'(i), tpu_pkg::SqeOp0Lsb) <= 32'(tpu_pkg::ParamShift)) begin
+        pp_i = PkW'(i);
+        pp_found = 1'b1;
+      end
+    end
+    pp_addr = ent_addr(pk_sqe_i, pp_i);
+    pp_len  = ent_dw(pk_sqe_i, pp_i, tpu_pkg::SqeLengthLsb);
+    pp_cols = ent_dw(pk_sqe_i, pp_i, tpu_pkg::SqeColsLsb);
+  end
+  always_comb begin  // apart from the decode: pa_chk_ok_i depends on pa_chk_addr_o/len_o
+    pa_ok_o = pp_found &&
+              (pk_sqe_i[512*pp_i + tpu_pkg::SqeFlagsLsb +: 8] & tpu_pkg::SqeFlagFence) == 0 &&
+              pp_cols != 0 && pp_cols <= N &&
+              {32'd0, pp_len} == {30'd0, pp_cols, 2'b00} && pa_chk_ok_i;
+  end
+  assign pa_chk_addr_o = ReadAhead ? pp_addr : '0;
+  assign pa_chk_len_o  = ReadAhead ? pp_len : '0;
+  assign pa_addr_o     = pp_addr;
+  assign pa_len_o      = pp_len;
+endmodule
+
+`default_nettype wire
