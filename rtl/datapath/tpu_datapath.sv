@@ -11,38 +11,12 @@
 //   tpu_dp_read      the UB_READ / ACC_READ stream (RdReg)
 //   tpu_dp_perf      the performance counters (PerfSplit)
 //
-// Command stream cmd_valid_i/cmd_ready_o/cmd_i (flat bus, CmdWidth = 104 + 8*N bits):
-//   [3:0] op   [7:4] flags   [39:8] a   [71:40] b   [103:72] rows   [104 +: 8N] data
-//   op 0 UB_WRITE  UB[a] = data (one row; the DMA engine sends one command per row)
-//   op 1 PARAM     parameter write: flags[2:0] = kind (tpu_pkg::param_kind_e), a[7:0] = index,
-//                  data[31:0] = value (encoding of tpu_act_params' write port)
-//   op 2 MATMUL    ACC[b+r] (+)= UB[a+r] x tile, r < rows; flags[0] ACCUMULATE, flags[1] POP,
-//                  flags[2] CHAIN (StreamMm: row r issues once UB row a+r is written)
-//   op 3 ACTIVATE  ACC[a+r] -> activation -> UB[b+r] (int8), r < rows; flags[0] LUT,
-//                  flags[1] RAW32 (ACC[b+r] = ACC[a+r] + bias instead)
-//   op 4 UB_READ   UB[a+r] -> rd_* stream (int8 row in rd_data_o[8N-1:0], upper bits 0)
-//   op 5 ACC_READ  ACC[a+r] -> rd_* stream (int32 row)
-//   Other ops are illegal (assertion). Addresses and rows must be in range (the device top
-//   checks them; assertions here). rows >= 1.
-// Weight rows have their own stream (wpush_*, N rows per tile, see tpu_weight_fifo) so the
-// FIFO fills while the MXU computes.
-// Ordering: commands take effect in order. A command is accepted when the engines it shares
-// a RAM port or a data dependence with are idle (the rules: tpu_dp_accept); MATMULs follow
-// each other without a gap. With UbReadPort2 the UB has a second copy (written together with
-// the first) whose read port serves UB_READ only, so a UB_READ and MATMULs run at the same time.
-// Completions: mm_done_o pulses in the cycle the last ACC row of a MATMUL is written (visible
-// from the next cycle); act_done_o/act_result_o (saturation count, 0 for RAW32) in the cycle
-// the last row of an ACTIVATE is written; a read ends with rd_last_o; UB_WRITE and PARAM are
-// done when accepted (visible from the next cycle).
-// Latencies (accept in cycle a; first MATMUL row issued at a+1):
-//   MATMUL of R rows: UB read (UbLatency) + array (2N) + ACC read-modify-write (1): the last
-//   row is written in cycle a + R + 2N + 1 with the defaults, so MatmulLatency = 2N + 2 cycles
-//   beyond the R issue cycles. T back-to-back MATMULs with POP of M >= N rows each take
-//   T*M + 2N + 2 cycles from the first accept to the last write, when the FIFO keeps up
-//   (docs/datapath.md). AccSlice, ProdReg and UbLatency = 2 (boards): one cycle more each;
-//   AccLatency = 2: none (the ACC row is read earlier); Ub2Latency = 2 and UbWrReg: none.
-// ACTIVATE with ActLanes < N: rows go through the activation one at a time (the next ACC row
-//   is read when the previous result is written), about 40..100 cycles per ActLanes channels.
+// Command stream cmd_valid_i/cmd_ready_o/cmd_i (flat bus, CmdWidth = 104 + 8*N bits: op, flags,
+// a, b, rows, data; ops UB_WRITE, PARAM, MATMUL, ACTIVATE, UB_READ, ACC_READ): the encoding, the
+// acceptance rules, the completions (mm_done_o, act_done_o, rd_last_o) and the latencies are in
+// docs/datapath.md. Weight rows have their own stream (wpush_*, N rows per tile, see
+// tpu_weight_fifo) so the FIFO fills while the MXU computes. Commands take effect in order;
+// illegal ops and out-of-range addresses are assertions here (the device top checks them).
 // Reset (rst_i, synchronous): control state only; RAMs, parameters and data registers keep
 // their contents.
 `default_nettype none
