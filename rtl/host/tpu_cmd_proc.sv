@@ -594,6 +594,17 @@ module tpu_cmd_proc #(
   assign unused = ^{rh_entry_d, rh2_base, rh2_match};  // (the second entry is never adopted)
 
 `ifndef SYNTHESIS
+  // valid/ready on the outbound streams (a row stream request may be withdrawn by its abort).
+  // A read job request is an offer instead: tpu_dma takes it in a cycle with valid and ready,
+  // and LOAD_PARAMS' request (rdy_i) and the read-ahead's start (tpu_readahead_ctl) may go
+  // away while tpu_dma is busy; only the request taken counts.
+  tpu_handshake_check #(.Width(64), .Name("tpu_cmd_proc rs_req")) u_rs_check (
+    .clk_i, .rst_i, .valid_i(rs_req_valid_o), .ready_i(rs_req_ready_i),
+    .data_i(rs_req_addr_o), .drop_i(rs_abort_o));
+  tpu_handshake_check #(.Width(N * 8), .Name("tpu_cmd_proc wpush")) u_wpush_check (
+    .clk_i, .rst_i, .valid_i(wpush_valid_o), .ready_i(wpush_ready_i),
+    .data_i(wpush_row_o), .drop_i(1'b0));
+
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin
       // the read-ahead requests keep to the free job engines (never beside the command's own)
