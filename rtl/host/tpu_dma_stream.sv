@@ -40,7 +40,7 @@ module tpu_dma_stream #(
   parameter int unsigned RowB       = 16,   // largest row (N)
   parameter int unsigned Slots      = 32,   // rows in flight (power of 2)
   parameter bit          Joint      = 1'b1,
-  parameter int unsigned LenW       = 9,    // job lengths (tpu_dma: the per-row MRD's count)
+  parameter int unsigned LenW       = 9,    // tpu_dma's job length width (tpu_dma_pkt_len)
   parameter int unsigned OffsetW    = 10,   // tag offsets (tpu_dma_tags)
   // packed rows merged into one MRD: as many as MaxReadReq and the slots allow
   localparam int unsigned MergeRows   = (MaxReadReq / RowB < Slots) ? MaxReadReq / RowB : Slots,
