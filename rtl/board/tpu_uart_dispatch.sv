@@ -126,8 +126,8 @@ module tpu_uart_dispatch #(
           // chunks of one completion arrive back to back, numbered: one missing makes the
           // rest of that completion go the same way (the device times the tag out) instead of
           // letting later chunks stand in for it
-          if (payload_i[14:10] == 5'd0 ||
-              (chunks_open_q && payload_i[7:0] == chunks_tag_q && payload_i[14:10] == chunk_next_q)) begin
+          if (payload_i[14:10] == 5'd0 || (chunks_open_q && payload_i[7:0] == chunks_tag_q &&
+                                           payload_i[14:10] == chunk_next_q)) begin
             beats_busy_d  = 1'b1;
             beat_d        = '0;
             cpl_tag_d     = payload_i[7:0];

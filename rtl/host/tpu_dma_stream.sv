@@ -389,8 +389,10 @@ module tpu_dma_stream #(
           else $error("tpu_dma_stream: merged MRD of %0d rows", merge_rows);
       end
       // a row leaves only after every MRD of it went out, and never with an error
-      if (row_valid_d) assert (head_q < issued_q) else $error("tpu_dma_stream: row %0d not requested", head_q);
-      assert (!(rs_row_valid_o && rs_err_o)) else $error("tpu_dma_stream: a row and an error at once");
+      if (row_valid_d) assert (head_q < issued_q)
+        else $error("tpu_dma_stream: row %0d not requested", head_q);
+      assert (!(rs_row_valid_o && rs_err_o))
+        else $error("tpu_dma_stream: a row and an error at once");
     end
   end
 `endif

@@ -167,7 +167,8 @@ module tpu_dma_tags #(
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin
       // a tag is never allocated twice: only a free tag is handed out
-      if (alloc) assert (!busy_q[next_q]) else $error("tpu_dma_tags: tag %0d allocated twice", next_q);
+      if (alloc) assert (!busy_q[next_q])
+        else $error("tpu_dma_tags: tag %0d allocated twice", next_q);
       assert (32'(next_q) < Tags) else $error("tpu_dma_tags: tag %0d out of range", next_q);
       // only a busy tag is owned (stale tags are busy and not owned)
       assert ((owned_q & ~busy_q) == '0) else $error("tpu_dma_tags: idle tag owned");
