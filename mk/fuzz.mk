@@ -35,7 +35,8 @@ $(FUZZ_DIR)/fuzz_npy: $(call fuzz_objs,npy) $(FUZZ_OBJ)/sw/cli/npy.o $(FUZZ_LIB_
 $(FUZZ_DIR)/fuzz_model: $(call fuzz_objs,model) $(FUZZ_LIB_OBJS)
 $(FUZZ_DIR)/fuzz_cli: $(call fuzz_objs,cli) $(FUZZ_CLI_OBJS) $(FUZZ_LIB_OBJS)
 # the Verilated models (compiled by the C++ compiler, not instrumented) come along when built
-$(FUZZ_DIR)/fuzz_stream: $(call fuzz_objs,stream) $(FUZZ_LIB_OBJS) $(if $(SIM_LINK),$(SIM_LIB))
+# (its $(SIM_LIB) prerequisite is in mk/sim.mk, read after this file)
+$(FUZZ_DIR)/fuzz_stream: $(call fuzz_objs,stream) $(FUZZ_LIB_OBJS)
 $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_HARNESSES)):
 	@mkdir -p $(@D)
 	@echo "  FUZZLD  $@"

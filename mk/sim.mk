@@ -96,7 +96,7 @@ $(SIM_LIB): $(SIM_OBJS)
 
 ifeq ($(SIM_ON),1)
 SIM_LINK = $(foreach m,$(SIM_MODELS),-Wl,-u,tpu_sim_model_$(m)) $(SIM_LIB) -lz -lstdc++ -pthread
-$(CLI) $(BUILD)/tests/tpu_tests: $(SIM_LIB)
+$(CLI) $(BUILD)/tests/tpu_tests $(FUZZ_DIR)/fuzz_stream: $(SIM_LIB)
 else
 SIM_LINK =
 endif
