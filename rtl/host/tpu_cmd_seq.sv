@@ -29,7 +29,7 @@
 // READ_HOST: SRhWait, then its background commit; the LOAD_PARAMS vector: SPaWait); MATMUL,
 // ACTIVATE, LOAD_PARAMS (no staged LUT) and a WRITE_HOST apart from the spans pass them on; any
 // other command drops them (the stream is aborted). The states in which each may start are
-// this module's (tile_ok_o, rh_ok_o, pa_ok_o: tpu_readahead_join).
+// this module's (tile_ok_o, rh_ok_o, pa_ok_o: tpu_readahead_ctl).
 // Watchdog: a command still waiting on the link after timeout_units_i x 1024 cycles (0 = off)
 // ends with CMD_TIMEOUT (its read job is abandoned; a WRITE_HOST drains its read stream).
 // rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
@@ -542,7 +542,7 @@ module tpu_cmd_seq #(
   assign skip_head_o     = rh_held_i && !(op_i == tpu_pkg::OpReadHost &&
                                           (state_q == SFence || state_q == SCheck1 ||
                                            state_q == SCheck2 || state_q == SRhWait));
-  // the states in which each read-ahead may start (tpu_readahead_join adds a WRITE_HOST's)
+  // the states in which each read-ahead may start (tpu_readahead_ctl adds a WRITE_HOST's)
   // (a tile also while a READ_HOST commits once its own stream has delivered every row)
   assign tile_ok_o = (state_q == SDpCmd && !is_wh_i) || state_q == SActWait || state_q == SPush ||
                      ((state_q == SCommit || state_q == SCommitLast) && rows_in_q == rows_i) ||

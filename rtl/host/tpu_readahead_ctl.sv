@@ -206,7 +206,7 @@ module tpu_readahead_ctl #(
   always_ff @(posedge clk_i) begin
     if (!rst_i) begin
       // one candidate at a time: a tile and a READ_HOST never join in the same cycle
-      assert (!(tile_join_o && rh_join_o)) else $error("tpu_readahead_join: two joins at once");
+      assert (!(tile_join_o && rh_join_o)) else $error("tpu_readahead_ctl: two joins at once");
     end
   end
 `endif

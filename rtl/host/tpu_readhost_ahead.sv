@@ -3,7 +3,7 @@
 // StageRows rows, COLS 1..N, no FENCE flag, a span that passes the peek window check) is read
 // into a staging region that no background commit uses (region_q: ring half 0 or 1, or 2: the
 // StageRows rows from SecondBase on) while earlier commands run, under the same start
-// conditions as a tile (tpu_readahead_join): as a new row stream, or joining the running tile
+// conditions as a tile (tpu_readahead_ctl): as a new row stream, or joining the running tile
 // stream at its address (same row bytes and stride); tiles may join after it the same way.
 // The READ_HOST reaching CHECK2 with all checks passed and the same read (match_o: HOST_ADDR,
 // STRIDE, ROWS, COLS, queue) adopts it (tpu_cmd_seq SRhWait): it waits until its rows are in,
