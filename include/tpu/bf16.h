@@ -84,7 +84,7 @@ uint32_t tpu_bf16_dot(const uint16_t *a, const uint16_t *b, unsigned n, uint32_t
  * tile by tile into the accumulator: without `accumulate` the first tile's s_0 is stored as is
  * (acc_in is ignored), with it acc = tpu_f32_add(acc_in, s_0); every later tile adds
  * acc = tpu_f32_add(acc, s_t). k = 0 returns acc_in with `accumulate`, +0 without.
- * tile must be at least 1. */
+ * tile 0 is one tile of all k rows. */
 uint32_t tpu_bf16_dot_tiled(const uint16_t *a, const uint16_t *b, unsigned k, unsigned tile,
 			    uint32_t acc_in, bool accumulate);
 

@@ -196,6 +196,8 @@ uint32_t tpu_bf16_dot_tiled(const uint16_t *a, const uint16_t *b, unsigned k, un
 			    uint32_t acc_in, bool accumulate)
 {
 	uint32_t acc = accumulate ? acc_in : 0;
+	if (tile == 0)  /* (no tile size: one tile of all K rows) */
+		tile = k ? k : 1;
 	for (unsigned k0 = 0; k0 < k; k0 += tile) {
 		unsigned rows = k - k0 < tile ? k - k0 : tile;
 		uint32_t sum = tpu_bf16_dot(a + k0, b + k0, rows, 0);
