@@ -153,13 +153,16 @@ module tpu_readahead_ctl #(
   assign dw_pend_o      = dw_pend_q;
 
   // ---------------------------------------------------------------- CHECK2
+  // (the adoptions apart from the drops: the sequencer's drops and clears, which the block
+  // below folds in, are computed from the adoptions, so one block would form a combinational
+  // loop for Verilator: UNOPTFLAT, the block settled more than once a cycle)
+  assign adopt_o    = check2_i && check_ok_i && tiles_i && is_lw_i && head_match_i;
+  assign rh_adopt_o = check2_i && check_ok_i && rh_held_i && cmd_op_i == tpu_pkg::OpReadHost &&
+                      rh_match_i;
+  assign pa_adopt_o = check2_i && check_ok_i && pa_held_i && cmd_op_i == tpu_pkg::OpLoadParams &&
+                      !lp_out_i && !lp_lut_i && pa_match_i;
   always_comb begin
     logic keep, drop;
-    adopt_o    = check2_i && check_ok_i && tiles_i && is_lw_i && head_match_i;
-    rh_adopt_o = check2_i && check_ok_i && rh_held_i && cmd_op_i == tpu_pkg::OpReadHost &&
-                 rh_match_i;
-    pa_adopt_o = check2_i && check_ok_i && pa_held_i && cmd_op_i == tpu_pkg::OpLoadParams &&
-                 !lp_out_i && !lp_lut_i && pa_match_i;
     // a command that neither streams rows nor writes host memory (MATMUL, ACTIVATE,
     // LOAD_PARAMS unless its LUT streams rows), or a WRITE_HOST apart from every queued tile,
     // leaves the read-ahead for the commands after it (the READ_HOST read-ahead is kept or
