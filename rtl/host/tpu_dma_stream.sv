@@ -98,9 +98,11 @@ module tpu_dma_stream #(
   logic [31:0]          head_q, head_d;              // rows delivered
   logic [Slots-1:0]     slot_requested_q, slot_requested_d;  // slot's row fully requested
   logic [Slots*2-1:0]   slot_pending_q, slot_pending_d;      // its MRDs without final completion
-  logic [Slots*RowB*8-1:0] slot_buffer_q, slot_buffer_d;
+  logic [Slots*RowB*8-1:0] slot_buffer_q;
   logic                 row_valid_q, row_valid_d, error_q, error_d;
-  logic [RowB*8-1:0]    row_data_q, row_data_d;
+  logic [RowB*8-1:0]    row_data_q;
+  logic                 cpl_ok;        // a completion beat without error
+  logic [SlotW-1:0]     head_slot;
   logic                 joint_q, joint_d;            // a joint (rs_ext_jump_i) not reached yet:
   logic [31:0]          joint_row_q, joint_row_d;    // ... row joint_row is at joint_addr
   logic [63:0]          joint_addr_q, joint_addr_d;
@@ -123,6 +125,8 @@ module tpu_dma_stream #(
   assign active_o       = active_q;
 
   assign fail        = timeout_i || (cpl_valid_i && hcpl_status_i != 2'd0);
+  assign cpl_ok      = cpl_valid_i && hcpl_status_i == 2'd0;
+  assign head_slot   = SlotW'(head_q);
   assign drop_o      = active_q && (rs_abort_i || fail);
   assign ext_taken   = rs_ext_valid_i && rs_ext_ready_o;
   assign packed_rows = 32'(row_bytes_q) == RowB && stride_q == 64'(RowB) && row_offset_q == '0;
@@ -179,10 +183,12 @@ module tpu_dma_stream #(
     mrd_len_o  = merge ? PktW'(merge_rows * RowB) : row_len;
   end
 
-  // next state
+  // next state (the slot buffer and the row out are written by the blocks after this one: in
+  // one block with the rest, their wide vectors would be copied and rebuilt on every
+  // evaluation, the simulation's hottest path; the logic is the same)
   always_comb begin
-    logic [SlotW-1:0]   head_slot, slot;
-    logic [OffsetW:0]   x, row_start, row_end;
+    logic [SlotW-1:0]   slot;
+    logic [OffsetW:0]   row_start, row_end;
     // row slot bookkeeping changes of this cycle, per slot (static indices): completions that
     // finish a row's MRD (done), MRDs issued (up), rows fully requested (set), the head row
     // delivered (clear); applied once at the end, so the completion and the issue logic do not
@@ -200,16 +206,12 @@ module tpu_dma_stream #(
     head_d           = head_q;
     slot_requested_d = slot_requested_q;
     slot_pending_d   = slot_pending_q;
-    slot_buffer_d    = slot_buffer_q;
     row_valid_d      = 1'b0;
     error_d          = 1'b0;
-    row_data_d       = row_data_q;
     joint_d          = joint_q;
     joint_row_d      = joint_row_q;
     joint_addr_d     = joint_addr_q;
-    head_slot        = '0;
     slot             = '0;
-    x                = '0;
     row_start        = '0;
     row_end          = '0;
     slot_done        = '0;
@@ -223,17 +225,9 @@ module tpu_dma_stream #(
       joint_addr_d = rs_ext_addr_i;
     end
 
-    // a completion beat: the tag covers one row (or part of one: offsets within the row) or,
-    // when merged, several packed rows from its first slot (offset x is byte x % RowB of row
-    // x / RowB); a row's MRD is complete with the beat that holds its last byte
-    if (cpl_valid_i && hcpl_status_i == 2'd0) begin
-      for (int unsigned i = 0; i < LinkBytes; i++) begin
-        x = (OffsetW+1)'(cpl_offset_i) + (OffsetW+1)'(i);
-        if (x < (OffsetW+1)'(cpl_end_i)) begin
-          slot_buffer_d[8*(32'(SlotW'(32'(cpl_slot_i) + 32'(x) / RowB)) * RowB + 32'(x) % RowB)
-                        +: 8] = hcpl_data_i[8*i +: 8];
-        end
-      end
+    // a completion beat (its bytes go into the slot buffer, below): a row's MRD is complete
+    // with the beat that holds its last byte
+    if (cpl_ok) begin
       for (int unsigned j = 0; j < RowsPerBeat; j++) begin
         row_start = (OffsetW+1)'((32'(cpl_offset_i) / RowB + j) * RowB);
         row_end   = (row_start + (OffsetW+1)'(RowB) < (OffsetW+1)'(cpl_end_i))
@@ -253,13 +247,8 @@ module tpu_dma_stream #(
         active_d = 1'b0;
         error_d  = !rs_abort_i;
       end else begin
-        head_slot = SlotW'(head_q);
         if (slot_requested_q[head_slot] && slot_pending_q[2*head_slot +: 2] == 2'd0) begin
           row_valid_d = 1'b1;
-          for (int unsigned i = 0; i < RowB; i++) begin
-            row_data_d[8*i +: 8] = (32'(i) < 32'(row_bytes_q))
-                                   ? slot_buffer_q[(32'(head_slot)*RowB + i)*8 +: 8] : 8'd0;
-          end
           slot_clear[head_slot] = 1'b1;
           head_d = head_q + 32'd1;
           if (head_q + 32'd1 == rows_q) active_d = 1'b0;
@@ -348,10 +337,33 @@ module tpu_dma_stream #(
     head_q           <= head_d;
     slot_requested_q <= slot_requested_d;
     slot_pending_q   <= slot_pending_d;
-    slot_buffer_q    <= slot_buffer_d;
-    row_data_q       <= row_data_d;
     joint_row_q      <= joint_row_d;
     joint_addr_q     <= joint_addr_d;
+  end
+
+  // a completion beat's bytes into the slot buffer: the tag covers one row (or part of one:
+  // offsets within the row) or, when merged, several packed rows from its first slot (offset x
+  // is byte x % RowB of row x / RowB)
+  always_ff @(posedge clk_i) begin
+    if (cpl_ok) begin
+      for (int unsigned i = 0; i < LinkBytes; i++) begin
+        logic [OffsetW:0] x;
+        x = (OffsetW+1)'(cpl_offset_i) + (OffsetW+1)'(i);
+        if (x < (OffsetW+1)'(cpl_end_i)) begin
+          slot_buffer_q[8*(32'(SlotW'(32'(cpl_slot_i) + 32'(x) / RowB)) * RowB + 32'(x) % RowB)
+                        +: 8] <= hcpl_data_i[8*i +: 8];
+        end
+      end
+    end
+  end
+  // the head row out, once complete (bytes past its length 0)
+  always_ff @(posedge clk_i) begin
+    if (row_valid_d) begin
+      for (int unsigned i = 0; i < RowB; i++) begin
+        row_data_q[8*i +: 8] <= (32'(i) < 32'(row_bytes_q))
+                                ? slot_buffer_q[(32'(head_slot)*RowB + i)*8 +: 8] : 8'd0;
+      end
+    end
   end
 
 `ifndef SYNTHESIS
