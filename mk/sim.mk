@@ -14,7 +14,7 @@
 SIM        ?= auto
 SIM_TOP_SV := rtl/top/tpu_device.sv
 ifeq ($(SIM),auto)
-SIM_ON := $(if $(wildcard $(SIM_TOP_SV)),$(if $(shell command -v $(VERILATOR) 2>/dev/null),1,0),0)
+SIM_ON := $(if $(wildcard $(SIM_TOP_SV)),$(if $(VERILATOR_DEP)$(shell command -v $(VERILATOR) 2>/dev/null),1,0),0)
 else
 SIM_ON := $(SIM)
 endif
@@ -37,7 +37,7 @@ SIM_VFLAGS := --cc --assert -x-assign unique -x-initial unique -O3 --trace-fst -
               -Wno-lint -Wno-style
 SIM_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
 SIM_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -Isim -Isim/verilated \
-               -Iinclude -I$(BUILD)/include -I$(SIM_VROOT)/include -I$(SIM_VROOT)/include/vltstd
+               -Iinclude -I$(BUILD)/include -isystem $(SIM_VROOT)/include -isystem $(SIM_VROOT)/include/vltstd
 
 # Configurations: the profiles of rtl/profiles.toml with a "sim" name (PROFILES_SIM): sim_n16
 # and sim_n8 (the spec's defaults but N, so "golden:n=8" and "sim:n=8" are the same device) and
@@ -60,15 +60,15 @@ sim_dflags  = -DP_N=$(call sim_pv,$(1),N) -DP_UB_ROWS=$(call sim_pv,$(1),UbRows)
 SIM_OBJS :=
 # $(1) name (n8)
 define sim_model
-$(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/sim.mk \
+$(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/sim.mk $(VERILATOR_DEP) \
   $(call profile_stamp,$(call sim_prof,$(1)))
 	@echo "  VERILATE Vdev_$(1) (profile $(call sim_prof,$(1)))"
 	@rm -rf $(SIM_VDIR)/Vdev_$(1) && mkdir -p $(SIM_VDIR)/Vdev_$(1)
 	$(Q)$(VERILATOR) $(SIM_VFLAGS) --prefix Vdev_$(1) --top-module tpu_device \
 	  $(call sim_gflags,$(1)) -Mdir $(SIM_VDIR)/Vdev_$(1) $(SIM_WAIVE) $$(SIM_RTL) \
 	  >$(SIM_VDIR)/Vdev_$(1).log 2>&1 || { cat $(SIM_VDIR)/Vdev_$(1).log; exit 1; }
-	$(Q)$$(MAKE) --no-print-directory -s -C $(SIM_VDIR)/Vdev_$(1) -f Vdev_$(1).mk OPT_FAST=-O2 \
-	  OPT_SLOW=-O1 Vdev_$(1)__ALL.a verilated.o verilated_threads.o verilated_fst_c.o >/dev/null
+	$(Q)$$(MAKE) --no-print-directory -s -C $(SIM_VDIR)/Vdev_$(1) -f Vdev_$(1).mk $(VL_SUBMAKE) \
+	  OPT_FAST=-O2 OPT_SLOW=-O1 Vdev_$(1)__ALL.a verilated.o verilated_threads.o verilated_fst_c.o >/dev/null
 $(SIM_VDIR)/Vdev_$(1)/harness.o: sim/verilated/tpu_device_harness.cpp sim/sim_model.h sim/link.h \
   $(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a
 	@echo "  CXX     $$@"
@@ -95,7 +95,7 @@ $(SIM_LIB): $(SIM_OBJS)
 	  echo SAVE; echo END; } | $(AR) -M
 
 ifeq ($(SIM_ON),1)
-SIM_LINK = $(foreach m,$(SIM_MODELS),-Wl,-u,tpu_sim_model_$(m)) $(SIM_LIB) -lz -lstdc++ -pthread
+SIM_LINK = $(foreach m,$(SIM_MODELS),-Wl,-u,tpu_sim_model_$(m)) $(SIM_LIB) $(VL_LDLIBS) -lstdc++ -pthread
 $(CLI) $(BUILD)/tests/tpu_tests $(FUZZ_DIR)/fuzz_stream: $(SIM_LIB)
 else
 SIM_LINK =

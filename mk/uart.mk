@@ -21,14 +21,14 @@ uart_dflags = -DP_N=$(call uart_pv,$(1),N) -DP_CLK_HZ=$(call uart_pv,$(1),ClkHz)
 UART_OBJS :=
 # $(1) name (n4)
 define uart_board
-$(UART_VDIR)/Vboard_$(1)/Vboard_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/uart.mk \
+$(UART_VDIR)/Vboard_$(1)/Vboard_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/uart.mk $(VERILATOR_DEP) \
   $(call profile_stamp,$(call uart_prof,$(1)))
 	@echo "  VERILATE Vboard_$(1) (profile $(call uart_prof,$(1)))"
 	@rm -rf $(UART_VDIR)/Vboard_$(1) && mkdir -p $(UART_VDIR)/Vboard_$(1)
 	$(Q)$(VERILATOR) $(UART_VFLAGS) --prefix Vboard_$(1) --top-module tpu_board_top \
 	  $(PROFILE_$(call uart_prof,$(1))_GFLAGS) -Mdir $(UART_VDIR)/Vboard_$(1) $(SIM_WAIVE) $$(SIM_RTL) \
 	  >$(UART_VDIR)/Vboard_$(1).log 2>&1 || { cat $(UART_VDIR)/Vboard_$(1).log; exit 1; }
-	$(Q)$$(MAKE) --no-print-directory -s -C $(UART_VDIR)/Vboard_$(1) -f Vboard_$(1).mk \
+	$(Q)$$(MAKE) --no-print-directory -s -C $(UART_VDIR)/Vboard_$(1) -f Vboard_$(1).mk $(VL_SUBMAKE) \
 	  OPT_FAST=-O2 OPT_SLOW=-O1 Vboard_$(1)__ALL.a >/dev/null
 $(UART_VDIR)/Vboard_$(1)/harness.o: sim/verilated/tpu_board_harness.cpp sim/uart_board.h \
   $(UART_VDIR)/Vboard_$(1)/Vboard_$(1)__ALL.a
