@@ -39,3 +39,14 @@ $(BENCH_PACK): $(BENCH_PACK_OBJ) $(LIB_A)
 bench-pack: $(BENCH_PACK)
 	$(Q)$(BENCH_PACK) -o $(BENCH_PACK_JSON) $(BENCH_PACK_ARGS)
 bench: bench-pack
+
+# Simulation speed (scripts/bench_speed.py): the full device's simulated cycles/s (512^3 GEMM
+# at N = 16 and 8, both digits models) beside the datapath alone (bench-rtl's JSON of the same
+# run) and the golden model; table on stdout, JSON in $(BUILD)/bench/sim_speed.json.
+BENCH_SPEED_JSON := $(BUILD)/bench/sim_speed.json
+.PHONY: bench-speed
+bench-speed: $(CLI) bench-rtl
+	$(Q)if [ "$(SIM_ON)" != 1 ]; then echo "bench-speed: no sim models built (SIM=0 or no verilator): skipped"; \
+	else $(PYTHON) scripts/bench_speed.py --cli $(CLI) --rtl-json $(BUILD)/bench/rtl.json \
+	  -o $(BENCH_SPEED_JSON); fi
+bench: bench-speed
