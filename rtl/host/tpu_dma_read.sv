@@ -54,18 +54,20 @@ module tpu_dma_read #(
   output logic                 drop_o,          // the job ends early: its tags become stale
   output logic                 active_o
 );
-  logic              active_q, active_d;
-  logic [63:0]       addr_q, addr_d;      // next MRD address
-  logic [LenW-1:0]   left_q, left_d;      // bytes not yet requested
-  logic [OffsetW-1:0] offset_q, offset_d; // job offset of the next MRD
-  logic [BufB*8-1:0] buffer_q, buffer_d;
-  logic              done_q, done_d, error_q, error_d;
+  logic              active_q;
+  logic [63:0]       addr_q;              // next MRD address
+  logic [LenW-1:0]   left_q;              // bytes not yet requested
+  logic [OffsetW-1:0] offset_q;           // job offset of the next MRD
+  logic [BufB*8-1:0] buffer_q;
+  logic              done_q, error_q;
   logic              fail;                // a completion failed or timed out
 
   assign rd_req_ready_o = !active_q;
   assign rd_done_o      = done_q;
   assign rd_err_o       = error_q;
   assign rd_buf_o       = buffer_q[RdBytes*8-1:0];
+  logic unused_overhang;  // (the slack the beat byte index may address: cpl_end_i <= RdBytes)
+  assign unused_overhang = ^buffer_q[BufB*8-1:RdBytes*8];
   assign active_o       = active_q;
 
   assign fail         = timeout_i || (cpl_valid_i && hcpl_status_i != 2'd0);
@@ -79,27 +81,22 @@ module tpu_dma_read #(
     .left_i(left_q), .addr_low_i(addr_q[11:0]), .limit_i(PktW'(MaxReadReq)), .len_o(mrd_len_o)
   );
 
-  always_comb begin
-    logic [OffsetW-1:0] o, e;
+  // Next state, at the edge, and the buffer in a block of its own. (Not an always_comb of *_d
+  // signals: this logic reads the link's completion inputs, and the simulation evaluates
+  // combinational logic that does on both clock phases and after the edge. The logic is the
+  // same.)
+  always_ff @(posedge clk_i) begin
+    logic              active_d, done_d, error_d;
+    logic [63:0]       addr_d;
+    logic [LenW-1:0]   left_d;
+    logic [OffsetW-1:0] offset_d;
 
     active_d = active_q;
     addr_d   = addr_q;
     left_d   = left_q;
     offset_d = offset_q;
-    buffer_d = buffer_q;
     done_d   = 1'b0;
     error_d  = 1'b0;
-    o        = cpl_offset_i;
-    e        = cpl_end_i;
-
-    // a completion beat: its bytes land at the tag's offset
-    if (cpl_valid_i && hcpl_status_i == 2'd0) begin
-      for (int unsigned i = 0; i < LinkBytes; i++) begin
-        if (OffsetW'(o + OffsetW'(i)) < e) begin
-          buffer_d[8*(o + OffsetW'(i)) +: 8] = hcpl_data_i[8*i +: 8];
-        end
-      end
-    end
 
     // the end: all bytes requested and every completion in, or a failure
     if (active_q) begin
@@ -125,9 +122,7 @@ module tpu_dma_read #(
       left_d   = rd_req_len_i;
       offset_d = '0;
     end
-  end
 
-  always_ff @(posedge clk_i) begin
     if (rst_i) begin
       active_q <= 1'b0;
       done_q   <= 1'b0;
@@ -137,14 +132,21 @@ module tpu_dma_read #(
       done_q   <= done_d;
       error_q  <= error_d;
     end
-  end
-
-  // job state and the buffer: no reset
-  always_ff @(posedge clk_i) begin
+    // job state: no reset
     addr_q   <= addr_d;
     left_q   <= left_d;
     offset_q <= offset_d;
-    buffer_q <= buffer_d;
+  end
+
+  // a completion beat: its bytes land at the tag's offset (the buffer: no reset)
+  always_ff @(posedge clk_i) begin
+    if (cpl_valid_i && hcpl_status_i == 2'd0) begin
+      for (int unsigned i = 0; i < LinkBytes; i++) begin
+        if (OffsetW'(cpl_offset_i + OffsetW'(i)) < cpl_end_i) begin
+          buffer_q[8*(cpl_offset_i + OffsetW'(i)) +: 8] <= hcpl_data_i[8*i +: 8];
+        end
+      end
+    end
   end
 
 `ifndef SYNTHESIS
@@ -169,7 +171,7 @@ module tpu_dma_read #(
                       cpl_end_i);
       end
       // rd_done_o pulses once, for the job that just ended
-      if (done_q) assert ($past(active_q) && !$past(active_d))
+      if (done_q) assert ($past(active_q) && !active_q)
         else $error("tpu_dma_read: rd_done_o without a job ending");
     end
   end

@@ -88,24 +88,25 @@ module tpu_dma_stream #(
   output logic                 drop_o,        // the stream ends early: its tags become stale
   output logic                 active_o
 );
-  logic                 active_q, active_d;
-  logic [63:0]          row_addr_q, row_addr_d;      // host address of the row being requested
-  logic [RbW-1:0]       row_offset_q, row_offset_d;  // its bytes already requested
-  logic [RbW-1:0]       row_bytes_q, row_bytes_d;
-  logic [63:0]          stride_q, stride_d;
-  logic [31:0]          rows_q, rows_d;
-  logic [31:0]          issued_q, issued_d;          // rows whose every MRD is sent
-  logic [31:0]          head_q, head_d;              // rows delivered
-  logic [Slots-1:0]     slot_requested_q, slot_requested_d;  // slot's row fully requested
-  logic [Slots*2-1:0]   slot_pending_q, slot_pending_d;      // its MRDs without final completion
+  logic                 active_q;
+  logic [63:0]          row_addr_q;      // host address of the row being requested
+  logic [RbW-1:0]       row_offset_q;    // its bytes already requested
+  logic [RbW-1:0]       row_bytes_q;
+  logic [63:0]          stride_q;
+  logic [31:0]          rows_q;
+  logic [31:0]          issued_q;        // rows whose every MRD is sent
+  logic [31:0]          head_q;          // rows delivered
+  logic [Slots-1:0]     slot_requested_q;  // slot's row fully requested
+  logic [Slots*2-1:0]   slot_pending_q;    // its MRDs without final completion
   logic [Slots*RowB*8-1:0] slot_buffer_q;
-  logic                 row_valid_q, row_valid_d, error_q, error_d;
+  logic                 row_valid_q, error_q;
   logic [RowB*8-1:0]    row_data_q;
-  logic                 cpl_ok;        // a completion beat without error
+  logic                 cpl_ok;          // a completion beat without error
   logic [SlotW-1:0]     head_slot;
-  logic                 joint_q, joint_d;            // a joint (rs_ext_jump_i) not reached yet:
-  logic [31:0]          joint_row_q, joint_row_d;    // ... row joint_row is at joint_addr
-  logic [63:0]          joint_addr_q, joint_addr_d;
+  logic                 deliver;         // the head row is complete: it leaves now
+  logic                 joint_q;         // a joint (rs_ext_jump_i) not reached yet:
+  logic [31:0]          joint_row_q;     // ... row joint_row is at joint_addr
+  logic [63:0]          joint_addr_q;
 
   logic                 fail, ext_taken, packed_rows, merge;
   logic [RbW-1:0]       row_left;      // bytes of the current row not yet requested
@@ -127,6 +128,8 @@ module tpu_dma_stream #(
   assign fail        = timeout_i || (cpl_valid_i && hcpl_status_i != 2'd0);
   assign cpl_ok      = cpl_valid_i && hcpl_status_i == 2'd0;
   assign head_slot   = SlotW'(head_q);
+  assign deliver     = active_q && !rs_abort_i && !fail && slot_requested_q[head_slot] &&
+                       slot_pending_q[2*head_slot +: 2] == 2'd0;
   assign drop_o      = active_q && (rs_abort_i || fail);
   assign ext_taken   = rs_ext_valid_i && rs_ext_ready_o;
   assign packed_rows = 32'(row_bytes_q) == RowB && stride_q == 64'(RowB) && row_offset_q == '0;
@@ -183,10 +186,18 @@ module tpu_dma_stream #(
     mrd_len_o  = merge ? PktW'(merge_rows * RowB) : row_len;
   end
 
-  // next state (the slot buffer and the row out are written by the blocks after this one: in
-  // one block with the rest, their wide vectors would be copied and rebuilt on every
-  // evaluation, the simulation's hottest path; the logic is the same)
-  always_comb begin
+  // Next state, at the edge. (An always_ff with the next values as block variables rather than
+  // an always_comb of *_d signals: this logic reads the link's completion inputs, and the
+  // simulation evaluates combinational logic that does on both clock phases and after the
+  // edge; the slot buffer and the row out are written by the blocks after this one. The logic
+  // is the same.)
+  always_ff @(posedge clk_i) begin
+    logic               active_d, error_d, joint_d;
+    logic [63:0]        row_addr_d, stride_d, joint_addr_d;
+    logic [RbW-1:0]     row_offset_d, row_bytes_d;
+    logic [31:0]        rows_d, issued_d, head_d, joint_row_d;
+    logic [Slots-1:0]   slot_requested_d;
+    logic [Slots*2-1:0] slot_pending_d;
     logic [SlotW-1:0]   slot;
     logic [OffsetW:0]   row_start, row_end;
     // row slot bookkeeping changes of this cycle, per slot (static indices): completions that
@@ -206,7 +217,6 @@ module tpu_dma_stream #(
     head_d           = head_q;
     slot_requested_d = slot_requested_q;
     slot_pending_d   = slot_pending_q;
-    row_valid_d      = 1'b0;
     error_d          = 1'b0;
     joint_d          = joint_q;
     joint_row_d      = joint_row_q;
@@ -247,8 +257,7 @@ module tpu_dma_stream #(
         active_d = 1'b0;
         error_d  = !rs_abort_i;
       end else begin
-        if (slot_requested_q[head_slot] && slot_pending_q[2*head_slot +: 2] == 2'd0) begin
-          row_valid_d = 1'b1;
+        if (deliver) begin
           slot_clear[head_slot] = 1'b1;
           head_d = head_q + 32'd1;
           if (head_q + 32'd1 == rows_q) active_d = 1'b0;
@@ -259,15 +268,12 @@ module tpu_dma_stream #(
     // the MRD goes out: its rows' slots wait for it
     if (issue_i) begin
       if (merge) begin
-        for (int unsigned j = 0; j < MergeRows; j++) begin
-          if (32'(j) < merge_rows) begin
-            slot = SlotW'(32'(mrd_slot_o) + j);
-            for (int unsigned s = 0; s < Slots; s++) begin
-              if (slot == SlotW'(s)) begin
-                slot_up[2*s +: 2] = slot_up[2*s +: 2] + 2'd1;
-                slot_set[s]       = 1'b1;
-              end
-            end
+        // the merge_rows slots from mrd_slot_o on (merge_rows <= MergeRows <= Slots: each at
+        // most once), as a test per slot rather than a decode per row
+        for (int unsigned s = 0; s < Slots; s++) begin
+          if (32'(SlotW'(32'(s) - 32'(mrd_slot_o))) < merge_rows) begin
+            slot_up[2*s +: 2] = slot_up[2*s +: 2] + 2'd1;
+            slot_set[s]       = 1'b1;
           end
         end
         issued_d   = issued_q + merge_rows;
@@ -310,9 +316,7 @@ module tpu_dma_stream #(
       joint_d    = 1'b0;
     end
     if (!active_d || !Joint) joint_d = 1'b0;
-  end
 
-  always_ff @(posedge clk_i) begin
     if (rst_i) begin
       active_q    <= 1'b0;
       row_valid_q <= 1'b0;
@@ -320,14 +324,11 @@ module tpu_dma_stream #(
       joint_q     <= 1'b0;
     end else begin
       active_q    <= active_d;
-      row_valid_q <= row_valid_d;
+      row_valid_q <= deliver;
       error_q     <= error_d;
       joint_q     <= joint_d;
     end
-  end
-
-  // stream state, slots and rows: no reset
-  always_ff @(posedge clk_i) begin
+    // stream state, slots and rows: no reset
     row_addr_q       <= row_addr_d;
     row_offset_q     <= row_offset_d;
     row_bytes_q      <= row_bytes_d;
@@ -358,7 +359,7 @@ module tpu_dma_stream #(
   end
   // the head row out, once complete (bytes past its length 0)
   always_ff @(posedge clk_i) begin
-    if (row_valid_d) begin
+    if (deliver) begin
       for (int unsigned i = 0; i < RowB; i++) begin
         row_data_q[8*i +: 8] <= (32'(i) < 32'(row_bytes_q))
                                 ? slot_buffer_q[(32'(head_slot)*RowB + i)*8 +: 8] : 8'd0;
@@ -401,7 +402,7 @@ module tpu_dma_stream #(
           else $error("tpu_dma_stream: merged MRD of %0d rows", merge_rows);
       end
       // a row leaves only after every MRD of it went out, and never with an error
-      if (row_valid_d) assert (head_q < issued_q)
+      if (deliver) assert (head_q < issued_q)
         else $error("tpu_dma_stream: row %0d not requested", head_q);
       assert (!(rs_row_valid_o && rs_err_o))
         else $error("tpu_dma_stream: a row and an error at once");

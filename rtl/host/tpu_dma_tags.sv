@@ -66,7 +66,7 @@ module tpu_dma_tags #(
   logic [Tags*SlotW-1:0]   slot_q, slot_d;
   logic [Tags*OffsetW-1:0] offset_q, offset_d;
   logic [Tags*OffsetW-1:0] end_q, end_d;
-  logic [Tags*TimerW-1:0]  timer_q, timer_d;
+  logic [Tags-1:0]         expired;        // busy, and its timer at the timeout
   logic [TagW-1:0]         next_q, next_d;
   logic [TagW-1:0]         cpl_tag;
   logic                    cpl_hit, alloc;
@@ -92,26 +92,15 @@ module tpu_dma_tags #(
     slot_d           = slot_q;
     offset_d         = offset_q;
     end_d            = end_q;
-    timer_d          = timer_q;
     next_d           = next_q;
     read_timeout_o   = 1'b0;
     stream_timeout_o = 1'b0;
 
     // timers: a completion that never comes frees its tag and fails its owner
-    for (int unsigned t = 0; t < Tags; t++) begin
-      if (busy_q[t]) begin
-        if (timer_q[t*TimerW +: TimerW] == TimerW'(CplTimeoutCycles)) begin
-          busy_d[t]  = 1'b0;
-          owned_d[t] = 1'b0;
-          if (owned_q[t]) begin
-            if (stream_q[t]) stream_timeout_o = 1'b1;
-            else read_timeout_o = 1'b1;
-          end
-        end else begin
-          timer_d[t*TimerW +: TimerW] = timer_q[t*TimerW +: TimerW] + 1'b1;
-        end
-      end
-    end
+    busy_d           = busy_q & ~expired;
+    owned_d          = owned_q & ~expired;
+    stream_timeout_o = (expired & owned_q & stream_q) != '0;
+    read_timeout_o   = (expired & owned_q & ~stream_q) != '0;
 
     // completions: the final beat (or an error) frees the tag; an owner's OK beat moves on
     if (cpl_hit) begin
@@ -138,8 +127,30 @@ module tpu_dma_tags #(
       if (alloc_stream_i) slot_d[next_q*SlotW +: SlotW] = alloc_slot_i;
       offset_d[next_q*OffsetW +: OffsetW] = alloc_offset_i;
       end_d[next_q*OffsetW +: OffsetW]    = alloc_end_i;
-      timer_d[next_q*TimerW +: TimerW]    = '0;
     end
+  end
+
+  // The timers, one register per tag apart from the block above (which reads the link's
+  // completion: the simulation evaluates it on both clock phases; the timers change only at
+  // the edge). A busy tag counts up to the timeout; allocation restarts it.
+  for (genvar t = 0; t < Tags; t++) begin : g_timer
+    logic [TimerW-1:0] timer_q;
+    assign expired[t] = busy_q[t] && timer_q == TimerW'(CplTimeoutCycles);
+    always_ff @(posedge clk_i) begin
+      if (alloc && next_q == TagW'(t)) begin
+        timer_q <= '0;
+      end else if (busy_q[t] && !expired[t]) begin
+        timer_q <= timer_q + 1'b1;
+      end
+    end
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i) begin
+      if (!rst_i) begin
+        assert (!busy_q[t] || 32'(timer_q) <= CplTimeoutCycles)
+          else $error("tpu_dma_tags: tag %0d timer past its timeout", t);
+      end
+    end
+`endif
   end
 
   always_ff @(posedge clk_i) begin
@@ -160,7 +171,6 @@ module tpu_dma_tags #(
     slot_q   <= slot_d;
     offset_q <= offset_d;
     end_q    <= end_d;
-    timer_q  <= timer_d;
   end
 
 `ifndef SYNTHESIS
@@ -172,10 +182,6 @@ module tpu_dma_tags #(
       assert (32'(next_q) < Tags) else $error("tpu_dma_tags: tag %0d out of range", next_q);
       // only a busy tag is owned (stale tags are busy and not owned)
       assert ((owned_q & ~busy_q) == '0) else $error("tpu_dma_tags: idle tag owned");
-      for (int unsigned t = 0; t < Tags; t++) begin
-        assert (!busy_q[t] || 32'(timer_q[t*TimerW +: TimerW]) <= CplTimeoutCycles)
-          else $error("tpu_dma_tags: tag %0d timer past its timeout", t);
-      end
     end
   end
 `endif
