@@ -108,7 +108,6 @@ module tpu_queue_engine #(
   localparam bit          Pf = PfEntries != 0;
   // buffer: two blocks (at least PeekN entries wide, the peek's; PfEntries = 0: one unused entry)
   localparam int unsigned PfCap = Pf ? 2 * PfEntries : 1;
-  localparam int unsigned PfBits = (PfCap > PeekN ? PfCap : PeekN) * 512;
   localparam int unsigned PfW = $clog2(PfCap + 1);
   if (PfEntries * tpu_pkg::SqeBytes > RdBytes) begin : g_bad_pf
     $error("tpu_queue_engine: a prefetch block (PfEntries SQEs) must fit in a read job");
@@ -142,7 +141,10 @@ module tpu_queue_engine #(
   logic [15:0]              pf_head_q, pf_head_d;
   logic [PfW-1:0]           pf_n_q, pf_n_d, pf_req_n;   // buffered entries; requested ones
   logic [PfW-1:0]           pf_len_q, pf_len_d;     // entries of the outstanding job
-  logic [PfBits-1:0]        pf_buf_q, pf_buf_d;     // (entries >= PfCap stay 0)
+  logic [PfCap*512-1:0]     pf_store_q;             // the buffer's PfCap entries
+  logic [PeekN*512-1:0]     pf_buf_q;               // its first PeekN (0s past PfCap)
+  logic                     pf_take, pf_land;       // the head entry leaves; a block lands
+  logic [PfW-1:0]           pf_at;                  // ... at this entry
   logic [15:0]              pf_req_s;               // SQ index of the block asked for
   logic                     pf_req;                 // ask for a prefetch job this cycle
   logic [QW-1:0]            pf_req_q;
@@ -272,7 +274,7 @@ module tpu_queue_engine #(
   always_comb begin
     for (int unsigned i = 0; i < PeekN; i++) pk_valid_o[i] = 32'(pf_n_q) > i && rdy_i;
   end
-  assign pk_sqe_o       = pf_buf_q[PeekN*512-1:0];
+  assign pk_sqe_o       = pf_buf_q;
   assign pk_qid_o       = 8'(pf_qid_q);
 
   // ---------------------------------------------------------------- next state
@@ -284,7 +286,6 @@ module tpu_queue_engine #(
     logic [QW-1:0] dq, qi;
     logic [31:0]   ss, cs;
     logic [63:0]   sb, cb;
-    logic [PfBits-1:0] pf_blk;
 
     state_d = state_q;
     sq_head_d = sq_head_q;  sq_tail_d = sq_tail_q;
@@ -296,7 +297,8 @@ module tpu_queue_engine #(
     gstat_d = '0;  fatal_d = 1'b0;  irq_d = 1'b0;
     found = 1'b0;  pick = '0;
     pf_busy_d = pf_busy_q;  pf_qid_d = pf_qid_q;  pf_head_d = pf_head_q;  pf_n_d = pf_n_q;
-    pf_buf_d = pf_buf_q;  pf_len_d = pf_len_q;  pf_blk = '0;  pf_idle_d = pf_idle_q;
+    pf_len_d = pf_len_q;  pf_idle_d = pf_idle_q;
+    pf_take = 1'b0;  pf_land = 1'b0;  pf_at = '0;
 
     // ---- prefetch job: issued, landed (an error just drops it)
     if (pf_req && rd_req_ready_i) begin
@@ -333,7 +335,7 @@ module tpu_queue_engine #(
               if (pf_n_q != '0 && pf_qid_q == pick && pf_head_q == sq_head_q[16*pick +: 16]) begin
                 // the prefetched entry: take it as a fetch would have
                 sqe_d = pf_buf_q[511:0];
-                pf_buf_d = pf_buf_q >> 512;
+                pf_take = 1'b1;
                 pf_n_d = pf_n_q - 1'b1;
                 nh = incr(sq_head_q[16*pick +: 16], sq_size_i[32*pick +: 32]);
                 pf_head_d = nh[15:0];
@@ -409,17 +411,11 @@ module tpu_queue_engine #(
         fatal_d = 1'b1;
       end
       if (!rd_err_i) begin
-        pf_blk = PfBits'(rd_buf_i) << (512 * 32'(pf_n_d));
-        for (int unsigned e = 0; e < PfCap; e++) begin
-          if (e >= 32'(pf_n_d)) begin
-            pf_buf_d[512*e +: 512] = (e < 32'(pf_n_d) + 32'(pf_len_q)) ? pf_blk[512*e +: 512]
-                                                                      : 512'd0;
-          end
-        end
-        pf_n_d = pf_n_d + pf_len_q;
+        pf_land = 1'b1;
+        pf_at   = pf_n_d;
+        pf_n_d  = pf_n_d + pf_len_q;
       end
     end
-    for (int unsigned e = PfCap; e < PfBits / 512; e++) pf_buf_d[512*e +: 512] = 512'd0;
 
     if (!rdy_i) begin
       state_d = StIdle;
@@ -505,8 +501,28 @@ module tpu_queue_engine #(
     pf_qid_q   <= pf_qid_d;
     pf_head_q  <= pf_head_d;
     pf_len_q   <= pf_len_d;
-    pf_buf_q   <= pf_buf_d;
   end
+
+  // The prefetch buffer, apart from the command loop's always_comb (which reads the link's
+  // side, so the simulation evaluates it on both clock phases; the buffer is kilobits wide):
+  // the head entry leaves (the rest move down), then a landing block fills entries
+  // pf_at .. pf_at+len-1 and clears those above. One assignment of the whole buffer, and only
+  // when it changes: the simulation copies its kilobits only then.
+  assign pf_buf_q = (PeekN*512)'(pf_store_q);
+  always_ff @(posedge clk_i) begin
+    logic [PfCap*512-1:0] nb, blk;
+    if (pf_take || pf_land) begin
+      blk = (PfCap*512)'(rd_buf_i) << (512 * 32'(pf_at));
+      nb  = pf_take ? pf_store_q >> 512 : pf_store_q;
+      for (int unsigned e = 0; e < PfCap; e++) begin
+        if (pf_land && e >= 32'(pf_at)) begin
+          nb[512*e +: 512] = (e < 32'(pf_at) + 32'(pf_len_q)) ? blk[512*e +: 512] : 512'd0;
+        end
+      end
+      pf_store_q <= nb;
+    end
+  end
+
 
 `ifndef SYNTHESIS
   // ring invariants: the device fetches only owned entries and posts only into free CQ slots
