@@ -19,7 +19,7 @@ lint: $(SPEC_SV) $(VERILATOR_DEP)
 	for t in $(RTL_LINT_TOPS) $(RTL_LINT_SETS); do \
 	  top=$${t%%:*}; params=$$(echo "$${t#$$top}" | sed 's/^://; s/,/ /g'); \
 	  echo "  LINT    $$top $$params"; \
-	  $(VERILATOR) --lint-only -Wall --top-module $$top $$params $(RTL_WAIVERS) $(RTL_SRCS) \
+	  $(VERILATOR) --lint-only -Wall $(VL_QUIET) --top-module $$top $$params $(RTL_WAIVERS) $(RTL_SRCS) \
 	    || fail=1; \
 	done; \
 	if [ $$fail -ne 0 ]; then echo "lint: FAILED"; exit 1; fi; echo "lint: clean"

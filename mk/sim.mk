@@ -33,7 +33,7 @@ $(SIM_PKG): $(SPEC) scripts/gen_spec.py
 	$(Q)$(PYTHON) scripts/gen_spec.py $(SPEC) --sv $@
 endif
 SIM_WAIVE  := $(wildcard rtl/*.vlt)
-SIM_VFLAGS := --cc --assert -x-assign unique -x-initial unique -O3 --trace-fst -Wno-fatal \
+SIM_VFLAGS := --cc --assert -x-assign unique -x-initial unique $(VL_OPT) --trace-fst -Wno-fatal \
               -Wno-lint -Wno-style
 SIM_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
 SIM_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -Isim -Isim/verilated \

@@ -26,6 +26,7 @@ test-san: $(SETUP_STAMP)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SANFLAGS="$(SAN_FLAGS)" OPT="-O1 -g" tests-bin
 	$(Q)TPU_CLI=$(abspath $(BUILD)/san/bin/tpu) TPU_BUILD=$(abspath $(BUILD)/san) \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
 	  $(BUILD)/san/tests/tpu_tests
 
 # `make test` runs every step in TEST_STEPS (fragments append theirs) and ends with the tally.

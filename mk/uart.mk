@@ -11,7 +11,7 @@
 UART_VDIR   := $(SIM_VBUILD)/verilated-uart
 UART_LIB    := $(SIM_VBUILD)/lib/libtpu_uart_board.a
 UART_BOARDS ?= $(foreach p,$(PROFILES_UART),$(PROFILE_$(p)_UART))
-UART_VFLAGS := --cc --assert -x-assign unique -x-initial unique -O3 -Wno-fatal -Wno-lint \
+UART_VFLAGS := --cc --assert -x-assign unique -x-initial unique $(VL_OPT) -Wno-fatal -Wno-lint \
                -Wno-style
 uart_prof   = $(UART_PROFILE_$(1))
 uart_pv     = $(PROFILE_$(call uart_prof,$(1))_P_$(2))
