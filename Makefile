@@ -52,7 +52,7 @@ VL_SUBMAKE := CFG_CXXFLAGS_PCH_I=-include 'CFG_CXXFLAGS_NO_UNUSED=-faligned-new 
               -Wno-bool-operation -Wno-sign-compare -Wno-uninitialized \
               -Wno-unused-but-set-variable -Wno-unused-parameter -Wno-unused-variable -Wno-shadow'
 # The pinned release prints statistics after every run; --quiet-stats (which 5.006 does not
-# know) keeps lint's output to its findings.
+# know) keeps lint's and the model builds' output to their findings.
 VL_QUIET := $(if $(VERILATOR_DEP),--quiet-stats)
 # Verilator's optimization of every model: -O3, and loops up to 256 iterations unrolled (the
 # default stops at 64; the DMA's per-slot loops run 128 times, and rolled they index wide

@@ -29,7 +29,7 @@ TEST_STEPS += lint
 # One model per parameter set, each with its own --prefix so they link into one binary; the
 # Verilator runtime (verilated.o, verilated_threads.o) is compiled once.
 RTLACT_VDIR   := $(BUILD)/verilated
-RTLACT_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique
+RTLACT_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique $(VL_QUIET)
 RTLACT_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
 RTLACT_CXXFLAGS = -std=c++17 -O1 -g -Wall -Wextra $(SANFLAGS) -Isim/verilated \
                   -isystem $(RTLACT_VROOT)/include -isystem $(RTLACT_VROOT)/include/vltstd

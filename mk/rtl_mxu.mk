@@ -9,7 +9,7 @@
 RTLMXU_RTL    := $(if $(RTL_SRCS),$(RTL_SRCS),$(SPEC_SV) $(sort $(wildcard rtl/*/*.sv)))
 RTLMXU_WAIVE  := $(wildcard rtl/*.vlt)
 RTLMXU_VDIR   := $(BUILD)/verilated-mxu
-RTLMXU_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique $(VL_OPT)
+RTLMXU_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique $(VL_OPT) $(VL_QUIET)
 RTLMXU_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
 RTLMXU_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter $(SANFLAGS) -Isim/verilated -Iinclude \
                   -isystem $(RTLMXU_VROOT)/include -isystem $(RTLMXU_VROOT)/include/vltstd
