@@ -40,19 +40,7 @@
 
 /* ------------------------------------------------------------------ the host reference */
 
-static float f32(uint32_t x)
-{
-	float f;
-	memcpy(&f, &x, sizeof(f));
-	return f;
-}
-
-static uint32_t bits(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, sizeof(x));
-	return x;
-}
+/* (bit patterns to and from host floats: tpu_f32_to_float / tpu_f32_from_float) */
 
 /* The documented input and output rules, written with the host's classification. */
 static float ftz(float f)
@@ -63,17 +51,17 @@ static float ftz(float f)
 static uint32_t host_result(float f)
 {
 	f = ftz(f);
-	return isnan(f) ? TPU_F32_CANONICAL_NAN : bits(f);
+	return isnan(f) ? TPU_F32_CANONICAL_NAN : tpu_f32_from_float(f);
 }
 
 static float bf16_in(uint16_t a)
 {
-	return ftz(f32((uint32_t)a << 16));
+	return ftz(tpu_f32_to_float((uint32_t)a << 16));
 }
 
 static uint32_t ref_add(uint32_t a, uint32_t b)
 {
-	volatile float x = ftz(f32(a)), y = ftz(f32(b));
+	volatile float x = ftz(tpu_f32_to_float(a)), y = ftz(tpu_f32_to_float(b));
 	volatile float s = x + y;
 	return host_result(s);
 }
@@ -89,7 +77,7 @@ static uint32_t ref_mac(uint32_t acc, uint16_t a, uint16_t b)
 {
 	volatile float x = bf16_in(a), y = bf16_in(b);
 	volatile float p = ftz(x * y);
-	volatile float c = ftz(f32(acc));
+	volatile float c = ftz(tpu_f32_to_float(acc));
 	volatile float s = c + p;
 	return host_result(s);
 }
@@ -106,11 +94,11 @@ static uint32_t ref_bf16_to_f32(uint16_t a)
  * back, which overflows to inf exactly when the rounded value reaches 2^128. */
 static uint16_t ref_to_bf16(uint32_t u)
 {
-	float x = ftz(f32(u));
+	float x = ftz(tpu_f32_to_float(u));
 	if (isnan(x))
 		return TPU_BF16_CANONICAL_NAN;
 	if (x == 0.0f || isinf(x))
-		return (uint16_t)(bits(x) >> 16);
+		return (uint16_t)(tpu_f32_from_float(x) >> 16);
 	volatile float m = fabsf(x);
 	float scale = 1.0f;
 	int e = ilogbf(m);
@@ -123,7 +111,7 @@ static uint16_t ref_to_bf16(uint32_t u)
 	volatile float t = m + c;
 	volatile float r = t - c;
 	volatile float out = r * scale;
-	uint32_t ob = bits(out);
+	uint32_t ob = tpu_f32_from_float(out);
 	if (ob & 0xFFFFu) /* cannot happen: out has 8 significant bits */
 		return 0xDEADu;
 	return (uint16_t)((ob >> 16) | ((u >> 16) & 0x8000u));
@@ -261,10 +249,10 @@ START_TEST(host_is_ieee_single)
 	volatile float tiny = 0x1p-126f, half = 0.5f;
 	volatile float sub = tiny * half;
 	ck_assert_msg(fegetround() == FE_TONEAREST, "host rounding mode is not round-to-nearest");
-	ck_assert_msg(bits(sub) == 0x00400000u, "host flushes subnormals (MXCSR FTZ/DAZ set?)");
+	ck_assert_msg(tpu_f32_from_float(sub) == 0x00400000u, "host flushes subnormals (MXCSR FTZ/DAZ set?)");
 	volatile float one = 1.0f, u = 0x1p-24f;
 	volatile float s = one + u;
-	ck_assert_msg(bits(s) == 0x3F800000u, "host float addition is not binary32 RNE");
+	ck_assert_msg(tpu_f32_from_float(s) == 0x3F800000u, "host float addition is not binary32 RNE");
 }
 END_TEST
 
@@ -363,8 +351,8 @@ START_TEST(mac_is_fma_for_normal_products)
 		volatile float p = x * y;
 		if (fpclassify(p) != FP_NORMAL)
 			continue;
-		uint32_t acc = partner(&s, bits(p) ^ 0x80000000u);
-		volatile float c = ftz(f32(acc));
+		uint32_t acc = partner(&s, tpu_f32_from_float(p) ^ 0x80000000u);
+		volatile float c = ftz(tpu_f32_to_float(acc));
 		volatile float r = fmaf(x, y, c);
 		expect(&t, 3, acc, a, b, tpu_bf16_mac(acc, a, b), host_result(r));
 	}
