@@ -90,6 +90,10 @@ $(SPEC_H) $(SPEC_SV) &: $(SPEC) scripts/gen_spec.py
 	@echo "  GEN     $(SPEC_H) $(SPEC_SV)"
 	$(Q)$(PYTHON) scripts/gen_spec.py $(SPEC) --c $(SPEC_H) --sv $(SPEC_SV)
 spec: $(SPEC_H) $(SPEC_SV)
+# The hand-written RTL: its packages (rtl/*/*_pkg.sv) come first in every file list, after the
+# generated one; RTL_MODS are the module files (one module per file, named like the file).
+RTL_PKGS   := $(sort $(wildcard rtl/*/*_pkg.sv))
+RTL_MODS   := $(filter-out $(RTL_PKGS),$(sort $(wildcard rtl/*/*.sv)))
 spec-doc:
 	$(Q)$(PYTHON) scripts/gen_spec.py $(SPEC) --update-doc docs/spec.md
 spec-check:

@@ -6,13 +6,13 @@
 #   make synth         Yosys (iCE40 -dsp, ECP5, generic) at N = 4 and 8, resource table and checks
 
 # The one RTL file list (package first); every fragment uses it.
-RTL_SRCS    := $(SPEC_SV) $(sort $(wildcard rtl/*/*.sv))
+RTL_SRCS    := $(SPEC_SV) $(RTL_PKGS) $(RTL_MODS)
 RTL_WAIVERS := rtl/lint_waivers.vlt
 
 # ------------------------------------------------------------------ lint
 # Each module is linted as the top with its default parameters, then every parameter set of
 # rtl/profiles.toml (RTL_LINT_SETS, top:-Gname=value,...: each profile and its [lint] sets).
-RTL_LINT_TOPS  := $(basename $(notdir $(sort $(wildcard rtl/*/*.sv))))
+RTL_LINT_TOPS  := $(basename $(notdir $(RTL_MODS)))
 
 lint: $(SPEC_SV) $(VERILATOR_DEP)
 	$(Q)fail=0; \

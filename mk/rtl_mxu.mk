@@ -1,12 +1,12 @@
-# RTL matrix path: Verilated unit tests of tpu_pe, tpu_systolic_array, tpu_weight_fifo and
-# tpu_datapath, and the RTL benchmark.
+# RTL matrix path: Verilated unit tests of tpu_pe, tpu_systolic_array, tpu_weight_fifo,
+# tpu_datapath and the fp functions (tpu_fp_pkg), and the RTL benchmark.
 #   make test-rtl-mxu   tests/rtl/test_mxu_*.c against Verilated models (N = 4, 6, 8, 16)
 #   make bench-rtl      Verilated datapath GEMM throughput at N = 16 and 32, 1 and 2 threads,
 #                       vs. the golden device and a C GEMM; table + $(BUILD)/bench/rtl.json
 # One model per module and parameter set (verilator --prefix), all linked into one binary with
 # one Verilator runtime.
 
-RTLMXU_RTL    := $(if $(RTL_SRCS),$(RTL_SRCS),$(SPEC_SV) $(sort $(wildcard rtl/*/*.sv)))
+RTLMXU_RTL    := $(SPEC_SV) $(RTL_PKGS) $(RTL_MODS)
 RTLMXU_WAIVE  := $(wildcard rtl/*.vlt)
 RTLMXU_VDIR   := $(BUILD)/verilated-mxu
 RTLMXU_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique $(VL_OPT) $(VL_QUIET)
@@ -39,7 +39,10 @@ $(eval $(call rtlmxu_model,Vtpu_pe_m,tpu_pe,-GRow=1 -GKBits=2,sim/verilated/tpu_
 RTLMXU_ARH := sim/verilated/tpu_systolic_array_harness.cpp
 $(eval $(call rtlmxu_model,Vtpu_array_n6,tpu_systolic_array,-GN=6,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n6_ops -DARR_N=6,RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vtpu_array_n6p,tpu_systolic_array,-GN=6 -GPairMul=1,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n6_pair_ops -DARR_N=6,RTLMXU_TLIBS))
+$(eval $(call rtlmxu_model,Vtpu_array_n6b,tpu_systolic_array,-GN=6 -GBf16=1\'b1,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n6_bf16_ops -DARR_N=6 -DARR_BF16,RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vtpu_array_n4q,tpu_systolic_array,-GN=4 -GPairMul=2 -GProdReg=1\'b1 -GNarrowSum=1\'b1,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n4_narrow_ops -DARR_N=4,RTLMXU_TLIBS))
+# The fp functions of rtl/common/tpu_fp_pkg.sv through a test-only wrapper.
+$(eval $(call rtlmxu_model,Vtpu_fp_probe,tpu_fp_probe,tests/rtl/tpu_fp_probe.sv,sim/verilated/tpu_fp_probe_harness.cpp,,RTLMXU_TLIBS,tests/rtl/tpu_fp_probe.sv))
 $(eval $(call rtlmxu_model,Vtpu_wfifo_n6,tpu_weight_fifo,-GN=6 -GTiles=4,sim/verilated/tpu_weight_fifo_harness.cpp,,RTLMXU_TLIBS))
 # The datapath models: one per profile of rtl/profiles.toml with tests (PROFILES_DP_TEST), and
 # the benchmark's (PROFILES_DP_BENCH), each depending on its profile's stamp.

@@ -26,7 +26,7 @@ SIM_MODELS ?= n8 n16 s8
 # The package of the build that owns the models: the ASan build ($(BUILD)/san) generates its own
 # copy, which must not make the (uninstrumented, shared) models look out of date.
 SIM_PKG    := $(SIM_VBUILD)/rtl/tpu_pkg.sv
-SIM_RTL     = $(SIM_PKG) $(sort $(wildcard rtl/*/*.sv))
+SIM_RTL     = $(SIM_PKG) $(RTL_PKGS) $(RTL_MODS)
 ifneq ($(SIM_PKG),$(SPEC_SV))
 $(SIM_PKG): $(SPEC) scripts/gen_spec.py
 	@mkdir -p $(@D)

@@ -89,7 +89,8 @@ def rtl_closure(top):
         with open(mods[m]) as f:
             code = re.sub(r"//[^\n]*|/\*.*?\*/", "", f.read(), flags=re.S)
         todo.extend(w for w in set(re.findall(r"\b[A-Za-z_]\w*\b", code)) if w in mods)
-    return sorted(mods[m] for m in need)
+    # packages (*_pkg.sv) before the modules that use them
+    return sorted((mods[m] for m in need), key=lambda f: (not f.endswith("_pkg.sv"), f))
 
 
 def run_one(args, design, target, n):

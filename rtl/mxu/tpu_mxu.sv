@@ -129,6 +129,7 @@ module tpu_mxu #(
     .rst_i,
     .in_valid_i  (in_fire),
     .in_sw_i     (in_sw_i),
+    .in_bf_i     (1'b0),  // (int8 only so far)
     .in_row_i    (in_row_i),
     .wt_valid_i  (f_fire),
     .wt_row_i    (f_row),

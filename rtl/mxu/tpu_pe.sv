@@ -34,6 +34,13 @@
 // [-2^14 + 128, 2^14]), and psum_o is its sign extension: the same values with a narrower adder
 // and register. psum_i must then be such a sum of the PEs above (asserted), and Row 0 ignores
 // it (the array's top row gets 0).
+// Bf16 = 1: the bf16 x bf16 -> fp32 mode is built in (docs/spec.md 7.1). Activations and
+// weights are 16-bit lanes (an int8 value in the low byte), and f_i marks a bf16 row: it
+// travels west -> east with v_i/s_i, and such a row's PE step is
+// psum_o = tpu_fp_pkg::bf16_mac(psum_i, a, w) (fp32 partial sums, one rounding per PE),
+// with the same one-cycle latency as the int8 step. The row type decides, not the weight: the
+// command processor only pairs a bf16 row with a bf16 tile. Bf16 needs ExtMul = 0, ProdReg = 0
+// and NarrowSum = 0; with Bf16 = 0 f_i is ignored and the lanes are 8 bits.
 // Reset: only v_q/s_q/wpv_q (control). Weights, activations and sums are never reset.
 `default_nettype none
 
@@ -43,25 +50,29 @@ module tpu_pe #(
   parameter int unsigned KBits = 1, // width of the weight row tag
   parameter int unsigned ExtMul = 0,   // product from prod_i (2: registered outside)
   parameter bit          ProdReg = 1'b0, // the product registered before the partial-sum add
-  parameter bit          NarrowSum = 1'b0 // the partial sum in SumW bits (see above)
+  parameter bit          NarrowSum = 1'b0, // the partial sum in SumW bits (see above)
+  parameter bit          Bf16 = 1'b0,  // the bf16 mode built in (see above)
+  localparam int unsigned LaneW = Bf16 ? 16 : 8  // activation and weight lane width
 ) (
   input  logic              clk_i,
   input  logic              rst_i,
   // activations, west -> east
-  input  logic [7:0]        a_i,
+  input  logic [LaneW-1:0]  a_i,
   input  logic              v_i,
   input  logic              s_i,
-  output logic [7:0]        a_o,
+  input  logic              f_i,   // Bf16: a bf16 row
+  output logic [LaneW-1:0]  a_o,
   output logic              v_o,
   output logic              s_o,
+  output logic              f_o,
   // partial sums, north -> south
   input  logic [31:0]       psum_i,
   output logic [31:0]       psum_o,
   // tagged weight stream, north -> south
-  input  logic [7:0]        wp_i,
+  input  logic [LaneW-1:0]  wp_i,
   input  logic              wpv_i,
   input  logic [KBits-1:0]  wpk_i,
-  output logic [7:0]        wp_o,
+  output logic [LaneW-1:0]  wp_o,
   output logic              wpv_o,
   output logic [KBits-1:0]  wpk_o,
   // the multiplier outside (ExtMul): operands out, signed product in
@@ -72,6 +83,9 @@ module tpu_pe #(
   if (Row >= (1 << KBits)) begin : g_bad_row
     $error("tpu_pe: Row does not fit in KBits");
   end
+  if (Bf16 && (ExtMul != 0 || ProdReg || NarrowSum)) begin : g_bad_bf16
+    $error("tpu_pe: Bf16 needs ExtMul = 0, ProdReg = 0 and NarrowSum = 0");
+  end
 `ifndef SYNTHESIS
   // (a run-time check: a board flow's chparam derives the module with defaults first)
   initial begin
@@ -79,13 +93,13 @@ module tpu_pe #(
   end
 `endif
 
-  logic [7:0]       a_q;
-  logic             v_q, s_q;
-  logic [7:0]       w_sh_q;
+  logic [LaneW-1:0] a_q;
+  logic             v_q, s_q, f_q;
+  logic [LaneW-1:0] w_sh_q;
   localparam int unsigned SumW = NarrowSum ? 15 + $clog2(Row + 2) : 32;
   logic [SumW-1:0]  psum_q;
   logic [SumW-1:0]  psum_add;  // what the product is added to
-  logic [7:0]       wp_q;
+  logic [LaneW-1:0] wp_q;
   logic             wpv_q;
   logic [KBits-1:0] wpk_q;
   logic             take_w, swap;
@@ -114,6 +128,7 @@ module tpu_pe #(
   // datapath (no reset)
   always_ff @(posedge clk_i) begin
     a_q   <= a_i;
+    f_q   <= Bf16 && f_i;
     wp_q  <= wp_i;
     wpk_q <= wpk_i;
     if (take_w) begin
@@ -127,7 +142,7 @@ module tpu_pe #(
     // weight register loads the shadow weight on the swap, exactly as w_act_q below, and its
     // activation register duplicates a_q. The product is the one of the cycle before.
     logic [15:0] prod_q;
-    tpu_pe_mul u_mul (.clk_i, .a_i, .w_i(w_sh_q), .w_en_i(swap), .p_o(prod_q));
+    tpu_pe_mul u_mul (.clk_i, .a_i(a_i[7:0]), .w_i(w_sh_q[7:0]), .w_en_i(swap), .p_o(prod_q));
     always_ff @(posedge clk_i) begin
       psum_q <= psum_add + SumW'($signed(prod_q));
     end
@@ -137,20 +152,20 @@ module tpu_pe #(
     logic unused_prod;
     assign unused_prod = ^prod_i;
   end else begin : g_mul_fabric
-    logic [7:0]         w_act_q;
+    logic [LaneW-1:0]   w_act_q;
     logic signed [15:0] prod;
     always_ff @(posedge clk_i) begin
       if (swap) begin
         w_act_q <= w_sh_q;
       end
     end
-    assign mul_a_o = a_q;
-    assign mul_w_o = w_act_q;
+    assign mul_a_o = a_q[7:0];
+    assign mul_w_o = w_act_q[7:0];
     if (ExtMul != 0) begin : g_ext_mul
       assign prod = prod_i;
     end else begin : g_mul
       // int8 x int8 fits 16 bits exactly; written plainly so it maps to a DSP multiplier
-      assign prod = $signed(a_q) * $signed(w_act_q);
+      assign prod = $signed(a_q[7:0]) * $signed(w_act_q[7:0]);
       logic unused_prod;
       assign unused_prod = ^prod_i;
     end
@@ -164,6 +179,15 @@ module tpu_pe #(
         prod_q <= prod;
         psum_q <= psum_add + SumW'($signed(prod_q));
       end
+    end else if (Bf16) begin : g_prod_bf16
+      // (the fp step inside the branch: Verilator evaluates it only for bf16 rows)
+      always_ff @(posedge clk_i) begin
+        if (f_q) begin
+          psum_q <= tpu_fp_pkg::bf16_mac(psum_i, a_q, w_act_q);
+        end else begin
+          psum_q <= psum_add + SumW'($signed(prod));
+        end
+      end
     end else begin : g_prod
       always_ff @(posedge clk_i) begin
         psum_q <= psum_add + SumW'($signed(prod));
@@ -174,6 +198,7 @@ module tpu_pe #(
   assign a_o    = a_q;
   assign v_o    = v_q;
   assign s_o    = s_q;
+  assign f_o    = f_q;
   assign psum_o = 32'($signed(psum_q));
   assign wp_o   = wp_q;
   assign wpv_o  = wpv_q;

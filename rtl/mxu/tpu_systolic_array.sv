@@ -24,6 +24,11 @@
 // NarrowSum = 1 (board option): every PE keeps its partial sum in the bits its rows of int8
 // products can reach (tpu_pe NarrowSum; 16..18 bits at N = 4) and the de-skew delays only the
 // last row's 15 + clog2(N + 1) bits, sign-extended after it. Timing and results are the same.
+// Bf16 = 1 (tpu_pe Bf16): activation and weight elements are 16-bit lanes (element k of a row
+// in bits 16k +: 16; an int8 value in the lane's low byte) and in_bf_i marks a bf16 row: its
+// columns sum bf16 x bf16 products in fp32 from +0 down the column, PE row 0 first
+// (docs/spec.md 7.1), with the same timing as int8 rows; both kinds mix freely row by row.
+// With Bf16 = 0 in_bf_i is ignored.
 `default_nettype none
 
 module tpu_systolic_array #(
@@ -31,17 +36,20 @@ module tpu_systolic_array #(
   parameter int unsigned PairMul = 0,    // products of PE pairs in tpu_mul_pair (N even;
                                          // 2: tpu_mul_pair_reg, with ProdReg)
   parameter bit          ProdReg = 1'b0, // tpu_pe ProdReg: one more cycle of latency
-  parameter bit          NarrowSum = 1'b0 // tpu_pe NarrowSum: narrower partial sums
+  parameter bit          NarrowSum = 1'b0, // tpu_pe NarrowSum: narrower partial sums
+  parameter bit          Bf16 = 1'b0,     // tpu_pe Bf16: 16-bit lanes, bf16 rows
+  localparam int unsigned LaneW = Bf16 ? 16 : 8
 ) (
   input  logic             clk_i,
   input  logic             rst_i,
   // activation rows (west), one per cycle
   input  logic             in_valid_i,
   input  logic             in_sw_i,
-  input  logic [N*8-1:0]   in_row_i,
+  input  logic             in_bf_i,    // Bf16: a bf16 row
+  input  logic [N*LaneW-1:0] in_row_i,
   // weight rows for the shadow registers (north)
   input  logic             wt_valid_i,
-  input  logic [N*8-1:0]   wt_row_i,
+  input  logic [N*LaneW-1:0] wt_row_i,
   input  logic [KBits-1:0] wt_k_i,
   // result rows (south, de-skewed)
   output logic             out_valid_o,
@@ -66,10 +74,10 @@ module tpu_systolic_array #(
   // Inter-PE nets. Index (i, j) flattened as i*N+j; the west edge feeds column 0, the north
   // edge row 0. East outputs of the last column and the valid/switch of rows above the last
   // are only partly used (waived by the unused_ name).
-  logic [N*N*8-1:0]     a_e;       // a_o of PE(i,j)
-  logic [N*N-1:0]       v_e, s_e;
+  logic [N*N*LaneW-1:0] a_e;       // a_o of PE(i,j)
+  logic [N*N-1:0]       v_e, s_e, f_e;
   logic [N*N*32-1:0]    psum_s;    // psum_o of PE(i,j)
-  logic [N*N*8-1:0]     wp_s;
+  logic [N*N*LaneW-1:0] wp_s;
   logic [N*N-1:0]       wpv_s;
   logic [N*N*KBits-1:0] wpk_s;
   // multiplier operands and products of PE(i,j) (used with PairMul)
@@ -77,25 +85,32 @@ module tpu_systolic_array #(
   logic [N*N*16-1:0]    mul_p;
 
   // west inputs per row after the skew
-  logic [N*8-1:0] a_w;
-  logic [N-1:0]   v_w, s_w;
+  logic [N*LaneW-1:0] a_w;
+  logic [N-1:0]       v_w, s_w, f_w;
   // north inputs per column after the skew
-  logic [N*8-1:0]     wp_n;
+  logic [N*LaneW-1:0] wp_n;
   logic [N-1:0]       wpv_n;
   logic [N*KBits-1:0] wpk_n;
 
   for (genvar k = 0; k < N; k++) begin : g_skew
     // activation element k: k cycles late
-    tpu_delay #(.Width(8), .Depth(k), .ResetEn(1'b0)) u_a_skew (
-      .clk_i, .rst_i, .d_i(in_row_i[k*8 +: 8]), .q_o(a_w[k*8 +: 8])
+    tpu_delay #(.Width(LaneW), .Depth(k), .ResetEn(1'b0)) u_a_skew (
+      .clk_i, .rst_i, .d_i(in_row_i[k*LaneW +: LaneW]), .q_o(a_w[k*LaneW +: LaneW])
     );
+    if (Bf16) begin : g_f_skew
+      tpu_delay #(.Width(1), .Depth(k), .ResetEn(1'b0)) u_f_skew (
+        .clk_i, .rst_i, .d_i(in_bf_i), .q_o(f_w[k])
+      );
+    end else begin : g_no_f
+      assign f_w[k] = 1'b0;
+    end
     tpu_delay #(.Width(2), .Depth(k), .ResetEn(1'b1)) u_vs_skew (
       .clk_i, .rst_i, .d_i({in_valid_i, in_sw_i}), .q_o({v_w[k], s_w[k]})
     );
     // weight column k: k cycles late
-    tpu_delay #(.Width(8 + KBits), .Depth(k), .ResetEn(1'b0)) u_w_skew (
-      .clk_i, .rst_i, .d_i({wt_row_i[k*8 +: 8], wt_k_i}),
-      .q_o({wp_n[k*8 +: 8], wpk_n[k*KBits +: KBits]})
+    tpu_delay #(.Width(LaneW + KBits), .Depth(k), .ResetEn(1'b0)) u_w_skew (
+      .clk_i, .rst_i, .d_i({wt_row_i[k*LaneW +: LaneW], wt_k_i}),
+      .q_o({wp_n[k*LaneW +: LaneW], wpk_n[k*KBits +: KBits]})
     );
     tpu_delay #(.Width(1), .Depth(k), .ResetEn(1'b1)) u_wv_skew (
       .clk_i, .rst_i, .d_i(wt_valid_i), .q_o(wpv_n[k])
@@ -105,50 +120,54 @@ module tpu_systolic_array #(
   for (genvar i = 0; i < N; i++) begin : g_row
     for (genvar j = 0; j < N; j++) begin : g_col
       localparam int unsigned Idx = i * N + j;
-      logic [7:0]       a_in;
-      logic             v_in, s_in;
+      logic [LaneW-1:0] a_in;
+      logic             v_in, s_in, f_in;
       logic [31:0]      psum_in;
-      logic [7:0]       wp_in;
+      logic [LaneW-1:0] wp_in;
       logic             wpv_in;
       logic [KBits-1:0] wpk_in;
 
       if (j == 0) begin : g_west
-        assign a_in = a_w[i*8 +: 8];
+        assign a_in = a_w[i*LaneW +: LaneW];
         assign v_in = v_w[i];
         assign s_in = s_w[i];
+        assign f_in = f_w[i];
       end else begin : g_inner_w
-        assign a_in = a_e[(Idx-1)*8 +: 8];
+        assign a_in = a_e[(Idx-1)*LaneW +: LaneW];
         assign v_in = v_e[Idx-1];
         assign s_in = s_e[Idx-1];
+        assign f_in = f_e[Idx-1];
       end
       if (i == 0) begin : g_north
         assign psum_in = '0;
-        assign wp_in   = wp_n[j*8 +: 8];
+        assign wp_in   = wp_n[j*LaneW +: LaneW];
         assign wpv_in  = wpv_n[j];
         assign wpk_in  = wpk_n[j*KBits +: KBits];
       end else begin : g_inner_n
         assign psum_in = psum_s[(Idx-N)*32 +: 32];
-        assign wp_in   = wp_s[(Idx-N)*8 +: 8];
+        assign wp_in   = wp_s[(Idx-N)*LaneW +: LaneW];
         assign wpv_in  = wpv_s[Idx-N];
         assign wpk_in  = wpk_s[(Idx-N)*KBits +: KBits];
       end
 
       tpu_pe #(.Row(i), .KBits(KBits), .ExtMul(PairMul), .ProdReg(ProdReg),
-               .NarrowSum(NarrowSum)) u_pe (
+               .NarrowSum(NarrowSum), .Bf16(Bf16)) u_pe (
         .clk_i,
         .rst_i,
         .a_i    (a_in),
         .v_i    (v_in),
         .s_i    (s_in),
-        .a_o    (a_e[Idx*8 +: 8]),
+        .f_i    (f_in),
+        .a_o    (a_e[Idx*LaneW +: LaneW]),
         .v_o    (v_e[Idx]),
         .s_o    (s_e[Idx]),
+        .f_o    (f_e[Idx]),
         .psum_i (psum_in),
         .psum_o (psum_s[Idx*32 +: 32]),
         .wp_i   (wp_in),
         .wpv_i  (wpv_in),
         .wpk_i  (wpk_in),
-        .wp_o   (wp_s[Idx*8 +: 8]),
+        .wp_o   (wp_s[Idx*LaneW +: LaneW]),
         .wpv_o  (wpv_s[Idx]),
         .wpk_o  (wpk_s[Idx*KBits +: KBits]),
         .mul_a_o(mul_a[Idx*8 +: 8]),
@@ -197,9 +216,14 @@ module tpu_systolic_array #(
     .clk_i, .rst_i, .d_i(v_e[N*N-1]), .q_o(out_valid_o)
   );
 
+  if (!Bf16) begin : g_no_bf16
+    logic unused_bf;
+    assign unused_bf = in_bf_i;
+  end
+
   // Outputs nobody reads: the east edge, the bottom weight stream, valid/switch of inner PEs.
   logic unused_edges;
-  assign unused_edges = ^{a_e, v_e[N*N-2:0], s_e, wp_s, wpv_s, wpk_s,
+  assign unused_edges = ^{a_e, v_e[N*N-2:0], s_e, f_e, wp_s, wpv_s, wpk_s,
                           psum_s};  // (the last row's: NarrowSum reads OutW bits of them)
 
 `ifndef SYNTHESIS

@@ -1,6 +1,6 @@
 // Harness of a Verilated rtl/mxu/tpu_systolic_array.sv build: exports OPS_FN() (tpu_vmodels.h).
-// Compiled once per model build with -DVMODEL=<prefix> -DOPS_FN=<name> -DARR_N=<N>
-// (see mk/rtl_mxu.mk).
+// Compiled once per model build with -DVMODEL=<prefix> -DOPS_FN=<name> -DARR_N=<N>, and
+// -DARR_BF16 for a Bf16 build (16-bit lanes and in_bf_i; see mk/rtl_mxu.mk).
 #include "tpu_vharness.h"
 #include "tpu_vmodels.h"
 
@@ -22,6 +22,19 @@ void destroy(void *p)
 	tpu_vh::destroy<VMODEL>(p);
 }
 
+#ifdef ARR_BF16
+void lanes16_to_words(const uint16_t *lanes, uint32_t *w)
+{
+	for (unsigned i = 0; i < (ARR_N + 1) / 2; i++)
+		w[i] = 0;
+	for (unsigned j = 0; j < ARR_N; j++)
+		w[j / 2] |= (uint32_t)lanes[j] << (16 * (j % 2));
+}
+#define LANE_BITS 16
+#else
+#define LANE_BITS 8
+#endif
+
 void step(void *p, const struct tpu_varr_in *in, struct tpu_varr_out *out)
 {
 	inst *m = (inst *)p;
@@ -31,11 +44,20 @@ void step(void *p, const struct tpu_varr_in *in, struct tpu_varr_out *out)
 	t->rst_i = in->rst;
 	t->in_valid_i = in->in_valid;
 	t->in_sw_i = in->in_sw;
+#ifdef ARR_BF16
+	t->in_bf_i = in->in_bf;
+	lanes16_to_words(in->in_lane, w);
+	tpu_vh::put(t->in_row_i, w, 16 * ARR_N);
+	t->wt_valid_i = in->wt_valid;
+	lanes16_to_words(in->wt_lane, w);
+	tpu_vh::put(t->wt_row_i, w, 16 * ARR_N);
+#else
 	tpu_vh::lanes_to_words(in->in_row, ARR_N, 8, w);
 	tpu_vh::put(t->in_row_i, w, 8 * ARR_N);
 	t->wt_valid_i = in->wt_valid;
 	tpu_vh::lanes_to_words(in->wt_row, ARR_N, 8, w);
 	tpu_vh::put(t->wt_row_i, w, 8 * ARR_N);
+#endif
 	t->wt_k_i = in->wt_k;
 	t->eval();
 	out->out_valid = t->out_valid_o;
@@ -47,7 +69,7 @@ void step(void *p, const struct tpu_varr_in *in, struct tpu_varr_out *out)
 	m->ctx->timeInc(1);
 }
 
-const struct tpu_varr_ops ops = {ARR_N, create, destroy, step};
+const struct tpu_varr_ops ops = {ARR_N, LANE_BITS, create, destroy, step};
 
 } // namespace
 

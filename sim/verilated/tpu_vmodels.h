@@ -48,6 +48,25 @@ struct tpu_vpe_ops {
 };
 const struct tpu_vpe_ops *tpu_vpe_ops(void);
 
+/* ---- the fp functions of rtl/common/tpu_fp_pkg.sv (tests/rtl/tpu_fp_probe.sv), combinational:
+ * eval() applies the inputs and reads every output at once (bit patterns, see tpu/bf16.h). */
+struct tpu_vfp_in {
+	uint32_t a, b, c;
+};
+struct tpu_vfp_out {
+	uint32_t add;   /* f32_add(a, b) */
+	uint32_t mul;   /* bf16_mul(low half of a, low half of b) */
+	uint32_t mac;   /* bf16_mac(c, low half of a, low half of b) */
+	uint16_t bf16;  /* f32_to_bf16(a) */
+	uint32_t canon; /* bf16_to_f32(low half of a) */
+};
+struct tpu_vfp_ops {
+	void *(*create)(uint64_t seed);
+	void (*destroy)(void *m);
+	void (*eval)(void *m, const struct tpu_vfp_in *in, struct tpu_vfp_out *out);
+};
+const struct tpu_vfp_ops *tpu_vfp_ops(void);
+
 /* ---- tpu_systolic_array */
 struct tpu_varr_in {
 	int rst;
@@ -56,6 +75,11 @@ struct tpu_varr_in {
 	int wt_valid;
 	int8_t wt_row[TPU_VM_MAX_N];
 	unsigned wt_k;
+	/* models with 16-bit lanes (lane_bits 16, Bf16 = 1) take these instead of in_row/wt_row:
+	 * whole lanes (an int8 value in the low byte) and the bf16-row bit */
+	int in_bf;
+	uint16_t in_lane[TPU_VM_MAX_N];
+	uint16_t wt_lane[TPU_VM_MAX_N];
 };
 struct tpu_varr_out {
 	int out_valid;
@@ -63,6 +87,7 @@ struct tpu_varr_out {
 };
 struct tpu_varr_ops {
 	unsigned n;
+	unsigned lane_bits; /* 8, or 16 with Bf16 */
 	void *(*create)(uint64_t seed);
 	void (*destroy)(void *m);
 	void (*step)(void *m, const struct tpu_varr_in *in, struct tpu_varr_out *out);
@@ -73,6 +98,8 @@ const struct tpu_varr_ops *tpu_varr_n6_pair_ops(void);
 /* the iCEBreaker's array at N = 4: PairMul = 2 (registered products), ProdReg (latency 2N + 1),
  * NarrowSum (partial sums in the bits int8 products reach) */
 const struct tpu_varr_ops *tpu_varr_n4_narrow_ops(void);
+/* the array at N = 6 with the bf16 mode (Bf16 = 1): 16-bit lanes, bf16 and int8 rows */
+const struct tpu_varr_ops *tpu_varr_n6_bf16_ops(void);
 
 /* ---- tpu_weight_fifo */
 struct tpu_vwf_in {

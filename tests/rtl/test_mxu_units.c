@@ -1,7 +1,8 @@
 /* Unit tests of the MXU building blocks, Verilated, against models written from their header
  * contracts: tpu_pe (Row 1), tpu_systolic_array (N = 6: every output row = sum_k A[r][k] W[k][j]
  * in int64 wrapped to int32, exactly 2N cycles after its input, tiles switched by the wavefront
- * bit while the next tile shifts in), tpu_weight_fifo (N = 6, 4 tiles, plain and transposed
+ * bit while the next tile shifts in; with Bf16 also bf16 tiles whose columns are the fp32 sums
+ * of docs/spec.md 7.1, tpu_bf16_dot), tpu_weight_fifo (N = 6, 4 tiles, plain and transposed
  * tiles, random idle and back-pressure, capacity). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "../harness.h"
 #include "test_mxu_util.h"
+#include "tpu/bf16.h"
 
 #define MAXN TPU_VM_MAX_N
 
@@ -87,7 +89,9 @@ END_TEST
 
 /* _i = 0: the PEs' own multipliers; 1: PairMul (tpu_mul_pair); 2: the iCEBreaker's array
  * (PairMul = 2, ProdReg: one cycle more; NarrowSum: operands often -128 / 127, so the partial
- * sums reach the ends of their narrow widths) */
+ * sums reach the ends of their narrow widths); 3: the bf16 array (Bf16 = 1): each tile is
+ * int8 or bf16 at random and its rows have its type; bf16 columns must equal tpu_bf16_dot
+ * from +0 (the spec's order), int8 lanes carry random high bytes that must not matter */
 static int8_t arr_val(uint64_t *rng, int extreme)
 {
 	if (extreme) {
@@ -100,17 +104,44 @@ static int8_t arr_val(uint64_t *rng, int extreme)
 	return (int8_t)harness_rand(rng);
 }
 
+/* A bf16 operand: mostly normal values near 1 (so that sums cancel and round), sometimes a
+ * zero, subnormal, infinity, NaN or a value whose products overflow or underflow. */
+static uint16_t arr_bf16(uint64_t *rng)
+{
+	static const uint16_t special[] = {0x0000, 0x8000, 0x0001, 0x807F, 0x7F80, 0xFF80,
+					   0x7FC0, 0xFF81, 0x7F7F, 0xFF00, 0x0080, 0x1000};
+	uint32_t r = (uint32_t)harness_rand(rng);
+	if (r % 64 == 0)
+		return special[(r >> 6) % (sizeof(special) / sizeof(special[0]))];
+	uint32_t e = (uint32_t)harness_range(rng, 118, 136);
+	return (uint16_t)((r >> 16 & 0x8000u) | e << 7 | (r >> 8 & 0x7Fu));
+}
+
+/* One lane of a row or tile of type bf: a bf16 value, or an int8 value with a random high byte
+ * (bf16 models) that the int8 product must ignore. */
+static uint16_t arr_lane(uint64_t *rng, int bf, int bf_model, int ext)
+{
+	if (bf)
+		return arr_bf16(rng);
+	uint16_t hi = bf_model ? (uint16_t)(harness_rand(rng) << 8) : 0;
+	return (uint16_t)(hi | (uint8_t)arr_val(rng, ext));
+}
+
 START_TEST(array_random_tiles)
 {
-	const struct tpu_varr_ops *ops = _i == 2 ? tpu_varr_n4_narrow_ops()
-				       : _i ? tpu_varr_n6_pair_ops() : tpu_varr_n6_ops();
+	const struct tpu_varr_ops *ops = _i == 3   ? tpu_varr_n6_bf16_ops()
+				       : _i == 2 ? tpu_varr_n4_narrow_ops()
+				       : _i	 ? tpu_varr_n6_pair_ops()
+						 : tpu_varr_n6_ops();
 	unsigned n = ops->n, lat = 2 * n + (_i == 2);
-	int ext = _i == 2;
+	int ext = _i == 2, bfm = ops->lane_bits == 16;
 	uint64_t rng = unit_seed("array_random_tiles");
 	void *m = ops->create(rng);
 	struct tpu_varr_in in;
 	struct tpu_varr_out out;
-	static int8_t w[ARR_TILES][MAXN][MAXN];
+	static uint16_t w[ARR_TILES][MAXN][MAXN];
+	int tbf[ARR_TILES]; /* tile t is bf16 */
+	unsigned bf_rows = 0;
 	static int32_t want[ARR_MAXQ][MAXN];
 	static uint64_t want_cycle[ARR_MAXQ];
 	unsigned q_head = 0, q_tail = 0;
@@ -124,10 +155,12 @@ START_TEST(array_random_tiles)
 	ops->step(m, &in, &out);
 	ops->step(m, &in, &out);
 	in.rst = 0;
-	for (unsigned t = 0; t < ARR_TILES; t++)
+	for (unsigned t = 0; t < ARR_TILES; t++) {
+		tbf[t] = bfm && harness_range(&rng, 0, 1);
 		for (unsigned k = 0; k < n; k++)
 			for (unsigned j = 0; j < n; j++)
-				w[t][k][j] = arr_val(&rng, ext);
+				w[t][k][j] = arr_lane(&rng, tbf[t], bfm, ext);
+	}
 	for (unsigned k = 0; k < n; k++)
 		order[k] = k;
 
@@ -136,9 +169,10 @@ START_TEST(array_random_tiles)
 		/* weights of tile `loading`, any order, random gaps; only after the previous switch */
 		memset(&in, 0, sizeof(in));
 		for (unsigned j = 0; j < n; j++) {
-			in.wt_row[j] = (int8_t)harness_rand(&rng);
-			in.in_row[j] = arr_val(&rng, ext);
+			in.wt_lane[j] = (uint16_t)harness_rand(&rng);
+			in.in_lane[j] = (uint16_t)harness_rand(&rng);
 		}
+		in.in_bf = (int)harness_range(&rng, 0, 1); /* ignored without in_valid */
 		in.wt_k = (unsigned)harness_range(&rng, 0, n - 1);
 		in.in_sw = (int)harness_range(&rng, 0, 1); /* ignored without in_valid */
 		if (loading == cur + 1 && loading < ARR_TILES && !loaded_full) {
@@ -151,7 +185,7 @@ START_TEST(array_random_tiles)
 				unsigned k = order[w_sent++];
 				in.wt_valid = 1;
 				in.wt_k = k;
-				memcpy(in.wt_row, w[loading][k], n);
+				memcpy(in.wt_lane, w[loading][k], n * sizeof(w[0][0][0]));
 				if (w_sent == n) {
 					loaded_full = 1;
 					load_done = cyc;
@@ -173,17 +207,30 @@ START_TEST(array_random_tiles)
 			if (rows_left > 0 && cur < ARR_TILES) {
 				in.in_valid = 1;
 				in.in_sw = sw;
+				in.in_bf = tbf[cur];
+				bf_rows += (unsigned)tbf[cur];
 				rows_left--;
 				ck_assert_uint_lt(q_tail - q_head, ARR_MAXQ);
+				for (unsigned k = 0; k < n; k++)
+					in.in_lane[k] = arr_lane(&rng, tbf[cur], bfm, ext);
 				for (unsigned j = 0; j < n; j++) {
+					uint16_t col[MAXN];
 					int64_t s = 0;
-					for (unsigned k = 0; k < n; k++)
-						s += (int64_t)in.in_row[k] * w[cur][k][j];
-					want[q_tail % ARR_MAXQ][j] = mxu_wrap32(s);
+					for (unsigned k = 0; k < n; k++) {
+						col[k] = w[cur][k][j];
+						s += (int64_t)(int8_t)in.in_lane[k] * (int8_t)col[k];
+					}
+					want[q_tail % ARR_MAXQ][j] =
+						tbf[cur] ? (int32_t)tpu_bf16_dot(in.in_lane, col, n, 0)
+							 : mxu_wrap32(s);
 				}
 				want_cycle[q_tail % ARR_MAXQ] = cyc + lat;
 				q_tail++;
 			}
+		}
+		for (unsigned j = 0; j < n; j++) { /* the 8-bit models' view of the lanes */
+			in.in_row[j] = (int8_t)in.in_lane[j];
+			in.wt_row[j] = (int8_t)in.wt_lane[j];
 		}
 		ops->step(m, &in, &out);
 		if (out.out_valid) {
@@ -200,6 +247,8 @@ START_TEST(array_random_tiles)
 			break;
 	}
 	ck_assert_uint_gt(q_tail, ARR_TILES);
+	if (bfm) /* both kinds of tile ran */
+		ck_assert(bf_rows > 0 && bf_rows < q_tail);
 	ops->destroy(m);
 }
 END_TEST
@@ -280,7 +329,7 @@ static Suite *suite_rtl_mxu_units(void)
 	TCase *tc = tcase_create("units");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, pe_random);
-	tcase_add_loop_test(tc, array_random_tiles, 0, 3);
+	tcase_add_loop_test(tc, array_random_tiles, 0, 4);
 	tcase_add_test(tc, fifo_random);
 	suite_add_tcase(s, tc);
 	return s;
