@@ -30,7 +30,7 @@ TEST_STEPS += lint
 # Verilator runtime (verilated.o, verilated_threads.o) is compiled once.
 RTLACT_VDIR   := $(BUILD)/verilated
 RTLACT_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique $(VL_QUIET)
-RTLACT_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
+RTLACT_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 RTLACT_CXXFLAGS = -std=c++17 -O1 -g -Wall -Wextra $(SANFLAGS) -Isim/verilated \
                   -isystem $(RTLACT_VROOT)/include -isystem $(RTLACT_VROOT)/include/vltstd
 RTLACT_ACT_SV := $(SPEC_SV) rtl/common/tpu_ram.sv rtl/act/tpu_act_params.sv rtl/act/tpu_activation.sv \

@@ -10,7 +10,7 @@ RTLMXU_RTL    := $(SPEC_SV) $(RTL_PKGS) $(RTL_MODS)
 RTLMXU_WAIVE  := $(wildcard rtl/*.vlt)
 RTLMXU_VDIR   := $(BUILD)/verilated-mxu
 RTLMXU_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique $(VL_OPT) $(VL_QUIET)
-RTLMXU_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
+RTLMXU_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 RTLMXU_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter $(SANFLAGS) -Isim/verilated -Iinclude \
                   -isystem $(RTLMXU_VROOT)/include -isystem $(RTLMXU_VROOT)/include/vltstd
 RTLMXU_HDRS   := sim/verilated/tpu_vmodels.h sim/verilated/tpu_vharness.h

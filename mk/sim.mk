@@ -35,7 +35,7 @@ endif
 SIM_WAIVE  := $(wildcard rtl/*.vlt)
 SIM_VFLAGS := --cc --assert -x-assign unique -x-initial unique $(VL_OPT) --trace-fst -Wno-fatal \
               -Wno-lint -Wno-style
-SIM_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
+SIM_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 SIM_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -Isim -Isim/verilated \
                -Iinclude -I$(BUILD)/include -isystem $(SIM_VROOT)/include -isystem $(SIM_VROOT)/include/vltstd
 
