@@ -161,13 +161,8 @@ package tpu_fp_pkg;
       end else begin
         p = p << 1;
       end
-      if (e >= 10'sd255) begin
-        bf16_mul = {sign, F32InfMag};
-      end else if (e <= 10'sd0) begin
-        bf16_mul = {sign, 31'd0};
-      end else begin
-        bf16_mul = {sign, e[7:0], p[14:0], 8'd0};
-      end
+      // exact: nothing below the kept bits, so round_pack only does the range checks
+      bf16_mul = round_pack(sign, e, {p, 11'd0});
     end
   endfunction
 
