@@ -78,6 +78,10 @@ module tpu_cmd_check #(
   output logic [31:0]    sm_acc_rows_o,   // C x R
   output logic [7:0]     status_o
 );
+
+  // FLAGS bits this device accepts: no device is built with the bf16 mode yet (FEATURES reads 0),
+  // so FLAGS.BF16 is INVALID_FIELD like a reserved bit (spec 6.1 step 2, 6.12)
+  localparam logic [7:0] FlagsOk = tpu_pkg::SqeFlagsValid & ~tpu_pkg::SqeFlagBf16;
   // ---------------------------------------------------------------- fields
   logic [7:0]  f_op, f_flags;
   logic [63:0] f_addr, f_addr2;
@@ -257,7 +261,7 @@ module tpu_cmd_check #(
     status_o = tpu_pkg::ScSuccess;
     if (32'(f_op) >= tpu_pkg::OpCount || (!StreamMm && f_op == tpu_pkg::OpStreamMatmul)) begin
       status_o = tpu_pkg::ScInvalidOpcode;
-    end else if ((f_flags & ~tpu_pkg::SqeFlagsValid) != 0 ||
+    end else if ((f_flags & ~FlagsOk) != 0 ||
                  (!is_sm && f_addr2 != 0)) begin  // (STREAM_MATMUL: below)
       status_o = tpu_pkg::ScInvalidField;
     end else begin

@@ -15,6 +15,7 @@ void golden_config_default(struct golden_config *cfg)
 	cfg->num_queues = TPU_NUM_QUEUES_DEFAULT;
 	cfg->num_windows = TPU_NUM_WINDOWS_DEFAULT;
 	cfg->max_queue_entries = TPU_MAX_QUEUE_ENTRIES_DEFAULT;
+	cfg->bf16 = TPU_BF16_DEFAULT;
 }
 
 int golden_config_check(const struct golden_config *cfg, const char **what)
@@ -33,6 +34,7 @@ int golden_config_check(const struct golden_config *cfg, const char **what)
 	CHECK_FIELD(num_queues, NUM_QUEUES)
 	CHECK_FIELD(num_windows, NUM_WINDOWS)
 	CHECK_FIELD(max_queue_entries, MAX_QUEUE_ENTRIES)
+	CHECK_FIELD(bf16, BF16)
 #undef CHECK_FIELD
 	if (what)
 		*what = bad;
@@ -238,6 +240,7 @@ uint32_t golden_mmio_read(struct golden *g, uint32_t off)
 	case TPU_REG_HWCFG2: return g->cfg.acc_rows;
 	case TPU_REG_CAP: return cap(g);
 	case TPU_REG_OPCODES: return GOLDEN_SUPPORTED_OPS;
+	case TPU_REG_FEATURES: return g->cfg.bf16 ? TPU_FEATURES_BF16_MASK : 0;
 	case TPU_REG_CC: return g->cc;
 	case TPU_REG_CSTS: return g->csts;
 	case TPU_REG_GSTAT: return g->gstat;

@@ -18,6 +18,7 @@ struct golden_config {
 	uint32_t num_queues;
 	uint32_t num_windows;
 	uint32_t max_queue_entries;
+	uint32_t bf16; /* 1 = the bf16 mode is built in (FEATURES.BF16); default 0 */
 };
 
 /* The device's view of host memory (a link / IOMMU): both return 0 or a negative errno when any

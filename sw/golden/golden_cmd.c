@@ -83,6 +83,7 @@ static void identify_page(struct golden *g, uint8_t *p)
 		put_le32(p + 4 * i, golden_mmio_read(g, regs[i]));
 	put_le32(p + 24, GOLDEN_SUPPORTED_OPS);
 	put_le32(p + 28, TPU_K_NO_OVERFLOW);
+	put_le32(p + 32, golden_mmio_read(g, TPU_REG_FEATURES));
 }
 
 static void cmd_identify(struct golden *g, const struct golden_cmd *c, struct golden_result *r)
@@ -111,7 +112,8 @@ void golden_execute(struct golden *g, const struct golden_cmd *c, struct golden_
 	}
 	/* (HOST_ADDR2 is reserved but for STREAM_MATMUL with WRITE_BACK, whose own step 2
 	 * checks it) */
-	if ((SQE(c, FLAGS) & ~TPU_SQE_FLAGS_VALID) ||
+	/* FLAGS.BF16 exists only where the mode is built in (spec 6.12) */
+	if ((SQE(c, FLAGS) & ~(TPU_SQE_FLAGS_VALID & (g->cfg.bf16 ? 0xFFu : ~TPU_SQE_FLAG_BF16))) ||
 	    ((SQE(c, HOST_ADDR2_LO) || SQE(c, HOST_ADDR2_HI)) &&
 	     SQE(c, OPCODE) != TPU_OP_STREAM_MATMUL)) {
 		r->sc = TPU_SC_INVALID_FIELD;
