@@ -24,7 +24,7 @@ DEFAULT = os.path.join(ROOT, "rtl", "profiles.toml")
 TOPS = ("tpu_device", "tpu_board_top", "tpu_datapath", "fpga")
 FIELDS = {"doc", "top", "params", "modules", "sim", "uart", "tests", "threads", "board",
           "design", "variant", "mhz", "seed", "dsp", "equiv"}
-TEST_SETS = ("datapath", "cycles", "stream", "bench")
+TEST_SETS = ("datapath", "cycles", "stream", "bench", "bf16")
 # the parameters a profile of each top must name (complete profiles)
 REQUIRED = {
     "tpu_device": ("N", "UbRows", "AccRows", "Tiles", "NumQueues", "NumWindows",
@@ -154,7 +154,8 @@ def write_mk(profiles, extra, out):
             var(f"PROFILE_{n}_DFLAGS", f"-DOPS_FN=tpu_vdp_{n}_ops -DDP_N={q['N']} "
                 f"-DDP_UB={q['UbRows']} -DDP_ACC={q['AccRows']} -DDP_TILES={q['Tiles']} "
                 f"-DDP_THREADS={p.get('threads', 1)} -DDP_MM_EXTRA={mm_extra} "
-                f"-DDP_STREAM_MM={int(q.get('StreamMm', 0))}")
+                f"-DDP_STREAM_MM={int(q.get('StreamMm', 0))} "
+                f"-DDP_LANE={16 if q.get('Bf16') else 8}")
     for n, p in profiles.items():
         var(f"PROFILE_{n}_TOP", p["top"])
         # (the quote escaped for the shell of the recipes)

@@ -19,6 +19,10 @@
 // illegal ops and out-of-range addresses are assertions here (the device top checks them).
 // Reset (rst_i, synchronous): control state only; RAMs, parameters and data registers keep
 // their contents.
+// Bf16 (the bf16 mode, spec 6.12; needs AccSlice = 0): UB rows of 2N bytes (cmd data, UB_WRITE
+// and UB_READ rows 16N bits; an int8 row in bytes 0..N-1, ACTIVATE's int8 rows zero-extended),
+// weight rows of N 16-bit lanes (int8 in the low byte), MATMUL flags[3] BF16 (tpu_dp_matmul).
+// ACTIVATE has no float path yet: a bf16 device is not built from this datapath so far.
 `default_nettype none
 
 module tpu_datapath #(
@@ -48,7 +52,10 @@ module tpu_datapath #(
   // read latencies of the RAMs (1, or 2: through the block RAM's output register):
   parameter int unsigned UbLatency  = 1,     // the MATMUL's UB port (needs UbReadPort2)
   parameter int unsigned Ub2Latency = 1,     // UB_READ's UB copy (needs UbReadPort2)
-  parameter int unsigned AccLatency = 1      // the ACC (needs AccSlice, not StreamMm)
+  parameter int unsigned AccLatency = 1,     // the ACC (needs AccSlice, not StreamMm)
+  parameter bit          Bf16       = 1'b0,  // the bf16 mode (see above)
+  localparam int unsigned LaneW     = Bf16 ? 16 : 8,
+  localparam int unsigned UbW       = N * LaneW
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -59,7 +66,7 @@ module tpu_datapath #(
   // weight rows
   input  logic                wpush_valid_i,
   output logic                wpush_ready_o,
-  input  logic [N*8-1:0]      wpush_row_i,
+  input  logic [N*LaneW-1:0]  wpush_row_i,
   input  logic                wpush_transpose_i,
   // rows read out (UB_READ / ACC_READ)
   output logic                rd_valid_o,
@@ -83,7 +90,7 @@ module tpu_datapath #(
   output logic [63:0]         perf_mxu_busy_o, // cycles a row entered the MXU
   output logic [63:0]         perf_macs_o      // N*N per row through the MXU
 );
-  localparam int unsigned CmdWidth  = tpu_pkg::DpCmdDataLsb + N * 8;
+  localparam int unsigned CmdWidth  = tpu_pkg::DpCmdDataLsb + UbW;
   localparam int unsigned TileBits  = $clog2(Tiles + 2);
   localparam int unsigned UbAw      = $clog2(UbRows);
   localparam int unsigned AccAw     = $clog2(AccRows);
@@ -111,6 +118,9 @@ module tpu_datapath #(
   if (UbWrReg && !CmdSlice) begin : g_bad_ub_wr_reg
     $error("tpu_datapath: UbWrReg needs CmdSlice");
   end
+  if (Bf16 && AccSlice) begin : g_bad_bf16
+    $error("tpu_datapath: Bf16 needs AccSlice = 0");
+  end
   if (AccLatency != 1 && (!AccSlice || StreamMm)) begin : g_bad_acc_latency
     $error("tpu_datapath: AccLatency 2 needs AccSlice, and not StreamMm");
   end
@@ -118,13 +128,13 @@ module tpu_datapath #(
   // ---------------------------------------------------------------- RAMs
   logic               ub_we, ub_re;
   logic [UbAw-1:0]    ub_waddr, ub_raddr;
-  logic [N*8-1:0]     ub_wdata, ub_rdata;
+  logic [UbW-1:0]     ub_wdata, ub_rdata;
   logic               ubw_we;                 // the UB write at the RAMs (UbWrReg: registered)
   logic               ubw_pend;               // UbWrReg: a write waits in the register
   logic [UbAw-1:0]    ubw_addr;
-  logic [N*8-1:0]     ubw_data;
+  logic [UbW-1:0]     ubw_data;
   logic               ub2_re;                 // UB_READ's port (the UB copy, or the UB)
-  logic [N*8-1:0]     ub2_rdata;
+  logic [UbW-1:0]     ub2_rdata;
   logic               acc_we, acc_re;
   logic [AccAw-1:0]   acc_waddr, acc_raddr;
   logic [N*32-1:0]    acc_wdata, acc_rdata;
@@ -133,7 +143,7 @@ module tpu_datapath #(
   // the command (tpu_dp_accept)
   logic [3:0]       cmd_flags;
   logic [31:0]      cmd_a, cmd_b, cmd_rows;
-  logic [N*8-1:0]   cmd_data;
+  logic [UbW-1:0]   cmd_data;
   logic [RngW-1:0]  cmd_hi_a, cmd_hi_b;
   logic             cmd_held;
   logic             ac_wr, ac_par, ac_mm, ac_act, ac_ub_rd, ac_acc_rd, act_chain_ok;
@@ -165,7 +175,7 @@ module tpu_datapath #(
 
   tpu_dp_accept #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .UbReadPort2(UbReadPort2),
                   .CmdSlice(CmdSlice), .BiasOn(StreamMm), .ChainOn(StreamMm),
-                  .RdChainOn(RdChainOn)) u_accept (
+                  .RdChainOn(RdChainOn), .UbW(UbW)) u_accept (
     .clk_i, .rst_i, .cmd_valid_i, .cmd_ready_o, .cmd_i,
     .cmd_flags_o (cmd_flags), .cmd_a_o(cmd_a), .cmd_b_o(cmd_b), .cmd_rows_o(cmd_rows),
     .cmd_data_o  (cmd_data), .cmd_hi_a_o(cmd_hi_a), .cmd_hi_b_o(cmd_hi_b),
@@ -184,10 +194,11 @@ module tpu_datapath #(
 
   tpu_dp_matmul #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles),
                   .BackToBack(!CmdSlice), .ProdReg(ProdReg), .UbLatency(UbLatency),
-                  .AccLatency(AccLatency), .AccSlice(AccSlice), .MmChainOn(StreamMm)) u_matmul (
+                  .AccLatency(AccLatency), .AccSlice(AccSlice), .MmChainOn(StreamMm),
+                  .Bf16(Bf16)) u_matmul (
     .clk_i, .rst_i,
     .ac_mm_i (ac_mm), .cmd_a_i(UbAw'(cmd_a)), .cmd_b_i(AccAw'(cmd_b)),
-    .cmd_rows_i (CntW'(cmd_rows)), .cmd_flags_i(cmd_flags[2:0]),
+    .cmd_rows_i (CntW'(cmd_rows)), .cmd_flags_i(cmd_flags),
     .ub_write_i (ac_wr && !ac_par),
     .wpush_valid_i, .wpush_ready_o, .wpush_row_i, .wpush_transpose_i,
     .ub_re_o (mm_ub_re), .ub_raddr_o(mm_ub_raddr), .ub_rdata_i(ub_rdata),
@@ -224,7 +235,7 @@ module tpu_datapath #(
 
   tpu_dp_read #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .UbReadPort2(UbReadPort2),
                 .AccLatency(AccLatency), .Ub2Latency(Ub2Latency), .RdReg(RdReg),
-                .RdChainOn(RdChainOn)) u_read (
+                .RdChainOn(RdChainOn), .UbW(UbW)) u_read (
     .clk_i, .rst_i,
     .ac_ub_rd_i (ac_ub_rd), .ac_acc_rd_i(ac_acc_rd), .cmd_a_i(cmd_a),
     .cmd_rows_i (CntW'(cmd_rows)),
@@ -244,12 +255,12 @@ module tpu_datapath #(
 
   // ---------------------------------------------------------------- RAMs and port muxes
   // The acceptance rules leave at most one user per port in any cycle (asserted below).
-  tpu_ram #(.Width(N * 8), .Depth(UbRows), .OutReg(UbLatency == 2)) u_ub (
+  tpu_ram #(.Width(UbW), .Depth(UbRows), .OutReg(UbLatency == 2)) u_ub (
     .clk_i, .we_i(ubw_we), .waddr_i(ubw_addr), .wdata_i(ubw_data),
     .re_i(ub_re), .raddr_i(ub_raddr), .rdata_o(ub_rdata)
   );
   if (UbReadPort2) begin : g_ub2
-    tpu_ram #(.Width(N * 8), .Depth(UbRows), .OutReg(Ub2Latency == 2)) u_ub2 (
+    tpu_ram #(.Width(UbW), .Depth(UbRows), .OutReg(Ub2Latency == 2)) u_ub2 (
       .clk_i, .we_i(ubw_we), .waddr_i(ubw_addr), .wdata_i(ubw_data),
       .re_i(ub2_re), .raddr_i(rd_ub_raddr), .rdata_o(ub2_rdata)
     );
@@ -265,7 +276,7 @@ module tpu_datapath #(
     // the UB write: a UB_WRITE accepted, or an ACTIVATE's result row
     ub_we    = act_ub_we;
     ub_waddr = act_ub_waddr;
-    ub_wdata = act_ub_wdata;
+    ub_wdata = UbW'(act_ub_wdata);  // (Bf16: an int8 row, bytes N..2N-1 zero)
     if (ac_wr && !ac_par) begin
       ub_we    = 1'b1;
       ub_waddr = UbAw'(cmd_a);
@@ -333,7 +344,7 @@ module tpu_datapath #(
 
   logic unused_cmd;
   // (ub2_re: no UB copy without UbReadPort2)
-  assign unused_cmd = ^{cmd_flags[3], cmd_hi_a, cmd_b, cmd_rows, cmd_data, ub2_re};
+  assign unused_cmd = ^{cmd_hi_a, cmd_b, cmd_rows, cmd_data, ub2_re};
 
 `ifndef SYNTHESIS
   // one user per RAM port

@@ -15,6 +15,9 @@
 // NoBackToBackHit (tpu_datapath CmdSlice: a MATMUL accepted only after the previous one has
 // issued its last row, so two rows back to back never hit the same ACC row): the add takes its
 // old value straight from o_q, no mux in front of the carry chain (asserted).
+// Bf16 (the bf16 mode; needs AccSlice = 0): the tag gains an fp bit, {addr, accumulate, fp,
+// last}; an fp row's words are fp32 and ACCUMULATE adds them with tpu_fp_pkg::f32_add (spec
+// 6.12: ACC = add(ACC, column sum)), in the same single stage as the int32 add.
 `default_nettype none
 
 module tpu_dp_acc_rmw #(
@@ -24,8 +27,9 @@ module tpu_dp_acc_rmw #(
   parameter int unsigned AccLatency = 1,      // 1, 2 (2 needs AccSlice)
   parameter bit          AccSlice   = 1'b0,
   parameter bit          NoBackToBackHit = 1'b0,
+  parameter bit          Bf16       = 1'b0,
   localparam int unsigned AccAw     = $clog2(AccRows),
-  localparam int unsigned TagWidth  = AccAw + 2
+  localparam int unsigned TagWidth  = AccAw + 2 + 32'(Bf16)
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -52,12 +56,20 @@ module tpu_dp_acc_rmw #(
   if (AccLatency < 1 || AccLatency > 2 || (AccLatency == 2 && !AccSlice)) begin : g_bad_latency
     $error("tpu_dp_acc_rmw: AccLatency must be 1, or 2 with AccSlice");
   end
+  if (Bf16 && AccSlice) begin : g_bad_bf16
+    $error("tpu_dp_acc_rmw: Bf16 needs AccSlice = 0");
+  end
 
   logic [AccAw-1:0] out_addr;
-  logic             out_accum, out_last;
-  assign {out_addr, out_accum, out_last} = out_tag_i;
+  logic             out_accum, out_last, out_fp;
+  if (Bf16) begin : g_tag_fp
+    assign {out_addr, out_accum, out_fp, out_last} = out_tag_i;
+  end else begin : g_tag_int
+    assign {out_addr, out_accum, out_last} = out_tag_i;
+    assign out_fp = 1'b0;
+  end
   // stage P: the row leaving the MXU last cycle, with the ACC read data
-  logic                p_valid_q, p_accum_q, p_last_q;
+  logic                p_valid_q, p_accum_q, p_last_q, p_fp_q;
   logic [AccAw-1:0]    p_addr_q;
   logic [N*32-1:0]     p_row_q;
   logic                fwd_valid_q, fwd_hit_q;  // the row written in the previous cycle
@@ -95,7 +107,7 @@ module tpu_dp_acc_rmw #(
     logic [AccAw-1:0]    pre_addr;
     logic                pre_accum, pre_last;
     logic                in_accum;
-    assign in_accum = in_tag_i[1];  // {addr, accum, last}
+    assign in_accum = in_tag_i[1];  // {addr, accum, last} (Bf16 is not built with AccSlice)
     tpu_delay #(.Width(2), .Depth(MxuLatency - AccLatency), .ResetEn(1'b1)) u_pre_valid (
       .clk_i, .rst_i, .d_i({in_valid_i, in_valid_i && in_accum}), .q_o({pre_valid, pre_re})
     );
@@ -228,8 +240,20 @@ module tpu_dp_acc_rmw #(
     logic [N*32-1:0] mm_old;
     assign mm_old = fwd_hit_q ? fwd_data_q : acc_rdata_i;
     for (genvar j = 0; j < N; j++) begin : g_rmw
-      assign mm_sum[j*32 +: 32] = p_accum_q ? mm_old[j*32 +: 32] + p_row_q[j*32 +: 32]
-                                            : p_row_q[j*32 +: 32];
+      if (Bf16) begin : g_fp
+        always_comb begin
+          if (!p_accum_q) begin
+            mm_sum[j*32 +: 32] = p_row_q[j*32 +: 32];
+          end else if (p_fp_q) begin
+            mm_sum[j*32 +: 32] = tpu_fp_pkg::f32_add(mm_old[j*32 +: 32], p_row_q[j*32 +: 32]);
+          end else begin
+            mm_sum[j*32 +: 32] = mm_old[j*32 +: 32] + p_row_q[j*32 +: 32];
+          end
+        end
+      end else begin : g_int
+        assign mm_sum[j*32 +: 32] = p_accum_q ? mm_old[j*32 +: 32] + p_row_q[j*32 +: 32]
+                                              : p_row_q[j*32 +: 32];
+      end
     end
     assign x_valid      = out_valid_i;
     assign x_accum      = out_accum;
@@ -257,6 +281,7 @@ module tpu_dp_acc_rmw #(
   end
   always_ff @(posedge clk_i) begin
     p_accum_q  <= x_accum;
+    p_fp_q     <= out_fp;  // (Bf16, so AccSlice = 0: the row leaving the MXU now is X)
     p_last_q   <= x_last;
     p_addr_q   <= x_addr;
     p_row_q    <= out_row_i;
@@ -276,7 +301,7 @@ module tpu_dp_acc_rmw #(
   assign fwd_data_o  = fwd_data_q;
 
   logic unused;
-  assign unused = ^{in_valid_i, in_tag_i};  // (AccSlice only)
+  assign unused = ^{in_valid_i, in_tag_i, p_fp_q};  // (AccSlice only; p_fp_q: Bf16 only)
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

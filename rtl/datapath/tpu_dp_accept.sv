@@ -28,7 +28,8 @@ module tpu_dp_accept #(
   parameter bit          BiasOn      = 1'b0,
   parameter bit          ChainOn     = 1'b0,
   parameter bit          RdChainOn   = 1'b0,
-  localparam int unsigned CmdWidth   = tpu_pkg::DpCmdDataLsb + N * 8,
+  parameter int unsigned UbW         = N * 8,  // UB row bits (tpu_datapath Bf16: 16N)
+  localparam int unsigned CmdWidth   = tpu_pkg::DpCmdDataLsb + UbW,
   localparam int unsigned UbAw       = $clog2(UbRows),
   localparam int unsigned AccAw      = $clog2(AccRows),
   localparam int unsigned CntW       = $clog2((UbRows > AccRows ? UbRows : AccRows) + 1),
@@ -48,7 +49,7 @@ module tpu_dp_accept #(
   output logic [31:0]         cmd_a_o,
   output logic [31:0]         cmd_b_o,
   output logic [31:0]         cmd_rows_o,
-  output logic [N*8-1:0]      cmd_data_o,
+  output logic [UbW-1:0]      cmd_data_o,
   output logic [RngW-1:0]     cmd_hi_a_o,
   output logic [RngW-1:0]     cmd_hi_b_o,
   output logic                cmd_held_o,  // CmdSlice: a command waits in the stage
@@ -115,7 +116,7 @@ module tpu_dp_accept #(
   assign cmd_a_o     = cmd_a;
   assign cmd_b_o     = cmd_b;
   assign cmd_rows_o  = cmd_rows;
-  assign cmd_data_o  = cmd[DataLsb +: N*8];
+  assign cmd_data_o  = cmd[DataLsb +: UbW];
   assign cmd_hi_a_o  = cmd_hi_a;
   assign cmd_hi_b_o  = cmd_hi_b;
   assign cmd_held_o  = CmdSlice && cmd_valid;

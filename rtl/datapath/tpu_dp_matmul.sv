@@ -11,6 +11,10 @@
 // CmdSlice) one cycle later, so no row is ever in the issue stages when a POP issues.
 // MmChainOn (StreamMm devices): a chained MATMUL (flags[2] CHAIN) issues row r only once the
 // UB_WRITE of its UB row a + r was accepted in an earlier cycle.
+// Bf16 (the bf16 mode; needs AccSlice = 0): UB rows and weight rows are N 16-bit lanes; a
+// MATMUL with flags[3] BF16 feeds its UB rows to the MXU as bf16 rows (fp32 column sums, fp32
+// ACCUMULATE), one without it takes int8 element k from byte k of the row (spec 6.12) into
+// lane k's low byte. Same issue timing and latency either way.
 `default_nettype none
 
 module tpu_dp_matmul #(
@@ -24,6 +28,8 @@ module tpu_dp_matmul #(
   parameter int unsigned AccLatency = 1,     // the ACC read port's latency (1, 2)
   parameter bit          AccSlice   = 1'b0,  // tpu_dp_acc_rmw in two stages
   parameter bit          MmChainOn  = 1'b0,
+  parameter bit          Bf16       = 1'b0,
+  localparam int unsigned LaneW     = Bf16 ? 16 : 8,
   localparam int unsigned UbAw      = $clog2(UbRows),
   localparam int unsigned AccAw     = $clog2(AccRows),
   localparam int unsigned CntW      = $clog2((UbRows > AccRows ? UbRows : AccRows) + 1),
@@ -35,22 +41,22 @@ module tpu_dp_matmul #(
   input  logic                 clk_i,
   input  logic                 rst_i,
   // the MATMUL accepted now (tpu_dp_accept) and its fields: a UB rows, b ACC rows,
-  // flags {CHAIN, POP, ACCUMULATE}
+  // flags {BF16, CHAIN, POP, ACCUMULATE}
   input  logic                 ac_mm_i,
   input  logic [UbAw-1:0]      cmd_a_i,
   input  logic [AccAw-1:0]     cmd_b_i,
   input  logic [CntW-1:0]      cmd_rows_i,
-  input  logic [2:0]           cmd_flags_i,
+  input  logic [3:0]           cmd_flags_i,
   input  logic                 ub_write_i,  // a UB_WRITE of row cmd_a_i accepted now
   // weight rows
   input  logic                 wpush_valid_i,
   output logic                 wpush_ready_o,
-  input  logic [N*8-1:0]       wpush_row_i,
+  input  logic [N*LaneW-1:0]   wpush_row_i,
   input  logic                 wpush_transpose_i,
   // the UB read port (read the row at ub_raddr_o while ub_re_o; its data UbLatency later)
   output logic                 ub_re_o,
   output logic [UbAw-1:0]      ub_raddr_o,
-  input  logic [N*8-1:0]       ub_rdata_i,
+  input  logic [N*LaneW-1:0]   ub_rdata_i,
   // the ACC ports (read: claimed, read, data AccLatency later; write)
   output logic                 acc_claim_o,
   output logic                 acc_re_o,
@@ -72,8 +78,12 @@ module tpu_dp_matmul #(
   output logic                 mm_done_o,       // a MATMUL's last row is written now
   output logic [TileBits-1:0]  tiles_o          // weight tiles pushed, not yet popped
 );
-  localparam int unsigned TagWidth = AccAw + 2;  // {acc address, accumulate, last}
+  // {acc address, accumulate, last}; Bf16: {acc address, accumulate, fp, last}
+  localparam int unsigned TagWidth = AccAw + 2 + 32'(Bf16);
 
+  if (Bf16 && AccSlice) begin : g_bad_bf16
+    $error("tpu_dp_matmul: Bf16 needs AccSlice = 0");
+  end
   if (UbLatency < 1 || UbLatency > 2) begin : g_bad_ub_latency
     $error("tpu_dp_matmul: UbLatency must be 1 or 2");
   end
@@ -81,7 +91,7 @@ module tpu_dp_matmul #(
   // ---------------------------------------------------------------- issue
   logic [UbAw-1:0]  mm_ub_q;
   logic [AccAw-1:0] mm_acc_q;
-  logic             mm_accum_q, mm_pop_q;
+  logic             mm_accum_q, mm_pop_q, mm_bf_q;
   logic             mm_active, mm_one, mm_fire, mm_swap_ok;
   logic             mm_row_in;  // the row at mm_ub_q may issue (MmChainOn: it is written)
   // MXU input stage (UB read data arrives; UbLatency 2: the stage after the RAM's read, and
@@ -100,8 +110,21 @@ module tpu_dp_matmul #(
     .left_o(mm_left_o), .nz_o(mm_active), .one_o(mm_one)
   );
 
+  // the row entering the MXU: Bf16's int8 rows spread from bytes to the lanes' low bytes
+  logic [N*LaneW-1:0] mi_row;
+  logic               mi_bf;
+  if (Bf16) begin : g_mi_bf16
+    assign mi_bf = mi_tag[1];  // the tag's fp bit
+    for (genvar k = 0; k < N; k++) begin : g_lane
+      assign mi_row[k*16 +: 16] = mi_bf ? ub_rdata_i[k*16 +: 16] : {8'd0, ub_rdata_i[k*8 +: 8]};
+    end
+  end else begin : g_mi_int8
+    assign mi_bf  = 1'b0;
+    assign mi_row = ub_rdata_i;
+  end
+
   tpu_mxu #(.N(N), .Tiles(Tiles), .TagWidth(TagWidth), .ProdReg(ProdReg),
-            .IssueAhead(UbLatency)) u_mxu (
+            .IssueAhead(UbLatency), .Bf16(Bf16)) u_mxu (
     .clk_i,
     .rst_i,
     .wpush_valid_i,
@@ -110,7 +133,8 @@ module tpu_dp_matmul #(
     .wpush_transpose_i,
     .in_valid_i   (mi_valid),
     .in_ready_o   (mxu_in_ready),
-    .in_row_i     (ub_rdata_i),
+    .in_row_i     (mi_row),
+    .in_bf_i      (mi_bf),
     .in_sw_i      (mi_sw),
     .in_tag_i     (mi_tag),
     .in_sw_next_i (s1_valid_q && s1_sw_q),  // (IssueAhead = 2 only: a switch row in s1)
@@ -191,13 +215,18 @@ module tpu_dp_matmul #(
       mm_acc_q   <= cmd_b_i;
       mm_accum_q <= cmd_flags_i[0];
       mm_pop_q   <= cmd_flags_i[1];
+      mm_bf_q    <= Bf16 && cmd_flags_i[3];
     end else if (mm_fire) begin
       mm_ub_q  <= mm_ub_q + 1'b1;
       mm_acc_q <= mm_acc_q + 1'b1;
       mm_pop_q <= 1'b0;
     end
     s1_sw_q  <= mm_fire && mm_pop_q;
-    s1_tag_q <= {mm_acc_q, mm_accum_q, mm_one};
+    if (Bf16) begin
+      s1_tag_q <= TagWidth'({mm_acc_q, mm_accum_q, mm_bf_q, mm_one});
+    end else begin
+      s1_tag_q <= TagWidth'({mm_acc_q, mm_accum_q, mm_one});
+    end
   end
 
   // With UbReadPort2 the UB port is the MATMUL's alone: it reads mm_ub_q whenever a MATMUL is
@@ -241,7 +270,7 @@ module tpu_dp_matmul #(
   logic [AccAw-1:0] w_addr;
   tpu_dp_acc_rmw #(.N(N), .AccRows(AccRows), .MxuLatency(2 * N + 32'(ProdReg)),
                    .AccLatency(AccLatency), .AccSlice(AccSlice),
-                   .NoBackToBackHit(!BackToBack)) u_rmw (
+                   .NoBackToBackHit(!BackToBack), .Bf16(Bf16)) u_rmw (
     .clk_i,
     .rst_i,
     .in_valid_i   (mi_valid),

@@ -23,6 +23,7 @@ module tpu_dp_read #(
   parameter int unsigned Ub2Latency  = 1,  // UB_READ's UB port (u_ub2, or u_ub)
   parameter bit          RdReg       = 1'b0,
   parameter bit          RdChainOn   = 1'b0,
+  parameter int unsigned UbW         = N * 8,  // UB row bits (tpu_datapath Bf16: 16N)
   localparam int unsigned UbAw       = $clog2(UbRows),
   localparam int unsigned AccAw      = $clog2(AccRows),
   localparam int unsigned CntW       = $clog2((UbRows > AccRows ? UbRows : AccRows) + 1),
@@ -42,7 +43,7 @@ module tpu_dp_read #(
   // the RAM ports: UB_READ's UB port, the ACC read port (claimed while an ACC_READ runs)
   output logic              ub_re_o,
   output logic [UbAw-1:0]   ub_raddr_o,
-  input  logic [N*8-1:0]    ub_rdata_i,
+  input  logic [UbW-1:0]    ub_rdata_i,
   output logic              acc_re_o,
   output logic [AccAw-1:0]  acc_raddr_o,
   input  logic [N*32-1:0]   acc_rdata_i,
@@ -151,7 +152,7 @@ module tpu_dp_read #(
   end
 
   logic [N*32-1:0] rd_data;
-  assign rd_data = rd_src_acc_q ? acc_rdata_i : {{(N*24){1'b0}}, ub_rdata_i};
+  assign rd_data = rd_src_acc_q ? acc_rdata_i : {{(N*32-UbW){1'b0}}, ub_rdata_i};
   if (RdReg) begin : g_rd_reg
     logic            o_valid_q, o_last_q;
     logic [N*32-1:0] o_data_q;

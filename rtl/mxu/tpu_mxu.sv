@@ -2,6 +2,9 @@
 // next tile into the shadow weights while the current tile computes (design.md §2).
 //
 // Weight rows: wpush_* (valid/ready), N rows per tile, see tpu_weight_fifo.
+// Bf16 = 1 (tpu_systolic_array Bf16): weight and activation rows are N 16-bit lanes (int8 in a
+// lane's low byte) and in_bf_i marks a bf16 activation row (its column sums are fp32); the
+// FIFO stores 16-bit elements. With Bf16 = 0 rows are N int8 and in_bf_i is ignored.
 // Activation rows: in_* (valid/ready), one UB row per transfer. in_sw_i = 1 on the first row of
 // a MATMUL with POP: that row and every later one use the next tile. A switch row is accepted
 // only when that tile sits complete in the shadow registers (swap_ready_o); other rows are
@@ -26,19 +29,22 @@ module tpu_mxu #(
   parameter int unsigned Tiles    = 4,
   parameter int unsigned TagWidth = 1,
   parameter bit          ProdReg  = 1'b0, // boards: tpu_pe's product register (+1 latency)
-  parameter int unsigned IssueAhead = 1    // 1 or 2, see above
+  parameter int unsigned IssueAhead = 1,   // 1 or 2, see above
+  parameter bit          Bf16     = 1'b0,  // the bf16 mode (see above)
+  localparam int unsigned LaneW   = Bf16 ? 16 : 8
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
   // weight rows in
   input  logic                wpush_valid_i,
   output logic                wpush_ready_o,
-  input  logic [N*8-1:0]      wpush_row_i,
+  input  logic [N*LaneW-1:0]  wpush_row_i,
   input  logic                wpush_transpose_i,
   // activation rows in
   input  logic                in_valid_i,
   output logic                in_ready_o,
-  input  logic [N*8-1:0]      in_row_i,
+  input  logic [N*LaneW-1:0]  in_row_i,
+  input  logic                in_bf_i,       // Bf16: a bf16 row (travels with the row)
   input  logic                in_sw_i,
   input  logic [TagWidth-1:0] in_tag_i,
   input  logic                in_sw_next_i,  // IssueAhead = 2: a switch row arrives next cycle
@@ -65,7 +71,7 @@ module tpu_mxu #(
   shadow_e sh_q, sh_d;
 
   logic             f_valid, f_ready, f_fire, f_last;
-  logic [N*8-1:0]   f_row;
+  logic [N*LaneW-1:0] f_row;
   logic [KBits-1:0] f_k;
   logic [$clog2(Tiles + 1)-1:0] f_tiles, f_used;
   logic             in_fire, swap_fire;
@@ -75,7 +81,7 @@ module tpu_mxu #(
     $error("tpu_mxu: IssueAhead must be 1 or 2");
   end
 
-  tpu_weight_fifo #(.N(N), .Tiles(Tiles)) u_fifo (
+  tpu_weight_fifo #(.N(N), .Tiles(Tiles), .EW(LaneW)) u_fifo (
     .clk_i,
     .rst_i,
     .in_valid_i     (wpush_valid_i),
@@ -124,12 +130,12 @@ module tpu_mxu #(
     end
   end
 
-  tpu_systolic_array #(.N(N), .ProdReg(ProdReg)) u_array (
+  tpu_systolic_array #(.N(N), .ProdReg(ProdReg), .Bf16(Bf16)) u_array (
     .clk_i,
     .rst_i,
     .in_valid_i  (in_fire),
     .in_sw_i     (in_sw_i),
-    .in_bf_i     (1'b0),  // (int8 only so far)
+    .in_bf_i     (in_bf_i),
     .in_row_i    (in_row_i),
     .wt_valid_i  (f_fire),
     .wt_row_i    (f_row),
@@ -192,15 +198,16 @@ module tpu_mxu #(
 
 `ifndef SYNTHESIS
   logic             in_stall_q;
-  logic [N*8-1:0]   in_row_q;
-  logic             in_sw_q;
+  logic [N*LaneW-1:0] in_row_q;
+  logic             in_sw_q, in_bf_q;
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       in_stall_q <= 1'b0;
     end else begin
       // valid/ready: a stalled row stays offered and unchanged
       if (in_stall_q) begin
-        assert (in_valid_i && in_row_i == in_row_q && in_sw_i == in_sw_q)
+        assert (in_valid_i && in_row_i == in_row_q && in_sw_i == in_sw_q &&
+                (!Bf16 || in_bf_i == in_bf_q))
           else $error("tpu_mxu: in_* changed while stalled");
       end
       in_stall_q <= in_valid_i && !in_ready_o;
@@ -215,6 +222,7 @@ module tpu_mxu #(
     end
     in_row_q <= in_row_i;
     in_sw_q  <= in_sw_i;
+    in_bf_q  <= in_bf_i;
   end
 `endif
 endmodule

@@ -1,4 +1,6 @@
-// tpu_weight_fifo: FIFO of Tiles weight tiles (N x N int8), loaded row by row, read row by row.
+// tpu_weight_fifo: FIFO of Tiles weight tiles (N x N elements of EW bits: int8, or on a bf16
+// device 16-bit lanes holding bf16 or int8 in the low byte), loaded row by row, read row by row.
+// The FIFO moves bits: an element's type is the command's business, not the FIFO's.
 //
 // Input stream in_*: exactly N rows per tile, one row per transfer (valid/ready). Without
 // in_transpose_i the c-th row of a tile is W[c][0..N-1]; with it, the c-th row is column c,
@@ -6,7 +8,7 @@
 // N rows of a tile. Padding (spec §6.4: elements outside ROWS x COLS are 0) is the sender's job.
 // Output stream out_*: the tiles in order, rows k = 0..N-1 with out_k_o = k. A tile can be read
 // once all its N rows are written. A slot is freed when its last row is read.
-// Storage: N byte-wide tpu_ram banks, Tiles*N words each, with a diagonal layout: W[k][j] sits
+// Storage: N EW-bit tpu_ram banks, Tiles*N words each, with a diagonal layout: W[k][j] sits
 // in bank (k + j) mod N at address slot*N + k. A row and a column of a tile then touch every
 // bank exactly once, so both row and transposed loads take one cycle per row, and reads are
 // one row per cycle (a rotate on each side, no N x N staging buffer).
@@ -20,6 +22,7 @@
 module tpu_weight_fifo #(
   parameter int unsigned N     = 16,
   parameter int unsigned Tiles = 4,
+  parameter int unsigned EW    = 8,   // element bits: 8 (int8) or 16 (bf16 device lanes)
   // board option (iCE40, set in board.json module_params): the banks as block RAM (tpu_ram
   // Block) although they are tiny; without it a small FPGA builds each bank of flip-flops, a
   // write decode and a read mux. Same behaviour either way.
@@ -30,12 +33,12 @@ module tpu_weight_fifo #(
   // rows in
   input  logic             in_valid_i,
   output logic             in_ready_o,
-  input  logic [N*8-1:0]   in_row_i,
+  input  logic [N*EW-1:0]   in_row_i,
   input  logic             in_transpose_i,
   // rows out
   output logic             out_valid_o,
   input  logic             out_ready_i,
-  output logic [N*8-1:0]   out_row_o,
+  output logic [N*EW-1:0]   out_row_o,
   output logic [KBits-1:0] out_k_o,
   output logic             out_last_o,  // out_k_o == N - 1, from a flip-flop
   output logic             next_last_o, // the next read is a tile's last row (see above)
@@ -50,6 +53,9 @@ module tpu_weight_fifo #(
 
   if (N < 2) begin : g_bad_n
     $error("tpu_weight_fifo: N must be >= 2");
+  end
+  if (EW != 8 && EW != 16) begin : g_bad_ew
+    $error("tpu_weight_fifo: EW must be 8 or 16");
   end
   if (Tiles < 1) begin : g_bad_tiles
     $error("tpu_weight_fifo: Tiles must be >= 1");
@@ -148,12 +154,12 @@ module tpu_weight_fifo #(
   // ---------------------------------------------------------------- diagonal banks
   // Write: bank b takes in_row[(b - c) mod N], c = wr_row (rotate right by c). Address
   // slot*N + c for a row, slot*N + ((b - c) mod N) for a transposed row (a column of W).
-  logic [2*N*8-1:0] wr_dbl;
-  logic [N*8-1:0]   wr_rot;
-  assign wr_dbl = {in_row_i, in_row_i} << (32'(wr_row_q) * 8);
-  assign wr_rot = wr_dbl[2*N*8-1 : N*8];
+  logic [2*N*EW-1:0] wr_dbl;
+  logic [N*EW-1:0]   wr_rot;
+  assign wr_dbl = {in_row_i, in_row_i} << (32'(wr_row_q) * EW);
+  assign wr_rot = wr_dbl[2*N*EW-1 : N*EW];
 
-  logic [N*8-1:0] bank_rdata;
+  logic [N*EW-1:0] bank_rdata;
   logic [KBits-1:0] out_k_q;
   logic             out_last_q;
 
@@ -176,14 +182,14 @@ module tpu_weight_fifo #(
     end
 `endif
 
-    tpu_ram #(.Width(8), .Depth(Depth), .Block(32'(BankBlock))) u_bank (
+    tpu_ram #(.Width(EW), .Depth(Depth), .Block(32'(BankBlock))) u_bank (
       .clk_i,
       .we_i    (in_fire),
       .waddr_i (waddr),
-      .wdata_i (wr_rot[b*8 +: 8]),
+      .wdata_i (wr_rot[b*EW +: EW]),
       .re_i    (rd_issue),
       .raddr_i (ra_q),
-      .rdata_o (bank_rdata[b*8 +: 8])
+      .rdata_o (bank_rdata[b*EW +: EW])
     );
   end
 
@@ -194,11 +200,11 @@ module tpu_weight_fifo #(
       out_last_q <= rd_row_q == KBits'(N - 1);
     end
   end
-  logic [2*N*8-1:0] rd_dbl;
-  assign rd_dbl = {bank_rdata, bank_rdata} >> (32'(out_k_q) * 8);
+  logic [2*N*EW-1:0] rd_dbl;
+  assign rd_dbl = {bank_rdata, bank_rdata} >> (32'(out_k_q) * EW);
 
   assign out_valid_o = out_valid_q;
-  assign out_row_o   = rd_dbl[N*8-1:0];
+  assign out_row_o   = rd_dbl[N*EW-1:0];
   assign out_k_o     = out_k_q;
   assign out_last_o  = out_last_q;
   assign next_last_o = cnz_q && rd_row_q == KBits'(N - 1);
@@ -206,10 +212,10 @@ module tpu_weight_fifo #(
   assign used_o      = used_q;
 
   logic unused_dbl;
-  assign unused_dbl = ^{wr_dbl[N*8-1:0], rd_dbl[2*N*8-1:N*8]};
+  assign unused_dbl = ^{wr_dbl[N*EW-1:0], rd_dbl[2*N*EW-1:N*EW]};
 
 `ifndef SYNTHESIS
-  logic [N*8-1:0]   out_row_prev_q;
+  logic [N*EW-1:0]   out_row_prev_q;
   logic [KBits-1:0] out_k_prev_q;
   logic             stalled_q;
   always_ff @(posedge clk_i) begin

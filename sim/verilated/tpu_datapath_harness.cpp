@@ -1,6 +1,7 @@
 // Harness of a Verilated rtl/datapath/tpu_datapath.sv build: exports OPS_FN() (tpu_vmodels.h).
 // Compiled once per model build with -DVMODEL=<prefix> -DOPS_FN=<name> -DDP_N=.. -DDP_UB=..
-// -DDP_ACC=.. -DDP_TILES=.. -DDP_THREADS=.. -DDP_MM_EXTRA=.. -DDP_STREAM_MM=.. (the profile's,
+// -DDP_ACC=.. -DDP_TILES=.. -DDP_THREADS=.. -DDP_MM_EXTRA=.. -DDP_STREAM_MM=.. -DDP_LANE=8|16
+// (the profile's,
 // scripts/profiles.py; see mk/rtl_mxu.mk).
 #include "tpu_vharness.h"
 #include "tpu_vmodels.h"
@@ -32,10 +33,14 @@ void step(void *p, const struct tpu_vdp_in *in, struct tpu_vdp_out *out)
 	t->clk_i = 0;
 	t->rst_i = in->rst;
 	t->cmd_valid_i = in->cmd_valid;
-	tpu_vh::put(t->cmd_i, in->cmd, 104 + 8 * DP_N);
+	tpu_vh::put(t->cmd_i, in->cmd, 104 + DP_LANE * DP_N);
 	t->wpush_valid_i = in->wpush_valid;
+#if DP_LANE == 16
+	tpu_vh::lanes_to_words(in->wpush_lane, DP_N, 16, w);
+#else
 	tpu_vh::lanes_to_words(in->wpush_row, DP_N, 8, w);
-	tpu_vh::put(t->wpush_row_i, w, 8 * DP_N);
+#endif
+	tpu_vh::put(t->wpush_row_i, w, DP_LANE * DP_N);
 	t->wpush_transpose_i = in->wpush_transpose;
 	t->rd_ready_i = in->rd_ready;
 	t->eval();
@@ -63,7 +68,7 @@ void step(void *p, const struct tpu_vdp_in *in, struct tpu_vdp_out *out)
 
 const struct tpu_vdp_ops ops = {
 	STR(VMODEL), DP_N, DP_UB, DP_ACC, DP_TILES, DP_THREADS, DP_MM_EXTRA, DP_STREAM_MM,
-	create, destroy, step,
+	DP_LANE, create, destroy, step,
 };
 
 } // namespace

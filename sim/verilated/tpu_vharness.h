@@ -40,15 +40,16 @@ template <std::size_t W> static inline void get(const VlWide<W> &s, uint32_t *w,
 		w[i] = s[i];
 }
 
-// Pack n lanes of `bits` each (bits = 8 or 32) from/to words.
+// Pack n lanes of `bits` each (bits = 8, 16 or 32) from/to words.
 static inline void lanes_to_words(const void *lanes, unsigned n, unsigned bits, uint32_t *w)
 {
 	unsigned words = (n * bits + 31) / 32;
 	for (unsigned i = 0; i < words; i++)
 		w[i] = 0;
 	for (unsigned j = 0; j < n; j++) {
-		uint32_t v = bits == 8 ? (uint8_t)((const int8_t *)lanes)[j]
-				       : ((const uint32_t *)lanes)[j];
+		uint32_t v = bits == 8	 ? (uint8_t)((const int8_t *)lanes)[j]
+			     : bits == 16 ? ((const uint16_t *)lanes)[j]
+					  : ((const uint32_t *)lanes)[j];
 		unsigned bit = j * bits;
 		w[bit / 32] |= v << (bit % 32);
 	}
@@ -60,6 +61,8 @@ static inline void words_to_lanes(const uint32_t *w, unsigned n, unsigned bits, 
 		uint32_t v = w[bit / 32] >> (bit % 32);
 		if (bits == 8)
 			((int8_t *)lanes)[j] = (int8_t)(uint8_t)v;
+		else if (bits == 16)
+			((uint16_t *)lanes)[j] = (uint16_t)v;
 		else
 			((uint32_t *)lanes)[j] = v;
 	}

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 #define TPU_VM_MAX_N 32
-#define TPU_VM_CMD_WORDS ((104 + 8 * TPU_VM_MAX_N + 31) / 32)
+#define TPU_VM_CMD_WORDS ((104 + 16 * TPU_VM_MAX_N + 31) / 32) /* (16-bit lanes: Bf16) */
 
 /* ---- tpu_pe (Row = 1, KBits = 2) */
 struct tpu_vpe_in {
@@ -137,7 +137,8 @@ struct tpu_vdp_in {
 	int cmd_valid;
 	uint32_t cmd[TPU_VM_CMD_WORDS];
 	int wpush_valid;
-	int8_t wpush_row[TPU_VM_MAX_N];
+	int8_t wpush_row[TPU_VM_MAX_N];    /* lane_bits 8 */
+	uint16_t wpush_lane[TPU_VM_MAX_N]; /* lane_bits 16 (Bf16): int8 in the low byte, or bf16 */
 	int wpush_transpose;
 	int rd_ready;
 };
@@ -157,6 +158,7 @@ struct tpu_vdp_ops {
 	/* from the profile's options: the MATMUL latency beyond 2N + 2 (AccSlice + ProdReg +
 	 * UbLatency - 1, tpu_datapath header), and whether the StreamMm overlaps are built */
 	unsigned mm_extra, stream_mm;
+	unsigned lane_bits; /* 8, or 16 with the bf16 mode (Bf16): UB rows 2N bytes, 16-bit lanes */
 	void *(*create)(uint64_t seed);
 	void (*destroy)(void *m);
 	void (*step)(void *m, const struct tpu_vdp_in *in, struct tpu_vdp_out *out);

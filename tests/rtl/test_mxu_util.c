@@ -46,11 +46,16 @@ void mxu_dp_step(struct mxu_dp *d)
 		d->w_offer = 1;
 	d->in.wpush_valid = d->w_offer;
 	if (d->w_offer) {
-		memcpy(d->in.wpush_row, d->wq + d->wq_head * n, n);
+		for (unsigned j = 0; j < n; j++) {
+			d->in.wpush_lane[j] = d->wq[d->wq_head * n + j];
+			d->in.wpush_row[j] = (int8_t)(uint8_t)d->in.wpush_lane[j];
+		}
 		d->in.wpush_transpose = d->wq_tr[d->wq_head / n];
 	} else {
-		for (unsigned j = 0; j < n; j++)
-			d->in.wpush_row[j] = (int8_t)harness_rand(&d->rng);
+		for (unsigned j = 0; j < n; j++) {
+			d->in.wpush_lane[j] = (uint16_t)harness_rand(&d->rng);
+			d->in.wpush_row[j] = (int8_t)(uint8_t)d->in.wpush_lane[j];
+		}
 		d->in.wpush_transpose = (int)(harness_rand(&d->rng) & 1);
 	}
 	d->in.rd_ready = !chance(d, d->idle_pct);
@@ -84,18 +89,35 @@ void mxu_dp_step(struct mxu_dp *d)
 	d->cycle++;
 }
 
-void mxu_dp_push_tile(struct mxu_dp *d, const int8_t *rows, int transpose)
+static uint16_t *queue_tile(struct mxu_dp *d, int transpose)
 {
 	unsigned n = d->n;
+	uint16_t *q;
 	if (d->wq_len + n > d->wq_cap) {
 		d->wq_cap = (d->wq_len + n) * 2;
-		d->wq = realloc(d->wq, d->wq_cap * n);
+		d->wq = realloc(d->wq, d->wq_cap * n * sizeof(*d->wq));
 		d->wq_tr = realloc(d->wq_tr, (d->wq_cap / n + 1) * sizeof(int));
 		ck_assert(d->wq && d->wq_tr);
 	}
-	memcpy(d->wq + d->wq_len * n, rows, (size_t)n * n);
+	q = d->wq + d->wq_len * n;
 	d->wq_tr[d->wq_len / n] = transpose;
 	d->wq_len += n;
+	return q;
+}
+
+void mxu_dp_push_tile(struct mxu_dp *d, const int8_t *rows, int transpose)
+{
+	uint16_t *q = queue_tile(d, transpose);
+	for (unsigned i = 0; i < d->n * d->n; i++) {
+		uint16_t hi = d->ops->lane_bits == 16 ? (uint16_t)(harness_rand(&d->rng) << 8) : 0;
+		q[i] = (uint16_t)(hi | (uint8_t)rows[i]);
+	}
+}
+
+void mxu_dp_push_tile16(struct mxu_dp *d, const uint16_t *rows, int transpose)
+{
+	ck_assert_uint_eq(d->ops->lane_bits, 16);
+	memcpy(queue_tile(d, transpose), rows, (size_t)d->n * d->n * sizeof(*rows));
 }
 
 void mxu_dp_cmd(struct mxu_dp *d, unsigned op, unsigned flags, uint32_t a, uint32_t b,
@@ -116,10 +138,13 @@ void mxu_dp_cmd(struct mxu_dp *d, unsigned op, unsigned flags, uint32_t a, uint3
 	c[1] = a >> 24 | (b & 0xffffff) << 8;
 	c[2] = b >> 24 | (rows & 0xffffff) << 8;
 	c[3] = rows >> 24;
-	/* data at bit 104 = word 3, bit 8 */
-	uint8_t bytes[TPU_VM_MAX_N] = {0};
-	memcpy(bytes, data, data_bytes < n ? data_bytes : n);
-	for (unsigned i = 0; i < n; i++) {
+	/* data at bit 104 = word 3, bit 8: one UB row of N lanes (zero-padded) */
+	uint8_t bytes[2 * TPU_VM_MAX_N] = {0};
+	unsigned row_bytes = n * d->ops->lane_bits / 8;
+	ck_assert_uint_le(data_bytes, row_bytes);
+	if (data_bytes)
+		memcpy(bytes, data, data_bytes);
+	for (unsigned i = 0; i < row_bytes; i++) {
 		unsigned bit = 104 + 8 * i;
 		c[bit / 32] |= (uint32_t)bytes[i] << (bit % 32);
 	}
@@ -148,6 +173,17 @@ void mxu_dp_drain(struct mxu_dp *d)
 void mxu_dp_write_ub(struct mxu_dp *d, uint32_t addr, const int8_t *row)
 {
 	mxu_dp_cmd(d, TPU_VDP_UB_WRITE, 0, addr, 0, 0, row, d->n);
+}
+
+void mxu_dp_write_ub16(struct mxu_dp *d, uint32_t addr, const uint16_t *row)
+{
+	uint8_t b[2 * TPU_VM_MAX_N];
+	ck_assert_uint_eq(d->ops->lane_bits, 16);
+	for (unsigned k = 0; k < d->n; k++) {
+		b[2 * k] = (uint8_t)row[k];
+		b[2 * k + 1] = (uint8_t)(row[k] >> 8);
+	}
+	mxu_dp_cmd(d, TPU_VDP_UB_WRITE, 0, addr, 0, 0, b, 2 * d->n);
 }
 
 void mxu_dp_param(struct mxu_dp *d, unsigned kind, unsigned index, uint32_t value)
@@ -183,6 +219,20 @@ void mxu_dp_read_ub(struct mxu_dp *d, uint32_t addr, uint32_t rows, int8_t *out)
 		}
 		for (unsigned j = (d->n + 3) / 4; j < d->n; j++)
 			ck_assert_msg(w[j] == 0, "UB read: upper bits not zero");
+	}
+}
+
+void mxu_dp_read_ub16(struct mxu_dp *d, uint32_t addr, uint32_t rows, uint16_t *out)
+{
+	size_t base = d->rd_rows;
+	ck_assert_uint_eq(d->ops->lane_bits, 16);
+	read_rows(d, TPU_VDP_UB_READ, addr, rows);
+	for (uint32_t r = 0; r < rows; r++) {
+		const uint32_t *w = d->rd + (base + r) * d->n;
+		for (unsigned j = 0; j < d->n; j++)
+			out[r * d->n + j] = (uint16_t)(w[j / 2] >> (16 * (j % 2)));
+		for (unsigned j = (d->n + 1) / 2; j < d->n; j++)
+			ck_assert_msg(w[j] == 0, "UB read: bits above the 16N-bit row not zero");
 	}
 }
 
