@@ -243,7 +243,7 @@ module tpu_act_params #(
   end
   always_ff @(posedge clk_i) begin
     if (!rst_i && wr_valid_i) begin
-      assert (wr_kind_i <= tpu_pkg::ParamOutput)
+      assert (wr_kind_i <= tpu_pkg::ParamFclamp)  // (SCALE, FCLAMP: tpu_act_fp_params')
         else $error("tpu_act_params: unknown kind %0d", wr_kind_i);
       if (wr_bias || wr_mult || wr_shift) begin
         assert (32'(wr_index_i) < N)

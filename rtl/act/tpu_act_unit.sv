@@ -11,6 +11,8 @@
 // channel RAMs) read through their output registers (tpu_act_params OutReg); the serial unit
 // waits a cycle more for each channel's parameters and takes the LUT data two cycles after
 // its read (tpu_act_serial ParOutReg). Same results.
+// Bf16 (pipelined only): the float path of tpu_activation (rows with in_fp_i) and its
+// parameters (tpu_act_fp_params: SCALE, FCLAMP; fp_loaded_o = {FCLAMP, SCALE}).
 `default_nettype none
 
 module tpu_act_unit #(
@@ -19,7 +21,8 @@ module tpu_act_unit #(
   parameter bit          LutReg   = 1'b0, // board option: registered LUT read data (one cycle)
   // BIAS writes beside a running ACTIVATE (tpu_act_params BiasShadow; pipelined only)
   parameter bit          BiasShadow = 1'b0,
-  parameter bit          ParOutReg  = 1'b0  // board option: RAM output registers (see above)
+  parameter bit          ParOutReg  = 1'b0, // board option: RAM output registers (see above)
+  parameter bit          Bf16       = 1'b0  // the float path (see above)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -30,6 +33,7 @@ module tpu_act_unit #(
   input  logic [31:0]            wr_data_i,
   input  logic                   bias_hold_i,  // BiasShadow: an ACTIVATE still reads the bias
   output logic [4:0]             loaded_o,
+  output logic [1:0]             fp_loaded_o,  // Bf16: {FCLAMP, SCALE} (else 0)
   // input stream: accumulator rows
   input  logic                   in_valid_i,
   output logic                   in_ready_o,
@@ -37,6 +41,9 @@ module tpu_act_unit #(
   input  logic                   in_raw_i,
   input  logic                   in_lut_i,
   input  logic                   in_last_i,
+  input  logic                   in_fp_i,     // Bf16: a float row, scaled, clamped
+  input  logic                   in_scale_i,
+  input  logic                   in_clamp_i,
   // output stream: result rows
   output logic                   out_valid_o,
   input  logic                   out_ready_i,
@@ -88,6 +95,24 @@ module tpu_act_unit #(
     .loaded_o   (loaded_o)
   );
 
+  // the float path's parameters (Bf16)
+  logic [N*32-1:0] scale;
+  logic [31:0]     fmin, fmax;
+  if (Bf16) begin : g_fp_params
+    tpu_act_fp_params #(.N(N)) u_fp_params (
+      .clk_i, .rst_i, .wr_valid_i, .wr_kind_i, .wr_index_i, .wr_data_i,
+      .scale_o(scale), .fmin_o(fmin), .fmax_o(fmax), .loaded_o(fp_loaded_o)
+    );
+  end else begin : g_no_fp_params
+    assign scale       = '0;
+    assign fmin        = '0;
+    assign fmax        = '0;
+    assign fp_loaded_o = '0;
+  end
+  if (Bf16 && ActLanes < N) begin : g_bad_bf16
+    $error("tpu_act_unit: Bf16 needs the pipelined activation (ActLanes = N)");
+  end
+
   if (ParOutReg && ActLanes >= N) begin : g_bad_par_out_reg
     $error("tpu_act_unit: ParOutReg needs the serial activation (ActLanes < N)");
   end
@@ -99,7 +124,8 @@ module tpu_act_unit #(
     assign unused_ch = ^{ch_bias, ch_mult, ch_shift};
     tpu_activation #(
       .N     (N),
-      .LutReg(LutReg)
+      .LutReg(LutReg),
+      .Bf16  (Bf16)
     ) u_act (
       .clk_i      (clk_i),
       .rst_i      (rst_i),
@@ -109,6 +135,9 @@ module tpu_act_unit #(
       .zp_i       (zp),
       .qmin_i     (qmin),
       .qmax_i     (qmax),
+      .scale_i    (scale),
+      .fmin_i     (fmin),
+      .fmax_i     (fmax),
       .lut_re_o   (lut_re),
       .lut_raddr_o(lut_raddr),
       .lut_rdata_i(lut_rdata),
@@ -118,6 +147,9 @@ module tpu_act_unit #(
       .in_raw_i   (in_raw_i),
       .in_lut_i   (in_lut_i),
       .in_last_i  (in_last_i),
+      .in_fp_i    (in_fp_i),
+      .in_scale_i (in_scale_i),
+      .in_clamp_i (in_clamp_i),
       .out_valid_o(out_valid_o),
       .out_ready_i(out_ready_i),
       .out_int8_o (out_int8_o),
@@ -167,6 +199,8 @@ module tpu_act_unit #(
       .out_last_o (out_last_o)
     );
     assign ch_raddr = ChW'(par_addr);
+    logic unused_fp;
+    assign unused_fp = ^{scale, fmin, fmax, in_fp_i, in_scale_i, in_clamp_i};
   end
 endmodule
 

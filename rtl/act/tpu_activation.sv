@@ -30,12 +30,23 @@
 // address (1 cycle, held while lut_re_o is low), exactly what tpu_act_params provides. The LUT
 // is read only for LUT rows, so LUT writes may overlap rows without the LUT (tpu_ram forbids a
 // read and a write of one address in the same cycle).
+// Bf16 (the float path of a bf16 device, spec 6.12): a row with in_fp_i holds fp32 values and
+// runs, in the same stages and latency:
+//   stage 1  x = f32_add(acc, bias)   (the bias words read as fp32)
+//   stage 2  x = f32_mul(x, scale)    with in_scale_i (OP0.SCALE), else x
+//   stage 3  clamp to [fmin, fmax]    with in_clamp_i (OP0.CLAMP): IEEE comparisons, a NaN x
+//            stays, sat = the value changed
+//   stage 5  r = x (in_raw_i: the fp32 word) or f32_to_bf16(x) in the low 16 bits
+// so out_raw_o holds the fp32 words (RAW32) or the bf16 values in each lane's low half, and
+// out_sat_o counts the clamped values. The fp steps sit in their registers' `if`, so Verilator
+// evaluates them only for fp rows. in_lut_i must be 0 on fp rows.
 // Reset (synchronous, rst_i) clears the stage valid bits only.
 `default_nettype none
 
 module tpu_activation #(
   parameter int unsigned N = 16,     // channels per row (the array width)
-  parameter bit          LutReg = 1'b0  // stage 7: registered LUT read data (see above)
+  parameter bit          LutReg = 1'b0, // stage 7: registered LUT read data (see above)
+  parameter bit          Bf16   = 1'b0  // the float path (see above)
 ) (
   input  logic                       clk_i,
   input  logic                       rst_i,
@@ -46,6 +57,9 @@ module tpu_activation #(
   input  logic [7:0]                 zp_i,
   input  logic [7:0]                 qmin_i,
   input  logic [7:0]                 qmax_i,
+  input  logic [N*32-1:0]            scale_i,  // Bf16: fp32 per channel
+  input  logic [31:0]                fmin_i,   // Bf16: the fp32 clamp limits
+  input  logic [31:0]                fmax_i,
   // LUT read port (to tpu_act_params)
   output logic                       lut_re_o,
   output logic [N*8-1:0]             lut_raddr_o,
@@ -57,6 +71,9 @@ module tpu_activation #(
   input  logic                       in_raw_i,
   input  logic                       in_lut_i,
   input  logic                       in_last_i,
+  input  logic                       in_fp_i,     // Bf16: a float row
+  input  logic                       in_scale_i,  // Bf16: ... multiplied by the scale
+  input  logic                       in_clamp_i,  // Bf16: ... clamped
   // output stream: one result row
   output logic                       out_valid_o,
   input  logic                       out_ready_i,
@@ -82,10 +99,15 @@ module tpu_activation #(
   // RAW32 is read by stages 3..5 (from the stage 2..4 registers); stage 6 treats rows alike.
   logic [Latency:1]   vld_q, vld_d, lut_q, lut_d, last_q, last_d;
   logic [LutStage-2:1] raw_q, raw_d;
+  // Bf16: the float row's flags, read by stages 2..5
+  logic [LutStage-2:1] fp_q, fp_d, scl_q, scl_d, clp_q, clp_d;
 
   always_comb begin
     vld_d  = {vld_q[Latency-1:1], in_valid_i};
     raw_d  = {raw_q[LutStage-3:1], in_raw_i};
+    fp_d   = {fp_q[LutStage-3:1], Bf16 && in_fp_i};
+    scl_d  = {scl_q[LutStage-3:1], in_scale_i};
+    clp_d  = {clp_q[LutStage-3:1], in_clamp_i};
     lut_d  = {lut_q[Latency-1:1], in_lut_i};
     last_d = {last_q[Latency-1:1], in_last_i};
   end
@@ -101,6 +123,9 @@ module tpu_activation #(
   always_ff @(posedge clk_i) begin
     if (en) begin
       raw_q  <= raw_d;
+      fp_q   <= fp_d;
+      scl_q  <= scl_d;
+      clp_q  <= clp_d;
       lut_q  <= lut_d;
       last_q <= last_d;
     end
@@ -176,7 +201,44 @@ module tpu_activation #(
     logic unused_shr4;
     assign unused_shr4 = shr4[32];
 
-    // stage 5: + zero point (exact), clamp, saturation flag
+    // the float path's stages 1..4 (Bf16): x, its clamp flag
+    logic [31:0] f1_q, f2_q, f3_q, f4_q;
+    logic        fs3_q, fs4_q;
+    if (Bf16) begin : g_fp
+      logic [31:0] scale;
+      assign scale = scale_i[32*j +: 32];
+      always_ff @(posedge clk_i) begin
+        if (en && in_fp_i) begin
+          f1_q <= tpu_fp_pkg::f32_add(in_acc_i[32*j +: 32], bias_i[32*j +: 32]);
+        end
+        if (en && fp_q[1]) begin
+          f2_q <= scl_q[1] ? tpu_fp_pkg::f32_mul(f1_q, scale) : f1_q;
+        end
+        if (en && fp_q[2]) begin
+          // (x is canonical: every step's result is)
+          fs3_q <= 1'b0;
+          f3_q  <= f2_q;
+          if (clp_q[2] && tpu_fp_pkg::f32_lt(f2_q, fmin_i) && !tpu_fp_pkg::f32_is_nan(f2_q)) begin
+            f3_q  <= fmin_i;
+            fs3_q <= 1'b1;
+          end else if (clp_q[2] && tpu_fp_pkg::f32_lt(fmax_i, f2_q) &&
+                       !tpu_fp_pkg::f32_is_nan(f2_q)) begin
+            f3_q  <= fmax_i;
+            fs3_q <= 1'b1;
+          end
+        end
+        if (en && fp_q[3]) begin
+          f4_q  <= f3_q;
+          fs4_q <= fs3_q;
+        end
+      end
+    end else begin : g_no_fp
+      assign {f1_q, f2_q, f3_q, f4_q, fs3_q, fs4_q} = '0;
+    end
+    logic unused_fp;
+    assign unused_fp = ^{f1_q, f2_q, f3_q, fs3_q};
+
+    // stage 5: + zero point (exact), clamp, saturation flag (a float row: its result)
     logic signed [32:0] z5, zp5, qmin5, qmax5;
     logic signed [7:0]  v5;
     logic signed [31:0] r5_d, r5_q;
@@ -196,6 +258,10 @@ module tpu_activation #(
       end
       sat5_d = !raw_q[4] && ((z5 < qmin5) || (z5 > qmax5));
       r5_d   = raw_q[4] ? y4_q : 32'(v5);
+      if (fp_q[4]) begin
+        sat5_d = fs4_q;
+        r5_d   = raw_q[4] ? f4_q : {16'd0, tpu_fp_pkg::f32_to_bf16(f4_q)};
+      end
     end
 
     // stage 6: the result register; the LUT read of v + 128 happens in parallel
@@ -259,6 +325,13 @@ module tpu_activation #(
   assign out_sat_o = sat_out;
 
   assign lut_re_o    = en && vld_q[LutStage-1] && lut_q[LutStage-1];
+  // (the scale flag is read in stage 2 only, the clamp flag in stage 3)
+  logic unused_fp_flags;
+  assign unused_fp_flags = ^{scl_q[LutStage-2:2], clp_q[LutStage-2:3]};
+  if (!Bf16) begin : g_no_fp_ports
+    logic unused_fp_ports;
+    assign unused_fp_ports = ^{scale_i, fmin_i, fmax_i, in_fp_i, fp_q, scl_q, clp_q};
+  end
   assign out_valid_o = vld_q[Latency];
   assign out_last_o  = last_q[Latency];
 

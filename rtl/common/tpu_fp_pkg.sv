@@ -166,6 +166,57 @@ package tpu_fp_pkg;
     end
   endfunction
 
+  // fp32 a * b (ACTIVATE's SCALE, spec 6.12): one rounding to nearest even; an exact |p| <
+  // 2^-126 gives the zero of its sign (before rounding: a product just below 2^-126 that would
+  // round up to it is still flushed), a rounded |p| >= 2^128 infinity.
+  function automatic logic [31:0] f32_mul(input logic [31:0] a, input logic [31:0] b);
+    logic [31:0]       x, y;
+    logic              sign;
+    logic [47:0]       p;
+    logic signed [9:0] e;
+    x    = f32_canon(a);
+    y    = f32_canon(b);
+    sign = x[31] ^ y[31];
+    if (f32_is_nan(x) || f32_is_nan(y)) begin
+      f32_mul = F32CanonNan;
+    end else if (x[30:0] == F32InfMag || y[30:0] == F32InfMag) begin
+      f32_mul = (x[30:0] == 31'd0 || y[30:0] == 31'd0) ? F32CanonNan : {sign, F32InfMag};
+    end else if (x[30:0] == 31'd0 || y[30:0] == 31'd0) begin
+      f32_mul = {sign, 31'd0};
+    end else begin
+      p = {24'd0, 1'b1, x[22:0]} * {24'd0, 1'b1, y[22:0]};
+      e = 10'(x[30:23]) + 10'(y[30:23]) - 10'sd127;
+      if (p[47]) begin
+        e = e + 10'sd1;  // [2, 4): the leading 1 is at bit 47 already
+      end else begin
+        p = p << 1;
+      end
+      if (e <= 10'sd0) begin
+        f32_mul = {sign, 31'd0};  // exact value below 2^-126
+      end else begin
+        // 24 kept bits, guard, round, and the sticky OR of the 22 below
+        f32_mul = round_pack(sign, e, {p[47:22], p[21:0] != 22'd0});
+      end
+    end
+  endfunction
+
+  // IEEE a < b of two fp32 after the input rules, neither a NaN (the clamp's comparison):
+  // -0 and +0 are equal.
+  function automatic logic f32_lt(input logic [31:0] a, input logic [31:0] b);
+    logic [31:0] x, y;
+    x = f32_canon(a);
+    y = f32_canon(b);
+    if (x[30:0] == 31'd0 && y[30:0] == 31'd0) begin
+      f32_lt = 1'b0;
+    end else if (x[31] != y[31]) begin
+      f32_lt = x[31];
+    end else if (x[31]) begin
+      f32_lt = x[30:0] > y[30:0];
+    end else begin
+      f32_lt = x[30:0] < y[30:0];
+    end
+  endfunction
+
   // One PE step: acc + a * b with the product's range step and the addition's one rounding.
   function automatic logic [31:0] bf16_mac(input logic [31:0] acc, input logic [15:0] a,
                                            input logic [15:0] b);

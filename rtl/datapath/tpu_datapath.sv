@@ -22,7 +22,8 @@
 // Bf16 (the bf16 mode, spec 6.12; needs AccSlice = 0): UB rows of 2N bytes (cmd data, UB_WRITE
 // and UB_READ rows 16N bits; an int8 row in bytes 0..N-1, ACTIVATE's int8 rows zero-extended),
 // weight rows of N 16-bit lanes (int8 in the low byte), MATMUL flags[3] BF16 (tpu_dp_matmul).
-// ACTIVATE has no float path yet: a bf16 device is not built from this datapath so far.
+// ACTIVATE flags[3] BF16 (the float path, tpu_dp_activate), PARAM kinds SCALE and FCLAMP
+// (fp_loaded_o). No device is built from this datapath so far.
 `default_nettype none
 
 module tpu_datapath #(
@@ -85,6 +86,7 @@ module tpu_datapath #(
                                            // or one of the running ACTIVATE's rows)
   output logic [TileBits-1:0] tiles_o,         // weight tiles pushed, not yet popped
   output logic [4:0]          params_loaded_o, // per tpu_pkg::param_kind_e
+  output logic [1:0]          fp_loaded_o,     // Bf16: {FCLAMP, SCALE} loaded (else 0)
   // performance counters (since reset)
   output logic [63:0]         perf_busy_o,     // cycles with any command in progress
   output logic [63:0]         perf_mxu_busy_o, // cycles a row entered the MXU
@@ -166,7 +168,7 @@ module tpu_datapath #(
   logic             act_acc_claim, act_acc_re, act_ub_we, act_acc_we;
   logic [AccAw-1:0] act_acc_raddr, act_acc_waddr;
   logic [UbAw-1:0]  act_ub_waddr;
-  logic [N*8-1:0]   act_ub_wdata;
+  logic [UbW-1:0]   act_ub_wdata;
   logic [N*32-1:0]  act_acc_wdata;
   // reads
   logic             rd_idle, rd_held, rd_mm_ok, rd_ub_re, rd_acc_re;
@@ -214,12 +216,12 @@ module tpu_datapath #(
   tpu_dp_activate #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .ActLanes(ActLanes),
                     .LutReg(LutReg), .ParOutReg(ParOutReg), .AccLatency(AccLatency),
                     .BesideOn(StreamMm), .ChainOn(StreamMm), .BiasOn(StreamMm),
-                    .RdChainOn(RdChainOn),
+                    .RdChainOn(RdChainOn), .Bf16(Bf16),
                     // the MATMUL's first ACC read comes this many cycles after its acceptance
                     .BesideRows(AccSlice ? 2 * N : 2 * N + 1)) u_activate (
     .clk_i, .rst_i,
     .ac_act_i (ac_act), .act_chain_ok_i(act_chain_ok), .ac_param_i(ac_wr && ac_par),
-    .cmd_flags_i (cmd_flags[2:0]), .cmd_a_i(cmd_a), .cmd_b_i(cmd_b),
+    .cmd_flags_i (cmd_flags), .cmd_a_i(cmd_a), .cmd_b_i(cmd_b),
     .cmd_rows_i (CntW'(cmd_rows)), .cmd_hi_b_i(cmd_hi_b), .cmd_data_i(cmd_data[31:0]),
     .acc_w_valid_i (mm_acc_we), .acc_w_addr_i(mm_acc_waddr), .acc_fwd_data_i(acc_fwd_data),
     .mm_slack_i (mm_slack), .mm_flight_i(mm_flight), .mm_left_i(mm_left), .lm_rows_i(lm_rows),
@@ -230,7 +232,7 @@ module tpu_datapath #(
     .act_idle_o (act_idle), .act_raw_o(act_raw), .mm_beside_act_o(mm_beside_act),
     .act_ub_lo_o (act_ub_lo), .act_ub_hi_o(act_ub_hi), .act_ub0_o(act_ub0),
     .act_rows_o (act_rows), .act_wr_o(act_wr),
-    .act_done_o, .act_result_o, .params_loaded_o
+    .act_done_o, .act_result_o, .params_loaded_o, .fp_loaded_o
   );
 
   tpu_dp_read #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .UbReadPort2(UbReadPort2),
@@ -276,7 +278,7 @@ module tpu_datapath #(
     // the UB write: a UB_WRITE accepted, or an ACTIVATE's result row
     ub_we    = act_ub_we;
     ub_waddr = act_ub_waddr;
-    ub_wdata = UbW'(act_ub_wdata);  // (Bf16: an int8 row, bytes N..2N-1 zero)
+    ub_wdata = act_ub_wdata;
     if (ac_wr && !ac_par) begin
       ub_we    = 1'b1;
       ub_waddr = UbAw'(cmd_a);

@@ -369,7 +369,10 @@ module tpu_dp_accept #(
           assert ({32'd0, cmd_a} < 64'(UbRows)) else $error("tpu_dp_accept: UB address out of range");
         end
         if (cmd_op == OpParam) begin
-          assert (cmd_flags[2:0] <= 3'd4) else $error("tpu_dp_accept: bad param kind");
+          // (a bf16 datapath, UbW = 16N, also has SCALE and FCLAMP)
+          assert (cmd_flags[2:0] <= (UbW == 16 * N ? 3'(tpu_pkg::ParamFclamp)
+                                                    : 3'(tpu_pkg::ParamOutput)))
+            else $error("tpu_dp_accept: bad param kind");
         end
         if (cmd_op >= OpMatmul && cmd_op <= OpAccRead) begin
           assert (cmd_rows != 0) else $error("tpu_dp_accept: rows = 0");

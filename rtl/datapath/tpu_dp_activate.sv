@@ -17,6 +17,9 @@
 //             until that ACTIVATE's last row has read the bias.
 //   RdChainOn the first UB row, rows and rows written so far of the running ACTIVATE, for a
 //             UB_READ chained on its output (tpu_dp_read).
+// Bf16 (tpu_datapath Bf16): UB rows of 16N bits, and a float ACTIVATE: flags[3] BF16, with it
+// flags[0] SCALE, flags[1] RAW32, flags[2] CLAMP (tpu_activation's float path): its rows go to
+// the UB as N bf16 or, with RAW32, to the ACC as N fp32; an int8 row is written zero-extended.
 `default_nettype none
 
 module tpu_dp_activate #(
@@ -32,6 +35,8 @@ module tpu_dp_activate #(
   parameter bit          BiasOn     = 1'b0,
   parameter bit          RdChainOn  = 1'b0,
   parameter int unsigned BesideRows = 2 * N + 1,
+  parameter bit          Bf16       = 1'b0,
+  localparam int unsigned UbW       = N * (Bf16 ? 16 : 8),
   localparam int unsigned UbAw      = $clog2(UbRows),
   localparam int unsigned AccAw     = $clog2(AccRows),
   localparam int unsigned CntW      = $clog2((UbRows > AccRows ? UbRows : AccRows) + 1),
@@ -42,11 +47,11 @@ module tpu_dp_activate #(
   input  logic                 clk_i,
   input  logic                 rst_i,
   // accepted now (tpu_dp_accept) and the command's fields: an ACTIVATE (a ACC rows, b UB or
-  // ACC rows, flags {RAW32, LUT}) or a PARAM (flags kind, a index, data value)
+  // ACC rows, flags {RAW32, LUT}; Bf16 above) or a PARAM (flags kind, a index, data value)
   input  logic                 ac_act_i,
   input  logic                 act_chain_ok_i,
   input  logic                 ac_param_i,
-  input  logic [2:0]           cmd_flags_i,
+  input  logic [3:0]           cmd_flags_i,
   input  logic [31:0]          cmd_a_i,
   input  logic [31:0]          cmd_b_i,
   input  logic [CntW-1:0]      cmd_rows_i,
@@ -68,7 +73,7 @@ module tpu_dp_activate #(
   // result rows: to the UB (int8) or the ACC (RAW32)
   output logic                 ub_we_o,
   output logic [UbAw-1:0]      ub_waddr_o,
-  output logic [N*8-1:0]       ub_wdata_o,
+  output logic [UbW-1:0]       ub_wdata_o,
   output logic                 acc_we_o,
   output logic [AccAw-1:0]     acc_waddr_o,
   output logic [N*32-1:0]      acc_wdata_o,
@@ -84,14 +89,15 @@ module tpu_dp_activate #(
   // completions and status
   output logic                 act_done_o,
   output logic [31:0]          act_result_o,
-  output logic [4:0]           params_loaded_o
+  output logic [4:0]           params_loaded_o,
+  output logic [1:0]           fp_loaded_o      // Bf16: {FCLAMP, SCALE} (else 0)
 );
   localparam int unsigned ActFlightW = CntW;  // generous: rows in flight < 16
   // saturated values of one ACTIVATE: at most AccRows x N
   localparam int unsigned SatW = $clog2(AccRows * N + 1);
 
   logic [AccAw-1:0]      act_src_q;
-  logic                  act_lut_q, act_raw_q;
+  logic                  act_lut_q, act_raw_q, act_fp_q, act_scl_q, act_clp_q;
   logic [UbAw-1:0]       act_dst_ub_q;
   logic [AccAw-1:0]      act_dst_acc_q;
   logic                  a1_valid_q, a1_last_q;
@@ -125,17 +131,21 @@ module tpu_dp_activate #(
   logic [7:0]  pw_index_q;
   logic [31:0] pw_data_q;
   logic [4:0]  act_loaded;
+  logic [1:0]  act_fp_loaded;
   always_ff @(posedge clk_i) begin
     if (rst_i) begin
       pw_valid_q <= 1'b0;
     end else begin
       pw_valid_q <= ac_param_i;
     end
-    pw_kind_q  <= cmd_flags_i;
+    pw_kind_q  <= cmd_flags_i[2:0];
     pw_index_q <= cmd_a_i[7:0];
     pw_data_q  <= cmd_data_i;
   end
   assign params_loaded_o = act_loaded | (pw_valid_q ? 5'(1) << pw_kind_q : 5'd0);
+  assign fp_loaded_o     = act_fp_loaded |
+                           {pw_valid_q && pw_kind_q == tpu_pkg::ParamFclamp && Bf16,
+                            pw_valid_q && pw_kind_q == tpu_pkg::ParamScale && Bf16};
 
   // The row at the activation's input: read from ACC in the cycle act_fire, there a cycle later
   // (a1), with AccLatency 2 two cycles later (a2: the ACC's read data comes a cycle later).
@@ -164,7 +174,7 @@ module tpu_dp_activate #(
 
   // parameters + the activation (pipelined, or tpu_act_serial when ActLanes < N)
   tpu_act_unit #(.N(N), .ActLanes(ActLanes), .BiasShadow(BiasOn), .LutReg(LutReg),
-                 .ParOutReg(ParOutReg)) u_act_unit (
+                 .ParOutReg(ParOutReg), .Bf16(Bf16)) u_act_unit (
     .clk_i,
     .rst_i,
     // (not during reset: before the first reset edge pw_valid_q is random in simulation, and a
@@ -176,12 +186,16 @@ module tpu_dp_activate #(
     // (a row of the running ACTIVATE still to read the bias: not fired yet, or at the input)
     .bias_hold_i (act_active || a1_valid_q || ai_valid),
     .loaded_o    (act_loaded),
+    .fp_loaded_o (act_fp_loaded),
     .in_valid_i  (ai_valid),
     .in_ready_o  (ap_in_ready),
     .in_acc_i    (a1_chain_q ? acc_fwd_data_i : acc_rdata_i),
     .in_raw_i    (act_raw_q),
     .in_lut_i    (act_lut_q),
     .in_last_i   (ai_last),
+    .in_fp_i     (act_fp_q),
+    .in_scale_i  (act_scl_q),
+    .in_clamp_i  (act_clp_q),
     .out_valid_o (ap_out_valid),
     .out_ready_i (1'b1),
     .out_int8_o  (ap_out_int8),
@@ -315,7 +329,10 @@ module tpu_dp_activate #(
       act_src_q     <= AccAw'(cmd_a_i);
       act_dst_ub_q  <= UbAw'(cmd_b_i);
       act_dst_acc_q <= AccAw'(cmd_b_i);
-      act_lut_q     <= cmd_flags_i[0];
+      act_fp_q      <= Bf16 && cmd_flags_i[3];
+      act_lut_q     <= cmd_flags_i[0] && !(Bf16 && cmd_flags_i[3]);
+      act_scl_q     <= cmd_flags_i[0] && Bf16 && cmd_flags_i[3];
+      act_clp_q     <= cmd_flags_i[2] && Bf16 && cmd_flags_i[3];
       act_raw_q     <= cmd_flags_i[1];
     end else begin
       if (act_fire) begin
@@ -338,7 +355,17 @@ module tpu_dp_activate #(
   assign acc_raddr_o = act_src_q;
   assign ub_we_o     = ap_out_valid && !act_raw_q;
   assign ub_waddr_o  = act_dst_ub_q;
-  assign ub_wdata_o  = ap_out_int8;
+  if (Bf16) begin : g_ub_bf16
+    // a float row: the bf16 values from the lanes' low halves (tpu_activation); an int8 row in
+    // bytes 0..N-1, the rest 0 (spec 6.12)
+    logic [UbW-1:0] bf_row;
+    for (genvar j = 0; j < N; j++) begin : g_lane
+      assign bf_row[16*j +: 16] = ap_out_raw[32*j +: 16];
+    end
+    assign ub_wdata_o = act_fp_q ? bf_row : UbW'(ap_out_int8);
+  end else begin : g_ub_int8
+    assign ub_wdata_o = ap_out_int8;
+  end
   assign acc_we_o    = ap_out_valid && act_raw_q;
   assign acc_waddr_o = act_dst_acc_q;
   assign acc_wdata_o = ap_out_raw;

@@ -398,6 +398,7 @@ module tpu_device #(
   // ---------------------------------------------------------------- datapath
   logic [TileBits-1:0] dp_tiles;
   logic [4:0]          dp_loaded;
+  logic [1:0]          dp_fp_loaded;
   logic [63:0]         dp_perf_busy, dp_perf_mxu, dp_perf_macs;
 
   // (STREAM_MATMUL runs on any datapath; the datapath's overlaps for it need the pipelined
@@ -414,14 +415,15 @@ module tpu_device #(
     .mm_done_o(mm_done), .act_done_o(act_done), .act_result_o(act_result), .idle_o(dp_idle_raw),
     .mm_ok_o(dp_mm_ok), .wr_ok_o(dp_wr_ok), .act_chain_o(dp_act_chain),
     .rd_ok_o(dp_rd_ok),
-    .tiles_o(dp_tiles), .params_loaded_o(dp_loaded),
+    .tiles_o(dp_tiles), .params_loaded_o(dp_loaded), .fp_loaded_o(dp_fp_loaded),
     .perf_busy_o(dp_perf_busy), .perf_mxu_busy_o(dp_perf_mxu), .perf_macs_o(dp_perf_macs)
   );
 
   // The spec's counters and state are kept by the command processor (exact, as the golden
   // model defines them); the datapath's own status outputs are not needed here.
   logic unused_dp;
-  assign unused_dp = ^{dp_tiles, dp_loaded, dp_perf_busy, dp_perf_mxu, dp_perf_macs};
+  assign unused_dp = ^{dp_tiles, dp_loaded, dp_fp_loaded, dp_perf_busy, dp_perf_mxu,
+                       dp_perf_macs};
 
 `ifndef SYNTHESIS
   // dreq and mcpl stability are asserted in tpu_dma and tpu_regs; mreq/hcpl are the host's

@@ -55,7 +55,8 @@ void step(void *p, const struct tpu_vdp_in *in, struct tpu_vdp_out *out)
 	out->act_result = t->act_result_o;
 	out->idle = t->idle_o;
 	out->tiles = t->tiles_o;
-	out->params_loaded = t->params_loaded_o;
+	/* bits per tpu_pkg::param_kind_e: SCALE (5) and FCLAMP (6) from fp_loaded_o */
+	out->params_loaded = t->params_loaded_o | (unsigned)t->fp_loaded_o << 5;
 	out->perf_busy = t->perf_busy_o;
 	out->perf_mxu_busy = t->perf_mxu_busy_o;
 	out->perf_macs = t->perf_macs_o;

@@ -33,6 +33,8 @@ void eval(void *p, const struct tpu_vfp_in *in, struct tpu_vfp_out *out)
 	out->mac = t->mac_o;
 	out->bf16 = t->bf16_o;
 	out->canon = t->canon_o;
+	out->mul32 = t->mul32_o;
+	out->lt = t->lt_o;
 }
 
 const struct tpu_vfp_ops ops = {create, destroy, eval};

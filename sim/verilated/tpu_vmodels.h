@@ -59,6 +59,8 @@ struct tpu_vfp_out {
 	uint32_t mac;   /* bf16_mac(c, low half of a, low half of b) */
 	uint16_t bf16;  /* f32_to_bf16(a) */
 	uint32_t canon; /* bf16_to_f32(low half of a) */
+	uint32_t mul32; /* f32_mul(a, b) */
+	int lt;         /* f32_lt(a, b) */
 };
 struct tpu_vfp_ops {
 	void *(*create)(uint64_t seed);

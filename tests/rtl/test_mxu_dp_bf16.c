@@ -3,10 +3,13 @@
  * MATMULs (overwrite, fp32 ACCUMULATE over several tiles, POP and tile reuse, transposed tiles),
  * with special values (NaN, infinities, signed zeros, subnormals, products that overflow or
  * underflow), accumulate hazards on consecutive rows, int8 MATMULs reading bf16-written UB rows
- * (int8 element k is byte k of the 2N-byte row) and UB_READ of bf16 rows. The column sums come
- * from tpu_bf16_dot (sw/golden/bf16.c, itself checked against the host's IEEE arithmetic in
+ * (int8 element k is byte k of the 2N-byte row) and UB_READ of bf16 rows; the float ACTIVATE
+ * (fp32 bias add, SCALE, CLAMP, bf16 out to the UB or fp32 RAW32 to the ACC, the clamp count)
+ * against the host's IEEE float arithmetic with the spec's rules. The column sums come from
+ * tpu_bf16_dot (sw/golden/bf16.c, itself checked against the host's IEEE arithmetic in
  * tests/test_bf16_ieee.c); the RTL's fp functions are checked alone in test_mxu_fp.c. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,14 @@ static const ops_fn models[] = {TPU_VDP_BF16_MODELS};
 #define REF_ACC 64
 #define REF_TILES 16
 #define MM_BF16 0x8u /* datapath MATMUL flags[3] */
+/* datapath ACTIVATE flags of a float row: [3] BF16, [0] SCALE, [1] RAW32, [2] CLAMP */
+#define ACT_BF16 0x8u
+#define ACT_SCALE 0x1u
+#define ACT_RAW32 0x2u
+#define ACT_CLAMP 0x4u
+#define PARAM_BIAS 0u
+#define PARAM_SCALE 5u
+#define PARAM_FCLAMP 6u
 
 struct ref {
 	unsigned n;
@@ -249,6 +260,120 @@ START_TEST(bf16_ub_roundtrip)
 }
 END_TEST
 
+/* An fp32 parameter: a value of either sign near 1, sometimes zero, infinite, subnormal or huge
+ * (never NaN: the command processor refuses NaN scales and limits). */
+static uint32_t rand_f32_param(uint64_t *rng)
+{
+	static const uint32_t special[] = {0x00000000, 0x80000000, 0x7F800000, 0xFF800000,
+					   0x00000001, 0x7F7FFFFF, 0x00800000, 0x3F800000};
+	uint32_t r = (uint32_t)harness_rand(rng);
+	if (r % 8 == 0)
+		return special[(r >> 3) % (sizeof(special) / sizeof(special[0]))];
+	return (r & 0x807FFFFFu) | (uint32_t)harness_range(rng, 100, 150) << 23;
+}
+
+/* One float ACTIVATE value (spec 6.12): x = add(a, bias), x = mul(x, scale), clamp. */
+static uint32_t ref_activate(uint32_t a, uint32_t bias, uint32_t scale, uint32_t fmin,
+			     uint32_t fmax, unsigned flags, unsigned *clamped)
+{
+	uint32_t x = tpu_f32_add(a, bias);
+	if (flags & ACT_SCALE)
+		x = mxu_host_f32_mul(x, scale);
+	if (flags & ACT_CLAMP) {
+		float v = mxu_host_f32_in(x);
+		if (!isnan(v) && v < mxu_host_f32_in(fmin)) {
+			x = fmin;
+			++*clamped;
+		} else if (!isnan(v) && v > mxu_host_f32_in(fmax)) {
+			x = fmax;
+			++*clamped;
+		}
+	}
+	return x;
+}
+
+START_TEST(bf16_activate)
+{
+	const struct tpu_vdp_ops *ops = models[_i]();
+	uint64_t rng = test_seed("bf16_activate", _i);
+	struct mxu_dp d;
+	struct ref *ref = calloc(1, sizeof(*ref));
+	static uint16_t got_ub[REF_UB * MAXN];
+	static int32_t got_acc[REF_ACC * MAXN];
+	unsigned n = ops->n;
+	uint32_t bias[MAXN], scale[MAXN], lim[2];
+
+	ck_assert_ptr_nonnull(ref);
+	ref->n = n;
+	mxu_dp_open(&d, ops, rng, 30);
+	/* ACC rows 0..31 of fp32 column sums, specials included */
+	for (unsigned r = 0; r < 32; r++)
+		fill_ub_row(&d, ref, &rng, r, 1);
+	push_tile(&d, ref, &rng, 1);
+	do_matmul(&d, ref, 0, 0, 32, 0, 1, 1);
+	for (int c = 0; c < 24; c++) {
+		unsigned flags = ACT_BF16 | (unsigned)harness_range(&rng, 0, 7);
+		unsigned rows = (unsigned)harness_range(&rng, 1, 12), clamped = 0;
+		unsigned src = (unsigned)harness_range(&rng, 0, 32 - rows);
+		/* RAW32: in place or into ACC rows 32.. (identical or disjoint, as the spec says) */
+		unsigned dst = (flags & ACT_RAW32) ? (harness_range(&rng, 0, 1) ? src : 32 + src)
+						   : (unsigned)harness_range(&rng, 32, REF_UB - rows);
+		mxu_dp_drain(&d);
+		for (unsigned j = 0; j < n; j++) {
+			bias[j] = c % 4 == 0 ? 0 : rand_f32_param(&rng);
+			scale[j] = rand_f32_param(&rng);
+			mxu_dp_param(&d, PARAM_BIAS, j, bias[j]);
+			mxu_dp_param(&d, PARAM_SCALE, j, scale[j]);
+		}
+		lim[0] = c % 3 == 0 ? 0 : rand_f32_param(&rng); /* ReLU every third */
+		lim[1] = c % 3 == 0 ? 0x7F800000u : rand_f32_param(&rng);
+		if (mxu_host_f32_in(lim[0]) > mxu_host_f32_in(lim[1])) {
+			uint32_t t = lim[0];
+			lim[0] = lim[1];
+			lim[1] = t;
+		}
+		/* (the command processor stores a limit after the input rules) */
+		lim[0] = tpu_f32_canon(lim[0]);
+		lim[1] = tpu_f32_canon(lim[1]);
+		mxu_dp_param(&d, PARAM_FCLAMP, 0, lim[0]);
+		mxu_dp_param(&d, PARAM_FCLAMP, 1, lim[1]);
+		uint32_t want[16][MAXN];
+		for (unsigned r = 0; r < rows; r++)
+			for (unsigned j = 0; j < n; j++)
+				want[r][j] = ref_activate(ref->acc[src + r][j], bias[j], scale[j],
+							  lim[0], lim[1], flags, &clamped);
+		unsigned done = d.act_done;
+		mxu_dp_cmd(&d, TPU_VDP_ACTIVATE, flags, src, dst, rows, NULL, 0);
+		mxu_dp_drain(&d);
+		ck_assert_uint_eq(d.act_done, done + 1);
+		ck_assert_msg(d.act_result == clamped, "ACTIVATE flags 0x%x: %u clamped, want %u",
+			      flags, d.act_result, clamped);
+		if (flags & ACT_RAW32) {
+			for (unsigned r = 0; r < rows; r++)
+				memcpy(ref->acc[dst + r], want[r], n * sizeof(uint32_t));
+			mxu_dp_read_acc(&d, dst, rows, got_acc);
+			for (unsigned r = 0; r < rows; r++)
+				for (unsigned j = 0; j < n; j++)
+					ck_assert_msg((uint32_t)got_acc[r * n + j] == want[r][j],
+						      "RAW32 flags 0x%x ACC[%u][%u] = 0x%08x, want 0x%08x",
+						      flags, dst + r, j, (uint32_t)got_acc[r * n + j],
+						      want[r][j]);
+		} else {
+			mxu_dp_read_ub16(&d, dst, rows, got_ub);
+			for (unsigned r = 0; r < rows; r++)
+				for (unsigned j = 0; j < n; j++)
+					ck_assert_msg(got_ub[r * n + j] == tpu_f32_to_bf16(want[r][j]),
+						      "flags 0x%x UB[%u][%u] = 0x%04x, want 0x%04x (fp32 "
+						      "0x%08x)", flags, dst + r, j, got_ub[r * n + j],
+						      tpu_f32_to_bf16(want[r][j]), want[r][j]);
+		}
+	}
+	ck_assert_uint_eq(d.out.params_loaded >> 5 & 3u, 3u); /* SCALE and FCLAMP loaded */
+	mxu_dp_close(&d);
+	free(ref);
+}
+END_TEST
+
 TPU_TEST_SUITE(suite_rtl_mxu_dp_bf16)
 static Suite *suite_rtl_mxu_dp_bf16(void)
 {
@@ -258,6 +383,7 @@ static Suite *suite_rtl_mxu_dp_bf16(void)
 	tcase_add_loop_test(tc, bf16_matmul_mixed, 0, N_MODELS);
 	tcase_add_loop_test(tc, bf16_matmul_back_to_back, 0, N_MODELS);
 	tcase_add_loop_test(tc, bf16_ub_roundtrip, 0, N_MODELS);
+	tcase_add_loop_test(tc, bf16_activate, 0, N_MODELS);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,9 +7,15 @@
  *   bf16_mac     edge triples and 2^20 random triples with the accumulator near the product;
  *   f32_to_bf16  every bf16 high half with each rounding position of the low half, the edge
  *                table and 2^20 random values;
- *   bf16_to_f32  every bf16.
+ *   bf16_to_f32  every bf16;
+ * and, against the host's IEEE-754 binary32 arithmetic directly (x86-64 SSE, round to nearest,
+ * with the spec's input rules and flush applied; the exact product, 48 bits, is a double):
+ *   f32_mul      every pair of the edge table and 2^20 pairs each with products near 1, in the
+ *                flush region around 2^-126 and near overflow;
+ *   f32_lt       the same pairs (NaNs left out: the clamp never compares one).
  * Mismatches are counted per function; the first one is reported in hex. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -205,6 +211,44 @@ START_TEST(fp_convert)
 }
 END_TEST
 
+START_TEST(fp_mul32_lt)
+{
+	const struct tpu_vfp_ops *ops = tpu_vfp_ops();
+	void *m = ops->create(harness_seed());
+	uint64_t rng = harness_seed() ^ 0x3213ull;
+	struct tally tm = {.what = "f32_mul"}, tl = {.what = "f32_lt"};
+	struct tpu_vfp_out o;
+	/* the product's biased exponent lands near `sum`: 127 (near 1), 1 (the flush edge), 254 */
+	static const int sums[] = {127, 1, 2, 0, 254, 255, -1};
+
+	for (unsigned i = 0; i < F32_EDGES; i++)
+		for (unsigned j = 0; j < F32_EDGES; j++) {
+			uint32_t a = f32_edges[i], b = f32_edges[j];
+			probe(ops, m, a, b, 0, &o);
+			expect(&tm, a, b, 0, o.mul32, mxu_host_f32_mul(a, b));
+			if (!isnan(mxu_host_f32_in(a)) && !isnan(mxu_host_f32_in(b)))
+				expect(&tl, a, b, 0, (uint32_t)o.lt, mxu_host_f32_in(a) < mxu_host_f32_in(b));
+		}
+	for (unsigned i = 0; i < 3 * RANDOM_CASES; i++) {
+		int sum = sums[i % (sizeof(sums) / sizeof(sums[0]))];
+		int ea = (int)harness_range(&rng, 1, 254);
+		int eb = sum + 127 - ea + (int)harness_range(&rng, -1, 1);
+		uint32_t a = draw_f32(&rng, -1), b = draw_f32(&rng, -1);
+		if (eb >= 1 && eb <= 254 && harness_range(&rng, 0, 7) != 0) {
+			a = (a & 0x807FFFFFu) | (uint32_t)ea << 23;
+			b = (b & 0x807FFFFFu) | (uint32_t)eb << 23;
+		}
+		probe(ops, m, a, b, 0, &o);
+		expect(&tm, a, b, 0, o.mul32, mxu_host_f32_mul(a, b));
+		if (!isnan(mxu_host_f32_in(a)) && !isnan(mxu_host_f32_in(b)))
+			expect(&tl, a, b, 0, (uint32_t)o.lt, mxu_host_f32_in(a) < mxu_host_f32_in(b));
+	}
+	report(&tm);
+	report(&tl);
+	ops->destroy(m);
+}
+END_TEST
+
 TPU_TEST_SUITE(suite_rtl_mxu_fp)
 static Suite *suite_rtl_mxu_fp(void)
 {
@@ -215,6 +259,7 @@ static Suite *suite_rtl_mxu_fp(void)
 	tcase_add_test(tc, fp_mul);
 	tcase_add_test(tc, fp_mac);
 	tcase_add_test(tc, fp_convert);
+	tcase_add_test(tc, fp_mul32_lt);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,13 +10,17 @@ module tpu_fp_probe (
   output logic [31:0] mul_o,   // bf16_mul(a[15:0], b[15:0])
   output logic [31:0] mac_o,   // bf16_mac(c, a[15:0], b[15:0])
   output logic [15:0] bf16_o,  // f32_to_bf16(a)
-  output logic [31:0] canon_o  // bf16_to_f32(a[15:0])
+  output logic [31:0] canon_o, // bf16_to_f32(a[15:0])
+  output logic [31:0] mul32_o, // f32_mul(a, b)
+  output logic        lt_o     // f32_lt(a, b)
 );
   assign add_o   = tpu_fp_pkg::f32_add(a_i, b_i);
   assign mul_o   = tpu_fp_pkg::bf16_mul(a_i[15:0], b_i[15:0]);
   assign mac_o   = tpu_fp_pkg::bf16_mac(c_i, a_i[15:0], b_i[15:0]);
   assign bf16_o  = tpu_fp_pkg::f32_to_bf16(a_i);
   assign canon_o = tpu_fp_pkg::bf16_to_f32(a_i[15:0]);
+  assign mul32_o = tpu_fp_pkg::f32_mul(a_i, b_i);
+  assign lt_o    = tpu_fp_pkg::f32_lt(a_i, b_i);
 endmodule
 
 `default_nettype wire
