@@ -1135,6 +1135,42 @@ START_TEST(activate_needs_params)
 }
 END_TEST
 
+/* FCLAMP's limits are stored after the input rules and compared as IEEE compares them. */
+START_TEST(fclamp_limits)
+{
+	static const struct {
+		uint32_t lo, hi, sc;
+	} c[] = {
+		{ 0x00000000, 0x80000000, TPU_SC_SUCCESS },	  /* +0 <= -0 */
+		{ 0x00000001, 0x80000000, TPU_SC_SUCCESS },	  /* subnormal: +0 */
+		{ 0xFF800000, 0x7F800000, TPU_SC_SUCCESS },	  /* -inf, inf */
+		{ 0x3F800000, 0x3F800000, TPU_SC_SUCCESS },	  /* a point */
+		{ 0x3F800000, 0x007FFFFF, TPU_SC_INVALID_FIELD }, /* 1 > +0 */
+		{ 0x7F800001, 0x7F800000, TPU_SC_INVALID_FIELD }, /* a signalling NaN */
+		{ 0x00000000, 0x00400000, TPU_SC_SUCCESS },	  /* the last one loaded: [+0, +0] */
+	};
+	uint32_t w[1][MAXN], zero[MAXN], got[1][MAXN];
+
+	setup_dev(4, true);
+	for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct gfx_sqe s = fclamp(c[i].lo, c[i].hi);
+
+		ck_assert_msg(gfx_exec(&F, &s, NULL) == c[i].sc, "case %u", i);
+	}
+	memset(zero, 0, sizeof(zero));
+	for (uint32_t j = 0; j < N; j++)
+		w[0][j] = j & 1 ? 0xBF800000u : 0x3F800000u; /* -1, 1 */
+	set_acc_words(0, 1, w, 63);
+	load_vec(TPU_PARAM_BIAS, zero);
+	struct gfx_sqe s = flag16(gfx_activate(0, 0, 1, TPU_ACTIVATE_RAW32 | TPU_ACTIVATE_CLAMP));
+	ck_assert_uint_eq(gfx_ok(&F, &s), N);
+	read_acc(0, 1, got);
+	for (uint32_t j = 0; j < N; j++)
+		ck_assert_uint_eq(got[0][j], 0x00000000u); /* the stored limit, not the subnormal */
+	teardown();
+}
+END_TEST
+
 /* Storage (spec 6.12): int8 writes zero bytes N .. 2N - 1, bf16 READ_HOST pads with +0, values
  * are stored as they arrive (NaN payloads, subnormals) and RESULT counts 2-byte elements. */
 START_TEST(ub_storage_rules)
@@ -1265,6 +1301,7 @@ static Suite *suite_golden_bf16(void)
 	tcase_add_test(tc, int8_device_refuses_bf16);
 	tcase_add_test(tc, matmul_bf16_on_int8_tile);
 	tcase_add_test(tc, activate_needs_params);
+	tcase_add_test(tc, fclamp_limits);
 	tcase_add_test(tc, ub_storage_rules);
 	tcase_add_test(tc, features_both_configs);
 	tcase_add_test(tc, cycles_as_int8);
