@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bf16_hostref.h"
 #include "harness.h"
 #include "tpu/bf16.h"
 
@@ -38,84 +39,7 @@
 
 #define RANDOM_CASES (1u << 20)
 
-/* ------------------------------------------------------------------ the host reference */
-
-/* (bit patterns to and from host floats: tpu_f32_to_float / tpu_f32_from_float) */
-
-/* The documented input and output rules, written with the host's classification. */
-static float ftz(float f)
-{
-	return fpclassify(f) == FP_SUBNORMAL ? copysignf(0.0f, f) : f;
-}
-
-static uint32_t host_result(float f)
-{
-	f = ftz(f);
-	return isnan(f) ? TPU_F32_CANONICAL_NAN : tpu_f32_from_float(f);
-}
-
-static float bf16_in(uint16_t a)
-{
-	return ftz(tpu_f32_to_float((uint32_t)a << 16));
-}
-
-static uint32_t ref_add(uint32_t a, uint32_t b)
-{
-	volatile float x = ftz(tpu_f32_to_float(a)), y = ftz(tpu_f32_to_float(b));
-	volatile float s = x + y;
-	return host_result(s);
-}
-
-static uint32_t ref_mul(uint16_t a, uint16_t b)
-{
-	volatile float x = bf16_in(a), y = bf16_in(b);
-	volatile float p = x * y;
-	return host_result(p);
-}
-
-static uint32_t ref_mac(uint32_t acc, uint16_t a, uint16_t b)
-{
-	volatile float x = bf16_in(a), y = bf16_in(b);
-	volatile float p = ftz(x * y);
-	volatile float c = ftz(tpu_f32_to_float(acc));
-	volatile float s = c + p;
-	return host_result(s);
-}
-
-static uint32_t ref_bf16_to_f32(uint16_t a)
-{
-	return host_result(bf16_in(a));
-}
-
-/* fp32 -> bf16 by float additions, not by bit manipulation: for 2^e <= m < 2^(e+1), the float
- * sum m + 2^(e+16) has an ulp of 2^(e-7), bf16's ulp in m's binade, so the addition rounds m to
- * bf16 precision with the host's own round-to-nearest-even; subtracting 2^(e+16) again is exact
- * (Sterbenz). Large m are scaled by 2^-64 first (exact) so that 2^(e+16) stays finite, and scaled
- * back, which overflows to inf exactly when the rounded value reaches 2^128. */
-static uint16_t ref_to_bf16(uint32_t u)
-{
-	float x = ftz(tpu_f32_to_float(u));
-	if (isnan(x))
-		return TPU_BF16_CANONICAL_NAN;
-	if (x == 0.0f || isinf(x))
-		return (uint16_t)(tpu_f32_from_float(x) >> 16);
-	volatile float m = fabsf(x);
-	float scale = 1.0f;
-	int e = ilogbf(m);
-	if (e > 100) {
-		m = m * 0x1p-64f;
-		scale = 0x1p64f;
-		e -= 64;
-	}
-	volatile float c = ldexpf(1.0f, e + 16);
-	volatile float t = m + c;
-	volatile float r = t - c;
-	volatile float out = r * scale;
-	uint32_t ob = tpu_f32_from_float(out);
-	if (ob & 0xFFFFu) /* cannot happen: out has 8 significant bits */
-		return 0xDEADu;
-	return (uint16_t)((ob >> 16) | ((u >> 16) & 0x8000u));
-}
+/* (the host reference, ftz and the ref_* of each operation: bf16_hostref.h) */
 
 /* ------------------------------------------------------------------ tallies */
 
@@ -157,17 +81,22 @@ static void tally_done(const struct tally *t, unsigned long min_cases)
 
 static void check_add(struct tally *t, uint32_t a, uint32_t b)
 {
-	expect(t, 2, a, b, 0, tpu_f32_add(a, b), ref_add(a, b));
+	expect(t, 2, a, b, 0, tpu_f32_add(a, b), hr_add(a, b));
 }
 
 static void check_mul(struct tally *t, uint16_t a, uint16_t b)
 {
-	expect(t, 2, a, b, 0, tpu_bf16_mul(a, b), ref_mul(a, b));
+	expect(t, 2, a, b, 0, tpu_bf16_mul(a, b), hr_mul(a, b));
+}
+
+static void check_mul32(struct tally *t, uint32_t a, uint32_t b)
+{
+	expect(t, 2, a, b, 0, tpu_f32_mul(a, b), hr_mul32(a, b));
 }
 
 static void check_to_bf16(struct tally *t, uint32_t x)
 {
-	expect(t, 1, x, 0, 0, tpu_f32_to_bf16(x), ref_to_bf16(x));
+	expect(t, 1, x, 0, 0, tpu_f32_to_bf16(x), hr_to_bf16(x));
 }
 
 /* ------------------------------------------------------------------ inputs */
@@ -325,6 +254,88 @@ START_TEST(mul_random)
 }
 END_TEST
 
+START_TEST(mul32_edges)
+{
+	struct tally t = {.what = "tpu_f32_mul"};
+	uint32_t v[N_F32_EDGES * 6];
+	unsigned n = 0;
+	for (unsigned i = 0; i < N_F32_EDGES; i++)
+		for (unsigned neg = 0; neg < 2; neg++) {
+			uint32_t sign = neg ? 0x80000000u : 0;
+			v[n++] = f32_edges[i] | sign;
+			v[n++] = (f32_edges[i] + 1) | sign;
+			v[n++] = (f32_edges[i] - 1) | sign;
+		}
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < n; j++)
+			check_mul32(&t, v[i], v[j]);
+	tally_done(&t, (unsigned long)n * n);
+}
+END_TEST
+
+/* A second factor for a, drawn to exercise one part of the multiplier. */
+static uint32_t mul32_partner(uint64_t *s, uint32_t a)
+{
+	int ea = (int)((a >> 23) & 0xFF);
+	uint32_t sign = rand32(s) & 0x80000000u;
+	volatile float fa = fabsf(tpu_f32_to_float(a)), q;
+	switch (harness_rand(s) % 8) {
+	case 0:
+		return rand32(s); /* anything */
+	case 1: /* product exponent next to the flush (0) or the overflow (254) edge */
+		return make_f32(s, (int)harness_range(s, -3, 3) + (harness_rand(s) & 1 ? 254 : 0) -
+					   ea + 127);
+	case 2: /* a short significand (up to 4 bits): exact products of <= 28 bits, ties */
+		return sign | (uint32_t)harness_range(s, 100, 154) << 23 |
+		       (rand32(s) & 0x00780000u);
+	case 3: /* 1 + a few ulps, or 2 - a few ulps: carries out of the rounding */
+		return sign | (harness_rand(s) & 1 ? 0x3F800000u + (uint32_t)harness_range(s, 0, 3)
+						   : 0x3FFFFFFFu - (uint32_t)harness_range(s, 0, 3));
+	case 4: /* 2^-126 / |a| and its neighbours: exact products just either side of 2^-126 */
+		if (ea == 0 || ea == 255)
+			return rand32(s);
+		q = 0x1p-126f / fa;
+		return sign | (tpu_f32_from_float(q) + (uint32_t)harness_range(s, -2, 2));
+	case 5: /* FLT_MAX / |a| and its neighbours: products that round to 2^128 or just not */
+		if (ea == 0 || ea == 255)
+			return rand32(s);
+		q = FLT_MAX / fa;
+		return sign | ((tpu_f32_from_float(q) & 0x7FFFFFFFu) + (uint32_t)harness_range(s, -2, 2));
+	default: /* normal numbers of any exponent */
+		return make_f32(s, rand_exp(s));
+	}
+}
+
+START_TEST(mul32_random)
+{
+	struct tally t = {.what = "tpu_f32_mul"};
+	uint64_t s = harness_seed() ^ 0x3a3232a3u;
+	for (unsigned i = 0; i < RANDOM_CASES; i++) {
+		uint32_t a = harness_rand(&s) & 1 ? make_f32(&s, rand_exp(&s)) : rand32(&s);
+		if (harness_rand(&s) % 4 == 0) /* all-ones significands: carries */
+			a = (a & 0xFF800000u) | (0x7FFFFFu - (uint32_t)harness_range(&s, 0, 15));
+		uint32_t b = mul32_partner(&s, a);
+		if (harness_rand(&s) & 1)
+			check_mul32(&t, a, b);
+		else
+			check_mul32(&t, b, a);
+	}
+	tally_done(&t, RANDOM_CASES);
+}
+END_TEST
+
+/* Every bf16 (as an fp32 high half) times the fp32 edge values: all signs, exponents and short
+ * significands against the special cases. */
+START_TEST(mul32_every_bf16_by_edges)
+{
+	struct tally t = {.what = "tpu_f32_mul"};
+	for (uint32_t a = 0; a <= 0xFFFF; a++)
+		for (unsigned j = 0; j < N_F32_EDGES; j++)
+			check_mul32(&t, a << 16 | (a & 0x7u), f32_edges[j] ^ (a & 0x8u ? 0x80000000u : 0));
+	tally_done(&t, 65536ul * N_F32_EDGES);
+}
+END_TEST
+
 START_TEST(mac_random)
 {
 	struct tally t = {.what = "tpu_bf16_mac"};
@@ -333,7 +344,7 @@ START_TEST(mac_random)
 		uint16_t a = (uint16_t)rand32(&s), b = (uint16_t)rand32(&s);
 		uint32_t p = tpu_bf16_mul(a, b);
 		uint32_t acc = i & 1 ? partner(&s, p) : rand32(&s);
-		expect(&t, 3, acc, a, b, tpu_bf16_mac(acc, a, b), ref_mac(acc, a, b));
+		expect(&t, 3, acc, a, b, tpu_bf16_mac(acc, a, b), hr_mac(acc, a, b));
 	}
 	tally_done(&t, RANDOM_CASES / 4);
 }
@@ -347,14 +358,14 @@ START_TEST(mac_is_fma_for_normal_products)
 	uint64_t s = harness_seed() ^ 0xf3af3au;
 	while (t.cases < RANDOM_CASES / 4) {
 		uint16_t a = (uint16_t)rand32(&s), b = (uint16_t)rand32(&s);
-		volatile float x = bf16_in(a), y = bf16_in(b);
+		volatile float x = hr_bf16_in(a), y = hr_bf16_in(b);
 		volatile float p = x * y;
 		if (fpclassify(p) != FP_NORMAL)
 			continue;
 		uint32_t acc = partner(&s, tpu_f32_from_float(p) ^ 0x80000000u);
-		volatile float c = ftz(tpu_f32_to_float(acc));
+		volatile float c = hr_ftz(tpu_f32_to_float(acc));
 		volatile float r = fmaf(x, y, c);
-		expect(&t, 3, acc, a, b, tpu_bf16_mac(acc, a, b), host_result(r));
+		expect(&t, 3, acc, a, b, tpu_bf16_mac(acc, a, b), hr_result(r));
 	}
 	tally_done(&t, RANDOM_CASES / 4);
 }
@@ -364,7 +375,7 @@ START_TEST(bf16_to_f32_every_value)
 {
 	struct tally t = {.what = "tpu_bf16_to_f32"};
 	for (uint32_t a = 0; a <= 0xFFFF; a++)
-		expect(&t, 1, a, 0, 0, tpu_bf16_to_f32((uint16_t)a), ref_bf16_to_f32((uint16_t)a));
+		expect(&t, 1, a, 0, 0, tpu_bf16_to_f32((uint16_t)a), hr_bf16_to_f32((uint16_t)a));
 	tally_done(&t, 65536);
 }
 END_TEST
@@ -413,7 +424,7 @@ END_TEST
 static uint32_t ref_dot(const uint16_t *a, const uint16_t *b, unsigned n, uint32_t acc)
 {
 	for (unsigned k = 0; k < n; k++)
-		acc = ref_mac(acc, a[k], b[k]);
+		acc = hr_mac(acc, a[k], b[k]);
 	return acc;
 }
 
@@ -427,7 +438,7 @@ static uint32_t ref_dot_tiled(const uint16_t *a, const uint16_t *b, unsigned k, 
 		unsigned rows = k - k0 < tile ? k - k0 : tile;
 		uint32_t sum = ref_dot(a + k0, b + k0, rows, 0);
 		sum = ref_dot(zero, zero, tile - rows, sum);
-		acc = k0 == 0 && !accumulate ? sum : ref_add(acc, sum);
+		acc = k0 == 0 && !accumulate ? sum : hr_add(acc, sum);
 	}
 	return acc;
 }
@@ -478,6 +489,9 @@ static Suite *suite_bf16_ieee(void)
 	tcase_add_test(tc, add_random);
 	tcase_add_test(tc, mul_every_bf16_by_edges);
 	tcase_add_test(tc, mul_random);
+	tcase_add_test(tc, mul32_edges);
+	tcase_add_test(tc, mul32_random);
+	tcase_add_test(tc, mul32_every_bf16_by_edges);
 	tcase_add_test(tc, mac_random);
 	tcase_add_test(tc, mac_is_fma_for_normal_products);
 	tcase_add_test(tc, bf16_to_f32_every_value);
