@@ -61,7 +61,9 @@ $(RTLMXU_RT): $(RTLMXU_VDIR)/Vtpu_pe_m/Vtpu_pe_m__ALL.a
 
 # ------------------------------------------------------------------ tests
 RTLMXU_TEST_SRCS := $(sort $(wildcard tests/rtl/test_mxu_*.c))
-RTLMXU_TEST_OBJS := $(RTLMXU_TEST_SRCS:%.c=$(OBJDIR)/%.o) $(OBJDIR)/tests/main.o
+# (tests/bf16_hostref.c: the host-float reference of the bf16 numerics)
+RTLMXU_TEST_OBJS := $(RTLMXU_TEST_SRCS:%.c=$(OBJDIR)/%.o) $(OBJDIR)/tests/main.o \
+                    $(OBJDIR)/tests/bf16_hostref.o
 RTLMXU_BIN       := $(BUILD)/tests/rtl_mxu_tests
 # Each seed is one run: Verilator's random initial state and the test data follow TPU_SEED.
 RTLMXU_SEEDS     ?= 1 2 3

@@ -8,10 +8,10 @@
  *   f32_to_bf16  every bf16 high half with each rounding position of the low half, the edge
  *                table and 2^20 random values;
  *   bf16_to_f32  every bf16;
- * and, against the host's IEEE-754 binary32 arithmetic directly (x86-64 SSE, round to nearest,
- * with the spec's input rules and flush applied; the exact product, 48 bits, is a double):
+ * and, against the host's IEEE-754 binary32 arithmetic directly (tests/bf16_hostref.c, with the
+ * spec's input rules and flush applied):
  *   f32_mul      every pair of the edge table and 2^20 pairs each with products near 1, in the
- *                flush region around 2^-126 and near overflow;
+ *                flush region around 2^-126 and near overflow (also against tpu_f32_mul);
  *   f32_lt       the same pairs (NaNs left out: the clamp never compares one).
  * Mismatches are counted per function; the first one is reported in hex. */
 #include <inttypes.h>
@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../bf16_hostref.h"
 #include "../harness.h"
 #include "test_mxu_util.h"
 #include "tpu/bf16.h"
@@ -211,12 +212,20 @@ START_TEST(fp_convert)
 }
 END_TEST
 
+/* f32_lt against the host's < after the input rules (NaNs left out) */
+static void expect_lt(struct tally *t, uint32_t a, uint32_t b, int got)
+{
+	float x = hr_ftz(tpu_f32_to_float(a)), y = hr_ftz(tpu_f32_to_float(b));
+	if (!isnan(x) && !isnan(y))
+		expect(t, a, b, 0, (uint32_t)got, x < y);
+}
+
 START_TEST(fp_mul32_lt)
 {
 	const struct tpu_vfp_ops *ops = tpu_vfp_ops();
 	void *m = ops->create(harness_seed());
 	uint64_t rng = harness_seed() ^ 0x3213ull;
-	struct tally tm = {.what = "f32_mul"}, tl = {.what = "f32_lt"};
+	struct tally tm = {.what = "f32_mul"}, tc = {.what = "f32_mul/C"}, tl = {.what = "f32_lt"};
 	struct tpu_vfp_out o;
 	/* the product's biased exponent lands near `sum`: 127 (near 1), 1 (the flush edge), 254 */
 	static const int sums[] = {127, 1, 2, 0, 254, 255, -1};
@@ -225,9 +234,10 @@ START_TEST(fp_mul32_lt)
 		for (unsigned j = 0; j < F32_EDGES; j++) {
 			uint32_t a = f32_edges[i], b = f32_edges[j];
 			probe(ops, m, a, b, 0, &o);
-			expect(&tm, a, b, 0, o.mul32, mxu_host_f32_mul(a, b));
-			if (!isnan(mxu_host_f32_in(a)) && !isnan(mxu_host_f32_in(b)))
-				expect(&tl, a, b, 0, (uint32_t)o.lt, mxu_host_f32_in(a) < mxu_host_f32_in(b));
+			expect(&tm, a, b, 0, o.mul32, hr_mul32(a, b));
+		expect(&tc, a, b, 0, o.mul32, tpu_f32_mul(a, b));
+			expect(&tc, a, b, 0, o.mul32, tpu_f32_mul(a, b));
+			expect_lt(&tl, a, b, o.lt);
 		}
 	for (unsigned i = 0; i < 3 * RANDOM_CASES; i++) {
 		int sum = sums[i % (sizeof(sums) / sizeof(sums[0]))];
@@ -239,11 +249,12 @@ START_TEST(fp_mul32_lt)
 			b = (b & 0x807FFFFFu) | (uint32_t)eb << 23;
 		}
 		probe(ops, m, a, b, 0, &o);
-		expect(&tm, a, b, 0, o.mul32, mxu_host_f32_mul(a, b));
-		if (!isnan(mxu_host_f32_in(a)) && !isnan(mxu_host_f32_in(b)))
-			expect(&tl, a, b, 0, (uint32_t)o.lt, mxu_host_f32_in(a) < mxu_host_f32_in(b));
+		expect(&tm, a, b, 0, o.mul32, hr_mul32(a, b));
+		expect(&tc, a, b, 0, o.mul32, tpu_f32_mul(a, b));
+		expect_lt(&tl, a, b, o.lt);
 	}
 	report(&tm);
+	report(&tc);
 	report(&tl);
 	ops->destroy(m);
 }

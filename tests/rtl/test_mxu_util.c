@@ -1,18 +1,11 @@
 /* Driver of a Verilated tpu_datapath for the MXU tests (see test_mxu_util.h). */
 #include <check.h>
-#include <float.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../harness.h"
 #include "test_mxu_util.h"
-#include "tpu/bf16.h"
-
-#if FLT_EVAL_METHOD != 0
-#error "test_mxu_util.c needs float evaluated in binary32 (SSE), not x87 extended precision"
-#endif
 
 #define MXU_TIMEOUT 200000u
 
@@ -250,22 +243,4 @@ void mxu_dp_read_acc(struct mxu_dp *d, uint32_t addr, uint32_t rows, int32_t *ou
 	for (uint32_t r = 0; r < rows; r++)
 		for (unsigned j = 0; j < d->n; j++)
 			out[r * d->n + j] = (int32_t)d->rd[(base + r) * d->n + j];
-}
-
-float mxu_host_f32_in(uint32_t x)
-{
-	float f = tpu_f32_to_float(x);
-	return fpclassify(f) == FP_SUBNORMAL ? copysignf(0.0f, f) : f;
-}
-
-uint32_t mxu_host_f32_mul(uint32_t a, uint32_t b)
-{
-	volatile float x = mxu_host_f32_in(a), y = mxu_host_f32_in(b);
-	double exact = (double)x * (double)y; /* 24 x 24 bits: exact in a double */
-	if (isnan(exact))
-		return TPU_F32_CANONICAL_NAN;
-	if (exact != 0.0 && fabs(exact) < (double)FLT_MIN)
-		return signbit(exact) ? 0x80000000u : 0;
-	volatile float p = x * y;
-	return tpu_f32_from_float(p);
 }

@@ -59,13 +59,6 @@ void mxu_dp_read_acc(struct mxu_dp *d, uint32_t addr, uint32_t rows, int32_t *ou
 /* UB rows as N 16-bit elements (lane_bits 16 only); out holds rows * N values. */
 void mxu_dp_read_ub16(struct mxu_dp *d, uint32_t addr, uint32_t rows, uint16_t *out);
 
-/* The host's IEEE-754 binary32 arithmetic with the spec's rules (docs/spec.md 7.1, 6.12), an
- * independent reference for the RTL's fp32 functions: an operand after the input rules
- * (subnormal -> zero of its sign), and ACTIVATE's scale product (the exact product, a double,
- * decides the flush below 2^-126; the host's multiplication rounds; NaN -> canonical). */
-float mxu_host_f32_in(uint32_t x);
-uint32_t mxu_host_f32_mul(uint32_t a, uint32_t b);
-
 /* Wrapping int32 of an int64 sum: the reference model's accumulator. */
 static inline int32_t mxu_wrap32(int64_t v)
 {
