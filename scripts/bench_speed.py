@@ -53,7 +53,7 @@ def datapath(rtl_json):
     with open(rtl_json) as f:
         d = json.load(f)
     for r in d["results"]:
-        if r["n"] == 16 and r["threads"] == 1:
+        if r["n"] == 16 and r["threads"] == 1 and r.get("dtype", "int8") == "int8":
             return {"what": f"datapath alone ({r['model']})", "device": "tpu_datapath n=16",
                     "cycles": r["cycles"], "wall_s": r["wall_s"]}
     sys.exit(f"bench_speed: {rtl_json}: no N = 16 single-thread datapath result")
