@@ -110,6 +110,13 @@ synth: $(SPEC_SV)
 	$(Q)$(PYTHON) scripts/synth_report.py --yosys "$(YOSYS)" --pkg $(SPEC_SV) \
 	  --out $(BUILD)/synth --jobs $(SYNTH_JOBS)
 
+# The bf16 datapath beside the int8 one (N = 4, ECP5 and generic; docs/datapath.md "Synthesis"):
+# a few minutes, so not part of `make test`.
+.PHONY: synth-bf16
+synth-bf16: $(SPEC_SV)
+	$(Q)$(PYTHON) scripts/synth_report.py --yosys "$(YOSYS)" --pkg $(SPEC_SV) \
+	  --out $(BUILD)/synth-bf16 --jobs $(SYNTH_JOBS) --set bf16
+
 # The whole device (host interface included) through Yosys' front end and proc: slow (Yosys'
 # proc takes many minutes on the DMA staging buffers), so not part of `make test`.
 .PHONY: synth-device

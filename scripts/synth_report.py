@@ -35,6 +35,16 @@ DESIGNS = [
      lambda n: {"N": n, "UbRows": 512, "AccRows": 256, "Tiles": 2}),
 ]
 TARGETS = ["ice40", "ecp5", "generic"]
+# --set bf16 (make synth-bf16, not part of make test: minutes of yosys): the datapath with the
+# bf16 mode beside the int8 one, at N = 4 for ECP5 and generic (no iCE40 board takes it)
+BF16_DESIGNS = [
+    ("datapath", "tpu_datapath", None,
+     lambda n: {"N": n, "UbRows": 512, "AccRows": 256, "Tiles": 2}),
+    ("dp_bf16", "tpu_datapath", None,
+     lambda n: {"N": n, "UbRows": 512, "AccRows": 256, "Tiles": 2, "Bf16": 1}),
+]
+BF16_TARGETS = ["ecp5", "generic"]
+BF16_SIZES = [4]
 # tpu_ram instances of at least this many bits must become block RAM
 BIG_RAM_BITS = 2048
 SIZES = [4, 8]
@@ -161,16 +171,20 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--yosys", default="yosys")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--set", choices=("default", "bf16"), default="default")
     args = ap.parse_args()
+    designs, sizes, targets = DESIGNS, SIZES, TARGETS
+    if args.set == "bf16":
+        designs, sizes, targets = BF16_DESIGNS, BF16_SIZES, BF16_TARGETS
     os.makedirs(args.out, exist_ok=True)
 
     runs = []
-    for d in DESIGNS:
+    for d in designs:
         if d[2] is None and not glob.glob(f"rtl/*/{d[1]}.sv"):
             print(f"synth: rtl/*/{d[1]}.sv does not exist yet, skipping {d[0]}")
             continue
-        for n in SIZES:
-            for t in TARGETS:
+        for n in sizes:
+            for t in targets:
                 runs.append((d, t, n))
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
