@@ -23,8 +23,8 @@ import time
 
 from atomicio import atomic_open  # a failed write never destroys the old report
 
-ACT_FILES = ["rtl/common/tpu_ram.sv", "rtl/act/tpu_act_params.sv", "rtl/act/tpu_activation.sv",
-             "rtl/act/tpu_act_unit.sv"]
+ACT_FILES = ["rtl/common/tpu_fp_pkg.sv", "rtl/common/tpu_ram.sv", "rtl/act/tpu_act_params.sv",
+             "rtl/act/tpu_act_fp_params.sv", "rtl/act/tpu_activation.sv", "rtl/act/tpu_act_unit.sv"]
 
 # name, top, files (None = every rtl/*.sv), parameters as a function of N. Buffer depths are
 # small so that the run stays short, but large enough to be block RAM on every target.
