@@ -166,6 +166,10 @@ static void random_cmd(struct stream *st, uint64_t *s)
 	c = add(st, op);
 	if (rnd(s, 0, 5) == 0)
 		c->dw[0] |= (uint32_t)rnd(s, 1, 3) << TPU_SQE_FLAGS_SHIFT;
+	/* FLAGS.BF16 on an otherwise valid command: both devices are int8-only, so INVALID_FIELD
+	 * with nothing changed (docs/spec.md 6.12) */
+	if (rnd(s, 0, 15) == 0)
+		c->dw[0] |= TPU_SQE_FLAG_BF16 << TPU_SQE_FLAGS_SHIFT;
 	c->dw[TPU_SQE_USER_TAG_DW] = 0; /* set at submission */
 	switch (op) {
 	case TPU_OP_READ_HOST:
