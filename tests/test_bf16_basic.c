@@ -105,6 +105,43 @@ START_TEST(add_range_and_specials)
 }
 END_TEST
 
+/* fp32 x fp32 (ACTIVATE's scale step): one rounding of the exact 48-bit product. */
+START_TEST(mul32_rounding)
+{
+	/* (1 + 2^-23)^2 = 1 + 2^-22 + 2^-46: below half an ulp, down */
+	ck_f32(tpu_f32_mul(0x3F800001u, 0x3F800001u), 0x3F800002u);
+	/* (1 + 2^-23) * 1.5 = 1.5 + 2^-23 + 2^-24: a tie with an odd LSB, up */
+	ck_f32(tpu_f32_mul(0x3F800001u, 0x3FC00000u), 0x3FC00002u);
+	/* (1 + 3 * 2^-23) * 1.5 = 1.5 + 4 * 2^-23 + 2^-24: a tie with an even LSB, kept */
+	ck_f32(tpu_f32_mul(0x3F800003u, 0x3FC00000u), 0x3FC00004u);
+	/* (2 - 2^-23)(1 + 2^-23) = 2 + 2^-23 - 2^-46: into [2, 4), under half its ulp: 2.0 */
+	ck_f32(tpu_f32_mul(0x3FFFFFFFu, 0x3F800001u), 0x40000000u);
+	/* 6.0 * 0.5 = 3.0, -1.5 * 4 = -6 */
+	ck_f32(tpu_f32_mul(0x40C00000u, 0x3F000000u), 0x40400000u);
+	ck_f32(tpu_f32_mul(0xBFC00000u, 0x40800000u), 0xC0C00000u);
+}
+END_TEST
+
+START_TEST(mul32_range_and_specials)
+{
+	/* 2^-126 (1 - 2^-24): exactly below 2^-126, a zero (IEEE: 0x00800000, rounded up) */
+	ck_f32(tpu_f32_mul(0x00800000u, 0x3F7FFFFFu), 0x00000000u);
+	ck_f32(tpu_f32_mul(0x80800000u, 0x3F7FFFFFu), 0x80000000u);
+	ck_f32(tpu_f32_mul(0x00800000u, 0x3F800000u), 0x00800000u); /* 2^-126 stays */
+	/* (2 - 2^-22)(1 + 2^-23) 2^127 = 2^128 - 2^82: rounds to 2^128, infinity */
+	ck_f32(tpu_f32_mul(0x7F7FFFFEu, 0x3F800001u), TPU_F32_INF);
+	ck_f32(tpu_f32_mul(0xFF7FFFFEu, 0x3F800001u), 0xFF800000u);
+	ck_f32(tpu_f32_mul(0x7F7FFFFFu, 0x3F800000u), 0x7F7FFFFFu); /* largest * 1 */
+	ck_f32(tpu_f32_mul(0x7F000000u, 0x40000000u), TPU_F32_INF); /* 2^127 * 2 */
+	ck_f32(tpu_f32_mul(0x00000000u, 0x7F800000u), TPU_F32_CANONICAL_NAN); /* 0 * inf */
+	ck_f32(tpu_f32_mul(0x007FFFFFu, 0xFF800000u), TPU_F32_CANONICAL_NAN); /* subnormal * inf */
+	ck_f32(tpu_f32_mul(0x7F800000u, 0xC0000000u), 0xFF800000u);	      /* inf * -2 */
+	ck_f32(tpu_f32_mul(0xFFA5A5A5u, 0x3F800000u), TPU_F32_CANONICAL_NAN); /* NaN payload */
+	ck_f32(tpu_f32_mul(0x80000000u, 0x40A00000u), 0x80000000u);	      /* -0 * 5 = -0 */
+	ck_f32(tpu_f32_mul(0x807FFFFFu, 0xBF800000u), 0x00000000u);	      /* -subnormal * -1 */
+}
+END_TEST
+
 START_TEST(to_bf16_rounding)
 {
 	ck_assert_uint_eq(tpu_f32_to_bf16(0x3F808000u), 0x3F80); /* tie, even stays */
@@ -234,6 +271,8 @@ static Suite *suite_bf16_basic(void)
 	tcase_add_test(tc, add_sticky_only);
 	tcase_add_test(tc, add_cancellation);
 	tcase_add_test(tc, add_range_and_specials);
+	tcase_add_test(tc, mul32_rounding);
+	tcase_add_test(tc, mul32_range_and_specials);
 	tcase_add_test(tc, to_bf16_rounding);
 	tcase_add_test(tc, to_bf16_specials);
 	tcase_add_test(tc, bf16_to_f32_rules);

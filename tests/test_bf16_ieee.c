@@ -82,6 +82,20 @@ static uint32_t ref_mac(uint32_t acc, uint16_t a, uint16_t b)
 	return host_result(s);
 }
 
+/* fp32 x fp32: the host's float product, with the flush decided on the exact value as the spec
+ * says (an IEEE product just below 2^-126 may round up to the smallest normal; the model gives a
+ * zero there). The exact product of two floats (24 + 24 significant bits, exponents -252..256)
+ * is a double without rounding, so it tells which side of 2^-126 the exact value lies. */
+static uint32_t ref_mul32(uint32_t a, uint32_t b)
+{
+	volatile float x = ftz(tpu_f32_to_float(a)), y = ftz(tpu_f32_to_float(b));
+	volatile float p = x * y;
+	volatile double exact = (double)x * (double)y;
+	if (isfinite(exact) && fabs(exact) < 0x1p-126)
+		return signbit(exact) ? 0x80000000u : 0;
+	return host_result(p);
+}
+
 static uint32_t ref_bf16_to_f32(uint16_t a)
 {
 	return host_result(bf16_in(a));
@@ -163,6 +177,11 @@ static void check_add(struct tally *t, uint32_t a, uint32_t b)
 static void check_mul(struct tally *t, uint16_t a, uint16_t b)
 {
 	expect(t, 2, a, b, 0, tpu_bf16_mul(a, b), ref_mul(a, b));
+}
+
+static void check_mul32(struct tally *t, uint32_t a, uint32_t b)
+{
+	expect(t, 2, a, b, 0, tpu_f32_mul(a, b), ref_mul32(a, b));
 }
 
 static void check_to_bf16(struct tally *t, uint32_t x)
@@ -325,6 +344,88 @@ START_TEST(mul_random)
 }
 END_TEST
 
+START_TEST(mul32_edges)
+{
+	struct tally t = {.what = "tpu_f32_mul"};
+	uint32_t v[N_F32_EDGES * 6];
+	unsigned n = 0;
+	for (unsigned i = 0; i < N_F32_EDGES; i++)
+		for (unsigned neg = 0; neg < 2; neg++) {
+			uint32_t sign = neg ? 0x80000000u : 0;
+			v[n++] = f32_edges[i] | sign;
+			v[n++] = (f32_edges[i] + 1) | sign;
+			v[n++] = (f32_edges[i] - 1) | sign;
+		}
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < n; j++)
+			check_mul32(&t, v[i], v[j]);
+	tally_done(&t, (unsigned long)n * n);
+}
+END_TEST
+
+/* A second factor for a, drawn to exercise one part of the multiplier. */
+static uint32_t mul32_partner(uint64_t *s, uint32_t a)
+{
+	int ea = (int)((a >> 23) & 0xFF);
+	uint32_t sign = rand32(s) & 0x80000000u;
+	volatile float fa = fabsf(tpu_f32_to_float(a)), q;
+	switch (harness_rand(s) % 8) {
+	case 0:
+		return rand32(s); /* anything */
+	case 1: /* product exponent next to the flush (0) or the overflow (254) edge */
+		return make_f32(s, (int)harness_range(s, -3, 3) + (harness_rand(s) & 1 ? 254 : 0) -
+					   ea + 127);
+	case 2: /* a short significand (up to 4 bits): exact products of <= 28 bits, ties */
+		return sign | (uint32_t)harness_range(s, 100, 154) << 23 |
+		       (rand32(s) & 0x00780000u);
+	case 3: /* 1 + a few ulps, or 2 - a few ulps: carries out of the rounding */
+		return sign | (harness_rand(s) & 1 ? 0x3F800000u + (uint32_t)harness_range(s, 0, 3)
+						   : 0x3FFFFFFFu - (uint32_t)harness_range(s, 0, 3));
+	case 4: /* 2^-126 / |a| and its neighbours: exact products just either side of 2^-126 */
+		if (ea == 0 || ea == 255)
+			return rand32(s);
+		q = 0x1p-126f / fa;
+		return sign | (tpu_f32_from_float(q) + (uint32_t)harness_range(s, -2, 2));
+	case 5: /* FLT_MAX / |a| and its neighbours: products that round to 2^128 or just not */
+		if (ea == 0 || ea == 255)
+			return rand32(s);
+		q = FLT_MAX / fa;
+		return sign | ((tpu_f32_from_float(q) & 0x7FFFFFFFu) + (uint32_t)harness_range(s, -2, 2));
+	default: /* normal numbers of any exponent */
+		return make_f32(s, rand_exp(s));
+	}
+}
+
+START_TEST(mul32_random)
+{
+	struct tally t = {.what = "tpu_f32_mul"};
+	uint64_t s = harness_seed() ^ 0x3a3232a3u;
+	for (unsigned i = 0; i < RANDOM_CASES; i++) {
+		uint32_t a = harness_rand(&s) & 1 ? make_f32(&s, rand_exp(&s)) : rand32(&s);
+		if (harness_rand(&s) % 4 == 0) /* all-ones significands: carries */
+			a = (a & 0xFF800000u) | (0x7FFFFFu - (uint32_t)harness_range(&s, 0, 15));
+		uint32_t b = mul32_partner(&s, a);
+		if (harness_rand(&s) & 1)
+			check_mul32(&t, a, b);
+		else
+			check_mul32(&t, b, a);
+	}
+	tally_done(&t, RANDOM_CASES);
+}
+END_TEST
+
+/* Every bf16 (as an fp32 high half) times the fp32 edge values: all signs, exponents and short
+ * significands against the special cases. */
+START_TEST(mul32_every_bf16_by_edges)
+{
+	struct tally t = {.what = "tpu_f32_mul"};
+	for (uint32_t a = 0; a <= 0xFFFF; a++)
+		for (unsigned j = 0; j < N_F32_EDGES; j++)
+			check_mul32(&t, a << 16 | (a & 0x7u), f32_edges[j] ^ (a & 0x8u ? 0x80000000u : 0));
+	tally_done(&t, 65536ul * N_F32_EDGES);
+}
+END_TEST
+
 START_TEST(mac_random)
 {
 	struct tally t = {.what = "tpu_bf16_mac"};
@@ -478,6 +579,9 @@ static Suite *suite_bf16_ieee(void)
 	tcase_add_test(tc, add_random);
 	tcase_add_test(tc, mul_every_bf16_by_edges);
 	tcase_add_test(tc, mul_random);
+	tcase_add_test(tc, mul32_edges);
+	tcase_add_test(tc, mul32_random);
+	tcase_add_test(tc, mul32_every_bf16_by_edges);
 	tcase_add_test(tc, mac_random);
 	tcase_add_test(tc, mac_is_fma_for_normal_products);
 	tcase_add_test(tc, bf16_to_f32_every_value);

@@ -1,9 +1,11 @@
 /* The "golden" backend: the bit-exact C model behind the driver's backend vtable. Its DMA port
  * is the host memory model, so the model reaches exactly the memory the driver allocated. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "backend.h"
+#include "backend_opts.h"
 #include "golden.h"
 
 /* Work done per advance call: enough to make progress, small enough that waits stay responsive. */
@@ -15,6 +17,39 @@ struct golden_be {
 	struct golden_dma_port port;
 };
 
+/* The message for a bad option value; static per thread like tpu_last_open_error. */
+static _Thread_local char golden_what[96];
+
+/* The golden model's own options: bf16=0|1 (the bf16 mode, spec 6.12). *what names a bad one. */
+static int parse_extra(const char *extra, struct golden_config *cfg, const char **what)
+{
+	const char *p = extra;
+	struct tpu_opt_item it;
+	bool bf16_seen = false;
+
+	while (tpu_opt_next(&p, &it)) {
+		uint64_t v;
+
+		if (!it.has_value || !tpu_opt_key_is(&it, "bf16")) {
+			*what = it.item; /* not an option of the golden model */
+			return -EINVAL;
+		}
+		if (bf16_seen) {
+			*what = "'bf16' given twice";
+			return -EINVAL;
+		}
+		bf16_seen = true;
+		if (tpu_opt_parse_dec(it.value, it.vlen, TPU_BF16_MAX, &v)) {
+			snprintf(golden_what, sizeof(golden_what), "'bf16': '%.*s' is not 0 or 1",
+				 it.vlen > 32 ? 32 : (int)it.vlen, it.value);
+			*what = golden_what;
+			return -EINVAL;
+		}
+		cfg->bf16 = (uint32_t)v;
+	}
+	return 0;
+}
+
 static int golden_be_create(const struct tpu_backend_opts *opts, struct hostmem *hm, void **impl,
 			    const char **what)
 {
@@ -22,12 +57,12 @@ static int golden_be_create(const struct tpu_backend_opts *opts, struct hostmem 
 	struct golden_be *be;
 	int err;
 
-	if (opts->extra && opts->extra[0]) {
-		/* The golden model has no options of its own. */
-		*what = opts->extra;
-		return -EINVAL;
-	}
 	golden_config_default(&cfg);
+	if (opts->extra && opts->extra[0]) {
+		err = parse_extra(opts->extra, &cfg, what);
+		if (err)
+			return err;
+	}
 	if (opts->array_n)
 		cfg.array_n = opts->array_n;
 	if (opts->ub_rows)

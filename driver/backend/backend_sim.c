@@ -1,13 +1,14 @@
 /* The "sim" backend: the Verilated RTL device behind the simulated link.
  *
  * URI: sim[:n=..,ub_rows=..,acc_rows=..,latency=NS,bw=GBPS,seed=S,faults=SPEC,trace=FILE.fst,
- *          reorder=0|1,jitter=NS,clock=MHZ,log=FILE]
+ *          reorder=0|1,jitter=NS,clock=MHZ,log=FILE,bf16=0]
  *   n          selects one of the built models (default: N=16 if built, else the smallest);
  *              the other hardware options must match the model's build
  *   latency    one-way link latency in ns (default 50)
  *   bw         bandwidth per direction in GB/s = bytes/ns, up to 3 decimals (default 16;
  *              0 = unlimited: one beat per cycle)
  *   clock      device clock in MHz (default 1000: one cycle = 1 ns)
+ *   bf16       0 only: no model is built with the bf16 mode, bf16=1 is refused
  *   seed       seeds the device's random initial state and the link's decisions (default 1)
  *   faults     fault-injection rules, link.h tpu_link_parse_faults ("drop@3+msi_drop%0.5");
  *              their ~LO-HI ranges are offsets into the host arena
@@ -188,10 +189,28 @@ static int parse_extra(const char *extra, struct sim_opts *so, const char **what
 			err = copy_str(so->trace, sizeof(so->trace), v, vlen);
 		} else if (tpu_opt_key_is(&it, "log")) {
 			err = copy_str(so->log, sizeof(so->log), v, vlen);
+		} else if (tpu_opt_key_is(&it, "bf16")) {
+			err = tpu_opt_parse_dec(v, vlen, 0, &x); /* bf16=0 only: sim_refuses_bf16 */
 		}
 		if (err)
 			return -EINVAL;
 	}
+	return 0;
+}
+
+/* Every Verilated model is int8-only (spec 6.12): bf16=1 is refused, before the model is
+ * picked, rather than ignored. */
+static int sim_refuses_bf16(const char *extra, const char **what)
+{
+	const char *p = extra;
+	struct tpu_opt_item it;
+
+	while (tpu_opt_next(&p, &it))
+		if (tpu_opt_key_is(&it, "bf16") && it.has_value && it.vlen == 1 &&
+		    it.value[0] == '1') {
+			*what = "bf16=1 (no sim model is built with the bf16 mode)";
+			return -EINVAL;
+		}
 	return 0;
 }
 
@@ -204,6 +223,8 @@ static int sim_be_create(const struct tpu_backend_opts *opts, struct hostmem *hm
 	struct sim_be *be;
 	int err;
 
+	if (sim_refuses_bf16(opts->extra, what))
+		return -EINVAL;
 	m = pick_model(opts, what);
 	if (!m)
 		return -EINVAL;

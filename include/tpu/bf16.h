@@ -66,6 +66,14 @@ uint32_t tpu_f32_add(uint32_t a, uint32_t b);
  * TPU_F32_CANONICAL_NAN. */
 uint32_t tpu_bf16_mul(uint16_t a, uint16_t b);
 
+/* fp32 a * b (the scale step of ACTIVATE's float path, spec 6.12): inputs through
+ * tpu_f32_canon, the exact product rounded once to nearest even. An exact product below 2^-126
+ * in magnitude gives the zero of its sign (decided before rounding: a product just below 2^-126
+ * that would round up to it is still a zero); a rounded magnitude of 2^128 or beyond gives
+ * infinity of the product's sign; 0 * inf and NaN in give TPU_F32_CANONICAL_NAN; inf * (non-zero)
+ * gives infinity of the product's sign. Commutative. */
+uint32_t tpu_f32_mul(uint32_t a, uint32_t b);
+
 /* One PE's step: tpu_f32_add(acc, tpu_bf16_mul(a, b)). At most one rounding, the addition's: the
  * product is exact except where it leaves fp32's range, where it becomes infinity or a signed zero
  * before the addition. Where the product is a normal number this equals a fused multiply-add

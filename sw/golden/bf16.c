@@ -179,6 +179,51 @@ uint32_t tpu_bf16_mul(uint16_t a, uint16_t b)
 	return sign | (uint32_t)e << 23 | (prod & 0x7FFFu) << 8;
 }
 
+uint32_t tpu_f32_mul(uint32_t a, uint32_t b)
+{
+	a = tpu_f32_canon(a);
+	b = tpu_f32_canon(b);
+	if (tpu_f32_is_nan(a) || tpu_f32_is_nan(b))
+		return TPU_F32_CANONICAL_NAN;
+	uint32_t sign = (a ^ b) & F32_SIGN;
+	uint32_t mag_a = a & ~F32_SIGN;
+	uint32_t mag_b = b & ~F32_SIGN;
+	if (mag_a == TPU_F32_INF || mag_b == TPU_F32_INF) {
+		if (mag_a == 0 || mag_b == 0)
+			return TPU_F32_CANONICAL_NAN; /* 0 * inf */
+		return sign | TPU_F32_INF;
+	}
+	if (mag_a == 0 || mag_b == 0)
+		return sign;
+
+	/* 24 x 24 significand bits: a 48-bit exact product in [2^46, 2^48), i.e. [1, 4) with 46
+	 * fraction bits. Normalized to the leading 1 at bit 47, the kept 24 bits are 47..24, the
+	 * guard bit 23 and the sticky bits 22..0. */
+	uint64_t prod = (uint64_t)((mag_a & F32_FRAC) | F32_HIDDEN) *
+			(uint64_t)((mag_b & F32_FRAC) | F32_HIDDEN);
+	int32_t e = (int32_t)(mag_a >> 23) + (int32_t)(mag_b >> 23) - 127;
+	if (prod >> 47)
+		e++;
+	else
+		prod <<= 1;
+	/* The flush is decided on the exact value (spec 7.1): an exact product below 2^-126 is
+	 * the zero of its sign even where rounding to 24 bits would have reached 2^-126. */
+	if (e <= 0)
+		return sign;
+	uint32_t sig = (uint32_t)(prod >> 24);
+	uint32_t guard = (uint32_t)(prod >> 23) & 1u;
+	uint32_t sticky = (prod & 0x7FFFFFu) != 0;
+	sig += guard & (sticky | (sig & 1u));
+	if (sig >> 24) {
+		/* 1.11..1 + ulp = 10.00..0: the bit shifted out is 0. */
+		sig >>= 1;
+		e++;
+	}
+	if (e >= F32_EXP_MAX)
+		return sign | TPU_F32_INF;
+	return sign | (uint32_t)e << 23 | (sig & F32_FRAC);
+}
+
 uint32_t tpu_bf16_mac(uint32_t acc, uint16_t a, uint16_t b)
 {
 	return tpu_f32_add(acc, tpu_bf16_mul(a, b));

@@ -34,8 +34,9 @@ int golden_config_check(const struct golden_config *cfg, const char **what)
 	CHECK_FIELD(num_queues, NUM_QUEUES)
 	CHECK_FIELD(num_windows, NUM_WINDOWS)
 	CHECK_FIELD(max_queue_entries, MAX_QUEUE_ENTRIES)
-	CHECK_FIELD(bf16, BF16)
 #undef CHECK_FIELD
+	else if (cfg->bf16 > TPU_BF16_MAX) /* (TPU_BF16_MIN is 0: unsigned) */
+		bad = "bf16";
 	if (what)
 		*what = bad;
 	return bad ? -EINVAL : 0;
@@ -85,18 +86,20 @@ int golden_create(const struct golden_config *cfg, const struct golden_dma_port 
 	g->cfg = *cfg;
 	g->dma = *dma;
 	n = cfg->array_n;
-	/* Largest transfer through the scratch: a READ_HOST filling the whole UB, a weight tile, a
-	 * parameter vector (4N), the LUT, or the identity page (out). */
-	g->scratch_len = (size_t)cfg->ub_rows * n;
-	if (g->scratch_len < n * n)
-		g->scratch_len = n * n;
+	/* Largest transfer through the scratch: a READ_HOST filling the whole UB, a weight tile
+	 * (2 bytes an element on a bf16 device), a parameter vector (4N), the LUT, or the identity
+	 * page (out). */
+	g->ub_row_bytes = cfg->bf16 ? 2 * (uint32_t)n : (uint32_t)n;
+	g->scratch_len = (size_t)cfg->ub_rows * g->ub_row_bytes;
+	if (g->scratch_len < (cfg->bf16 ? 2 : 1) * n * n)
+		g->scratch_len = (cfg->bf16 ? 2 : 1) * n * n;
 	if (g->scratch_len < 4 * n)
 		g->scratch_len = 4 * n;
 	if (g->scratch_len < TPU_IDENTIFY_BYTES) /* also >= TPU_LUT_ENTRIES */
 		g->scratch_len = TPU_IDENTIFY_BYTES;
 	g->q = calloc(cfg->num_queues, sizeof(*g->q));
 	g->win = calloc(cfg->num_windows, sizeof(*g->win));
-	g->ub = calloc2(cfg->ub_rows, n, 1);
+	g->ub = calloc2(cfg->ub_rows, g->ub_row_bytes, 1);
 	g->acc = calloc2(cfg->acc_rows, n, sizeof(int32_t));
 	g->fifo = calloc(cfg->fifo_tiles, sizeof(*g->fifo));
 	g->active.w = calloc2(n, n, 1);
@@ -108,9 +111,17 @@ int golden_create(const struct golden_config *cfg, const struct golden_dma_port 
 	if (!g->q || !g->win || !g->ub || !g->acc || !g->fifo || !g->active.w || !g->bias ||
 	    !g->mult || !g->shift || !g->scratch || !g->rowsum)
 		goto out_destroy;
+	if (cfg->bf16) {
+		g->scale = calloc(n, sizeof(uint32_t));
+		g->active.w16 = calloc2(n, n, sizeof(uint16_t));
+		if (!g->scale || !g->active.w16)
+			goto out_destroy;
+	}
 	for (i = 0; i < cfg->fifo_tiles; i++) {
 		g->fifo[i].w = calloc2(n, n, 1);
 		if (!g->fifo[i].w)
+			goto out_destroy;
+		if (cfg->bf16 && !(g->fifo[i].w16 = calloc2(n, n, sizeof(uint16_t))))
 			goto out_destroy;
 	}
 	golden_power_on_state(g);
@@ -129,10 +140,14 @@ void golden_destroy(struct golden *g)
 	if (!g)
 		return;
 	if (g->fifo)
-		for (i = 0; i < g->cfg.fifo_tiles; i++)
+		for (i = 0; i < g->cfg.fifo_tiles; i++) {
 			free(g->fifo[i].w);
+			free(g->fifo[i].w16);
+		}
 	free(g->fifo);
 	free(g->active.w);
+	free(g->active.w16);
+	free(g->scale);
 	free(g->q);
 	free(g->win);
 	free(g->ub);

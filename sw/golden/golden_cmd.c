@@ -119,6 +119,13 @@ void golden_execute(struct golden *g, const struct golden_cmd *c, struct golden_
 		r->sc = TPU_SC_INVALID_FIELD;
 		return;
 	}
+	/* Only the data commands take FLAGS.BF16 (spec 6.12; WRITE_HOST FROM_ACC checks its own) */
+	if (golden_cmd_bf16(c) && SQE(c, OPCODE) != TPU_OP_READ_HOST &&
+	    SQE(c, OPCODE) != TPU_OP_LOAD_WEIGHTS && SQE(c, OPCODE) != TPU_OP_MATMUL &&
+	    SQE(c, OPCODE) != TPU_OP_ACTIVATE && SQE(c, OPCODE) != TPU_OP_WRITE_HOST) {
+		r->sc = TPU_SC_INVALID_FIELD;
+		return;
+	}
 	switch (SQE(c, OPCODE)) {
 	case TPU_OP_NOP: cmd_nop(c, r); break;
 	case TPU_OP_READ_HOST: golden_cmd_read_host(g, c, r); break;

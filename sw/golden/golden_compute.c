@@ -43,7 +43,7 @@ void golden_cmd_matmul(struct golden *g, const struct golden_cmd *c, struct gold
 {
 	uint32_t n = g->cfg.array_n, rows = SQE(c, ROWS), op0 = SQE(c, OP0), i;
 	uint32_t src = SQE(c, LOCAL_ADDR), dst = SQE(c, LOCAL_ADDR2);
-	bool pop = op0 & TPU_MATMUL_POP;
+	bool pop = op0 & TPU_MATMUL_POP, bf16 = golden_cmd_bf16(c);
 
 	if (SQE(c, HOST_ADDR_LO) || SQE(c, HOST_ADDR_HI) || SQE(c, LENGTH) || SQE(c, STRIDE) ||
 	    SQE(c, COLS) || SQE(c, OP1) || SQE(c, OP2) || SQE(c, OP3) || rows == 0 ||
@@ -56,15 +56,23 @@ void golden_cmd_matmul(struct golden *g, const struct golden_cmd *c, struct gold
 		r->sc = TPU_SC_LOCAL_RANGE;
 		return;
 	}
-	if (pop ? g->fifo_count == 0 : !g->active_valid) {
+	/* ... and the tile it would use must have its type (spec 6.12); nothing is popped else */
+	if ((pop ? g->fifo_count == 0 : !g->active_valid) ||
+	    (pop ? g->fifo[g->fifo_head].bf16 : g->active.bf16) != bf16) {
 		r->sc = TPU_SC_SEQUENCE_ERROR;
 		return;
 	}
 	if (pop)
 		pop_tile(g);
-	for (i = 0; i < rows; i++)
-		matmul_row(g, g->ub + (size_t)(src + i) * n, g->acc + (size_t)(dst + i) * n,
-			   op0 & TPU_MATMUL_ACCUMULATE);
+	for (i = 0; i < rows; i++) {
+		const int8_t *a = golden_ub_row(g, src + i);
+		int32_t *acc = g->acc + (size_t)(dst + i) * n;
+
+		if (bf16)
+			golden_bf16_matmul_row(g, a, acc, op0 & TPU_MATMUL_ACCUMULATE);
+		else
+			matmul_row(g, a, acc, op0 & TPU_MATMUL_ACCUMULATE);
+	}
 	r->result = rows;
 	g->perf[GOLDEN_PERF_MACS].val += (uint64_t)rows * g->active.k * g->active.cols;
 	g->perf[GOLDEN_PERF_MXU_BUSY].val += rows;
@@ -89,7 +97,7 @@ static uint32_t activate_int8(struct golden *g, uint32_t src, uint32_t dst, uint
 
 	for (i = 0; i < rows; i++) {
 		const int32_t *a = g->acc + (size_t)(src + i) * n;
-		int8_t *u = g->ub + (size_t)(dst + i) * n;
+		int8_t *u = golden_ub_row(g, dst + i);
 
 		for (j = 0; j < n; j++) {
 			struct tpu_act_channel ch = { g->bias[j], g->mult[j], g->shift[j] };
@@ -98,6 +106,7 @@ static uint32_t activate_int8(struct golden *g, uint32_t src, uint32_t dst, uint
 			u[j] = tpu_activate(a[j], &ch, &out, &sat);
 			saturated += sat;
 		}
+		golden_ub_int8_written(g, u);
 	}
 	return saturated;
 }
@@ -108,6 +117,11 @@ void golden_cmd_activate(struct golden *g, const struct golden_cmd *c, struct go
 	uint32_t src = SQE(c, LOCAL_ADDR), dst = SQE(c, LOCAL_ADDR2);
 	bool raw = op0 & TPU_ACTIVATE_RAW32, lut = op0 & TPU_ACTIVATE_LUT;
 
+	if (golden_cmd_bf16(c)) {
+		golden_bf16_activate(g, c, r);
+		return;
+	}
+	/* (OP0.SCALE and CLAMP are bf16-only: refused below as unknown bits) */
 	if (SQE(c, HOST_ADDR_LO) || SQE(c, HOST_ADDR_HI) || SQE(c, LENGTH) || SQE(c, STRIDE) ||
 	    SQE(c, COLS) || SQE(c, OP1) || SQE(c, OP2) || SQE(c, OP3) || rows == 0 ||
 	    (op0 & ~(TPU_ACTIVATE_LUT | TPU_ACTIVATE_RAW32)) || (raw && lut) ||
@@ -270,10 +284,13 @@ static int stream_a(struct golden *g, const struct golden_cmd *c, uint32_t t)
 	if (t == 0 && (SQE(c, OP0) & TPU_STREAM_MATMUL_W_FIRST))
 		row0 = stream_row(g, c, 0, 0) + (k > n ? n : k);
 
-	for (i = 0; i < rr; i++)
-		if (golden_dma_read(g, sqe_host_addr(c) + (row0 + i) * stride,
-				    g->ub + ((size_t)SQE(c, LOCAL_ADDR) + (size_t)t * rr + i) * n, n))
+	for (i = 0; i < rr; i++) {
+		int8_t *dst = golden_ub_row(g, (uint64_t)SQE(c, LOCAL_ADDR) + (uint64_t)t * rr + i);
+
+		if (golden_dma_read(g, sqe_host_addr(c) + (row0 + i) * stride, dst, n))
 			return -1;
+		golden_ub_int8_written(g, dst);
+	}
 	return 0;
 }
 
@@ -315,7 +332,25 @@ static int stream_tile(struct golden *g, const struct golden_cmd *c, uint64_t ro
 			return -1;
 	t->k = kn;
 	t->cols = cols;
+	t->bf16 = false;
 	return 0;
+}
+
+/* WRITE_BACK of block b: its R output UB rows (N int8 each) packed to HOST_ADDR2 + b x R x N,
+ * one posted write. On a bf16 device the UB rows are 2N bytes apart: gathered first. */
+static void stream_write_back(struct golden *g, const struct golden_cmd *c, uint32_t b)
+{
+	uint32_t n = g->cfg.array_n, rr = SQE(c, OP1), i;
+	uint64_t first = (uint64_t)SQE(c, OP3) + (uint64_t)b * rr;
+	const void *src = golden_ub_row(g, first);
+
+	if (g->ub_row_bytes != n) {
+		/* (C x R <= UB_ROWS rows, so R x N bytes fit the scratch) */
+		for (i = 0; i < rr; i++)
+			memcpy(g->scratch + (size_t)i * n, golden_ub_row(g, first + i), n);
+		src = g->scratch;
+	}
+	golden_dma_post(g, stream_wb_addr(c) + (uint64_t)b * rr * n, src, (size_t)rr * n);
 }
 
 /* Block b's K-tile t: its weight rows into the active tile, its MATMUL, and after the last
@@ -331,7 +366,7 @@ static int stream_step(struct golden *g, const struct golden_cmd *c, uint32_t b,
 	if (stream_tile(g, c, stream_row(g, c, b, t), kn))
 		return -1;
 	for (i = 0; i < rr; i++)
-		matmul_row(g, g->ub + ((size_t)SQE(c, LOCAL_ADDR) + (size_t)t * rr + i) * n,
+		matmul_row(g, golden_ub_row(g, (uint64_t)SQE(c, LOCAL_ADDR) + (uint64_t)t * rr + i),
 			   g->acc + ((size_t)SQE(c, LOCAL_ADDR2) + (size_t)b * rr + i) * n,
 			   t > 0 || acc0);
 	if (t + 1 < tiles || !act)
@@ -340,8 +375,7 @@ static int stream_step(struct golden *g, const struct golden_cmd *c, uint32_t b,
 		return -1;
 	/* (posted: a refused write is not seen) */
 	if (SQE(c, OP0) & TPU_STREAM_MATMUL_WRITE_BACK)
-		golden_dma_post(g, stream_wb_addr(c) + (uint64_t)b * rr * n,
-				g->ub + ((size_t)SQE(c, OP3) + (size_t)b * rr) * n, (size_t)rr * n);
+		stream_write_back(g, c, b);
 	return 0;
 }
 

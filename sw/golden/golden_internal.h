@@ -5,6 +5,7 @@
  *   golden_cmd.c    command decoding, the common checks, NOP, FENCE, IDENTIFY
  *   golden_xfer.c   READ_HOST, LOAD_WEIGHTS, LOAD_PARAMS, WRITE_HOST
  *   golden_compute.c MATMUL, ACTIVATE, STREAM_MATMUL
+ *   golden_bf16.c   the bf16 mode's command bodies (FLAGS.BF16, SCALE and FCLAMP; spec 6.12)
  *
  * The golden model has no clock and no in-flight state: golden_run() fetches, executes and
  * completes one command at a time, atomically with respect to BAR0 accesses. So it never produces
@@ -49,9 +50,12 @@ struct golden_window {
 };
 
 struct golden_tile {
-	int8_t *w;      /* N x N, row k holds W[k][0..N-1] */
+	int8_t *w;      /* int8 tiles: N x N, row k holds W[k][0..N-1] */
+	uint16_t *w16;  /* bf16 tiles (cfg.bf16 only, else NULL): N x N bf16 bit patterns stored
+			 * by column, W[k][j] = w16[j * N + k], so a PE column is contiguous */
 	uint32_t k;     /* valid rows (reduction depth) */
 	uint32_t cols;  /* valid columns */
+	bool bf16;      /* the tile's type, set by the LOAD_WEIGHTS that pushed it */
 };
 
 /* A PERF counter: live 64-bit value and the high half latched by the last LO read. */
@@ -87,8 +91,9 @@ struct golden {
 	unsigned rr;               /* next queue the round robin looks at */
 
 	/* Local memories: never reset (RAMs), zero at creation. */
-	int8_t *ub;   /* ub_rows x N */
-	int32_t *acc; /* acc_rows x N */
+	int8_t *ub;   /* ub_rows x ub_row_bytes */
+	int32_t *acc; /* acc_rows x N (int32, or fp32 bits for bf16 commands) */
+	uint32_t ub_row_bytes; /* N, or 2N on a bf16 device (spec 6.12 "Storage") */
 
 	/* Weight FIFO (ring of fifo_tiles tiles) and the active tile. */
 	struct golden_tile *fifo;
@@ -100,6 +105,8 @@ struct golden {
 	int32_t *bias, *mult, *shift;
 	int8_t lut[TPU_LUT_ENTRIES];
 	int32_t out_zp, out_min, out_max;
+	uint32_t *scale;   /* fp32 SCALE per channel (cfg.bf16 only, else NULL) */
+	uint32_t fmin, fmax; /* FCLAMP limits, fp32 after the input rules */
 	bool loaded[TPU_PARAM_KIND_COUNT];
 
 	/* Scratch for transfers into the device, read completely before anything is committed;
@@ -136,6 +143,28 @@ static inline uint64_t sqe_host_addr(const struct golden_cmd *c)
 	return (uint64_t)SQE(c, HOST_ADDR_HI) << 32 | SQE(c, HOST_ADDR_LO);
 }
 
+/* UB row `row` (its int8 element k is byte k; a bf16 element k is bytes 2k, 2k + 1). */
+static inline int8_t *golden_ub_row(const struct golden *g, uint64_t row)
+{
+	return g->ub + (size_t)row * g->ub_row_bytes;
+}
+
+/* An int8 write of a UB row sets its bytes N .. 2N - 1 to 0 on a bf16 device (spec 6.12). */
+static inline void golden_ub_int8_written(const struct golden *g, int8_t *row)
+{
+	uint32_t n = g->cfg.array_n;
+
+	if (g->ub_row_bytes > n)
+		for (uint32_t i = n; i < g->ub_row_bytes; i++)
+			row[i] = 0;
+}
+
+static inline bool golden_cmd_bf16(const struct golden_cmd *c)
+{
+	return sqe_get(c, TPU_SQE_FLAGS_DW, TPU_SQE_FLAGS_SHIFT, TPU_SQE_FLAGS_MASK) &
+	       TPU_SQE_FLAG_BF16;
+}
+
 /* golden.c */
 void golden_power_on_state(struct golden *g);
 
@@ -161,8 +190,9 @@ void golden_execute(struct golden *g, const struct golden_cmd *c, struct golden_
 
 /* Helpers shared by the command files. */
 bool golden_range_ok(uint64_t first, uint64_t count, uint64_t size);
-/* LOAD_PARAMS step 8 (and STREAM_MATMUL OP0.PARAMS): count MULT (>= 0) or SHIFT (in
- * TPU_SHIFT_MIN..MAX) values, little-endian int32 at p, all legal; other kinds always are. */
+/* LOAD_PARAMS step 8 (and STREAM_MATMUL OP0.PARAMS): count MULT (>= 0), SHIFT (in
+ * TPU_SHIFT_MIN..MAX) or SCALE (not NaN) values, little-endian 32-bit at p, all legal; other
+ * kinds always are. */
 bool golden_param_values_ok(uint32_t kind, const uint8_t *p, uint32_t count);
 /* Common DMA-shape checks of step 3: ROWS >= 1, STRIDE, LENGTH == span. row_bytes > 0. */
 bool golden_span_ok(const struct golden_cmd *c, uint64_t row_bytes);
@@ -180,6 +210,19 @@ void golden_cmd_matmul(struct golden *g, const struct golden_cmd *c, struct gold
 void golden_cmd_activate(struct golden *g, const struct golden_cmd *c, struct golden_result *r);
 void golden_cmd_stream_matmul(struct golden *g, const struct golden_cmd *c,
 			      struct golden_result *r);
+
+/* golden_bf16.c: the bf16 parts, called by the commands above once their checks passed (the
+ * fill and the row) or for the whole command (ACTIVATE with FLAGS.BF16, FCLAMP). */
+/* Fill tile t from the scratch: a rows x cols bf16 matrix X (little-endian, packed), W = X or
+ * with transpose W = X^T, every other element +0. Sets t->k, t->cols and the type. */
+void golden_bf16_fill_tile(const struct golden *g, struct golden_tile *t, uint32_t rows,
+			   uint32_t cols, bool transpose);
+/* One bf16 MATMUL row: acc[j] (+)= tpu_bf16_dot(+0, ub row, active tile column j), j < N. */
+void golden_bf16_matmul_row(const struct golden *g, const int8_t *ub_row, int32_t *acc,
+			    bool accumulate);
+void golden_bf16_activate(struct golden *g, const struct golden_cmd *c, struct golden_result *r);
+void golden_bf16_load_fclamp(struct golden *g, const struct golden_cmd *c,
+			     struct golden_result *r);
 
 static inline void put_le32(uint8_t *p, uint32_t v)
 {

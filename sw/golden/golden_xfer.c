@@ -5,6 +5,13 @@
 #include <string.h>
 
 #include "golden_internal.h"
+#include "tpu/bf16.h"
+
+/* Bytes per UB element of a transfer: 2 with FLAGS.BF16 (spec 6.12), else 1. */
+static uint32_t ub_esize(const struct golden_cmd *c)
+{
+	return golden_cmd_bf16(c) ? 2 : 1;
+}
 
 /* Step 7 for reads: ROWS rows of row_bytes from HOST_ADDR (STRIDE apart) into the scratch,
  * packed. The window check passed, so no row address can overflow. */
@@ -22,9 +29,10 @@ static uint32_t read_rows(struct golden *g, const struct golden_cmd *c, uint64_t
 void golden_cmd_read_host(struct golden *g, const struct golden_cmd *c, struct golden_result *r)
 {
 	uint32_t n = g->cfg.array_n, rows = SQE(c, ROWS), cols = SQE(c, COLS), i;
+	uint32_t rb = cols * ub_esize(c); /* (cols <= N once checked) */
 
 	if (SQE(c, LOCAL_ADDR2) || SQE(c, OP0) || SQE(c, OP1) || SQE(c, OP2) || SQE(c, OP3) ||
-	    cols == 0 || cols > n || !golden_span_ok(c, cols)) {
+	    cols == 0 || cols > n || !golden_span_ok(c, rb)) {
 		r->sc = TPU_SC_INVALID_FIELD;
 		return;
 	}
@@ -34,17 +42,19 @@ void golden_cmd_read_host(struct golden *g, const struct golden_cmd *c, struct g
 	}
 	r->sc = golden_window_status(g, c, false);
 	if (!r->sc)
-		r->sc = read_rows(g, c, cols);
+		r->sc = read_rows(g, c, rb);
 	if (r->sc)
 		return;
+	/* The rest of the row is 0: int8 bytes COLS .. N - 1 (and N .. 2N - 1 on a bf16 device),
+	 * or the bf16 elements COLS .. N - 1 as +0. */
 	for (i = 0; i < rows; i++) {
-		int8_t *dst = g->ub + (size_t)(SQE(c, LOCAL_ADDR) + i) * n;
+		int8_t *dst = golden_ub_row(g, SQE(c, LOCAL_ADDR) + i);
 
-		memcpy(dst, g->scratch + (size_t)i * cols, cols);
-		memset(dst + cols, 0, n - cols);
+		memcpy(dst, g->scratch + (size_t)i * rb, rb);
+		memset(dst + rb, 0, g->ub_row_bytes - rb);
 	}
-	r->result = rows * cols;
-	r->rd_bytes = (uint64_t)rows * cols;
+	r->result = rows * rb;
+	r->rd_bytes = (uint64_t)rows * rb;
 }
 
 void golden_cmd_load_weights(struct golden *g, const struct golden_cmd *c,
@@ -52,12 +62,13 @@ void golden_cmd_load_weights(struct golden *g, const struct golden_cmd *c,
 {
 	uint32_t n = g->cfg.array_n, rows = SQE(c, ROWS), cols = SQE(c, COLS), op0 = SQE(c, OP0);
 	bool transpose = op0 & TPU_LOAD_WEIGHTS_TRANSPOSE;
+	uint32_t rb = cols * ub_esize(c); /* (cols <= N once checked) */
 	struct golden_tile *t;
 	uint32_t k, j;
 
 	if (SQE(c, LOCAL_ADDR) || SQE(c, LOCAL_ADDR2) || SQE(c, OP1) || SQE(c, OP2) ||
 	    SQE(c, OP3) || rows == 0 || rows > n || cols == 0 || cols > n ||
-	    (op0 & ~TPU_LOAD_WEIGHTS_TRANSPOSE) || !golden_span_ok(c, cols)) {
+	    (op0 & ~TPU_LOAD_WEIGHTS_TRANSPOSE) || !golden_span_ok(c, rb)) {
 		r->sc = TPU_SC_INVALID_FIELD;
 		return;
 	}
@@ -67,10 +78,17 @@ void golden_cmd_load_weights(struct golden *g, const struct golden_cmd *c,
 	}
 	r->sc = golden_window_status(g, c, false);
 	if (!r->sc)
-		r->sc = read_rows(g, c, cols);
+		r->sc = read_rows(g, c, rb);
 	if (r->sc)
 		return;
 	t = &g->fifo[(g->fifo_head + g->fifo_count) % g->cfg.fifo_tiles];
+	r->result = rows * rb;
+	r->rd_bytes = (uint64_t)rows * rb;
+	g->fifo_count++;
+	if (golden_cmd_bf16(c)) {
+		golden_bf16_fill_tile(g, t, rows, cols, transpose);
+		return;
+	}
 	memset(t->w, 0, (size_t)n * n);
 	/* Host matrix X is rows x cols, X[a][b] = scratch[a * cols + b]. */
 	for (k = 0; k < rows; k++)
@@ -84,9 +102,7 @@ void golden_cmd_load_weights(struct golden *g, const struct golden_cmd *c,
 		}
 	t->k = transpose ? cols : rows;
 	t->cols = transpose ? rows : cols;
-	g->fifo_count++;
-	r->result = rows * cols;
-	r->rd_bytes = (uint64_t)rows * cols;
+	t->bf16 = false;
 }
 
 static bool int8_range(uint32_t v)
@@ -122,6 +138,8 @@ bool golden_param_values_ok(uint32_t kind, const uint8_t *p, uint32_t count)
 			return false;
 		if (kind == TPU_PARAM_SHIFT && (v < TPU_SHIFT_MIN || v > TPU_SHIFT_MAX))
 			return false;
+		if (kind == TPU_PARAM_SCALE && tpu_f32_is_nan((uint32_t)v))
+			return false;
 	}
 	return true;
 }
@@ -137,7 +155,13 @@ void golden_cmd_load_params(struct golden *g, const struct golden_cmd *c,
 		load_output(g, c, r);
 		return;
 	}
-	if (kind > TPU_PARAM_OUTPUT || SQE(c, LOCAL_ADDR2) || SQE(c, OP1) || SQE(c, OP2) ||
+	/* SCALE and FCLAMP exist on bf16 devices only (spec 6.12; else step 3) */
+	if (kind == TPU_PARAM_FCLAMP && g->cfg.bf16) {
+		golden_bf16_load_fclamp(g, c, r);
+		return;
+	}
+	if ((kind > TPU_PARAM_OUTPUT && !(kind == TPU_PARAM_SCALE && g->cfg.bf16)) ||
+	    SQE(c, LOCAL_ADDR2) || SQE(c, OP1) || SQE(c, OP2) ||
 	    SQE(c, OP3) || SQE(c, ROWS) != 1 || SQE(c, STRIDE) != 0 ||
 	    (lut && (cols != TPU_LUT_ENTRIES || SQE(c, LENGTH) != TPU_LUT_ENTRIES || first != 0)) ||
 	    (!lut && (cols == 0 || cols > g->cfg.array_n || SQE(c, LENGTH) != 4 * cols))) {
@@ -158,9 +182,15 @@ void golden_cmd_load_params(struct golden *g, const struct golden_cmd *c,
 	if (lut) {
 		memcpy(g->lut, g->scratch, TPU_LUT_ENTRIES);
 	} else {
-		dst = kind == TPU_PARAM_BIAS ? g->bias : kind == TPU_PARAM_MULT ? g->mult : g->shift;
-		for (i = 0; i < cols; i++)
-			dst[first + i] = (int32_t)get_le32(g->scratch + 4 * i);
+		if (kind == TPU_PARAM_SCALE) {
+			for (i = 0; i < cols; i++)
+				g->scale[first + i] = get_le32(g->scratch + 4 * i);
+		} else {
+			dst = kind == TPU_PARAM_BIAS ? g->bias :
+			      kind == TPU_PARAM_MULT ? g->mult : g->shift;
+			for (i = 0; i < cols; i++)
+				dst[first + i] = (int32_t)get_le32(g->scratch + 4 * i);
+		}
 	}
 	g->loaded[kind] = true;
 	r->result = SQE(c, LENGTH);
@@ -172,9 +202,12 @@ void golden_cmd_write_host(struct golden *g, const struct golden_cmd *c, struct 
 	uint32_t n = g->cfg.array_n, rows = SQE(c, ROWS), cols = SQE(c, COLS), op0 = SQE(c, OP0);
 	uint32_t first = SQE(c, LOCAL_ADDR), i, j;
 	bool from_acc = op0 & TPU_WRITE_HOST_FROM_ACC;
-	uint64_t rb = (uint64_t)cols * (from_acc ? 4 : 1), stride, addr = sqe_host_addr(c);
+	uint64_t rb = (uint64_t)cols * (from_acc ? 4 : ub_esize(c)), stride;
+	uint64_t addr = sqe_host_addr(c);
 
-	if (SQE(c, LOCAL_ADDR2) || SQE(c, OP1) || SQE(c, OP2) || SQE(c, OP3) || cols == 0 ||
+	/* (FROM_ACC moves 32-bit words whatever they hold: FLAGS.BF16 is refused there, step 2) */
+	if ((from_acc && golden_cmd_bf16(c)) ||
+	    SQE(c, LOCAL_ADDR2) || SQE(c, OP1) || SQE(c, OP2) || SQE(c, OP3) || cols == 0 ||
 	    cols > n || (op0 & ~TPU_WRITE_HOST_FROM_ACC) || !golden_span_ok(c, rb)) {
 		r->sc = TPU_SC_INVALID_FIELD;
 		return;
@@ -194,7 +227,7 @@ void golden_cmd_write_host(struct golden *g, const struct golden_cmd *c, struct 
 			for (j = 0; j < cols; j++)
 				put_le32(g->scratch + 4 * j, (uint32_t)g->acc[row + j]);
 		else
-			memcpy(g->scratch, g->ub + row, cols);
+			memcpy(g->scratch, golden_ub_row(g, first + i), rb);
 		/* Posted: a row host memory refuses is lost and the command still succeeds. */
 		golden_dma_post(g, addr + i * stride, g->scratch, rb);
 	}
