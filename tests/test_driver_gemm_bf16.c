@@ -261,8 +261,9 @@ START_TEST(gemm_bf16_golden)
 	static const char *const uris[] = {
 		"golden:bf16=1,n=16,mem=16M",
 		"golden:bf16=1,n=4,mem=8M",
-		/* chunks of a few rows, a FIFO of 2, A longer than the UB (K-tiles reloaded) */
-		"golden:bf16=1,n=4,ub_rows=8,acc_rows=8,fifo_tiles=2,mem=8M",
+		/* chunks of 16 rows or fewer, a FIFO of 2, A longer than the UB at K = 70 (K-tiles
+		 * reloaded before each MATMUL) */
+		"golden:bf16=1,n=4,ub_rows=16,acc_rows=16,fifo_tiles=2,mem=8M",
 	};
 
 	sweep(uris[_i], shapes, sizeof(shapes) / sizeof(shapes[0]), 0xBF00u + (uint64_t)_i);
