@@ -9,15 +9,24 @@
 /* The backend of the next gfx_setup*: set by the gfx_use_* checked fixtures in the test's
  * process (a per-test setting Check cannot pass as an argument). */
 static enum gfx_backend gfx_be = GFX_GOLDEN;
+static bool gfx_bf16_dev; /* golden devices with the bf16 mode (gfx_use_golden_bf16) */
 
 void gfx_use_golden(void)
 {
 	gfx_be = GFX_GOLDEN;
+	gfx_bf16_dev = false;
+}
+
+void gfx_use_golden_bf16(void)
+{
+	gfx_be = GFX_GOLDEN;
+	gfx_bf16_dev = true;
 }
 
 void gfx_use_sim(void)
 {
 	gfx_be = GFX_SIM;
+	gfx_bf16_dev = false;
 }
 
 enum gfx_backend gfx_backend(void)
@@ -473,6 +482,8 @@ void gfx_setup_bare(struct gfx *f, const struct golden_config *cfg)
 	ck_assert_int_eq(hostmem_create(GFX_ARENA_SIZE, GFX_IOVA_BASE, &f->hm), 0);
 	hostmem_set_hook(f->hm, hook, f);
 	if (f->be == GFX_GOLDEN) {
+		if (gfx_bf16_dev)
+			f->cfg.bf16 = 1;
 		ck_assert_int_eq(golden_create(&f->cfg, &port, &f->g), 0);
 		return;
 	}

@@ -96,6 +96,9 @@ void gfx_config_small(struct golden_config *cfg);
 /* Checked fixtures selecting the backend of the following gfx_setup* calls (add first). */
 void gfx_use_golden(void);
 void gfx_use_sim(void);
+/* golden with the bf16 mode built in (cfg.bf16 = 1 in every gfx_setup*): the int8 suites run on
+ * it too, since without FLAGS.BF16 such a device must behave exactly as an int8 one. */
+void gfx_use_golden_bf16(void);
 /* The backend the next gfx_setup* uses. */
 enum gfx_backend gfx_backend(void);
 /* One-way link latency in ns of the next gfx_setup* on sim (consumed by it; default: a 2 ns link

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bf16_hostref.h"
 #include "harness.h"
 #include "tpu/bf16.h"
 
@@ -38,98 +39,7 @@
 
 #define RANDOM_CASES (1u << 20)
 
-/* ------------------------------------------------------------------ the host reference */
-
-/* (bit patterns to and from host floats: tpu_f32_to_float / tpu_f32_from_float) */
-
-/* The documented input and output rules, written with the host's classification. */
-static float ftz(float f)
-{
-	return fpclassify(f) == FP_SUBNORMAL ? copysignf(0.0f, f) : f;
-}
-
-static uint32_t host_result(float f)
-{
-	f = ftz(f);
-	return isnan(f) ? TPU_F32_CANONICAL_NAN : tpu_f32_from_float(f);
-}
-
-static float bf16_in(uint16_t a)
-{
-	return ftz(tpu_f32_to_float((uint32_t)a << 16));
-}
-
-static uint32_t ref_add(uint32_t a, uint32_t b)
-{
-	volatile float x = ftz(tpu_f32_to_float(a)), y = ftz(tpu_f32_to_float(b));
-	volatile float s = x + y;
-	return host_result(s);
-}
-
-static uint32_t ref_mul(uint16_t a, uint16_t b)
-{
-	volatile float x = bf16_in(a), y = bf16_in(b);
-	volatile float p = x * y;
-	return host_result(p);
-}
-
-static uint32_t ref_mac(uint32_t acc, uint16_t a, uint16_t b)
-{
-	volatile float x = bf16_in(a), y = bf16_in(b);
-	volatile float p = ftz(x * y);
-	volatile float c = ftz(tpu_f32_to_float(acc));
-	volatile float s = c + p;
-	return host_result(s);
-}
-
-/* fp32 x fp32: the host's float product, with the flush decided on the exact value as the spec
- * says (an IEEE product just below 2^-126 may round up to the smallest normal; the model gives a
- * zero there). The exact product of two floats (24 + 24 significant bits, exponents -252..256)
- * is a double without rounding, so it tells which side of 2^-126 the exact value lies. */
-static uint32_t ref_mul32(uint32_t a, uint32_t b)
-{
-	volatile float x = ftz(tpu_f32_to_float(a)), y = ftz(tpu_f32_to_float(b));
-	volatile float p = x * y;
-	volatile double exact = (double)x * (double)y;
-	if (isfinite(exact) && fabs(exact) < 0x1p-126)
-		return signbit(exact) ? 0x80000000u : 0;
-	return host_result(p);
-}
-
-static uint32_t ref_bf16_to_f32(uint16_t a)
-{
-	return host_result(bf16_in(a));
-}
-
-/* fp32 -> bf16 by float additions, not by bit manipulation: for 2^e <= m < 2^(e+1), the float
- * sum m + 2^(e+16) has an ulp of 2^(e-7), bf16's ulp in m's binade, so the addition rounds m to
- * bf16 precision with the host's own round-to-nearest-even; subtracting 2^(e+16) again is exact
- * (Sterbenz). Large m are scaled by 2^-64 first (exact) so that 2^(e+16) stays finite, and scaled
- * back, which overflows to inf exactly when the rounded value reaches 2^128. */
-static uint16_t ref_to_bf16(uint32_t u)
-{
-	float x = ftz(tpu_f32_to_float(u));
-	if (isnan(x))
-		return TPU_BF16_CANONICAL_NAN;
-	if (x == 0.0f || isinf(x))
-		return (uint16_t)(tpu_f32_from_float(x) >> 16);
-	volatile float m = fabsf(x);
-	float scale = 1.0f;
-	int e = ilogbf(m);
-	if (e > 100) {
-		m = m * 0x1p-64f;
-		scale = 0x1p64f;
-		e -= 64;
-	}
-	volatile float c = ldexpf(1.0f, e + 16);
-	volatile float t = m + c;
-	volatile float r = t - c;
-	volatile float out = r * scale;
-	uint32_t ob = tpu_f32_from_float(out);
-	if (ob & 0xFFFFu) /* cannot happen: out has 8 significant bits */
-		return 0xDEADu;
-	return (uint16_t)((ob >> 16) | ((u >> 16) & 0x8000u));
-}
+/* (the host reference, ftz and the ref_* of each operation: bf16_hostref.h) */
 
 /* ------------------------------------------------------------------ tallies */
 
@@ -171,22 +81,22 @@ static void tally_done(const struct tally *t, unsigned long min_cases)
 
 static void check_add(struct tally *t, uint32_t a, uint32_t b)
 {
-	expect(t, 2, a, b, 0, tpu_f32_add(a, b), ref_add(a, b));
+	expect(t, 2, a, b, 0, tpu_f32_add(a, b), hr_add(a, b));
 }
 
 static void check_mul(struct tally *t, uint16_t a, uint16_t b)
 {
-	expect(t, 2, a, b, 0, tpu_bf16_mul(a, b), ref_mul(a, b));
+	expect(t, 2, a, b, 0, tpu_bf16_mul(a, b), hr_mul(a, b));
 }
 
 static void check_mul32(struct tally *t, uint32_t a, uint32_t b)
 {
-	expect(t, 2, a, b, 0, tpu_f32_mul(a, b), ref_mul32(a, b));
+	expect(t, 2, a, b, 0, tpu_f32_mul(a, b), hr_mul32(a, b));
 }
 
 static void check_to_bf16(struct tally *t, uint32_t x)
 {
-	expect(t, 1, x, 0, 0, tpu_f32_to_bf16(x), ref_to_bf16(x));
+	expect(t, 1, x, 0, 0, tpu_f32_to_bf16(x), hr_to_bf16(x));
 }
 
 /* ------------------------------------------------------------------ inputs */
@@ -434,7 +344,7 @@ START_TEST(mac_random)
 		uint16_t a = (uint16_t)rand32(&s), b = (uint16_t)rand32(&s);
 		uint32_t p = tpu_bf16_mul(a, b);
 		uint32_t acc = i & 1 ? partner(&s, p) : rand32(&s);
-		expect(&t, 3, acc, a, b, tpu_bf16_mac(acc, a, b), ref_mac(acc, a, b));
+		expect(&t, 3, acc, a, b, tpu_bf16_mac(acc, a, b), hr_mac(acc, a, b));
 	}
 	tally_done(&t, RANDOM_CASES / 4);
 }
@@ -448,14 +358,14 @@ START_TEST(mac_is_fma_for_normal_products)
 	uint64_t s = harness_seed() ^ 0xf3af3au;
 	while (t.cases < RANDOM_CASES / 4) {
 		uint16_t a = (uint16_t)rand32(&s), b = (uint16_t)rand32(&s);
-		volatile float x = bf16_in(a), y = bf16_in(b);
+		volatile float x = hr_bf16_in(a), y = hr_bf16_in(b);
 		volatile float p = x * y;
 		if (fpclassify(p) != FP_NORMAL)
 			continue;
 		uint32_t acc = partner(&s, tpu_f32_from_float(p) ^ 0x80000000u);
-		volatile float c = ftz(tpu_f32_to_float(acc));
+		volatile float c = hr_ftz(tpu_f32_to_float(acc));
 		volatile float r = fmaf(x, y, c);
-		expect(&t, 3, acc, a, b, tpu_bf16_mac(acc, a, b), host_result(r));
+		expect(&t, 3, acc, a, b, tpu_bf16_mac(acc, a, b), hr_result(r));
 	}
 	tally_done(&t, RANDOM_CASES / 4);
 }
@@ -465,7 +375,7 @@ START_TEST(bf16_to_f32_every_value)
 {
 	struct tally t = {.what = "tpu_bf16_to_f32"};
 	for (uint32_t a = 0; a <= 0xFFFF; a++)
-		expect(&t, 1, a, 0, 0, tpu_bf16_to_f32((uint16_t)a), ref_bf16_to_f32((uint16_t)a));
+		expect(&t, 1, a, 0, 0, tpu_bf16_to_f32((uint16_t)a), hr_bf16_to_f32((uint16_t)a));
 	tally_done(&t, 65536);
 }
 END_TEST
@@ -514,7 +424,7 @@ END_TEST
 static uint32_t ref_dot(const uint16_t *a, const uint16_t *b, unsigned n, uint32_t acc)
 {
 	for (unsigned k = 0; k < n; k++)
-		acc = ref_mac(acc, a[k], b[k]);
+		acc = hr_mac(acc, a[k], b[k]);
 	return acc;
 }
 
@@ -528,7 +438,7 @@ static uint32_t ref_dot_tiled(const uint16_t *a, const uint16_t *b, unsigned k, 
 		unsigned rows = k - k0 < tile ? k - k0 : tile;
 		uint32_t sum = ref_dot(a + k0, b + k0, rows, 0);
 		sum = ref_dot(zero, zero, tile - rows, sum);
-		acc = k0 == 0 && !accumulate ? sum : ref_add(acc, sum);
+		acc = k0 == 0 && !accumulate ? sum : hr_add(acc, sum);
 	}
 	return acc;
 }

@@ -425,7 +425,9 @@ START_TEST(identify_page)
 	ck_assert_uint_eq(get32(p + 24), 0x3FF);
 	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_OPCODES), 0x3FF); /* the same mask as a register */
 	ck_assert_uint_eq(get32(p + 28), 131071);
-	for (unsigned i = 32; i < 4096; i++)
+	ck_assert_uint_eq(get32(p + 32), F.cfg.bf16 ? TPU_FEATURES_BF16_MASK : 0); /* FEATURES */
+	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_FEATURES), get32(p + 32));
+	for (unsigned i = 36; i < 4096; i++)
 		ck_assert_uint_eq(p[i], 0);
 	ck_assert_uint_eq(hp[4095], 0xEE);
 	ck_assert_uint_eq(hp[8192], 0xEE);
@@ -1026,13 +1028,13 @@ static void add_sized(TCase *tc, const TTest *t, enum gfx_backend be)
 	}
 }
 
-static Suite *build(const char *name, enum gfx_backend be)
+static Suite *build_on(const char *name, enum gfx_backend be, void (*use)(void))
 {
 	Suite *s = suite_create(name);
 	TCase *tc = tcase_create("compute");
 	struct golden_config c;
 
-	tcase_add_checked_fixture(tc, be == GFX_SIM ? gfx_use_sim : gfx_use_golden, NULL);
+	tcase_add_checked_fixture(tc, use, NULL);
 	add_sized(tc, matmul_random, be);
 	add_sized(tc, matmul_fifo_order, be);
 	add_sized(tc, matmul_wraps, be);
@@ -1057,6 +1059,11 @@ static Suite *build(const char *name, enum gfx_backend be)
 	return s;
 }
 
+static Suite *build(const char *name, enum gfx_backend be)
+{
+	return build_on(name, be, be == GFX_SIM ? gfx_use_sim : gfx_use_golden);
+}
+
 TPU_TEST_SUITE(suite_golden_compute)
 static Suite *suite_golden_compute(void)
 {
@@ -1068,4 +1075,12 @@ TPU_TEST_SUITE(suite_sim_golden_compute)
 static Suite *suite_sim_golden_compute(void)
 {
 	return build("sim_golden_compute", GFX_SIM);
+}
+
+/* The same int8 tests on a golden device with the bf16 mode (UB rows of 2N bytes): without
+ * FLAGS.BF16 every command must behave as on an int8 device (spec 6.12). */
+TPU_TEST_SUITE(suite_golden_compute_bf16dev)
+static Suite *suite_golden_compute_bf16dev(void)
+{
+	return build_on("golden_compute_bf16dev", GFX_GOLDEN, gfx_use_golden_bf16);
 }

@@ -1618,13 +1618,13 @@ START_TEST(stream_matmul_params)
 }
 END_TEST
 
-static Suite *build(const char *name, enum gfx_backend be)
+static Suite *build_on(const char *name, enum gfx_backend be, void (*use)(void))
 {
 	Suite *s = suite_create(name);
 	TCase *tc = tcase_create("stream_matmul");
 	struct golden_config c;
 
-	tcase_add_checked_fixture(tc, be == GFX_SIM ? gfx_use_sim : gfx_use_golden, NULL);
+	tcase_add_checked_fixture(tc, use, NULL);
 	tcase_add_loop_test(tc, stream_matmul_random, 0, 2);
 	tcase_add_loop_test(tc, stream_matmul_activate, 0, 2);
 	tcase_add_loop_test(tc, stream_matmul_activate_overlap, 0, 6);
@@ -1646,6 +1646,11 @@ static Suite *build(const char *name, enum gfx_backend be)
 	return s;
 }
 
+static Suite *build(const char *name, enum gfx_backend be)
+{
+	return build_on(name, be, be == GFX_SIM ? gfx_use_sim : gfx_use_golden);
+}
+
 TPU_TEST_SUITE(suite_golden_stream_matmul)
 static Suite *suite_golden_stream_matmul(void)
 {
@@ -1656,4 +1661,12 @@ TPU_TEST_SUITE(suite_sim_stream_matmul)
 static Suite *suite_sim_stream_matmul(void)
 {
 	return build("sim_stream_matmul", GFX_SIM);
+}
+
+/* The same tests on a golden device with the bf16 mode: its UB rows are 2N bytes, which the
+ * stream's A rows, ACTIVATE output and write-back must not notice (spec 6.12). */
+TPU_TEST_SUITE(suite_golden_stream_matmul_bf16dev)
+static Suite *suite_golden_stream_matmul_bf16dev(void)
+{
+	return build_on("golden_stream_matmul_bf16dev", GFX_GOLDEN, gfx_use_golden_bf16);
 }
