@@ -3,7 +3,7 @@
  * tpu_bf16_dot_tiled in the device's tile order; its input errors (a dtype it does not take,
  * named with the file; the int8-only options); an int8-only device; `tpu bench gemm --dtype
  * bf16` (table and JSON with the dtype); `tpu selftest` covering bf16 on golden:bf16=1 and
- * saying it skipped bf16 on the int8 golden device. */
+ * saying it skipped bf16 on the int8 golden device; `tpu info`'s features line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +218,22 @@ START_TEST(selftest_bf16)
 }
 END_TEST
 
+START_TEST(info_reports_bf16)
+{
+	struct cli_dir f;
+	struct cli_run r;
+
+	cli_dir_init(&f, "clibf");
+	CLI_RUN(&r, "info", "--device", "golden:bf16=1");
+	cli_expect_ok(&r);
+	ck_assert_msg(strstr(r.out, "0x1 (bf16 implemented"), "%s", r.out);
+	CLI_RUN(&r, "info", "--device", "golden");
+	cli_expect_ok(&r);
+	ck_assert_msg(strstr(r.out, "0x0 (bf16 not implemented: int8 only)"), "%s", r.out);
+	cli_dir_fini(&f);
+}
+END_TEST
+
 START_TEST(cli_not_set)
 {
 	printf("test_cli_bf16: TPU_CLI is not set; skipping the CLI tests (make test-c sets it)\n");
@@ -240,6 +256,7 @@ static Suite *suite_cli_bf16(void)
 	tcase_add_test(tc, matmul_bf16_errors);
 	tcase_add_test(tc, bench_gemm_bf16);
 	tcase_add_test(tc, selftest_bf16);
+	tcase_add_test(tc, info_reports_bf16);
 	suite_add_tcase(s, tc);
 	return s;
 }
