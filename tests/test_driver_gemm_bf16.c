@@ -4,7 +4,7 @@
  * accumulate, then the bias with tpu_f32_add), and against a double-precision dot product within
  * docs/spec.md 7.1's error bound. Shapes of 1, non-multiples of N, K over several tiles, A longer
  * than the UB, all four transpose combinations, padded leading dimensions (the bytes between C's
- * rows untouched), accumulate, a K split into accumulating calls, bias, NaN and infinity
+ * rows untouched), M over several chunks, accumulate, a K split into accumulating calls, bias, NaN and infinity
  * inputs, int8 and bf16 calls (and weight tiles of both types left in the FIFO) on one device;
  * the parameters bf16 refuses; -ENOTSUP on the int8-only default golden device. */
 #include <errno.h>
@@ -270,6 +270,22 @@ START_TEST(gemm_bf16_golden)
 }
 END_TEST
 
+/* M beyond one chunk of the default device (R = 2048 ACC rows): two chunks of 1050 rows, with
+ * accumulate (two commands per row and column tile) and bias, both operands transposed. */
+START_TEST(gemm_bf16_chunks)
+{
+	uint64_t seed = harness_seed() ^ 0xBF40u;
+	struct bcase e;
+	tpu_dev *dev;
+
+	ck_assert_int_eq(tpu_open("golden:bf16=1,mem=16M", &dev), 0);
+	make_case(&seed, &e, 2100, 40, 20, TPU_TRANS_T, TPU_TRANS_T, 3, true, true, false);
+	ck_assert_uint_ge(check_case(dev, 16, &e, "chunks"), 2100 * 20 * 9 / 10);
+	free_case(&e);
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
 /* NaN and infinity operands, in A, B, the old C and the bias: still bit for bit. */
 START_TEST(gemm_bf16_specials)
 {
@@ -496,6 +512,7 @@ static Suite *suite_driver_gemm_bf16(void)
 	TCase *tc = tcase_create("gemm_bf16");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, gemm_bf16_golden, 0, 3);
+	tcase_add_test(tc, gemm_bf16_chunks);
 	tcase_add_test(tc, gemm_bf16_specials);
 	tcase_add_test(tc, gemm_bf16_k_split);
 	tcase_add_test(tc, gemm_bf16_mixed_int8);
