@@ -381,7 +381,8 @@ struct tpu_gemm_desc {
  *     C[i][j] = bias ? tpu_f32_add(s, bias[j]) : s
  * with N = tpu_info.array_n and accumulate = TPU_GEMM_ACCUMULATE: the device adds the old C
  * into the ACC after the first K-tile and every later K-tile after it, so splitting K at a
- * multiple of N into one call and accumulating calls gives the bits of one call. The bias,
+ * multiple of N into one call and accumulating calls (a bias only in the last) gives the bits
+ * of one call. The bias,
  * when p->bias is not NULL, holds n fp32 bit patterns (the int32_t array read as uint32_t),
  * added once after the last K-tile. Every other parameter must keep its default
  * (in_zero_point 0, quant_channels 0, multiplier, shift and lut NULL, out_zero_point 0,
