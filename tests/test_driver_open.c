@@ -107,6 +107,11 @@ static const struct bad_uri bad_uris[] = {
 	{ "golden:n=8,,ub_rows=64", -EINVAL, "empty option" },
 	{ "golden:n=8,n=8", -EINVAL, "'n' given twice" },
 	{ "golden:bogus=1", -EINVAL, "bogus=1" },
+	{ "golden:bf16=2", -EINVAL, "'bf16': '2' is not 0 or 1" },
+	{ "golden:bf16=", -EINVAL, "'bf16': '' is not 0 or 1" },
+	{ "golden:bf16=yes", -EINVAL, "'bf16': 'yes' is not 0 or 1" },
+	{ "golden:bf16=1,bf16=0", -EINVAL, "'bf16' given twice" },
+	{ "golden:bf16", -EINVAL, "key=value" },
 	{ "golden:max_queue_entries=64,qdepth=128", -EINVAL, "'qdepth': 128 exceeds" },
 	{ NULL, -EINVAL, "NULL" },
 };
@@ -201,6 +206,31 @@ START_TEST(null_outputs_and_ranges)
 	ck_assert_uint_eq(tpu_outstanding(dev, 7), 0);
 	ck_assert_int_eq(tpu_poll(dev, 2, &cpl, 1), 0);
 	ck_assert_int_eq(tpu_close(dev), 0);
+}
+END_TEST
+
+/* golden:bf16=1 is the golden device with the bf16 mode (FEATURES.BF16); the sim models are all
+ * int8-only, so sim:bf16=1 is refused with a message that says so (where a model is built). */
+START_TEST(open_bf16_option)
+{
+	static const char *const uris[] = { "golden:mem=1M", "golden:bf16=0,mem=1M",
+					    "golden:mem=1M,bf16=1,n=8" };
+	tpu_dev *dev;
+	uint32_t v;
+
+	for (unsigned i = 0; i < 3; i++) {
+		ck_assert_int_eq(tpu_open(uris[i], &dev), 0);
+		ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_FEATURES, &v), 0);
+		ck_assert_uint_eq(v, i == 2 ? TPU_FEATURES_BF16_MASK : 0);
+		ck_assert_int_eq(tpu_close(dev), 0);
+	}
+	if (tpu_open("sim:bf16=0", &dev) == 0) {
+		ck_assert_int_eq(tpu_close(dev), 0);
+		ck_assert_int_eq(tpu_open("sim:bf16=1", &dev), -EINVAL);
+		ck_assert_ptr_null(dev);
+		ck_assert_ptr_nonnull(strstr(tpu_last_open_error(),
+					     "no sim model is built with the bf16 mode"));
+	}
 }
 END_TEST
 
@@ -379,6 +409,7 @@ static Suite *suite_driver_open(void)
 	tcase_add_test(tc, open_rejects_bad_uris);
 	tcase_add_test(tc, null_device_everywhere);
 	tcase_add_test(tc, null_outputs_and_ranges);
+	tcase_add_test(tc, open_bf16_option);
 	tcase_add_test(tc, registers_read_write);
 	tcase_add_test(tc, two_devices_are_independent);
 	tcase_add_test(tc, buffers_alloc_and_free);

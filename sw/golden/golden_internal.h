@@ -27,7 +27,8 @@
 /* Analytical schedule behind PERF_CYCLES (the golden model has no clock; see docs/spec.md §2):
  * every command costs GOLDEN_CYC_CMD cycles of fetch, decode and completion, plus one cycle per
  * GOLDEN_CYC_DMA_BYTES bytes it moved over the link (rounded up), plus, for MATMUL, one cycle per
- * row and a pipeline fill/drain of 2N, and for ACTIVATE one cycle per row. */
+ * row and a pipeline fill/drain of 2N, and for ACTIVATE one cycle per row. A bf16 command costs
+ * what its int8 counterpart costs (its transfers move 2 bytes an element, counted as bytes). */
 #define GOLDEN_CYC_CMD 16u
 #define GOLDEN_CYC_DMA_BYTES 64u
 
