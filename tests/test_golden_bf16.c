@@ -304,6 +304,8 @@ END_TEST
 
 START_TEST(gemm_random)
 {
+	uint64_t macs = 0, busy = 0;
+
 	setup_dev(sizes[_i], true);
 	for (unsigned it = 0; it < 40; it++) {
 		uint32_t k = (uint32_t)harness_range(&rng, 1, 4 * N);
@@ -314,7 +316,11 @@ START_TEST(gemm_random)
 
 		gemm_case(m, k, c, harness_range(&rng, 0, 1), 0, it % 3 == 2,
 			  (uint32_t)harness_range(&rng, 0, ROWS - m));
+		macs += (uint64_t)m * k * c; /* rows x tile K x tile columns, summed over tiles */
+		busy += (uint64_t)m * tiles;
 	}
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MACS_LO), macs);
+	ck_assert_uint_eq(gfx_perf(&F, TPU_REG_PERF_MXU_BUSY_LO), busy);
 	teardown();
 }
 END_TEST

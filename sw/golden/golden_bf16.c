@@ -123,16 +123,15 @@ void golden_bf16_activate(struct golden *g, const struct golden_cmd *c, struct g
 	/* (RAW32: identical or disjoint ranges, so element-wise in place is exact) */
 	for (i = 0; i < rows; i++) {
 		const int32_t *a = g->acc + (size_t)(src + i) * n;
-		int32_t *d = g->acc + (size_t)(dst + i) * n;
-		uint8_t *u = (uint8_t *)golden_ub_row(g, dst + i);
 
 		for (j = 0; j < n; j++) {
 			uint32_t x = activate_value(g, (uint32_t)a[j], j, op0, &clamped);
 
 			if (raw)
-				d[j] = (int32_t)x;
+				g->acc[(size_t)(dst + i) * n + j] = (int32_t)x;
 			else
-				put_le16(u + 2 * j, tpu_f32_to_bf16(x));
+				put_le16((uint8_t *)golden_ub_row(g, dst + i) + 2 * j,
+					 tpu_f32_to_bf16(x));
 		}
 	}
 	r->result = clamped;

@@ -1,7 +1,7 @@
 /* Golden device: the transfer commands READ_HOST, LOAD_WEIGHTS, LOAD_PARAMS and WRITE_HOST
- * (docs/spec.md §6.3-§6.5, §6.8). Each runs the checks of §6.1 in order; a transfer into the
- * device reads the whole span into the scratch buffer before committing anything, so a failed
- * DMA leaves local state untouched. */
+ * (docs/spec.md §6.3-§6.5, §6.8), with their bf16 forms and the SCALE kind (§6.12). Each runs
+ * the checks of §6.1 in order; a transfer into the device reads the whole span into the scratch
+ * buffer before committing anything, so a failed DMA leaves local state untouched. */
 #include <string.h>
 
 #include "golden_internal.h"

@@ -11,7 +11,10 @@
  *   - one completion per command: every doorbelled command completes exactly once, in order;
  *   - lockstep: host memory, completions and the exact registers (GSTAT, ERRLOG, queue state,
  *     PERF counters but cycles) are the same on both devices after every settle.
- * A violation aborts, so libFuzzer keeps the input as a crash. */
+ * A violation aborts, so libFuzzer keeps the input as a crash.
+ * TPU_FUZZ_BF16=1 (golden only, as TPU_FUZZ_GOLDEN_ONLY: no sim model has the mode) runs a golden
+ * device with the bf16 mode (docs/spec.md 6.12), with bf16 row sizes for FLAGS.BF16 commands and
+ * the SCALE and FCLAMP kinds and ACTIVATE bits among the random commands. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <stdbool.h>
@@ -56,6 +59,7 @@ struct side {
 struct world {
 	struct side gold, vsim;
 	bool lockstep;
+	bool bf16; /* TPU_FUZZ_BF16: the golden device has the bf16 mode */
 	uint64_t sq_iova, cq_iova, region_iova;
 	struct win cur[NWIN], old[NWIN];
 	bool pending; /* a window write on its way: old[] still allowed */
@@ -415,7 +419,8 @@ static bool world_init(uint64_t seed)
 	struct golden_dma_port port;
 
 	if (!looked) {
-		m = getenv("TPU_FUZZ_GOLDEN_ONLY") ? NULL : tpu_sim_model_named("s8");
+		m = getenv("TPU_FUZZ_GOLDEN_ONLY") || getenv("TPU_FUZZ_BF16") ?
+			    NULL : tpu_sim_model_named("s8");
 		looked = true;
 	}
 	memset(&W, 0, sizeof(W));
@@ -427,6 +432,8 @@ static bool world_init(uint64_t seed)
 	cfg.fifo_tiles = 2;
 	cfg.num_queues = 2;
 	cfg.num_windows = NWIN;
+	W.bf16 = !W.lockstep && getenv("TPU_FUZZ_BF16");
+	cfg.bf16 = W.bf16;
 	side_alloc(&W.gold, "golden");
 	port = (struct golden_dma_port){ .ctx = W.gold.hm, .read = hostmem_dma_read,
 					 .write = hostmem_dma_write };
@@ -492,23 +499,33 @@ static void random_sqe(struct fuzz_in *in, uint32_t d[16])
 	uint64_t addr = buf_iova(b) - GUARD / 2 + (fuzz_u32(in) % (BUFB + GUARD));
 	uint32_t rows = fuzz_u8(in) % 10, cols = fuzz_u8(in) % 10, sm = fuzz_u8(in);
 	uint32_t stride = sm < 128 ? 0 : sm < 192 ? cols + (sm & 15) : 4 * cols;
-	uint32_t op0 = fuzz_u8(in) % 8, acc = op == TPU_OP_WRITE_HOST && (op0 & 1);
+	uint32_t op0 = fuzz_u8(in) % (W.bf16 ? 16 : 8), acc = op == TPU_OP_WRITE_HOST && (op0 & 1);
+	uint32_t es = W.bf16 && (f & TPU_SQE_FLAG_BF16) ? 2 : 1; /* bytes per UB element */
+	uint32_t kinds = W.bf16 ? TPU_PARAM_KIND_COUNT : 6; /* (int8: kind 5 as an unknown one) */
 
 	memset(d, 0, 16 * sizeof(*d));
 	d[0] = op | (uint32_t)(f & (f & 0x80 ? 0xFF : TPU_SQE_FLAGS_VALID)) << TPU_SQE_FLAGS_SHIFT;
-	sqe_dma(d, addr, rows, acc ? 4 * cols : cols, stride);
+	sqe_dma(d, addr, rows, acc ? 4 * cols : es * cols, stride);
 	d[TPU_SQE_COLS_DW] = cols;
 	d[TPU_SQE_LOCAL_ADDR_DW] = fuzz_u8(in) % 72;
 	d[TPU_SQE_LOCAL_ADDR2_DW] = fuzz_u8(in) % 40;
 	d[TPU_SQE_OP0_DW] = op0;
 	if (op == TPU_OP_LOAD_PARAMS) {
-		d[TPU_SQE_OP0_DW] = op0 % 6;
+		d[TPU_SQE_OP0_DW] = op0 % kinds;
 		d[TPU_SQE_ROWS_DW] = 1;
-		d[TPU_SQE_COLS_DW] = op0 % 6 == TPU_PARAM_LUT ? TPU_LUT_ENTRIES : cols;
-		d[TPU_SQE_LENGTH_DW] = op0 % 6 == TPU_PARAM_LUT ? TPU_LUT_ENTRIES : 4 * cols;
+		d[TPU_SQE_COLS_DW] = op0 % kinds == TPU_PARAM_LUT ? TPU_LUT_ENTRIES : cols;
+		d[TPU_SQE_LENGTH_DW] = op0 % kinds == TPU_PARAM_LUT ? TPU_LUT_ENTRIES : 4 * cols;
 		d[TPU_SQE_OP1_DW] = (uint32_t)(int8_t)fuzz_u8(in);
 		d[TPU_SQE_OP2_DW] = (uint32_t)-128;
 		d[TPU_SQE_OP3_DW] = 127;
+		if (op0 % kinds == TPU_PARAM_FCLAMP) { /* no DMA: fp32 limits in OP2, OP3 */
+			memset(d + TPU_SQE_HOST_ADDR_LO_DW, 0,
+			       (TPU_SQE_COLS_DW - TPU_SQE_HOST_ADDR_LO_DW + 1) * sizeof(*d));
+			d[TPU_SQE_OP1_DW] = 0;
+			d[TPU_SQE_OP2_DW] = fuzz_u32(in);
+			d[TPU_SQE_OP3_DW] = fuzz_u8(in) & 1 ? d[TPU_SQE_OP2_DW] ^ 0x80000000u
+							    : fuzz_u32(in);
+		}
 	} else if (op == TPU_OP_IDENTIFY) {
 		if (f & 4) { /* page-aligned in its buffer: can pass the window check */
 			d[TPU_SQE_HOST_ADDR_LO_DW] = (uint32_t)buf_iova(b);
