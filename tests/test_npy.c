@@ -276,6 +276,10 @@ START_TEST(unsupported_content)
 			-ENOTSUP, "big-endian");
 	expect_dict_err(&t, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3)}", ANY_RANK,
 			-ENOTSUP, "big-endian");
+	expect_dict_err(&t, "{'descr': '>u2', 'fortran_order': False, 'shape': (2, 3)}", ANY_RANK,
+			-ENOTSUP, "big-endian");
+	expect_dict_err(&t, "{'descr': '<f2', 'fortran_order': False, 'shape': (3,)}", ANY_RANK,
+			-ENOTSUP, "'<f2' not supported");
 	expect_dict_err(&t, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,)}", ANY_RANK,
 			-ENOTSUP, "'<f8' not supported");
 	expect_dict_err(&t, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,)}", ANY_RANK,
@@ -360,13 +364,14 @@ END_TEST
 /* Every dtype x version x rank: save, check the header numpy expects, load, compare. */
 START_TEST(round_trip)
 {
-	static const enum npy_dtype dtypes[] = {NPY_INT8, NPY_UINT8, NPY_INT32, NPY_FLOAT32};
+	static const enum npy_dtype dtypes[] = {NPY_INT8, NPY_UINT8, NPY_INT32, NPY_FLOAT32,
+						NPY_UINT16};
 	static const char *descr[] = {"'descr': '|i1'", "'descr': '|u1'", "'descr': '<i4'",
-				      "'descr': '<f4'"};
+				      "'descr': '<f4'", "'descr': '<u2'"};
 	uint64_t st = harness_seed() ^ 0x4e5059;
 	struct tmp t;
 	tmp_init(&t);
-	for (size_t d = 0; d < 4; d++) {
+	for (size_t d = 0; d < 5; d++) {
 		for (int version = 1; version <= 3; version++) {
 			for (unsigned rank = 1; rank <= 2; rank++) {
 				struct npy_array a = {.dtype = dtypes[d], .rank = rank};
@@ -415,7 +420,7 @@ START_TEST(round_trip)
 				ck_assert_uint_eq(b.shape[0], a.shape[0]);
 				ck_assert_uint_eq(b.shape[1], a.shape[1]);
 				ck_assert_mem_eq(b.data, a.data, bytes);
-				if (a.dtype == NPY_INT32) /* little-endian on disk */
+				if (a.dtype == NPY_INT32 || a.dtype == NPY_UINT16) /* little-endian */
 					ck_assert_int_eq(head[pre + hlen], src[0]);
 				npy_free(&b);
 				free(src);

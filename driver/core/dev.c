@@ -113,6 +113,8 @@ static void read_config(tpu_dev *dev, const struct tpu_uri *u)
 	in->acc_rows = tpu_rd(dev, TPU_REG_HWCFG2);
 	/* STREAM_MATMUL is optional (small FPGA builds): tpu_gemm uses it only when listed */
 	in->opcodes = tpu_rd(dev, TPU_REG_OPCODES);
+	/* the bf16 mode (docs/spec.md 6.12): tpu_gemm_ex runs TPU_DTYPE_BF16 only when listed */
+	in->features = tpu_rd(dev, TPU_REG_FEATURES);
 	in->max_queue_entries = ((cap & TPU_CAP_MQES_MASK) >> TPU_CAP_MQES_SHIFT) + 1u;
 	in->timeout_units = (cap & TPU_CAP_TIMEOUT_MASK) >> TPU_CAP_TIMEOUT_SHIFT;
 	snprintf(in->backend, sizeof(in->backend), "%s", u->ops->name);

@@ -48,6 +48,7 @@ enum tpu_cid_state {
 struct tpu_cid_rec {
 	uint8_t state;
 	uint8_t opcode;
+	uint8_t flags; /* the command's FLAGS (TPU_SQE_FLAG_*) */
 	uint64_t seq; /* submission order */
 	uint32_t op0;
 	uint32_t user_tag;
@@ -89,6 +90,9 @@ struct tpu_dev {
 	unsigned grave_n;
 	uint64_t bogus;
 	uint32_t fifo_occ; /* weight tiles in the FIFO, from the completions seen */
+	/* their types, head first: bit i set when tile i (0 = the head) is bf16 (FLAGS.BF16 on
+	 * its LOAD_WEIGHTS; a MATMUL that pops it must carry the same flag, docs/spec.md 6.12) */
+	uint64_t fifo_bf16[4];
 	char gemm_err[192];
 	char ops_err[192]; /* tpu_ops_last_error(): why the last ops call was rejected */
 };

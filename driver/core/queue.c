@@ -89,6 +89,25 @@ uint32_t tpu_queue_free_slots(const tpu_dev *dev, unsigned q)
 	return qu->depth - 1u - qu->inflight;
 }
 
+/* The weight FIFO's occupancy and tile types (dev->fifo_bf16, 256 tiles at most: FIFO_TILES is
+ * an 8-bit field). */
+static void fifo_push(tpu_dev *dev, bool bf16)
+{
+	uint32_t i = dev->fifo_occ;
+
+	if (i < 256u && bf16)
+		dev->fifo_bf16[i / 64u] |= 1ull << (i % 64u);
+	dev->fifo_occ++;
+}
+
+static void fifo_pop(tpu_dev *dev)
+{
+	for (unsigned w = 0; w < 4; w++)
+		dev->fifo_bf16[w] = (dev->fifo_bf16[w] >> 1) |
+				    (w < 3 ? (dev->fifo_bf16[w + 1] & 1u) << 63 : 0);
+	dev->fifo_occ--;
+}
+
 /* Finish in-flight command cid with cpl (status etc. filled by the caller). */
 static void complete(tpu_dev *dev, struct tpu_queue *qu, uint16_t cid, struct tpu_cpl *cpl)
 {
@@ -101,9 +120,9 @@ static void complete(tpu_dev *dev, struct tpu_queue *qu, uint16_t cid, struct tp
 	/* The weight FIFO is device-global; GEMM needs to know what is left in it. */
 	if (cpl->status == 0) {
 		if (r->opcode == TPU_OP_LOAD_WEIGHTS)
-			dev->fifo_occ++;
+			fifo_push(dev, r->flags & TPU_SQE_FLAG_BF16);
 		else if (r->opcode == TPU_OP_MATMUL && (r->op0 & TPU_MATMUL_POP) && dev->fifo_occ)
-			dev->fifo_occ--;
+			fifo_pop(dev);
 	}
 	qu->stash[qu->stash_n++] = *cpl;
 }
@@ -217,6 +236,7 @@ int tpu_queue_submit(tpu_dev *dev, unsigned q, struct tpu_cmd *cmds, unsigned n)
 		r->seq = qu->seq++;
 		r->opcode = (uint8_t)SQE(c, OPCODE);
 		r->op0 = SQE(c, OP0);
+		r->flags = (uint8_t)SQE(c, FLAGS);
 		r->user_tag = SQE(c, USER_TAG);
 		(void)cmd_buffers(dev, c, &r->buf, &r->buf2);
 		if (r->buf)

@@ -2,6 +2,7 @@
  * afterwards; the host side is rebuilt from the driver's own state (queue layout and the window
  * shadow), and every command that was in flight is completed by the driver as ABORTED_RESET. */
 #include <errno.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -28,5 +29,6 @@ int tpu_reset(tpu_dev *dev)
 	for (unsigned q = 0; q < dev->info.num_queues; q++)
 		tpu_queue_abort_inflight(dev, q);
 	dev->fifo_occ = 0;
+	memset(dev->fifo_bf16, 0, sizeof(dev->fifo_bf16));
 	return tpu_dev_enable(dev);
 }

@@ -103,6 +103,53 @@ static int check_args(tpu_dev *dev, size_t m, size_t k, size_t n, const void *a,
 	return tpu_gemm_check_range(dev, k, p->in_zero_point);
 }
 
+/* TPU_DTYPE_BF16: the device has the mode, the shape fits, and of the parameters only the
+ * bias (fp32 bit patterns) is used: everything of the int8 requantization must keep its
+ * default (docs/ops.md "bf16 GEMM"). */
+static int check_bf16(tpu_dev *dev, const struct tpu_gemm_desc *d, const struct tpu_gemm_params *p)
+{
+	uint32_t N = dev->info.array_n;
+
+	if (!(dev->info.features & TPU_FEATURES_BF16_MASK))
+		return fail(dev, -ENOTSUP, "dtype: TPU_DTYPE_BF16 needs a device with the bf16 "
+				     "MXU (FEATURES.BF16); this one computes int8 only");
+	if (!d->a)
+		return reject(dev, "a: NULL");
+	if (!d->b)
+		return reject(dev, "b: NULL");
+	if (!d->c)
+		return reject(dev, "c: NULL");
+	if (d->m == 0 || d->k == 0 || d->n == 0)
+		return reject(dev, "%s: 0 (every dimension must be >= 1)",
+			      d->m == 0 ? "m" : d->k == 0 ? "k" : "n");
+	if (d->k > (UINT32_MAX - 2u * N) / 2u)
+		return reject(dev, "k: %zu is too large (a bf16 row of 2 x k bytes must fit 32 bits)",
+			      d->k);
+	if (d->n > (UINT32_MAX - 4u * N) / N)
+		return reject(dev, "n: %zu is too large (tile span must fit 32 bits)", d->n);
+	if (d->m > SIZE_MAX / 4 / d->k || d->m > SIZE_MAX / 4 / d->n || d->k > SIZE_MAX / 4 / d->n)
+		return reject(dev, "m x k x n: too large for host memory");
+	if (p->in_zero_point != 0)
+		return reject(dev, "in_zero_point: %d must be 0 with TPU_DTYPE_BF16",
+			      (int)p->in_zero_point);
+	if (p->quant_channels != 0)
+		return reject(dev, "quant_channels: %zu must be 0 with TPU_DTYPE_BF16 (fp32 output, "
+				   "no requantization)", p->quant_channels);
+	if (p->multiplier)
+		return reject(dev, "multiplier: must be NULL with TPU_DTYPE_BF16");
+	if (p->shift)
+		return reject(dev, "shift: must be NULL with TPU_DTYPE_BF16");
+	if (p->out_zero_point != 0)
+		return reject(dev, "out_zero_point: %d must be 0 with TPU_DTYPE_BF16",
+			      (int)p->out_zero_point);
+	if (p->clamp_min != -128 || p->clamp_max != 127)
+		return reject(dev, "clamp_min, clamp_max: %d, %d must keep the defaults -128, 127 "
+				   "with TPU_DTYPE_BF16", (int)p->clamp_min, (int)p->clamp_max);
+	if (p->lut)
+		return reject(dev, "lut: must be NULL with TPU_DTYPE_BF16 (no LUT on fp32 output)");
+	return 0;
+}
+
 /* A stored matrix of `rows` rows of `cols` elements, `*ld` apart (0: packed, set to cols). */
 static int check_ld(tpu_dev *dev, const char *name, size_t *ld, size_t rows, size_t cols,
 		    const char *what)
@@ -126,10 +173,7 @@ static int check_layout(tpu_dev *dev, const struct tpu_gemm_desc *d,
 	bool ta = d->trans_a == TPU_TRANS_T, tb = d->trans_b == TPU_TRANS_T;
 	int err;
 
-	if (d->dtype == TPU_DTYPE_BF16)
-		return fail(dev, -ENOTSUP, "dtype: TPU_DTYPE_BF16 needs a device with the bf16 "
-				     "MXU; this one computes int8 only");
-	if (d->dtype != TPU_DTYPE_INT8)
+	if (d->dtype != TPU_DTYPE_INT8 && d->dtype != TPU_DTYPE_BF16)
 		return reject(dev, "dtype: %d is not a tpu_dtype", (int)d->dtype);
 	if (d->trans_a != TPU_TRANS_N && !ta)
 		return reject(dev, "trans_a: %d is not TPU_TRANS_N or TPU_TRANS_T",
@@ -140,7 +184,8 @@ static int check_layout(tpu_dev *dev, const struct tpu_gemm_desc *d,
 	if (d->flags & ~TPU_GEMM_ACCUMULATE)
 		return reject(dev, "flags: 0x%x has unknown bits (known: TPU_GEMM_ACCUMULATE)",
 			      d->flags);
-	if ((d->flags & TPU_GEMM_ACCUMULATE) && p->quant_channels != 0)
+	if ((d->flags & TPU_GEMM_ACCUMULATE) && p->quant_channels != 0 &&
+	    d->dtype == TPU_DTYPE_INT8)
 		return reject(dev, "flags: TPU_GEMM_ACCUMULATE needs raw int32 output "
 				   "(quant_channels 0)");
 	ld[0] = d->lda;
@@ -229,6 +274,14 @@ int tpu_gemm_ex(tpu_dev *dev, const struct tpu_gemm_desc *d, const struct tpu_ge
 	if (!p) {
 		tpu_gemm_params_init(&defaults);
 		p = &defaults;
+	}
+	if (d->dtype == TPU_DTYPE_BF16) {
+		err = check_bf16(dev, d, p);
+		if (!err)
+			err = check_layout(dev, d, p, ld);
+		if (err)
+			return err;
+		return gemm_bf16_run(dev, d, ld, p);
 	}
 	err = check_args(dev, d->m, d->k, d->n, d->a, d->b, p, d->c);
 	if (!err)

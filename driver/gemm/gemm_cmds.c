@@ -27,6 +27,19 @@ void gemm_note(struct gemm *g, int err)
 		g->err = err;
 }
 
+void gemm_drain_fifo(struct gemm *g)
+{
+	const tpu_dev *dev = g->dev;
+
+	for (uint32_t i = 0; i < dev->fifo_occ; i++) {
+		bool bf16 = i < 256u && (dev->fifo_bf16[i / 64u] >> (i % 64u) & 1u);
+
+		EMIT(g, tpu_cmd_matmul, 0, 0, 1, TPU_MATMUL_POP);
+		if (bf16 && !g->err)
+			tpu_cmd_set_flags(&g->cmds[g->ncmd - 1], TPU_SQE_FLAG_BF16);
+	}
+}
+
 /* Weight tile i of a chunk in the order of use: column-tile major, or (pairs) group by group
  * (gp column tiles), each group's K-tiles in order, the group's tiles per K-tile. */
 static void tile_of(const struct gemm *g, size_t i, uint32_t *nt, uint32_t *kt)

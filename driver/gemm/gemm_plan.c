@@ -55,9 +55,7 @@ void gemm_build(struct gemm *g, const struct tpu_gemm_params *p)
 {
 	uint32_t pre = 0;
 
-	/* Tiles left in the FIFO by earlier work would be popped in place of ours. */
-	for (uint32_t i = 0; i < g->dev->fifo_occ; i++)
-		EMIT(g, tpu_cmd_matmul, 0, 0, 1, TPU_MATMUL_POP);
+	gemm_drain_fifo(g);
 	/* Uniform MULT/SHIFT: every column tile reads the same values, so one load serves them
 	 * all (gemm_first_params); OUTPUT goes with them. The LUT is not read ahead: first. */
 	if (g->lut)

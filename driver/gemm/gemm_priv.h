@@ -116,6 +116,9 @@ static inline uint32_t gemm_span(size_t total, uint32_t N, uint32_t t)
 	return left < N ? (uint32_t)left : N;
 }
 
+/* Tiles left in the FIFO by earlier work would be popped in place of ours: one MATMUL POP
+ * each (of the tile's type, int8 or bf16), into ACC row 0 and UB row 0. */
+void gemm_drain_fifo(struct gemm *g);
 size_t gemm_b_off(const struct gemm *g, uint32_t nt, uint32_t kt);
 void gemm_refill(struct gemm *g);
 size_t gemm_a_off(const struct gemm *g, size_t r0, uint32_t rows, uint32_t kt);
@@ -186,6 +189,10 @@ void gemm_stream_schedule(struct gemm *g, const struct tpu_gemm_params *p);
 size_t gemm_stream_b_len(const struct gemm *g);
 size_t gemm_stream_bias_off(const struct gemm *g, uint32_t c);
 void gemm_stream_pack(const struct gemm *g, uint8_t *dst);
+
+/* gemm_bf16.c: a checked TPU_DTYPE_BF16 GEMM (ld: the explicit leading dimensions). */
+int gemm_bf16_run(tpu_dev *dev, const struct tpu_gemm_desc *d, const size_t ld[3],
+		  const struct tpu_gemm_params *p);
 
 /* ------------------------------------------------------------------ gemm_pack.c */
 

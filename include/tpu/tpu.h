@@ -73,6 +73,7 @@ struct tpu_info {
 	uint32_t timeout_units; /* CAP.TIMEOUT */
 	uint32_t queue_depth;   /* entries the driver uses per queue */
 	uint32_t opcodes;       /* OPCODES: bit i = opcode i implemented (0: the register is absent) */
+	uint32_t features;      /* FEATURES: TPU_FEATURES_BF16_MASK = the bf16 mode (0: int8 only) */
 	char backend[16];       /* "golden", "sim", ... */
 };
 
@@ -329,7 +330,9 @@ TPU_MUST_CHECK int tpu_gemm(tpu_dev *dev, size_t m, size_t k, size_t n, const in
 /* Element type of A and B (C's follows from it and from the output parameters). */
 enum tpu_dtype {
 	TPU_DTYPE_INT8 = 0, /* int8 x int8, int32 sums: C int32 (raw) or int8 (requantized) */
-	TPU_DTYPE_BF16 = 1, /* bf16 x bf16, fp32 sums: not built into any device yet */
+	TPU_DTYPE_BF16 = 1, /* bf16 x bf16, fp32 sums (docs/spec.md 7.1): A, B uint16_t bf16 bit
+			     * patterns, C uint32_t fp32 bit patterns; needs FEATURES.BF16
+			     * (golden:bf16=1; no RTL device has the mode yet) */
 };
 
 /* How an operand is stored: op(X) = X, or op(X) = Xᵀ (the caller holds the transpose). */
@@ -357,9 +360,10 @@ struct tpu_gemm_desc {
 	size_t lda;
 	const void *b;
 	size_t ldb;
-	void *c;         /* int32 with raw output (quant_channels 0), else int8 */
+	void *c;         /* int32 with raw output (quant_channels 0), else int8; bf16: fp32 */
 	size_t ldc;
-	unsigned flags;  /* TPU_GEMM_ACCUMULATE: C = C + product, int32 wrapping; raw output only */
+	unsigned flags;  /* TPU_GEMM_ACCUMULATE: C = C + product, int32 wrapping; raw output only;
+			  * bf16: fp32, in the ACC's tile order (see tpu_gemm_ex) */
 };
 
 /* Run d on the device (queue 0, the whole device, as tpu_gemm). Neither operand is transposed
@@ -369,6 +373,24 @@ struct tpu_gemm_desc {
  * buffer that every operand goes through reads the stored matrix in 16 x 16 squares. Device
  * cycles are those of the same GEMM without transposes (docs/performance.md, "Transposed
  * operands"). With TPU_GEMM_ACCUMULATE, C = C + (op(A) - in_zero_point) · op(B) + bias.
+ *
+ * TPU_DTYPE_BF16 (a device with FEATURES.BF16, struct tpu_info.features; docs/ops.md "bf16
+ * GEMM"): A and B hold bf16 bit patterns (uint16_t; lda, ldb count them), C fp32 bit patterns
+ * (uint32_t or float; ldc counts them). Element (i, j) is, bit for bit (include/tpu/bf16.h),
+ *     s = tpu_bf16_dot_tiled(row i of op(A), column j of op(B), k, N, C_old[i][j], accumulate)
+ *     C[i][j] = bias ? tpu_f32_add(s, bias[j]) : s
+ * with N = tpu_info.array_n and accumulate = TPU_GEMM_ACCUMULATE: the device adds the old C
+ * into the ACC after the first K-tile and every later K-tile after it, so splitting K at a
+ * multiple of N into one call and accumulating calls (a bias only in the last) gives the bits
+ * of one call. The bias,
+ * when p->bias is not NULL, holds n fp32 bit patterns (the int32_t array read as uint32_t),
+ * added once after the last K-tile. Every other parameter must keep its default
+ * (in_zero_point 0, quant_channels 0, multiplier, shift and lut NULL, out_zero_point 0,
+ * clamp -128..127), else -EINVAL naming the field. No transposes on the host either: B via
+ * LOAD_WEIGHTS OP0.TRANSPOSE, A gathered in squares during the copy. STREAM_MATMUL has no
+ * bf16 form: the bf16 GEMM runs the column schedule (LOAD_WEIGHTS ahead of MATMUL). The error
+ * bound against exact arithmetic is docs/spec.md 7.1 "Error bound". No K limit (fp32 sums do
+ * not wrap; an overflowing sum is infinity).
  * C is written only when the call returns 0 (with TPU_GEMM_ACCUMULATE C keeps its old value on
  * any failure); C must not overlap A or B. p may be NULL (defaults).
  * Returns 0; -EINVAL (d or a pointer NULL, a dimension 0, an unknown dtype, trans_* or flag, a

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tpu/bf16.h"
 #include "tpu/numerics.h"
 #include "tpu/tpu.h"
 
@@ -164,6 +165,80 @@ out:
 	free(b);
 	free(at);
 	free(bt);
+	free(out);
+	return rc;
+}
+
+/* A random bf16 of magnitude 2^-4 .. 2^4 (either sign; no zeros, subnormals or specials). */
+static inline uint16_t gemm_bench_bf16(uint64_t *seed)
+{
+	uint64_t r = gemm_bench_rng(seed);
+
+	return (uint16_t)((r & 0x807Fu) | ((123u + (unsigned)((r >> 16) % 9u)) << 7));
+}
+
+/* The bf16 form of gemm_bench_run (tpu_gemm_ex with TPU_DTYPE_BF16, fp32 output, no
+ * transposes): random bf16 operands, the output checked bit for bit against
+ * tpu_bf16_dot_tiled in the device's tile order (tiles of the array's N). The caller bounds
+ * 2 m*k, 2 k*n and 4 m*n. Returns as gemm_bench_run. */
+static inline int gemm_bench_run_bf16(tpu_dev *dev, const struct gemm_bench_shape *s,
+				      uint64_t *seed, struct gemm_bench_result *r, char *err,
+				      size_t errlen)
+{
+	struct tpu_info info;
+	uint16_t *a = malloc(s->m * s->k * 2), *b = malloc(s->k * s->n * 2), *col = malloc(s->k * 2);
+	uint32_t *out = malloc(s->m * s->n * 4);
+	struct tpu_gemm_desc d = { .dtype = TPU_DTYPE_BF16, .m = s->m, .n = s->n, .k = s->k,
+				   .a = a, .b = b, .c = out };
+	double t0;
+	int rc = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	r->s = *s;
+	snprintf(err, errlen, "out of host memory");
+	if (!a || !b || !col || !out)
+		goto out;
+	if ((rc = tpu_get_info(dev, &info))) {
+		snprintf(err, errlen, "cannot read the device's identity: %s", tpu_strerror(rc));
+		goto out;
+	}
+	r->array = info.array_n;
+	for (size_t i = 0; i < s->m * s->k; i++)
+		a[i] = gemm_bench_bf16(seed);
+	for (size_t i = 0; i < s->k * s->n; i++)
+		b[i] = gemm_bench_bf16(seed);
+	if ((rc = tpu_perf_clear(dev))) {
+		snprintf(err, errlen, "cannot clear the performance counters: %s",
+			 tpu_strerror(rc));
+		goto out;
+	}
+	t0 = gemm_bench_now();
+	rc = tpu_gemm_ex(dev, &d, NULL);
+	r->wall = gemm_bench_now() - t0;
+	if (rc) {
+		const char *why = tpu_gemm_last_error(dev);
+		snprintf(err, errlen, "%zux%zux%zu bf16: %s%s%s", s->m, s->k, s->n,
+			 tpu_strerror(rc), *why ? ": " : "", why);
+		goto out;
+	}
+	if ((rc = tpu_perf_read(dev, &r->perf))) {
+		snprintf(err, errlen, "cannot read the performance counters: %s", tpu_strerror(rc));
+		goto out;
+	}
+	r->ok = true;
+	for (size_t j = 0; j < s->n && r->ok; j++) {
+		for (size_t kk = 0; kk < s->k; kk++)
+			col[kk] = b[kk * s->n + j];
+		for (size_t i = 0; i < s->m && r->ok; i++)
+			r->ok = out[i * s->n + j] == tpu_bf16_dot_tiled(a + i * s->k, col,
+									 (unsigned)s->k, r->array,
+									 0, false);
+	}
+	err[0] = '\0';
+out:
+	free(a);
+	free(b);
+	free(col);
 	free(out);
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* `tpu bench`: measured workloads on the device, from its performance counters.
- *   tpu bench gemm --m M --k K --n N [--seed S] [--raw] [--json] [--device URI]
+ *   tpu bench gemm --m M --k K --n N [--seed S] [--raw] [--dtype int8|bf16] [--json]
+ *                  [--device URI]
  *   tpu bench model MODEL DATA.npy [--batch B] [--quantized] [--json] [--device URI]
  *                                                                          (bench_model.c)
  * The GEMM runs on random int8 data and is checked against a plain C reference (exit 1 on a
@@ -25,7 +26,8 @@ static void help(void)
 	printf("usage: tpu bench gemm --m M --k K --n N [options]\n"
 	       "\n"
 	       "Run one M x K x N int8 GEMM (tpu_gemm) on random data, check it against a plain C\n"
-	       "reference and report the device's performance counters over the call: cycles, MXU\n"
+	       "reference (with --dtype bf16: a bf16 x bf16 -> fp32 GEMM, checked bit for bit\n"
+	       "against tpu_bf16_dot_tiled in the device's tile order) and report the device's performance counters over the call: cycles, MXU\n"
 	       "busy cycles, MACs, utilization = MACs / (N^2 x cycles), DMA bytes, wall time and\n"
 	       "simulated cycles per second.\n"
 	       "\n"
@@ -33,6 +35,8 @@ static void help(void)
 	       "  --m M, --k K, --n N   the shape, each 1..%ld (required)\n"
 	       "  --seed S              data seed, a non-zero 64-bit integer (default fixed)\n"
 	       "  --raw                 int32 output (default: int8, per-tensor requantization)\n"
+	       "  --dtype int8|bf16     element type (default int8); bf16 needs FEATURES.BF16\n"
+	       "                        (golden:bf16=1), its output is fp32 (no --raw)\n"
 	       "  --json                print one JSON object instead of the table\n"
 	       "  --device URI          device to use (default: the global --device)\n"
 	       "  -h, --help            this help\n"
@@ -41,19 +45,20 @@ static void help(void)
 	       BENCH_DIM_MAX);
 }
 
-enum { OPT_M = 1, OPT_K, OPT_N, OPT_SEED, OPT_RAW, OPT_JSON, OPT_DEVICE, OPT_HELP };
+enum { OPT_M = 1, OPT_K, OPT_N, OPT_SEED, OPT_RAW, OPT_JSON, OPT_DEVICE, OPT_DTYPE, OPT_HELP };
 
 static const struct cli_opt gemm_opts[] = {
     {"m", 0, true, OPT_M},	     {"k", 0, true, OPT_K},	     {"n", 0, true, OPT_N},
     {"seed", 0, true, OPT_SEED},     {"raw", 0, false, OPT_RAW},     {"json", 0, false, OPT_JSON},
-    {"device", 0, true, OPT_DEVICE}, {"help", 'h', false, OPT_HELP}, {NULL, 0, false, 0},
+    {"device", 0, true, OPT_DEVICE}, {"dtype", 0, true, OPT_DTYPE},
+    {"help", 'h', false, OPT_HELP},  {NULL, 0, false, 0},
 };
 
 struct gemm_args {
 	const char *device;
 	struct gemm_bench_shape s;
 	unsigned long long seed;
-	bool raw, json;
+	bool raw, json, bf16;
 };
 
 static int parse_dim(const struct cli_ctx *ctx, const char *opt, const char *val, size_t *out)
@@ -114,6 +119,13 @@ static int parse_gemm(const struct cli_ctx *ctx, int argc, char **argv, struct g
 		case OPT_DEVICE:
 			g->device = val;
 			break;
+		case OPT_DTYPE:
+			if (strcmp(val, "int8") && strcmp(val, "bf16")) {
+				cli_error(ctx, "--dtype '%s': expected int8 or bf16", val);
+				return CLI_EXIT_USAGE;
+			}
+			g->bf16 = !strcmp(val, "bf16");
+			break;
 		case OPT_HELP:
 			help();
 			return -1;
@@ -126,8 +138,13 @@ static int parse_gemm(const struct cli_ctx *ctx, int argc, char **argv, struct g
 				    : "--n");
 		return CLI_EXIT_USAGE;
 	}
+	if (g->bf16 && g->raw) {
+		cli_error(ctx, "--raw applies to --dtype int8 only (bf16 output is always fp32)");
+		return CLI_EXIT_USAGE;
+	}
 	/* each dimension <= 2^16, so these products cannot overflow 64 bits */
-	bytes = (unsigned long long)g->s.m * g->s.k + (unsigned long long)g->s.k * g->s.n +
+	bytes = ((unsigned long long)g->s.m * g->s.k + (unsigned long long)g->s.k * g->s.n) *
+			(g->bf16 ? 2u : 1u) +
 		4ull * g->s.m * g->s.n;
 	if (bytes > BENCH_BYTES_MAX) {
 		cli_error(ctx,
@@ -139,6 +156,11 @@ static int parse_gemm(const struct cli_ctx *ctx, int argc, char **argv, struct g
 	return CLI_EXIT_OK;
 }
 
+static const char *out_name(const struct gemm_args *g)
+{
+	return g->bf16 ? "fp32" : g->raw ? "int32" : "int8";
+}
+
 static void print_gemm_json(const char *device, const char *backend, const struct gemm_args *g,
 			    const struct gemm_bench_result *r)
 {
@@ -146,12 +168,12 @@ static void print_gemm_json(const char *device, const char *backend, const struc
 	cli_json_str(device);
 	printf(", \"backend\": ");
 	cli_json_str(backend);
-	printf(", \"output\": \"%s\", \"seed\": %llu, \"m\": %zu, \"k\": %zu, \"n\": %zu, "
+	printf(", \"dtype\": \"%s\", \"output\": \"%s\", \"seed\": %llu, \"m\": %zu, \"k\": %zu, \"n\": %zu, "
 	       "\"array\": %u, \"cycles\": %llu, \"mxu_busy_cycles\": %llu, \"macs\": %llu, "
 	       "\"utilization\": %.6f, \"dma_read_bytes\": %llu, \"dma_write_bytes\": %llu, "
 	       "\"commands\": %u, \"wall_seconds\": %.6f, \"sim_cycles_per_second\": %.0f, "
 	       "\"correct\": %s}\n",
-	       g->raw ? "int32" : "int8", g->seed, r->s.m, r->s.k, r->s.n, r->array,
+	       g->bf16 ? "bf16" : "int8", out_name(g), g->seed, r->s.m, r->s.k, r->s.n, r->array,
 	       (unsigned long long)r->perf.cycles, (unsigned long long)r->perf.mxu_busy_cycles,
 	       (unsigned long long)r->perf.macs, gemm_bench_util(r),
 	       (unsigned long long)r->perf.dma_read_bytes,
@@ -163,8 +185,9 @@ static void print_gemm_table(const char *device, const char *backend, const stru
 			     const struct gemm_bench_result *r)
 {
 	printf("%-18s %s (%s)\n", "device", device, backend);
-	printf("%-18s m=%zu k=%zu n=%zu, %s output, seed %llu\n", "gemm", r->s.m, r->s.k, r->s.n,
-	       g->raw ? "int32" : "int8", g->seed);
+	printf("%-18s m=%zu k=%zu n=%zu, %s x %s, %s output, seed %llu\n", "gemm", r->s.m,
+	       r->s.k, r->s.n, g->bf16 ? "bf16" : "int8", g->bf16 ? "bf16" : "int8", out_name(g),
+	       g->seed);
 	printf("%-18s %u x %u\n", "array", r->array, r->array);
 	printf("%-18s %llu\n", "cycles", (unsigned long long)r->perf.cycles);
 	printf("%-18s %llu\n", "mxu busy cycles", (unsigned long long)r->perf.mxu_busy_cycles);
@@ -193,7 +216,10 @@ static int bench_gemm(const struct cli_ctx *ctx, int argc, char **argv)
 	if ((rc = cli_open(ctx, g.device, &dev, &info)))
 		return cli_open_exit(rc);
 	seed = g.seed;
-	rc = gemm_bench_run(dev, &g.s, g.raw, 0, &seed, &r, why, sizeof(why));
+	if (g.bf16)
+		rc = gemm_bench_run_bf16(dev, &g.s, &seed, &r, why, sizeof(why));
+	else
+		rc = gemm_bench_run(dev, &g.s, g.raw, 0, &seed, &r, why, sizeof(why));
 	tpu_close(dev);
 	if (rc) {
 		cli_error(ctx, "gemm %s", why);
@@ -216,7 +242,8 @@ static void usage(void)
 	printf("usage: tpu bench BENCHMARK [options]\n"
 	       "\n"
 	       "Benchmarks:\n"
-	       "  gemm    one int8 GEMM on random data, checked, with the device's counters\n"
+	       "  gemm    one int8 (or bf16) GEMM on random data, checked, with the device's\n"
+	       "          counters\n"
 	       "  model   a model file on a data set: per-layer counters and roofline bounds\n"
 	       "\n"
 	       "`tpu bench BENCHMARK --help` describes each.\n");

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "npy.h"
+#include "tpu/bf16.h"
 #include "tpu/numerics.h"
 #include "tpu/tpu.h"
 
@@ -16,7 +17,8 @@ static void help(void)
 {
 	printf("usage: tpu matmul A.npy B.npy -o OUT.npy [options]\n"
 	       "\n"
-	       "Compute OUT = (A - ZA) x B + bias on the device. A is int8 M x K, B int8 K x N,\n"
+	       "Compute OUT = (A - ZA) x B + bias on the device (int8; --dtype bf16 below).\n"
+	       "A is int8 M x K, B int8 K x N,\n"
 	       "K <= %u (the K limit: a sum of more int8 products can overflow int32; with\n"
 	       "--in-zero-point the limit for (A - ZA) x B, down to 65793, see docs/ops.md).\n"
 	       "A larger K is refused, never wrapped. The bias adds in int32 as in TFLite.\n"
@@ -34,6 +36,13 @@ static void help(void)
 	       "  --clamp MIN,MAX           -128 <= MIN <= MAX <= 127 (default -128,127;\n"
 	       "                            needs --multiplier)\n"
 	       "  --lut L.npy               int8[256], out = L[v + 128] (needs --multiplier)\n"
+	       "  --dtype int8|bf16         element type of A and B (default int8). bf16: A and B\n"
+	       "                            float32 ('<f4', rounded to bf16 to nearest even) or\n"
+	       "                            uint16 ('<u2', bf16 bit patterns); OUT is float32\n"
+	       "                            M x N, the fp32 sums of the device's bf16 mode\n"
+	       "                            (docs/spec.md 7.1); --bias then float32, length N;\n"
+	       "                            no K limit; needs a device with FEATURES.BF16\n"
+	       "                            (golden:bf16=1); the int8 options above are refused\n"
 	       "  --device URI              device to use (default: the global --device)\n"
 	       "  -h, --help                this help\n"
 	       "\n"
@@ -52,6 +61,7 @@ enum {
 	OPT_CLAMP,
 	OPT_LUT,
 	OPT_DEVICE,
+	OPT_DTYPE,
 	OPT_HELP,
 };
 
@@ -65,6 +75,7 @@ static const struct cli_opt opts[] = {
     {"clamp", 0, true, OPT_CLAMP},
     {"lut", 0, true, OPT_LUT},
     {"device", 0, true, OPT_DEVICE},
+    {"dtype", 0, true, OPT_DTYPE},
     {"help", 'h', false, OPT_HELP},
     {NULL, 0, false, 0},
 };
@@ -75,12 +86,14 @@ struct mm_args {
 	const char *bias, *mult, *shift, *lut;
 	const char *zin_text, *zout_text, *clamp_text;
 	long zin, zout, qmin, qmax;
+	bool bf16; /* --dtype bf16 */
 };
 
 /* Everything loaded from the files. */
 struct mm_data {
 	struct npy_array a, b, bias, mult, shift, lut;
 	int32_t *mult_n, *shift_n; /* broadcast copies when the lengths differ */
+	uint16_t *a16, *b16;       /* --dtype bf16: A and B as bf16 bit patterns */
 };
 
 static int parse_zero_point(const struct cli_ctx *ctx, const char *opt, const char *s, long *out)
@@ -166,6 +179,16 @@ static int parse_args(const struct cli_ctx *ctx, int argc, char **argv, struct m
 		case OPT_DEVICE:
 			m->device = val;
 			break;
+		case OPT_DTYPE:
+			if (!strcmp(val, "bf16")) {
+				m->bf16 = true;
+			} else if (!strcmp(val, "int8")) {
+				m->bf16 = false;
+			} else {
+				cli_error(ctx, "--dtype '%s': expected int8 or bf16", val);
+				return CLI_EXIT_USAGE;
+			}
+			break;
 		case OPT_ZIN:
 			m->zin_text = val;
 			if (parse_zero_point(ctx, "--in-zero-point", val, &m->zin))
@@ -193,6 +216,20 @@ static int parse_args(const struct cli_ctx *ctx, int argc, char **argv, struct m
 	if (!m->out) {
 		cli_error(ctx, "no output file: give -o OUT.npy");
 		return CLI_EXIT_USAGE;
+	}
+	if (m->bf16) {
+		const char *int8_only = m->mult	       ? "--multiplier"
+					: m->shift     ? "--shift"
+					: m->zin_text  ? "--in-zero-point"
+					: m->zout_text ? "--out-zero-point"
+					: m->clamp_text ? "--clamp"
+					: m->lut       ? "--lut"
+						       : NULL;
+		if (int8_only) {
+			cli_error(ctx, "%s applies to --dtype int8 only (bf16 output is fp32, "
+				       "not requantized)", int8_only);
+			return CLI_EXIT_USAGE;
+		}
 	}
 	if (!m->mult != !m->shift) {
 		cli_error(ctx, "%s needs %s as well", m->mult ? "--multiplier" : "--shift",
@@ -260,11 +297,46 @@ static int32_t *broadcast(const struct npy_array *v, size_t n)
 	return out;
 }
 
+/* --dtype bf16: a float32 matrix rounded to bf16 (tpu_f32_to_bf16), or uint16 bf16 bits. */
+static int load_bf16(const struct cli_ctx *ctx, const char *path, const char *what,
+		     struct npy_array *arr, uint16_t **out)
+{
+	char err[256];
+
+	if (npy_load(path, NPY_RANK2, arr, err, sizeof(err))) {
+		cli_error(ctx, "%s: %s", path, err);
+		return -1;
+	}
+	if (arr->dtype != NPY_FLOAT32 && arr->dtype != NPY_UINT16) {
+		cli_error(ctx, "%s: dtype %s, but %s must be float32 ('<f4') or uint16 ('<u2', "
+			       "bf16 bit patterns) with --dtype bf16",
+			  path, npy_dtype_name(arr->dtype), what);
+		return -1;
+	}
+	*out = malloc((arr->count ? arr->count : 1) * sizeof(**out));
+	if (!*out) {
+		cli_error(ctx, "%s: out of memory for %zu values", path, arr->count);
+		return -1;
+	}
+	for (size_t i = 0; i < arr->count; i++) {
+		if (arr->dtype == NPY_UINT16) {
+			(*out)[i] = ((const uint16_t *)arr->data)[i];
+		} else {
+			uint32_t x;
+			memcpy(&x, (const uint32_t *)arr->data + i, 4);
+			(*out)[i] = tpu_f32_to_bf16(x);
+		}
+	}
+	return 0;
+}
+
 static int load_inputs(const struct cli_ctx *ctx, const struct mm_args *m, struct mm_data *d)
 {
 	char sa[64], sb[64];
-	if (load(ctx, m->a, NPY_RANK2, NPY_INT8, "A", &d->a) ||
-	    load(ctx, m->b, NPY_RANK2, NPY_INT8, "B", &d->b))
+	if (m->bf16 ? load_bf16(ctx, m->a, "A", &d->a, &d->a16) ||
+			      load_bf16(ctx, m->b, "B", &d->b, &d->b16)
+		    : load(ctx, m->a, NPY_RANK2, NPY_INT8, "A", &d->a) ||
+			      load(ctx, m->b, NPY_RANK2, NPY_INT8, "B", &d->b))
 		return -1;
 	npy_shape_str(&d->a, sa, sizeof(sa));
 	npy_shape_str(&d->b, sb, sizeof(sb));
@@ -282,7 +354,7 @@ static int load_inputs(const struct cli_ctx *ctx, const struct mm_args *m, struc
 		    m->b, sb, m->a, sa, d->a.shape[1]);
 		return -1;
 	}
-	if (d->a.shape[1] > TPU_K_NO_OVERFLOW) {
+	if (!m->bf16 && d->a.shape[1] > TPU_K_NO_OVERFLOW) {
 		cli_error(ctx,
 			  "%s: K = %zu (its columns) exceeds the K limit %u: a sum of more int8 "
 			  "products can overflow int32",
@@ -294,6 +366,17 @@ static int load_inputs(const struct cli_ctx *ctx, const struct mm_args *m, struc
 		cli_error(ctx, "%s, %s: the output would have %zu x %zu elements, more than 2^31",
 			  m->a, m->b, rows, n);
 		return -1;
+	}
+	if (m->bias && m->bf16) {
+		if (load(ctx, m->bias, NPY_RANK1, NPY_FLOAT32, "--bias with --dtype bf16",
+			 &d->bias))
+			return -1;
+		if (d->bias.count != n) {
+			cli_error(ctx, "%s: bias length %zu, expected N = %zu (the columns of %s)",
+				  m->bias, d->bias.count, n, m->b);
+			return -1;
+		}
+		return 0;
 	}
 	if (m->bias &&
 	    (load(ctx, m->bias, NPY_RANK1, NPY_INT32, "--bias", &d->bias) ||
@@ -336,6 +419,8 @@ static void free_data(struct mm_data *d)
 	npy_free(&d->lut);
 	free(d->mult_n);
 	free(d->shift_n);
+	free(d->a16);
+	free(d->b16);
 }
 
 static int run_gemm(const struct cli_ctx *ctx, const struct mm_args *m, struct mm_data *d)
@@ -355,7 +440,7 @@ static int run_gemm(const struct cli_ctx *ctx, const struct mm_args *m, struct m
 		p.lut = m->lut ? d->lut.data : NULL;
 	}
 	struct npy_array out = {
-	    .dtype = m->mult ? NPY_INT8 : NPY_INT32,
+	    .dtype = m->bf16 ? NPY_FLOAT32 : m->mult ? NPY_INT8 : NPY_INT32,
 	    .rank = 2,
 	    .shape = {rows, n},
 	    .count = rows * n,
@@ -372,7 +457,14 @@ static int run_gemm(const struct cli_ctx *ctx, const struct mm_args *m, struct m
 		ret = cli_open_exit(oerr);
 		goto out_free;
 	}
-	int rc = tpu_gemm(dev, rows, k, n, d->a.data, d->b.data, &p, out.data);
+	int rc;
+	if (m->bf16) {
+		struct tpu_gemm_desc gd = { .dtype = TPU_DTYPE_BF16, .m = rows, .n = n, .k = k,
+					    .a = d->a16, .b = d->b16, .c = out.data };
+		rc = tpu_gemm_ex(dev, &gd, &p); /* (the bias: fp32 bits, as the file holds) */
+	} else {
+		rc = tpu_gemm(dev, rows, k, n, d->a.data, d->b.data, &p, out.data);
+	}
 	if (rc) {
 		const char *why = tpu_gemm_last_error(dev);
 		if (rc == -ERANGE) { /* the shape itself: an input error */
@@ -381,8 +473,8 @@ static int run_gemm(const struct cli_ctx *ctx, const struct mm_args *m, struct m
 			ret = CLI_EXIT_USAGE;
 			goto out_close;
 		}
-		cli_error(ctx, "device '%s': GEMM %zu x %zu x %zu failed: %s%s%s%s", m->device,
-			  rows, k, n, tpu_strerror(rc), *why ? " (" : "", why, *why ? ")" : "");
+		cli_error(ctx, "device '%s': %sGEMM %zu x %zu x %zu failed: %s%s%s%s", m->device,
+			  m->bf16 ? "bf16 " : "", rows, k, n, tpu_strerror(rc), *why ? " (" : "", why, *why ? ")" : "");
 		goto out_close;
 	}
 	char err[256];

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "reference.h"
+#include "tpu/bf16.h"
 #include "tpu/tpu.h"
 
 static void help(void)
@@ -20,7 +21,11 @@ static void help(void)
 	    "Run a set of GEMMs on the device (raw int32 and requantized int8; per-tensor and\n"
 	    "per-channel scales; zero points, clamp and LUT; shapes with dimensions of 1, not\n"
 	    "multiples of N, and one large 256 x 300 x 200) and compare each with an independent\n"
-	    "reference. Prints one table row per GEMM and a summary line.\n"
+	    "reference. On a device with the bf16 mode (FEATURES.BF16, e.g. golden:bf16=1) the\n"
+	    "same shapes also run as bf16 x bf16 -> fp32 GEMMs (plain, and with an fp32 bias\n"
+	    "and accumulate into C), compared bit for bit with tpu_bf16_dot_tiled in the\n"
+	    "device's tile order; on an int8-only device a line says bf16 was skipped.\n"
+	    "Prints one table row per GEMM and a summary line.\n"
 	    "\n"
 	    "Options:\n"
 	    "  --device URI   device to use (default: the global --device)\n"
@@ -252,6 +257,82 @@ out:
 	return ok;
 }
 
+/* One bf16 GEMM of shape sh (--dtype bf16 of tpu matmul): random bf16 operands of magnitude
+ * 2^-4 .. 2^4, with acc_bias an fp32 bias and TPU_GEMM_ACCUMULATE onto a random C. The
+ * expected C is the contract (docs/ops.md "bf16 GEMM"): tpu_bf16_dot_tiled over tiles of the
+ * array's N, from the old C with accumulate, then tpu_f32_add of the bias. The row's last
+ * column is the largest difference in units in the last place (0: bit for bit). */
+static bool run_bf16_case(tpu_dev *dev, int idx, const struct shape *sh, bool acc_bias,
+			  unsigned N, uint64_t *s)
+{
+	size_t m = sh->m, k = sh->k, n = sh->n;
+	uint16_t *a = malloc(m * k * 2), *b = malloc(k * n * 2), *col = malloc(k * 2);
+	uint32_t *c = malloc(m * n * 4), *c0 = malloc(m * n * 4), *bias = malloc(n * 4);
+	struct tpu_gemm_desc d = { .dtype = TPU_DTYPE_BF16, .m = m, .n = n, .k = k, .a = a,
+				   .b = b, .c = c, .flags = acc_bias ? TPU_GEMM_ACCUMULATE : 0 };
+	struct tpu_gemm_params p;
+	char shape[48];
+	bool ok = false;
+
+	snprintf(shape, sizeof(shape), "%zu x %zu x %zu", m, k, n);
+	printf("%3d  %-18s %-20s ", idx, shape, acc_bias ? "bf16 bias acc" : "bf16");
+	fflush(stdout);
+	if (!a || !b || !col || !c || !c0 || !bias) {
+		printf("%10s  %-6s %s\n", "-", "FAIL", "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < m * k; i++)
+		a[i] = (uint16_t)((rnd(s) & 0x807Fu) | (uint64_t)rnd_range(s, 123, 131) << 7);
+	for (size_t i = 0; i < k * n; i++)
+		b[i] = (uint16_t)((rnd(s) & 0x807Fu) | (uint64_t)rnd_range(s, 123, 131) << 7);
+	for (size_t i = 0; i < m * n; i++)
+		c[i] = c0[i] = (uint32_t)((rnd(s) & 0x807FFFFFu) | (uint64_t)rnd_range(s, 120, 134) << 23);
+	for (size_t j = 0; j < n; j++)
+		bias[j] = (uint32_t)((rnd(s) & 0x807FFFFFu) | (uint64_t)rnd_range(s, 120, 134) << 23);
+	tpu_gemm_params_init(&p);
+	p.bias = acc_bias ? (const int32_t *)bias : NULL;
+	double t0 = now_ms();
+	int rc = tpu_gemm_ex(dev, &d, &p);
+	double ms = now_ms() - t0;
+	if (rc) {
+		const char *why = tpu_gemm_last_error(dev);
+		printf("%7.2f ms  %-6s %s%s%s%s\n", ms, "FAIL", tpu_strerror(rc), *why ? " (" : "",
+		       why, *why ? ")" : "");
+		goto out;
+	}
+	int64_t worst = 0;
+	for (size_t j = 0; j < n; j++) {
+		for (size_t kk = 0; kk < k; kk++)
+			col[kk] = b[kk * n + j];
+		for (size_t i = 0; i < m; i++) {
+			uint32_t w = tpu_bf16_dot_tiled(a + i * k, col, (unsigned)k, N, c0[i * n + j],
+							acc_bias);
+			if (acc_bias)
+				w = tpu_f32_add(w, bias[j]);
+			/* (sign-magnitude bits to a monotonic integer line) */
+			int64_t g = c[i * n + j] >> 31 ? -(int64_t)(c[i * n + j] & 0x7FFFFFFFu)
+						       : (int64_t)c[i * n + j];
+			int64_t e = w >> 31 ? -(int64_t)(w & 0x7FFFFFFFu) : (int64_t)w;
+			int64_t diff = g > e ? g - e : e - g;
+			if (c[i * n + j] != w && diff == 0)
+				diff = 1; /* +0 / -0 */
+			if (diff > worst)
+				worst = diff;
+		}
+	}
+	ok = worst == 0;
+	printf("%7.2f ms  %-6s %" PRId64 "%s\n", ms, ok ? "PASS" : "FAIL", worst,
+	       worst ? " ulp" : "");
+out:
+	free(a);
+	free(b);
+	free(col);
+	free(c);
+	free(c0);
+	free(bias);
+	return ok;
+}
+
 int cmd_selftest(const struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *device = ctx->device;
@@ -324,7 +405,25 @@ int cmd_selftest(const struct cli_ctx *ctx, int argc, char **argv)
 			passed += run_case(dev, total, &shapes[i], md, &s);
 		}
 	}
+	bool bf16 = info.features & TPU_FEATURES_BF16_MASK;
+	int bf_total = 0, bf_passed = 0;
+	/* every shape once more as bf16, plain and with bias + accumulate in turn */
+	for (size_t i = 0; bf16 && i < n_shapes; i++) {
+		if (quick && shapes[i].large)
+			continue;
+		bf_total++;
+		total++;
+		bool ok = run_bf16_case(dev, total, &shapes[i], i % 2 == 1, info.array_n, &s);
+		passed += ok;
+		bf_passed += ok;
+	}
 	tpu_close(dev);
+	if (!bf16)
+		printf("selftest: bf16 skipped: the device has no bf16 mode (FEATURES.BF16 = 0, "
+		       "int8 only)\n");
+	else
+		printf("selftest: bf16: %d of %d bf16 x bf16 -> fp32 GEMMs match bit for bit\n",
+		       bf_passed, bf_total);
 	if (passed == total) {
 		printf("selftest: PASS: %d of %d GEMMs match the reference\n", passed, total);
 		return CLI_EXIT_OK;

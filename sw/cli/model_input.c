@@ -112,6 +112,9 @@ int cli_model_input_load(const struct cli_ctx *ctx, const char *path, const stru
 		case NPY_FLOAT32:
 			raw[i] = ((const float *)d.data)[i];
 			break;
+		case NPY_UINT16:
+			raw[i] = (float)((const uint16_t *)d.data)[i];
+			break;
 		}
 	}
 	tpu_model_quantize_input(m, raw, d.count, *q);

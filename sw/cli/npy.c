@@ -52,7 +52,7 @@ __attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen, 
 
 size_t npy_dtype_size(enum npy_dtype dtype)
 {
-	return dtype == NPY_INT32 || dtype == NPY_FLOAT32 ? 4 : 1;
+	return dtype == NPY_INT32 || dtype == NPY_FLOAT32 ? 4 : dtype == NPY_UINT16 ? 2 : 1;
 }
 
 const char *npy_dtype_name(enum npy_dtype dtype)
@@ -66,6 +66,8 @@ const char *npy_dtype_name(enum npy_dtype dtype)
 		return "int32 ('<i4')";
 	case NPY_FLOAT32:
 		return "float32 ('<f4')";
+	case NPY_UINT16:
+		return "uint16 ('<u2')";
 	}
 	return "unknown dtype";
 }
@@ -82,6 +84,8 @@ static const char *dtype_descr(enum npy_dtype dtype)
 		return "<i4";
 	case NPY_FLOAT32:
 		return "<f4";
+	case NPY_UINT16:
+		return "<u2";
 	}
 	return NULL;
 }
@@ -264,7 +268,7 @@ static int parse_entry(struct cursor *c, struct npy_header *h, char *err, size_t
 		if (c->p < c->end && (*c->p == '[' || *c->p == '{'))
 			return fail(err, errlen, -ENOTSUP,
 				    "dtype: structured dtypes are not supported (int8 '|i1', uint8 "
-				    "'|u1', int32 '<i4', float32 '<f4' are)");
+				    "'|u1', uint16 '<u2', int32 '<i4', float32 '<f4' are)");
 		return parse_string(c, h->descr, sizeof(h->descr), "'descr'", err, errlen);
 	}
 	if (seen == &h->have_fortran)
@@ -314,6 +318,7 @@ static int check_descr(const char *descr, enum npy_dtype *out, char *err, size_t
 	} ok[] = {
 	    {"|i1", NPY_INT8},	{"<i1", NPY_INT8},  {"|u1", NPY_UINT8},
 	    {"<u1", NPY_UINT8}, {"<i4", NPY_INT32}, {"<f4", NPY_FLOAT32},
+	    {"<u2", NPY_UINT16},
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		if (!strcmp(descr, ok[i].descr)) {
@@ -321,13 +326,14 @@ static int check_descr(const char *descr, enum npy_dtype *out, char *err, size_t
 			return 0;
 		}
 	}
-	if (descr[0] == '>' && (!strcmp(descr + 1, "i4") || !strcmp(descr + 1, "f4")))
+	if (descr[0] == '>' &&
+	    (!strcmp(descr + 1, "i4") || !strcmp(descr + 1, "f4") || !strcmp(descr + 1, "u2")))
 		return fail(err, errlen, -ENOTSUP,
 			    "dtype: '%s' is big-endian; only little-endian ('<') data is supported",
 			    descr);
 	return fail(err, errlen, -ENOTSUP,
-		    "dtype: '%s' not supported (int8 '|i1', uint8 '|u1', int32 '<i4', float32 "
-		    "'<f4' are)",
+		    "dtype: '%s' not supported (int8 '|i1', uint8 '|u1', uint16 '<u2', int32 '<i4', "
+		    "float32 '<f4' are)",
 		    descr);
 }
 
@@ -438,9 +444,17 @@ static int read_preamble(FILE *f, unsigned *major, size_t *hlen, size_t *pre, ch
 /* Convert count little-endian elements in place to host order. */
 static void le_to_host(struct npy_array *a)
 {
+	unsigned char *b = a->data;
+
+	if (npy_dtype_size(a->dtype) == 2) {
+		for (size_t i = 0; i < a->count; i++) {
+			uint16_t v = (uint16_t)(b[2 * i] | b[2 * i + 1] << 8);
+			memcpy(b + 2 * i, &v, 2);
+		}
+		return;
+	}
 	if (npy_dtype_size(a->dtype) != 4)
 		return;
-	unsigned char *b = a->data;
 	for (size_t i = 0; i < a->count; i++) {
 		uint32_t v = get_le32(b + 4 * i);
 		memcpy(b + 4 * i, &v, 4);
@@ -591,6 +605,23 @@ static int write_data(struct tpu_outfile *f, const struct npy_array *a)
 	unsigned char chunk[4096];
 	const unsigned char *src = a->data;
 	size_t done = 0;
+	if (npy_dtype_size(a->dtype) == 2) {
+		while (done < a->count) {
+			size_t k = a->count - done < sizeof(chunk) / 2 ? a->count - done
+								       : sizeof(chunk) / 2;
+			for (size_t i = 0; i < k; i++) {
+				uint16_t v;
+				memcpy(&v, src + 2 * (done + i), 2);
+				chunk[2 * i] = (unsigned char)v;
+				chunk[2 * i + 1] = (unsigned char)(v >> 8);
+			}
+			int rc = tpu_outfile_put(f, chunk, 2 * k);
+			if (rc)
+				return rc;
+			done += k;
+		}
+		return 0;
+	}
 	while (done < a->count) {
 		size_t k =
 		    a->count - done < sizeof(chunk) / 4 ? a->count - done : sizeof(chunk) / 4;

@@ -1,5 +1,6 @@
 /* NumPy .npy files for the CLI: read and write format versions 1.0, 2.0 and 3.0, C order,
- * rank 1 to 4, dtypes int8 ('|i1'), uint8 ('|u1'), int32 ('<i4') and float32 ('<f4').
+ * rank 1 to 4, dtypes int8 ('|i1'), uint8 ('|u1'), uint16 ('<u2'), int32 ('<i4') and float32
+ * ('<f4').
  *
  * The reader is strict: anything else (Fortran order, big-endian data, other dtypes, other
  * ranks, a shape above NPY_MAX_ELEMS elements, a truncated file, bytes after the array, a
@@ -18,6 +19,7 @@ enum npy_dtype {
 	NPY_UINT8,
 	NPY_INT32,
 	NPY_FLOAT32,
+	NPY_UINT16, /* '<u2': also bf16 bit patterns (tpu matmul --dtype bf16) */
 };
 
 /* Rank masks for npy_load's `ranks` argument. */
@@ -39,7 +41,8 @@ struct npy_array {
 	unsigned rank;	 /* 1 .. NPY_MAX_RANK */
 	size_t shape[NPY_MAX_RANK]; /* shape[0 .. rank-1]; the rest are 1 */
 	size_t count;	 /* number of elements: the product of the shape */
-	void *data;	 /* count elements in host byte order (int8_t, uint8_t, int32_t or float),
+	void *data;	 /* count elements in host byte order (int8_t, uint8_t, uint16_t, int32_t or
+			  * float),
 			  * owned by the array: release with npy_free(); never NULL after a
 			  * successful load, even when count is 0 */
 };
@@ -69,7 +72,7 @@ int npy_save(const char *path, const struct npy_array *a, int version, char *err
 /* Free the data of a loaded array and zero it; NULL and already-freed arrays are fine. */
 void npy_free(struct npy_array *a);
 
-/* Size of one element of dtype in bytes (1 or 4). */
+/* Size of one element of dtype in bytes (1, 2 or 4). */
 size_t npy_dtype_size(enum npy_dtype dtype);
 
 /* "int8 ('|i1')" and so on: for messages. */
