@@ -201,7 +201,7 @@ static int check_layout(tpu_dev *dev, const struct tpu_gemm_desc *d,
 
 /* After a host-side failure in the middle of the run: bring the device back and collect the
  * ABORTED_RESET completions of our commands, so that nothing of this call is left outstanding. */
-static void recover(struct gemm *g, size_t submitted)
+void gemm_recover(struct gemm *g, size_t submitted)
 {
 	struct tpu_cpl cpl;
 
@@ -249,7 +249,7 @@ static int run(tpu_dev *dev, const struct tpu_gemm_desc *d, const size_t ld[3],
 		goto out;
 	err = tpu_queue_run(dev, 0, g.cmds, g.ncmd, NULL, GEMM_TIMEOUT_MS, &submitted);
 	if (err < 0 && tpu_outstanding(dev, 0)) {
-		recover(&g, submitted);
+		gemm_recover(&g, submitted);
 		goto out;
 	}
 	if (err == 0)

@@ -332,20 +332,6 @@ static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 	}
 }
 
-/* After a host-side failure in the middle of the run (as gemm.c's recover). */
-static void recover(struct gemm *g, size_t submitted)
-{
-	struct tpu_cpl cpl;
-
-	if (tpu_reset(g->dev) != 0)
-		return;
-	for (size_t i = 0; i < submitted; i++)
-		(void)tpu_queue_take(g->dev, 0,
-				     (uint16_t)((g->cmds[i].dw[TPU_SQE_CID_DW] >> TPU_SQE_CID_SHIFT) &
-						TPU_SQE_CID_MASK),
-				     &cpl);
-}
-
 int gemm_bf16_run(tpu_dev *dev, const struct tpu_gemm_desc *d, const size_t ld[3],
 		  const struct tpu_gemm_params *p)
 {
@@ -377,7 +363,7 @@ int gemm_bf16_run(tpu_dev *dev, const struct tpu_gemm_desc *d, const size_t ld[3
 		goto out;
 	err = tpu_queue_run(dev, 0, g->cmds, g->ncmd, NULL, GEMM_TIMEOUT_MS, &submitted);
 	if (err < 0 && tpu_outstanding(dev, 0)) {
-		recover(g, submitted);
+		gemm_recover(g, submitted);
 		goto out;
 	}
 	if (err == 0)

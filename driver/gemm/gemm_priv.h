@@ -100,6 +100,10 @@ struct gemm {
 
 struct tpu_cmd *gemm_next_cmd(struct gemm *g);
 void gemm_note(struct gemm *g, int err);
+/* After a host-side failure in the middle of a run: reset the device and collect the
+ * ABORTED_RESET completions of the first `submitted` commands, so that nothing of the call is
+ * left outstanding (gemm.c). */
+void gemm_recover(struct gemm *g, size_t submitted);
 
 /* Append one command built by builder(cmd, ...); the first failure is kept in g->err. */
 #define EMIT(g, builder, ...)                                          \

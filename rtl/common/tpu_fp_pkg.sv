@@ -138,21 +138,37 @@ package tpu_fp_pkg;
     end
   endfunction
 
+  // The products of special operands (x, y after the input rules): {1, result} for a NaN or
+  // 0 x inf (the canonical NaN), inf x non-zero (inf), zero x finite (zero), each with the sign
+  // of the product; {0, -} when both are normal numbers.
+  function automatic logic [32:0] mul_special(input logic [31:0] x, input logic [31:0] y);
+    logic sign;
+    sign = x[31] ^ y[31];
+    if (f32_is_nan(x) || f32_is_nan(y)) begin
+      mul_special = {1'b1, F32CanonNan};
+    end else if (x[30:0] == F32InfMag || y[30:0] == F32InfMag) begin
+      mul_special = {1'b1, (x[30:0] == 31'd0 || y[30:0] == 31'd0) ? F32CanonNan
+                                                                  : {sign, F32InfMag}};
+    end else if (x[30:0] == 31'd0 || y[30:0] == 31'd0) begin
+      mul_special = {1'b1, sign, 31'd0};
+    end else begin
+      mul_special = {1'b0, 32'd0};
+    end
+  endfunction
+
   // bf16 a * b as fp32: exact (8 x 8-bit significands), only range checks (spec 7.1 "Product").
   function automatic logic [31:0] bf16_mul(input logic [15:0] a, input logic [15:0] b);
     logic [31:0]       x, y;
     logic              sign;
     logic [15:0]       p;
     logic signed [9:0] e;
+    logic [32:0]       sp;
     x    = bf16_to_f32(a);
     y    = bf16_to_f32(b);
     sign = x[31] ^ y[31];
-    if (f32_is_nan(x) || f32_is_nan(y)) begin
-      bf16_mul = F32CanonNan;
-    end else if (x[30:0] == F32InfMag || y[30:0] == F32InfMag) begin
-      bf16_mul = (x[30:0] == 31'd0 || y[30:0] == 31'd0) ? F32CanonNan : {sign, F32InfMag};
-    end else if (x[30:0] == 31'd0 || y[30:0] == 31'd0) begin
-      bf16_mul = {sign, 31'd0};
+    sp   = mul_special(x, y);
+    if (sp[32]) begin
+      bf16_mul = sp[31:0];
     end else begin
       p = {8'd0, 1'b1, x[22:16]} * {8'd0, 1'b1, y[22:16]};
       e = 10'(x[30:23]) + 10'(y[30:23]) - 10'sd127;
@@ -174,15 +190,13 @@ package tpu_fp_pkg;
     logic              sign;
     logic [47:0]       p;
     logic signed [9:0] e;
+    logic [32:0]       sp;
     x    = f32_canon(a);
     y    = f32_canon(b);
     sign = x[31] ^ y[31];
-    if (f32_is_nan(x) || f32_is_nan(y)) begin
-      f32_mul = F32CanonNan;
-    end else if (x[30:0] == F32InfMag || y[30:0] == F32InfMag) begin
-      f32_mul = (x[30:0] == 31'd0 || y[30:0] == 31'd0) ? F32CanonNan : {sign, F32InfMag};
-    end else if (x[30:0] == 31'd0 || y[30:0] == 31'd0) begin
-      f32_mul = {sign, 31'd0};
+    sp   = mul_special(x, y);
+    if (sp[32]) begin
+      f32_mul = sp[31:0];
     end else begin
       p = {24'd0, 1'b1, x[22:0]} * {24'd0, 1'b1, y[22:0]};
       e = 10'(x[30:23]) + 10'(y[30:23]) - 10'sd127;

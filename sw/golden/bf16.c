@@ -145,22 +145,35 @@ uint32_t tpu_f32_add(uint32_t a, uint32_t b)
 	return round_pack(sign, e, sig);
 }
 
+/* The products of special operands (a and b after the input rules): a NaN, 0 x inf -> the
+ * canonical NaN; inf x (non-zero) -> inf, zero x finite -> zero, of the sign of the product.
+ * Returns true with *out set for those, false when both are normal numbers. */
+static bool mul_special(uint32_t a, uint32_t b, uint32_t *out)
+{
+	uint32_t sign = (a ^ b) & F32_SIGN;
+	uint32_t mag_a = a & ~F32_SIGN;
+	uint32_t mag_b = b & ~F32_SIGN;
+	if (tpu_f32_is_nan(a) || tpu_f32_is_nan(b))
+		*out = TPU_F32_CANONICAL_NAN;
+	else if (mag_a == TPU_F32_INF || mag_b == TPU_F32_INF)
+		*out = (mag_a == 0 || mag_b == 0) ? TPU_F32_CANONICAL_NAN : (sign | TPU_F32_INF);
+	else if (mag_a == 0 || mag_b == 0)
+		*out = sign;
+	else
+		return false;
+	return true;
+}
+
 uint32_t tpu_bf16_mul(uint16_t a, uint16_t b)
 {
 	uint32_t fa = tpu_bf16_to_f32(a);
 	uint32_t fb = tpu_bf16_to_f32(b);
-	if (tpu_f32_is_nan(fa) || tpu_f32_is_nan(fb))
-		return TPU_F32_CANONICAL_NAN;
+	uint32_t special;
+	if (mul_special(fa, fb, &special))
+		return special;
 	uint32_t sign = (fa ^ fb) & F32_SIGN;
 	uint32_t mag_a = fa & ~F32_SIGN;
 	uint32_t mag_b = fb & ~F32_SIGN;
-	if (mag_a == TPU_F32_INF || mag_b == TPU_F32_INF) {
-		if (mag_a == 0 || mag_b == 0)
-			return TPU_F32_CANONICAL_NAN; /* 0 * inf */
-		return sign | TPU_F32_INF;
-	}
-	if (mag_a == 0 || mag_b == 0)
-		return sign;
 
 	/* 1.f x 1.f with 7-bit fractions: a 16-bit product in [2^14, 2^16), i.e. [1, 4) with 14
 	 * fraction bits. fp32 keeps 23, so the product is exact: no rounding, only range checks. */
@@ -181,20 +194,14 @@ uint32_t tpu_bf16_mul(uint16_t a, uint16_t b)
 
 uint32_t tpu_f32_mul(uint32_t a, uint32_t b)
 {
+	uint32_t special;
 	a = tpu_f32_canon(a);
 	b = tpu_f32_canon(b);
-	if (tpu_f32_is_nan(a) || tpu_f32_is_nan(b))
-		return TPU_F32_CANONICAL_NAN;
+	if (mul_special(a, b, &special))
+		return special;
 	uint32_t sign = (a ^ b) & F32_SIGN;
 	uint32_t mag_a = a & ~F32_SIGN;
 	uint32_t mag_b = b & ~F32_SIGN;
-	if (mag_a == TPU_F32_INF || mag_b == TPU_F32_INF) {
-		if (mag_a == 0 || mag_b == 0)
-			return TPU_F32_CANONICAL_NAN; /* 0 * inf */
-		return sign | TPU_F32_INF;
-	}
-	if (mag_a == 0 || mag_b == 0)
-		return sign;
 
 	/* 24 x 24 significand bits: a 48-bit exact product in [2^46, 2^48), i.e. [1, 4) with 46
 	 * fraction bits. Normalized to the leading 1 at bit 47, the kept 24 bits are 47..24, the

@@ -91,11 +91,6 @@ static uint32_t activate_value(const struct golden *g, uint32_t a, uint32_t j, u
 	return x;
 }
 
-static bool overlap_bad(uint64_t a, uint64_t b, uint64_t rows)
-{
-	return a != b && a + rows > b && b + rows > a;
-}
-
 void golden_bf16_activate(struct golden *g, const struct golden_cmd *c, struct golden_result *r)
 {
 	uint32_t n = g->cfg.array_n, rows = SQE(c, ROWS), op0 = SQE(c, OP0), i, j, clamped = 0;
@@ -105,7 +100,7 @@ void golden_bf16_activate(struct golden *g, const struct golden_cmd *c, struct g
 	if (SQE(c, HOST_ADDR_LO) || SQE(c, HOST_ADDR_HI) || SQE(c, LENGTH) || SQE(c, STRIDE) ||
 	    SQE(c, COLS) || SQE(c, OP1) || SQE(c, OP2) || SQE(c, OP3) || rows == 0 ||
 	    (op0 & ~(TPU_ACTIVATE_RAW32 | TPU_ACTIVATE_SCALE | TPU_ACTIVATE_CLAMP)) ||
-	    (raw && overlap_bad(src, dst, rows))) {
+	    (raw && golden_raw32_overlap_bad(src, dst, rows))) {
 		r->sc = TPU_SC_INVALID_FIELD;
 		return;
 	}

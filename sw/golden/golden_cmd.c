@@ -9,6 +9,11 @@ bool golden_range_ok(uint64_t first, uint64_t count, uint64_t size)
 	return first <= size && count <= size - first;
 }
 
+bool golden_raw32_overlap_bad(uint64_t a, uint64_t b, uint64_t rows)
+{
+	return a != b && a + rows > b && b + rows > a;
+}
+
 uint64_t golden_stride(const struct golden_cmd *c, uint64_t row_bytes)
 {
 	return SQE(c, STRIDE) ? SQE(c, STRIDE) : row_bytes;

@@ -79,11 +79,6 @@ void golden_cmd_matmul(struct golden *g, const struct golden_cmd *c, struct gold
 	r->cycles = (uint64_t)rows + 2ull * n;
 }
 
-static bool raw32_overlap_bad(uint64_t a, uint64_t b, uint64_t rows)
-{
-	return a != b && a + rows > b && b + rows > a;
-}
-
 static uint32_t activate_int8(struct golden *g, uint32_t src, uint32_t dst, uint32_t rows,
 			      bool use_lut)
 {
@@ -125,7 +120,7 @@ void golden_cmd_activate(struct golden *g, const struct golden_cmd *c, struct go
 	if (SQE(c, HOST_ADDR_LO) || SQE(c, HOST_ADDR_HI) || SQE(c, LENGTH) || SQE(c, STRIDE) ||
 	    SQE(c, COLS) || SQE(c, OP1) || SQE(c, OP2) || SQE(c, OP3) || rows == 0 ||
 	    (op0 & ~(TPU_ACTIVATE_LUT | TPU_ACTIVATE_RAW32)) || (raw && lut) ||
-	    (raw && raw32_overlap_bad(src, dst, rows))) {
+	    (raw && golden_raw32_overlap_bad(src, dst, rows))) {
 		r->sc = TPU_SC_INVALID_FIELD;
 		return;
 	}

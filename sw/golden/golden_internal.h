@@ -191,6 +191,8 @@ void golden_execute(struct golden *g, const struct golden_cmd *c, struct golden_
 
 /* Helpers shared by the command files. */
 bool golden_range_ok(uint64_t first, uint64_t count, uint64_t size);
+/* ACTIVATE RAW32: source and destination ranges neither identical nor disjoint (spec 6.7). */
+bool golden_raw32_overlap_bad(uint64_t a, uint64_t b, uint64_t rows);
 /* LOAD_PARAMS step 8 (and STREAM_MATMUL OP0.PARAMS): count MULT (>= 0), SHIFT (in
  * TPU_SHIFT_MIN..MAX) or SCALE (not NaN) values, little-endian 32-bit at p, all legal; other
  * kinds always are. */
