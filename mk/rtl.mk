@@ -33,7 +33,8 @@ RTLACT_VFLAGS := --cc -Wall --assert -x-assign unique -x-initial unique $(VL_QUI
 RTLACT_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 RTLACT_CXXFLAGS = -std=c++17 -O1 -g -Wall -Wextra $(SANFLAGS) -Isim/verilated \
                   -isystem $(RTLACT_VROOT)/include -isystem $(RTLACT_VROOT)/include/vltstd
-RTLACT_ACT_SV := $(SPEC_SV) rtl/common/tpu_ram.sv rtl/act/tpu_act_params.sv rtl/act/tpu_activation.sv \
+RTLACT_ACT_SV := $(SPEC_SV) rtl/common/tpu_fp_pkg.sv rtl/common/tpu_ram.sv \
+                 rtl/act/tpu_act_params.sv rtl/act/tpu_act_fp_params.sv rtl/act/tpu_activation.sv \
                  rtl/act/tpu_act_serial.sv rtl/act/tpu_act_unit.sv
 RTLACT_RAM_SV := rtl/common/tpu_ram.sv
 RTLACT_HDRS   := sim/verilated/tpu_vact.h sim/verilated/vbits.h
