@@ -97,18 +97,10 @@ void golden_bf16_activate(struct golden *g, const struct golden_cmd *c, struct g
 	uint32_t src = SQE(c, LOCAL_ADDR), dst = SQE(c, LOCAL_ADDR2);
 	bool raw = op0 & TPU_ACTIVATE_RAW32;
 
-	if (SQE(c, HOST_ADDR_LO) || SQE(c, HOST_ADDR_HI) || SQE(c, LENGTH) || SQE(c, STRIDE) ||
-	    SQE(c, COLS) || SQE(c, OP1) || SQE(c, OP2) || SQE(c, OP3) || rows == 0 ||
-	    (op0 & ~(TPU_ACTIVATE_RAW32 | TPU_ACTIVATE_SCALE | TPU_ACTIVATE_CLAMP)) ||
-	    (raw && golden_raw32_overlap_bad(src, dst, rows))) {
-		r->sc = TPU_SC_INVALID_FIELD;
+	r->sc = golden_activate_status(
+		g, c, TPU_ACTIVATE_RAW32 | TPU_ACTIVATE_SCALE | TPU_ACTIVATE_CLAMP, false);
+	if (r->sc)
 		return;
-	}
-	if (!golden_range_ok(src, rows, g->cfg.acc_rows) ||
-	    !golden_range_ok(dst, rows, raw ? g->cfg.acc_rows : g->cfg.ub_rows)) {
-		r->sc = TPU_SC_LOCAL_RANGE;
-		return;
-	}
 	if (!g->loaded[TPU_PARAM_BIAS] ||
 	    ((op0 & TPU_ACTIVATE_SCALE) && !g->loaded[TPU_PARAM_SCALE]) ||
 	    ((op0 & TPU_ACTIVATE_CLAMP) && !g->loaded[TPU_PARAM_FCLAMP])) {

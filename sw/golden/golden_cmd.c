@@ -9,9 +9,21 @@ bool golden_range_ok(uint64_t first, uint64_t count, uint64_t size)
 	return first <= size && count <= size - first;
 }
 
-bool golden_raw32_overlap_bad(uint64_t a, uint64_t b, uint64_t rows)
+uint32_t golden_activate_status(const struct golden *g, const struct golden_cmd *c,
+				uint32_t allowed, bool bad)
 {
-	return a != b && a + rows > b && b + rows > a;
+	uint64_t rows = SQE(c, ROWS), src = SQE(c, LOCAL_ADDR), dst = SQE(c, LOCAL_ADDR2);
+	bool raw = SQE(c, OP0) & TPU_ACTIVATE_RAW32;
+	bool overlap = src != dst && src + rows > dst && dst + rows > src;
+
+	if (SQE(c, HOST_ADDR_LO) || SQE(c, HOST_ADDR_HI) || SQE(c, LENGTH) || SQE(c, STRIDE) ||
+	    SQE(c, COLS) || SQE(c, OP1) || SQE(c, OP2) || SQE(c, OP3) || rows == 0 ||
+	    (SQE(c, OP0) & ~allowed) || bad || (raw && overlap))
+		return TPU_SC_INVALID_FIELD;
+	if (!golden_range_ok(src, rows, g->cfg.acc_rows) ||
+	    !golden_range_ok(dst, rows, raw ? g->cfg.acc_rows : g->cfg.ub_rows))
+		return TPU_SC_LOCAL_RANGE;
+	return TPU_SC_SUCCESS;
 }
 
 uint64_t golden_stride(const struct golden_cmd *c, uint64_t row_bytes)

@@ -116,19 +116,10 @@ void golden_cmd_activate(struct golden *g, const struct golden_cmd *c, struct go
 		golden_bf16_activate(g, c, r);
 		return;
 	}
-	/* (OP0.SCALE and CLAMP are bf16-only: refused below as unknown bits) */
-	if (SQE(c, HOST_ADDR_LO) || SQE(c, HOST_ADDR_HI) || SQE(c, LENGTH) || SQE(c, STRIDE) ||
-	    SQE(c, COLS) || SQE(c, OP1) || SQE(c, OP2) || SQE(c, OP3) || rows == 0 ||
-	    (op0 & ~(TPU_ACTIVATE_LUT | TPU_ACTIVATE_RAW32)) || (raw && lut) ||
-	    (raw && golden_raw32_overlap_bad(src, dst, rows))) {
-		r->sc = TPU_SC_INVALID_FIELD;
+	/* (OP0.SCALE and CLAMP are bf16-only: refused as unknown bits) */
+	r->sc = golden_activate_status(g, c, TPU_ACTIVATE_LUT | TPU_ACTIVATE_RAW32, raw && lut);
+	if (r->sc)
 		return;
-	}
-	if (!golden_range_ok(src, rows, g->cfg.acc_rows) ||
-	    !golden_range_ok(dst, rows, raw ? g->cfg.acc_rows : g->cfg.ub_rows)) {
-		r->sc = TPU_SC_LOCAL_RANGE;
-		return;
-	}
 	if (!g->loaded[TPU_PARAM_BIAS] ||
 	    (!raw && (!g->loaded[TPU_PARAM_MULT] || !g->loaded[TPU_PARAM_SHIFT] ||
 		      !g->loaded[TPU_PARAM_OUTPUT] || (lut && !g->loaded[TPU_PARAM_LUT])))) {

@@ -191,8 +191,12 @@ void golden_execute(struct golden *g, const struct golden_cmd *c, struct golden_
 
 /* Helpers shared by the command files. */
 bool golden_range_ok(uint64_t first, uint64_t count, uint64_t size);
-/* ACTIVATE RAW32: source and destination ranges neither identical nor disjoint (spec 6.7). */
-bool golden_raw32_overlap_bad(uint64_t a, uint64_t b, uint64_t rows);
+/* ACTIVATE's field and range checks, int8 and bf16 alike (spec 6.7, 6.12): unused fields, OP0
+ * bits outside `allowed`, `bad` (a further step-3 rule of the caller's) and RAW32 ranges that
+ * are neither identical nor disjoint -> INVALID_FIELD; the ACC source or the UB (RAW32: ACC)
+ * destination out of bounds -> LOCAL_RANGE. Returns TPU_SC_SUCCESS when they pass. */
+uint32_t golden_activate_status(const struct golden *g, const struct golden_cmd *c,
+				uint32_t allowed, bool bad);
 /* LOAD_PARAMS step 8 (and STREAM_MATMUL OP0.PARAMS): count MULT (>= 0), SHIFT (in
  * TPU_SHIFT_MIN..MAX) or SCALE (not NaN) values, little-endian 32-bit at p, all legal; other
  * kinds always are. */
