@@ -50,3 +50,14 @@ bench-speed: $(CLI) bench-rtl
 	else $(PYTHON) scripts/bench_speed.py --cli $(CLI) --rtl-json $(BUILD)/bench/rtl.json \
 	  -o $(BENCH_SPEED_JSON); fi
 bench: bench-speed
+
+# bf16 GEMM utilization (scripts/bench_bf16.py): bf16 and int8 GEMMs on the Verilated bf16
+# device (sim:bf16=1, N = 8) beside int8 on sim:n=8; table on stdout, JSON in
+# $(BUILD)/bench/sim_bf16.json.
+BENCH_BF16_JSON := $(BUILD)/bench/sim_bf16.json
+.PHONY: bench-bf16
+bench-bf16: $(CLI)
+	$(Q)if [ "$(SIM_ON)" != 1 ]; then echo "bench-bf16: no sim models built (SIM=0 or no verilator): skipped"; \
+	else mkdir -p $(dir $(BENCH_BF16_JSON)) && $(PYTHON) scripts/bench_bf16.py --cli $(CLI) \
+	  -o $(BENCH_BF16_JSON); fi
+bench: bench-bf16

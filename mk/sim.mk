@@ -22,7 +22,7 @@ endif
 SIM_VBUILD := $(patsubst %/san,%,$(BUILD))
 SIM_VDIR   := $(SIM_VBUILD)/verilated-sim
 SIM_LIB    := $(SIM_VBUILD)/lib/libtpu_sim.a
-SIM_MODELS ?= n8 n16 s8
+SIM_MODELS ?= n8 n16 s8 b8
 # The package of the build that owns the models: the ASan build ($(BUILD)/san) generates its own
 # copy, which must not make the (uninstrumented, shared) models look out of date.
 SIM_PKG    := $(SIM_VBUILD)/rtl/tpu_pkg.sv
@@ -55,7 +55,8 @@ sim_dflags  = -DP_N=$(call sim_pv,$(1),N) -DP_UB_ROWS=$(call sim_pv,$(1),UbRows)
               -DP_MAX_QUEUE_ENTRIES=$(call sim_pv,$(1),MaxQueueEntries) \
               -DP_LINK_BYTES=$(call sim_pv,$(1),LinkBytes) \
               -DP_MAX_PAYLOAD=$(call sim_pv,$(1),MaxPayload) \
-              -DP_MAX_READ_REQ=$(call sim_pv,$(1),MaxReadReq) -DP_TAGS=$(call sim_pv,$(1),Tags)
+              -DP_MAX_READ_REQ=$(call sim_pv,$(1),MaxReadReq) -DP_TAGS=$(call sim_pv,$(1),Tags) \
+              -DP_BF16=$(or $(call sim_pv,$(1),Bf16),0)
 
 SIM_OBJS :=
 # $(1) name (n8)

@@ -17,16 +17,18 @@ extern const struct tpu_sim_model tpu_sim_model_n4 WEAK;
 extern const struct tpu_sim_model tpu_sim_model_n8 WEAK;
 extern const struct tpu_sim_model tpu_sim_model_n16 WEAK;
 extern const struct tpu_sim_model tpu_sim_model_n32 WEAK;
+extern const struct tpu_sim_model tpu_sim_model_b8 WEAK; /* N = 8 with the bf16 mode */
 /* Test-only configurations: found by name (tpu_sim_model_named), never listed. */
 extern const struct tpu_sim_model tpu_sim_model_s8 WEAK;
 
 unsigned tpu_sim_models(const struct tpu_sim_model **out, unsigned max)
 {
-	const struct tpu_sim_model *all[4] = { &tpu_sim_model_n4, &tpu_sim_model_n8,
-					       &tpu_sim_model_n16, &tpu_sim_model_n32 };
+	const struct tpu_sim_model *all[] = { &tpu_sim_model_n4, &tpu_sim_model_n8,
+					      &tpu_sim_model_n16, &tpu_sim_model_n32,
+					      &tpu_sim_model_b8 };
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < 4; i++) {
+	for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		if (!all[i])
 			continue;
 		if (n < max)
@@ -36,13 +38,13 @@ unsigned tpu_sim_models(const struct tpu_sim_model **out, unsigned max)
 	return n;
 }
 
-const struct tpu_sim_model *tpu_sim_model_find(uint32_t n)
+const struct tpu_sim_model *tpu_sim_model_find(uint32_t n, uint32_t bf16)
 {
 	const struct tpu_sim_model *list[TPU_SIM_MODELS_MAX];
 	unsigned cnt = tpu_sim_models(list, TPU_SIM_MODELS_MAX);
 
 	for (unsigned i = 0; i < cnt && i < TPU_SIM_MODELS_MAX; i++)
-		if (list[i]->array_n == n)
+		if (list[i]->array_n == n && list[i]->bf16 == bf16)
 			return list[i];
 	return NULL;
 }
@@ -51,7 +53,7 @@ const struct tpu_sim_model *tpu_sim_model_named(const char *name)
 {
 	const struct tpu_sim_model *all[] = { &tpu_sim_model_n4, &tpu_sim_model_n8,
 					      &tpu_sim_model_n16, &tpu_sim_model_n32,
-					      &tpu_sim_model_s8 };
+					      &tpu_sim_model_b8, &tpu_sim_model_s8 };
 
 	if (!name)
 		return NULL;

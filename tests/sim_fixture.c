@@ -13,7 +13,7 @@
 
 bool sim_have(uint32_t n)
 {
-	if (tpu_sim_model_find(n))
+	if (tpu_sim_model_find(n, 0))
 		return true;
 	fprintf(stderr, "note: no Verilated n=%u device model in this build: sim test skipped\n",
 		n);

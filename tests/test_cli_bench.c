@@ -372,7 +372,7 @@ START_TEST(bench_model_json)
 	ck_assert_int_eq((long)layer_num(r.out, 2, "macs"), 36 * 5);
 
 	/* the Verilated device: the same MACs; the link from the URI (8 GB/s at 500 MHz) */
-	if (tpu_sim_model_find(8)) {
+	if (tpu_sim_model_find(8, 0)) {
 		CLI_RUN(&r, "bench", "model", f.model, f.data, "--json", "--device",
 			"sim:n=8,bw=8,clock=500");
 		cli_expect_ok(&r);

@@ -2,7 +2,7 @@
  * float32 and uint16 (bf16 bits) inputs and an fp32 bias, its OUT.npy compared bit for bit with
  * tpu_bf16_dot_tiled in the device's tile order; its input errors (a dtype it does not take,
  * named with the file; the int8-only options); an int8-only device; `tpu bench gemm --dtype
- * bf16` (table and JSON with the dtype); `tpu selftest` covering bf16 on golden:bf16=1 and
+ * bf16` (table and JSON with the dtype); the same OUT bits from the Verilated bf16 device; `tpu selftest` covering bf16 on golden:bf16=1 and
  * saying it skipped bf16 on the int8 golden device; `tpu info`'s features line. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 
 #include "cli_fixture.h"
 #include "harness.h"
+#include "sim_model.h"
 #include "cli/npy.h"
 #include "tpu/bf16.h"
 
@@ -99,6 +100,13 @@ START_TEST(matmul_bf16_matches_tile_order)
 		"golden:bf16=1,n=8");
 	cli_expect_ok(&r);
 	check_out(out, want);
+	/* the Verilated bf16 device (N = 8): the same bits */
+	if (tpu_sim_model_find(ARRAY, 1)) {
+		CLI_RUN(&r, "matmul", pa, pb, "-o", out, "--dtype", "bf16", "--bias", pbias,
+			"--device", "sim:bf16=1");
+		cli_expect_ok(&r);
+		check_out(out, want);
+	}
 	cli_dir_fini(&f);
 }
 END_TEST

@@ -78,7 +78,7 @@ START_TEST(gemm_random_sim)
 	static const uint32_t ns[2] = { 8, 16 };
 	char uri[96];
 
-	if (!tpu_sim_model_find(ns[_i]))
+	if (!tpu_sim_model_find(ns[_i], 0))
 		return;
 	snprintf(uri, sizeof(uri), "sim:n=%u,latency=10,qdepth=64,mem=2M", ns[_i]);
 	random_cases(uri, _i ? 2 : 6, 40, 30, 30, 0x51u + _i);
@@ -103,7 +103,7 @@ START_TEST(gemm_small_m_stream)
 		random_cases(g[_i], 30, 64, 70, 90, 0x5173u + _i);
 		return;
 	}
-	if (!tpu_sim_model_find(ns[_i - 3]))
+	if (!tpu_sim_model_find(ns[_i - 3], 0))
 		return;
 	snprintf(uri, sizeof(uri), "sim:n=%u,latency=10,qdepth=64,mem=2M", ns[_i - 3]);
 	random_cases(uri, _i == 3 ? 6 : 3, 16, 40, 60, 0x5180u + _i);
@@ -123,7 +123,7 @@ START_TEST(gemm_stream_partial_k_tile_sim)
 	char uri[64];
 	tpu_dev *dev;
 
-	if (!tpu_sim_model_find(ns[_i]))
+	if (!tpu_sim_model_find(ns[_i], 0))
 		return;
 	snprintf(uri, sizeof(uri), "sim:n=%u", ns[_i]);
 	ck_assert_int_eq(tpu_open(uri, &dev), 0);
@@ -152,7 +152,7 @@ static void fused_shapes(int i, const char *golden_fmt, const size_t (*shapes)[3
 	if (i < 2) {
 		snprintf(uri, sizeof(uri), golden_fmt, ns[i]);
 	} else {
-		if (!tpu_sim_model_find(ns[i - 2]))
+		if (!tpu_sim_model_find(ns[i - 2], 0))
 			return;
 		snprintf(uri, sizeof(uri), "sim:n=%u", ns[i - 2]);
 	}
@@ -225,7 +225,7 @@ START_TEST(gemm_chunk_pipeline)
 	char uri[64];
 	tpu_dev *dev;
 
-	if (_i >= 2 && !tpu_sim_model_find(N))
+	if (_i >= 2 && !tpu_sim_model_find(N, 0))
 		return;
 	snprintf(uri, sizeof(uri), _i < 2 ? "golden:n=%u,mem=8M" : "sim:n=%u", N);
 	ck_assert_int_eq(tpu_open(uri, &dev), 0);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "sim_model.h"
 #include "tpu/bf16.h"
 #include "tpu/tpu.h"
 
@@ -287,21 +288,28 @@ START_TEST(gemm_bf16_chunks)
 END_TEST
 
 /* NaN and infinity operands, in A, B, the old C and the bias: still bit for bit. */
-START_TEST(gemm_bf16_specials)
+static void specials(const char *uri)
 {
 	uint64_t seed = harness_seed() ^ 0xBF10u;
 	tpu_dev *dev;
+	struct tpu_info info;
 
-	ck_assert_int_eq(tpu_open("golden:bf16=1,n=4,mem=4M", &dev), 0);
+	ck_assert_int_eq(tpu_open(uri, &dev), 0);
+	ck_assert_int_eq(tpu_get_info(dev, &info), 0);
 	for (int t = 0; t < 8; t++) {
 		struct bcase e;
 
 		make_case(&seed, &e, 9, 13, 7, (enum tpu_trans)(t & 1), (enum tpu_trans)(t >> 1 & 1),
 			  (size_t)(t % 3), t >= 4, t % 2 == 0, true);
-		(void)check_case(dev, 4, &e, "specials");
+		(void)check_case(dev, info.array_n, &e, uri);
 		free_case(&e);
 	}
 	ck_assert_int_eq(tpu_close(dev), 0);
+}
+
+START_TEST(gemm_bf16_specials)
+{
+	specials("golden:bf16=1,n=4,mem=4M");
 }
 END_TEST
 
@@ -371,17 +379,19 @@ static void raw_tile(tpu_dev *dev, tpu_buf *buf, bool bf16)
 	ck_assert_int_eq(tpu_run(dev, &cmd, 1, NULL, 5000), 0);
 }
 
-START_TEST(gemm_bf16_mixed_int8)
+static void mixed_int8(const char *uri)
 {
 	int8_t a8[6] = { 1, -2, 3, 4, 5, -6 }, b8[6] = { 7, 8, -9, 10, 11, 12 };
 	int32_t c8[4];
 	const int32_t want8[4] = { 1 * 7 - 2 * -9 + 3 * 11, 1 * 8 - 2 * 10 + 3 * 12,
 				   4 * 7 + 5 * -9 - 6 * 11, 4 * 8 + 5 * 10 - 6 * 12 };
 	uint64_t seed = harness_seed() ^ 0xBF30u;
+	struct tpu_info info;
 	tpu_buf *buf;
 	tpu_dev *dev;
 
-	ck_assert_int_eq(tpu_open("golden:bf16=1,n=4,fifo_tiles=4,mem=4M", &dev), 0);
+	ck_assert_int_eq(tpu_open(uri, &dev), 0);
+	ck_assert_int_eq(tpu_get_info(dev, &info), 0);
 	ck_assert_int_eq(tpu_buf_alloc(dev, 64, &buf), 0);
 	for (int round = 0; round < 4; round++) {
 		struct bcase e;
@@ -396,7 +406,7 @@ START_TEST(gemm_bf16_mixed_int8)
 		}
 		make_case(&seed, &e, 5, 9, 6, TPU_TRANS_N, (enum tpu_trans)(round / 2), 1, round == 2,
 			  false, false);
-		(void)check_case(dev, 4, &e, "mixed");
+		(void)check_case(dev, info.array_n, &e, uri);
 		free_case(&e);
 		memset(c8, 0x55, sizeof(c8));
 		ck_assert_int_eq(tpu_gemm(dev, 2, 3, 2, a8, b8, NULL, c8), 0);
@@ -404,6 +414,29 @@ START_TEST(gemm_bf16_mixed_int8)
 	}
 	ck_assert_int_eq(tpu_buf_free(buf), 0);
 	ck_assert_int_eq(tpu_close(dev), 0);
+}
+
+START_TEST(gemm_bf16_mixed_int8)
+{
+	mixed_int8("golden:bf16=1,n=4,fifo_tiles=4,mem=4M");
+}
+END_TEST
+
+/* The Verilated bf16 device (sim:bf16=1, N = 8): the shape sweep, the special values and the
+ * mixed int8 / bf16 calls, each element bit for bit against the reference above (the golden
+ * device's results: tests/test_sim_diff.c checks the two in lockstep). */
+START_TEST(gemm_bf16_sim)
+{
+	static const char *const uri = "sim:bf16=1,mem=16M";
+
+	if (!tpu_sim_model_find(8, 1))
+		return;
+	if (_i == 0)
+		sweep(uri, shapes, sizeof(shapes) / sizeof(shapes[0]), 0xBF50u);
+	else if (_i == 1)
+		specials(uri);
+	else
+		mixed_int8(uri);
 }
 END_TEST
 
@@ -516,6 +549,7 @@ static Suite *suite_driver_gemm_bf16(void)
 	tcase_add_test(tc, gemm_bf16_specials);
 	tcase_add_test(tc, gemm_bf16_k_split);
 	tcase_add_test(tc, gemm_bf16_mixed_int8);
+	tcase_add_loop_test(tc, gemm_bf16_sim, 0, 3);
 	tcase_add_test(tc, gemm_bf16_rejects);
 	tcase_add_test(tc, gemm_bf16_accumulate_keeps_c_on_failure);
 	suite_add_tcase(s, tc);

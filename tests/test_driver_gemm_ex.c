@@ -185,7 +185,7 @@ START_TEST(gemm_ex_sim)
 	static const size_t large[][3] = { { 80, 40, 24 } };
 	char uri[64];
 
-	if (!tpu_sim_model_find(ns[_i / 2]))
+	if (!tpu_sim_model_find(ns[_i / 2], 0))
 		return;
 	snprintf(uri, sizeof(uri), "sim:n=%u,mem=4M", ns[_i / 2]);
 	if (_i % 2 == 0)

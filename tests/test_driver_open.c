@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "sim_model.h"
 #include "tpu/tpu.h"
 
 #define URI_SMALL "golden:n=8,ub_rows=64,acc_rows=32,fifo_tiles=2,queues=3,windows=5,qdepth=16,mem=1M"
@@ -209,27 +210,37 @@ START_TEST(null_outputs_and_ranges)
 }
 END_TEST
 
-/* golden:bf16=1 is the golden device with the bf16 mode (FEATURES.BF16); the sim models are all
- * int8-only, so sim:bf16=1 is refused with a message that says so (where a model is built). */
+/* golden:bf16=1 is the golden device with the bf16 mode (FEATURES.BF16); sim:bf16=1 picks the
+ * Verilated model built with it (n=8), FEATURES and IDENTIFY byte 32 say so, and a size that has
+ * no bf16 model is refused with a message naming it. */
 START_TEST(open_bf16_option)
 {
 	static const char *const uris[] = { "golden:mem=1M", "golden:bf16=0,mem=1M",
-					    "golden:mem=1M,bf16=1,n=8" };
+					    "golden:mem=1M,bf16=1,n=8", "sim:bf16=1,mem=1M" };
 	tpu_dev *dev;
 	uint32_t v;
 
-	for (unsigned i = 0; i < 3; i++) {
+	for (unsigned i = 0; i < 4; i++) {
+		if (i == 3 && !tpu_sim_model_find(8, 1))
+			break;
 		ck_assert_int_eq(tpu_open(uris[i], &dev), 0);
 		ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_FEATURES, &v), 0);
-		ck_assert_uint_eq(v, i == 2 ? TPU_FEATURES_BF16_MASK : 0);
+		ck_assert_uint_eq(v, i >= 2 ? TPU_FEATURES_BF16_MASK : 0);
+		ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_HWCFG0, &v), 0);
+		if (i >= 2)
+			ck_assert_uint_eq(v & 0xFFFFu, 8);
 		ck_assert_int_eq(tpu_close(dev), 0);
 	}
-	if (tpu_open("sim:bf16=0", &dev) == 0) {
+	if (tpu_sim_model_find(16, 0)) {
+		ck_assert_int_eq(tpu_open("sim:bf16=0", &dev), 0);
+		ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_FEATURES, &v), 0);
+		ck_assert_uint_eq(v, 0);
 		ck_assert_int_eq(tpu_close(dev), 0);
-		ck_assert_int_eq(tpu_open("sim:bf16=1", &dev), -EINVAL);
+		ck_assert_int_eq(tpu_open("sim:bf16=1,n=16", &dev), -EINVAL);
 		ck_assert_ptr_null(dev);
-		ck_assert_ptr_nonnull(strstr(tpu_last_open_error(),
-					     "no sim model is built with the bf16 mode"));
+		ck_assert_ptr_nonnull(strstr(tpu_last_open_error(), "n=16 with bf16=1"));
+		ck_assert_int_eq(tpu_open("sim:bf16=2", &dev), -EINVAL);
+		ck_assert_ptr_null(dev);
 	}
 }
 END_TEST

@@ -298,7 +298,7 @@ START_TEST(phase_wraps)
 		struct tpu_info in;
 		uint32_t tag = 0, next = 0;
 
-		if (u >= 3 && !tpu_sim_model_find(8))
+		if (u >= 3 && !tpu_sim_model_find(8, 0))
 			break;
 		ck_assert_msg(tpu_open(uris[u], &dev) == 0, "%s", uris[u]);
 		ck_assert_int_eq(tpu_get_info(dev, &in), 0);
@@ -338,7 +338,7 @@ START_TEST(sq_full_is_all_or_nothing)
 	static const char *uris[] = { "golden:qdepth=4,mem=256k",
 				      "sim:n=8,latency=10,qdepth=4,mem=256k" };
 
-	if (_i == 1 && !tpu_sim_model_find(8))
+	if (_i == 1 && !tpu_sim_model_find(8, 0))
 		return;
 	ck_assert_int_eq(tpu_open(uris[_i], &dev), 0);
 	nops(c, 8, 0);

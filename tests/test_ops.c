@@ -340,7 +340,7 @@ START_TEST(ops_sim_equals_golden)
 		   *suri = "sim:n=8,latency=10,qdepth=64,mem=2M";
 	tpu_dev *g, *s;
 
-	if (!tpu_sim_model_find(8)) {
+	if (!tpu_sim_model_find(8, 0)) {
 		fprintf(stderr, "note: no Verilated n=8 device model: ops sim test skipped\n");
 		return;
 	}

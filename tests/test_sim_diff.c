@@ -9,7 +9,12 @@
  * differing command (with TPU_SIM_DIFF_TRACE=1 also every command before it and both results)
  * and the one command that replays the case: `make soak SOAK_SEED=S SOAK_CMDS=N`
  * (TPU_SOAK_SEED, TPU_SOAK_CMDS). Each case's sim seed is its own, and so is its Verilator
- * seed (sim/verilated/vseed.h). */
+ * seed (sim/verilated/vseed.h).
+ * The bf16 device (sim:n=8,bf16=1, built without STREAM_MATMUL) runs its own streams against
+ * golden:bf16=1,stream=0 (suite sim_diff, case bf16): the same generator with FLAGS.BF16 on a
+ * third of the data commands (2 x COLS bytes per row), the SCALE and FCLAMP kinds, the float
+ * ACTIVATE's OP0 bits, bf16 weight tiles beside int8 ones (type mismatches), and tame bf16
+ * values beside random bit patterns (NaN, infinities, subnormals) in the activations. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +22,7 @@
 
 #include "harness.h"
 #include "sim_fixture.h"
+#include "sim_model.h"
 #include "tpu/tpu.h"
 #include "verilated/vseed.h"
 
@@ -38,6 +44,7 @@ struct awin {
 };
 
 struct stream {
+	bool bf16; /* the bf16 device's stream (above) */
 	uint8_t init[NBUF][BUFB];
 	struct awin win[4];
 	bool windows;
@@ -76,6 +83,15 @@ static void place(uint64_t *s, struct acmd *c, int b, uint32_t rows, uint32_t ro
 	set_dma(c, b, rnd(s, 0, BUFB - span), span, stride);
 }
 
+/* As place, in the buffer's second half (the bf16 device's tame values). */
+static void place_half(uint64_t *s, struct acmd *c, uint32_t rows, uint32_t rowbytes,
+		       uint32_t stride)
+{
+	uint32_t st = stride ? stride : rowbytes;
+	uint32_t span = (rows - 1) * st + rowbytes;
+	set_dma(c, c->buf, BUFB / 2 + 2 * rnd(s, 0, (BUFB / 2 - span) / 2), span, stride);
+}
+
 static struct acmd *add(struct stream *st, uint32_t op)
 {
 	struct acmd *c = &st->cmd[st->ncmd++];
@@ -83,6 +99,76 @@ static struct acmd *add(struct stream *st, uint32_t op)
 	c->buf = -1;
 	c->dw[0] = op;
 	return c;
+}
+
+/* A bf16 of magnitude 2^-7 .. 2^7, or now and then a zero. */
+static uint16_t tame_bf16(uint64_t *s)
+{
+	uint32_t r = (uint32_t)harness_rand(s);
+
+	if (r % 32u == 0)
+		return (uint16_t)(r & 0x8000u);
+	return (uint16_t)((r & 0x807Fu) | rnd(s, 127 - 7, 127 + 7) << 7);
+}
+
+static uint32_t f32_of(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+/* The bf16 device's additions: tame bf16 activations in buf0's second half and weights in
+ * buf2's second half, fp32 SCALE values (buf1 at 384), a bf16 weight tile in the FIFO and the
+ * SCALE and FCLAMP kinds loaded. */
+static void preamble_bf16(struct stream *st, uint64_t *s)
+{
+	struct acmd *c;
+
+	for (unsigned i = BUFB / 2; i < BUFB; i += 2) {
+		uint16_t a = tame_bf16(s), w = tame_bf16(s);
+		memcpy(&st->init[0][i], &a, 2);
+		memcpy(&st->init[2][i], &w, 2);
+	}
+	for (unsigned j = 0; j < DN; j++) {
+		uint32_t v = f32_of((float)((int)rnd(s, 0, 64) - 32) / 8.0f);
+		memcpy(&st->init[1][384 + 4 * j], &v, 4);
+	}
+	c = add(st, TPU_OP_LOAD_WEIGHTS);
+	c->dw[0] |= TPU_SQE_FLAG_BF16 << TPU_SQE_FLAGS_SHIFT;
+	c->dw[TPU_SQE_ROWS_DW] = DN;
+	c->dw[TPU_SQE_COLS_DW] = DN;
+	set_dma(c, 2, BUFB / 2, 2 * DN * DN, 0);
+	c = add(st, TPU_OP_LOAD_PARAMS);
+	c->dw[TPU_SQE_ROWS_DW] = 1;
+	c->dw[TPU_SQE_COLS_DW] = DN;
+	c->dw[TPU_SQE_OP0_DW] = TPU_PARAM_SCALE;
+	set_dma(c, 1, 384, 4 * DN, 0);
+	c = add(st, TPU_OP_LOAD_PARAMS);
+	c->dw[TPU_SQE_OP0_DW] = TPU_PARAM_FCLAMP;
+	c->dw[TPU_SQE_OP2_DW] = f32_of(-2.0f);
+	c->dw[TPU_SQE_OP3_DW] = f32_of(6.0f);
+}
+
+/* An fp32 clamp limit: mostly ordinary values, sometimes a zero of either sign, an infinity,
+ * a subnormal (a zero once stored) or a NaN (INVALID_FIELD). */
+static uint32_t clamp_limit(uint64_t *s)
+{
+	static const float pick[] = { -6.0f, -1.0f, -0.5f, 0.0f, 0.25f, 1.0f, 6.0f, 100.0f };
+	uint32_t r = rnd(s, 0, 19);
+
+	if (r < 8)
+		return f32_of(pick[r]);
+	if (r == 8)
+		return 0x80000000u;
+	if (r == 9)
+		return rnd(s, 0, 1) ? 0x7F800000u : 0xFF800000u;
+	if (r == 10)
+		return (rnd(s, 0, 1) << 31) | rnd(s, 1, 0x7FFFFF);
+	if (r == 11)
+		return 0x7F800000u | rnd(s, 1, 0x7FFFFF) | (rnd(s, 0, 1) << 31);
+	return f32_of((float)((int)rnd(s, 0, 200) - 100) / 16.0f);
 }
 
 static void preamble(struct stream *st, uint64_t *s)
@@ -136,6 +222,8 @@ static void preamble(struct stream *st, uint64_t *s)
 	c = add(st, TPU_OP_MATMUL);
 	c->dw[TPU_SQE_ROWS_DW] = TPU_ACC_ROWS_DEFAULT;
 	c->dw[TPU_SQE_OP0_DW] = TPU_MATMUL_POP;
+	if (st->bf16)
+		preamble_bf16(st, s);
 	st->npre = st->ncmd;
 }
 
@@ -160,40 +248,56 @@ static void random_cmd(struct stream *st, uint64_t *s)
 	uint32_t op = rnd(s, 0, 10);
 	struct acmd *c;
 	uint32_t rows, cols, stride;
+	/* the bf16 device: FLAGS.BF16 on a third of the data commands (es: bytes per element) */
+	bool bf = false;
+	uint32_t es = 1;
 
 	if (op > 8)
 		op = rnd(s, 0, 9) < 5 ? TPU_OP_WRITE_HOST : rnd(s, 9, 255);
 	c = add(st, op);
 	if (rnd(s, 0, 5) == 0)
 		c->dw[0] |= (uint32_t)rnd(s, 1, 3) << TPU_SQE_FLAGS_SHIFT;
-	/* FLAGS.BF16 on an otherwise valid command: both devices are int8-only, so INVALID_FIELD
-	 * with nothing changed (docs/spec.md 6.12) */
-	if (rnd(s, 0, 15) == 0)
+	/* FLAGS.BF16 on an otherwise valid command: on the int8 devices INVALID_FIELD with nothing
+	 * changed (docs/spec.md 6.12) */
+	if (!st->bf16 && rnd(s, 0, 15) == 0)
 		c->dw[0] |= TPU_SQE_FLAG_BF16 << TPU_SQE_FLAGS_SHIFT;
+	if (st->bf16 && rnd(s, 0, 2) == 0) {
+		c->dw[0] |= TPU_SQE_FLAG_BF16 << TPU_SQE_FLAGS_SHIFT;
+		bf = true;
+		es = 2;
+	}
 	c->dw[TPU_SQE_USER_TAG_DW] = 0; /* set at submission */
 	switch (op) {
 	case TPU_OP_READ_HOST:
 		rows = rnd(s, 1, 6);
 		cols = rnd(s, 1, DN);
-		stride = rnd(s, 0, 1) ? 0 : cols + rnd(s, 0, 9);
+		stride = rnd(s, 0, 1) ? 0 : es * cols + rnd(s, 0, 9);
 		c->dw[TPU_SQE_ROWS_DW] = rows;
 		c->dw[TPU_SQE_COLS_DW] = cols;
 		c->dw[TPU_SQE_LOCAL_ADDR_DW] = rnd(s, 0, LROWS - rows);
-		place(s, c, (int)rnd(s, 0, 3), rows, cols, stride);
+		place(s, c, (int)rnd(s, 0, 3), rows, es * cols, stride);
+		if (bf && rnd(s, 0, 1))
+			place_half(s, c, rows, es * cols, stride); /* tame values */
 		break;
 	case TPU_OP_LOAD_WEIGHTS:
 		rows = rnd(s, 1, DN);
 		cols = rnd(s, 1, DN);
-		stride = rnd(s, 0, 1) ? 0 : cols + rnd(s, 0, 5);
+		stride = rnd(s, 0, 1) ? 0 : es * cols + rnd(s, 0, 5);
 		c->dw[TPU_SQE_ROWS_DW] = rows;
 		c->dw[TPU_SQE_COLS_DW] = cols;
 		c->dw[TPU_SQE_OP0_DW] = rnd(s, 0, 1) ? TPU_LOAD_WEIGHTS_TRANSPOSE : 0;
-		place(s, c, (int)rnd(s, 0, 2), rows, cols, stride);
+		place(s, c, (int)rnd(s, 0, 2), rows, es * cols, stride);
+		if (bf && rnd(s, 0, 1))
+			place_half(s, c, rows, es * cols, stride);
 		break;
 	case TPU_OP_LOAD_PARAMS: {
-		uint32_t kind = rnd(s, 0, 4);
+		uint32_t kind = rnd(s, 0, st->bf16 ? 6 : 4);
 		c->dw[TPU_SQE_OP0_DW] = kind;
-		if (kind == TPU_PARAM_OUTPUT) {
+		if (kind == TPU_PARAM_FCLAMP) {
+			uint32_t lo = clamp_limit(s), hi = clamp_limit(s);
+			c->dw[TPU_SQE_OP2_DW] = lo;
+			c->dw[TPU_SQE_OP3_DW] = hi;
+		} else if (kind == TPU_PARAM_OUTPUT) {
 			int32_t lo = (int32_t)rnd(s, 0, 255) - 128, hi = (int32_t)rnd(s, 0, 255) - 128;
 			c->dw[TPU_SQE_OP1_DW] = (uint32_t)((int32_t)rnd(s, 0, 255) - 128);
 			c->dw[TPU_SQE_OP2_DW] = (uint32_t)(lo < hi ? lo : hi);
@@ -208,7 +312,8 @@ static void random_cmd(struct stream *st, uint64_t *s)
 			c->dw[TPU_SQE_COLS_DW] = cnt;
 			c->dw[TPU_SQE_LOCAL_ADDR_DW] = first;
 			/* the prepared vector (valid values) or random words (maybe invalid) */
-			set_dma(c, 1, rnd(s, 0, 2) ? 64 * kind : 4 * rnd(s, 128, 1000), 4 * cnt, 0);
+			set_dma(c, 1, rnd(s, 0, 2) ? 64 * (kind == TPU_PARAM_SCALE ? 6 : kind)
+						   : 4 * rnd(s, 128, 1000), 4 * cnt, 0);
 		}
 		break;
 	}
@@ -225,17 +330,19 @@ static void random_cmd(struct stream *st, uint64_t *s)
 		c->dw[TPU_SQE_LOCAL_ADDR_DW] = rnd(s, 0, LROWS - rows);
 		c->dw[TPU_SQE_LOCAL_ADDR2_DW] = rnd(s, 0, LROWS - rows);
 		c->dw[TPU_SQE_OP0_DW] = rnd(s, 0, 2);
+		if (bf) /* RAW32, SCALE, CLAMP in any mix; now and then LUT (INVALID_FIELD) */
+			c->dw[TPU_SQE_OP0_DW] = (rnd(s, 0, 7) << 1) | (rnd(s, 0, 9) == 0);
 		break;
 	case TPU_OP_WRITE_HOST: {
 		uint32_t acc = rnd(s, 0, 1);
 		rows = rnd(s, 1, 6);
 		cols = rnd(s, 1, DN);
-		stride = rnd(s, 0, 1) ? 0 : cols * (acc ? 4 : 1) + rnd(s, 0, 9);
+		stride = rnd(s, 0, 1) ? 0 : cols * (acc ? 4 : es) + rnd(s, 0, 9);
 		c->dw[TPU_SQE_ROWS_DW] = rows;
 		c->dw[TPU_SQE_COLS_DW] = cols;
 		c->dw[TPU_SQE_LOCAL_ADDR_DW] = rnd(s, 0, LROWS - rows);
 		c->dw[TPU_SQE_OP0_DW] = acc ? TPU_WRITE_HOST_FROM_ACC : 0;
-		place(s, c, rnd(s, 0, 4) ? 3 : (int)rnd(s, 0, 2), rows, cols * (acc ? 4 : 1), stride);
+		place(s, c, rnd(s, 0, 4) ? 3 : (int)rnd(s, 0, 2), rows, cols * (acc ? 4 : es), stride);
 		break;
 	}
 	case TPU_OP_FENCE:
@@ -270,11 +377,12 @@ static void random_cmd(struct stream *st, uint64_t *s)
 	}
 }
 
-static void make_stream(struct stream *st, uint64_t seed, unsigned ncmd)
+static void make_stream(struct stream *st, uint64_t seed, unsigned ncmd, bool bf16)
 {
 	uint64_t s = seed;
 
 	memset(st, 0, sizeof(*st));
+	st->bf16 = bf16;
 	preamble(st, &s);
 	random_windows(st, &s);
 	while (st->ncmd < st->npre + ncmd && st->ncmd < MAXCMD)
@@ -421,19 +529,20 @@ static void compare(uint64_t seed, const struct stream *st, const struct result 
 		    (unsigned long long)v->perf.errors);
 }
 
-static void diff_seed(uint64_t seed, unsigned ncmd)
+static void diff_seed(uint64_t seed, unsigned ncmd, bool bf16)
 {
 	struct stream *st = malloc(sizeof(*st));
 	struct result *g = malloc(sizeof(*g)), *v = malloc(sizeof(*v));
 	char uri[160];
 
 	ck_assert(st && g && v);
-	make_stream(st, seed, ncmd);
-	run_stream("golden:n=8,qdepth=16,mem=1M", st, g);
+	make_stream(st, seed, ncmd, bf16);
+	run_stream(bf16 ? "golden:n=8,bf16=1,stream=0,qdepth=16,mem=1M" : "golden:n=8,qdepth=16,mem=1M",
+		   st, g);
 	/* Odd seeds: completions reordered across tags, with jitter (timing perturbation). */
-	snprintf(uri, sizeof(uri), "sim:n=8,qdepth=16,mem=1M,latency=%u,seed=%llu%s",
+	snprintf(uri, sizeof(uri), "sim:n=8,qdepth=16,mem=1M,latency=%u,seed=%llu%s%s",
 		 (unsigned)(seed % 3) * 20u, (unsigned long long)seed,
-		 seed & 1 ? ",reorder=1,jitter=40" : "");
+		 seed & 1 ? ",reorder=1,jitter=40" : "", bf16 ? ",bf16=1" : "");
 	run_stream(uri, st, v);
 	compare(seed, st, g, v);
 	free(st);
@@ -445,7 +554,16 @@ START_TEST(sim_diff_fixed_seeds)
 {
 	if (!sim_have(DN))
 		return;
-	diff_seed((uint64_t)(_i + 1) ^ (harness_seed() & 0xFFFF0000u), 60);
+	diff_seed((uint64_t)(_i + 1) ^ (harness_seed() & 0xFFFF0000u), 60, false);
+}
+END_TEST
+
+/* The bf16 device against golden:bf16=1,stream=0 (above). */
+START_TEST(sim_diff_bf16_seeds)
+{
+	if (!tpu_sim_model_find(DN, 1))
+		return;
+	diff_seed((uint64_t)(_i + 1) ^ (harness_seed() & 0xFFFF0000u), 60, true);
 }
 END_TEST
 
@@ -476,7 +594,7 @@ START_TEST(sim_soak_seeds)
 		uint64_t seed = base + 1000u + i;
 		fprintf(stderr, "soak: case seed %llu (replay: make soak SOAK_SEED=%llu SOAK_CMDS=%u)\n",
 			(unsigned long long)seed, (unsigned long long)seed, ncmd);
-		diff_seed(seed, ncmd);
+		diff_seed(seed, ncmd, getenv("TPU_SOAK_BF16") && *getenv("TPU_SOAK_BF16") == '1');
 	}
 }
 END_TEST
@@ -513,6 +631,7 @@ static Suite *sim_diff_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, sim_diff_fixed_seeds, 0, 12);
+	tcase_add_loop_test(tc, sim_diff_bf16_seeds, 0, 12);
 	tcase_add_test(tc, verilator_seeds_distinct);
 	suite_add_tcase(s, tc);
 	return s;

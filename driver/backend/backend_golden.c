@@ -20,32 +20,39 @@ struct golden_be {
 /* The message for a bad option value; static per thread like tpu_last_open_error. */
 static _Thread_local char golden_what[96];
 
-/* The golden model's own options: bf16=0|1 (the bf16 mode, spec 6.12). *what names a bad one. */
+/* The golden model's own options: bf16=0|1 (the bf16 mode, spec 6.12) and stream=0|1
+ * (STREAM_MATMUL implemented, default 1). *what names a bad one. */
 static int parse_extra(const char *extra, struct golden_config *cfg, const char **what)
 {
 	const char *p = extra;
 	struct tpu_opt_item it;
-	bool bf16_seen = false;
+	bool bf16_seen = false, stream_seen = false;
 
 	while (tpu_opt_next(&p, &it)) {
+		bool bf16 = it.has_value && tpu_opt_key_is(&it, "bf16");
+		bool *seen = bf16 ? &bf16_seen : &stream_seen;
 		uint64_t v;
 
-		if (!it.has_value || !tpu_opt_key_is(&it, "bf16")) {
+		if (!bf16 && !(it.has_value && tpu_opt_key_is(&it, "stream"))) {
 			*what = it.item; /* not an option of the golden model */
 			return -EINVAL;
 		}
-		if (bf16_seen) {
-			*what = "'bf16' given twice";
+		if (*seen) {
+			*what = bf16 ? "'bf16' given twice" : "'stream' given twice";
 			return -EINVAL;
 		}
-		bf16_seen = true;
-		if (tpu_opt_parse_dec(it.value, it.vlen, TPU_BF16_MAX, &v)) {
-			snprintf(golden_what, sizeof(golden_what), "'bf16': '%.*s' is not 0 or 1",
-				 it.vlen > 32 ? 32 : (int)it.vlen, it.value);
+		*seen = true;
+		if (tpu_opt_parse_dec(it.value, it.vlen, 1, &v)) {
+			snprintf(golden_what, sizeof(golden_what), "'%s': '%.*s' is not 0 or 1",
+				 bf16 ? "bf16" : "stream", it.vlen > 32 ? 32 : (int)it.vlen,
+				 it.value);
 			*what = golden_what;
 			return -EINVAL;
 		}
-		cfg->bf16 = (uint32_t)v;
+		if (bf16)
+			cfg->bf16 = (uint32_t)v;
+		else
+			cfg->stream_mm = (uint32_t)v;
 	}
 	return 0;
 }

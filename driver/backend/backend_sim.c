@@ -1,14 +1,14 @@
 /* The "sim" backend: the Verilated RTL device behind the simulated link.
  *
  * URI: sim[:n=..,ub_rows=..,acc_rows=..,latency=NS,bw=GBPS,seed=S,faults=SPEC,trace=FILE.fst,
- *          reorder=0|1,jitter=NS,clock=MHZ,log=FILE,bf16=0]
+ *          reorder=0|1,jitter=NS,clock=MHZ,log=FILE,bf16=0|1]
  *   n          selects one of the built models (default: N=16 if built, else the smallest);
  *              the other hardware options must match the model's build
+ *   bf16       1: the model with the bf16 mode (FEATURES.BF16, spec 6.12; built: n=8)
  *   latency    one-way link latency in ns (default 50)
  *   bw         bandwidth per direction in GB/s = bytes/ns, up to 3 decimals (default 16;
  *              0 = unlimited: one beat per cycle)
  *   clock      device clock in MHz (default 1000: one cycle = 1 ns)
- *   bf16       0 only: no model is built with the bf16 mode, bf16=1 is refused
  *   seed       seeds the device's random initial state and the link's decisions (default 1)
  *   faults     fault-injection rules, link.h tpu_link_parse_faults ("drop@3+msi_drop%0.5");
  *              their ~LO-HI ranges are offsets into the host arena
@@ -61,11 +61,12 @@ static void model_list(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (unsigned i = 0; i < n && i < TPU_SIM_MODELS_MAX && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%sn=%u", i ? ", " : "",
-					 list[i]->array_n);
+		used += (size_t)snprintf(buf + used, len - used, "%sn=%u%s", i ? ", " : "",
+					 list[i]->array_n, list[i]->bf16 ? " bf16=1" : "");
 }
 
-static const struct tpu_sim_model *pick_model(const struct tpu_backend_opts *o, const char **what)
+static const struct tpu_sim_model *pick_model(const struct tpu_backend_opts *o, uint32_t bf16,
+					      const char **what)
 {
 	const struct tpu_sim_model *list[TPU_SIM_MODELS_MAX];
 	const struct tpu_sim_model *m;
@@ -77,11 +78,17 @@ static const struct tpu_sim_model *pick_model(const struct tpu_backend_opts *o, 
 		*what = "n (no Verilated device model is built into this binary)";
 		return NULL;
 	}
-	m = tpu_sim_model_find(o->array_n ? o->array_n : 16);
-	if (!m && !o->array_n)
-		m = list[0];
+	m = tpu_sim_model_find(o->array_n ? o->array_n : 16, bf16);
+	for (unsigned i = 0; !m && !o->array_n && i < n && i < TPU_SIM_MODELS_MAX; i++)
+		if (list[i]->bf16 == bf16)
+			m = list[i];
 	if (!m) {
-		snprintf(sim_what, sizeof(sim_what), "n=%u (built models: %s)", o->array_n, built);
+		if (o->array_n)
+			snprintf(sim_what, sizeof(sim_what), "n=%u%s (built models: %s)", o->array_n,
+				 bf16 ? " with bf16=1" : "", built);
+		else
+			snprintf(sim_what, sizeof(sim_what), "bf16=%u (built models: %s)", bf16,
+				 built);
 		*what = sim_what;
 		return NULL;
 	}
@@ -190,7 +197,7 @@ static int parse_extra(const char *extra, struct sim_opts *so, const char **what
 		} else if (tpu_opt_key_is(&it, "log")) {
 			err = copy_str(so->log, sizeof(so->log), v, vlen);
 		} else if (tpu_opt_key_is(&it, "bf16")) {
-			err = tpu_opt_parse_dec(v, vlen, 0, &x); /* bf16=0 only: sim_refuses_bf16 */
+			err = tpu_opt_parse_dec(v, vlen, 1, &x); /* (read first: sim_bf16_opt) */
 		}
 		if (err)
 			return -EINVAL;
@@ -198,20 +205,18 @@ static int parse_extra(const char *extra, struct sim_opts *so, const char **what
 	return 0;
 }
 
-/* Every Verilated model is int8-only (spec 6.12): bf16=1 is refused, before the model is
- * picked, rather than ignored. */
-static int sim_refuses_bf16(const char *extra, const char **what)
+/* The bf16 option picks the model, so it is read before the others (parse_extra checks its
+ * value): 1 when given as "bf16=1". */
+static uint32_t sim_bf16_opt(const char *extra)
 {
 	const char *p = extra;
 	struct tpu_opt_item it;
+	uint32_t bf16 = 0;
 
-	while (tpu_opt_next(&p, &it))
-		if (tpu_opt_key_is(&it, "bf16") && it.has_value && it.vlen == 1 &&
-		    it.value[0] == '1') {
-			*what = "bf16=1 (no sim model is built with the bf16 mode)";
-			return -EINVAL;
-		}
-	return 0;
+	while (p && tpu_opt_next(&p, &it))
+		if (tpu_opt_key_is(&it, "bf16") && it.has_value)
+			bf16 = it.vlen == 1 && it.value[0] == '1';
+	return bf16;
 }
 
 static int sim_be_create(const struct tpu_backend_opts *opts, struct hostmem *hm, void **impl,
@@ -223,9 +228,7 @@ static int sim_be_create(const struct tpu_backend_opts *opts, struct hostmem *hm
 	struct sim_be *be;
 	int err;
 
-	if (sim_refuses_bf16(opts->extra, what))
-		return -EINVAL;
-	m = pick_model(opts, what);
+	m = pick_model(opts, sim_bf16_opt(opts->extra), what);
 	if (!m)
 		return -EINVAL;
 	so = calloc(1, sizeof(*so));

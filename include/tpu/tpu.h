@@ -332,7 +332,7 @@ enum tpu_dtype {
 	TPU_DTYPE_INT8 = 0, /* int8 x int8, int32 sums: C int32 (raw) or int8 (requantized) */
 	TPU_DTYPE_BF16 = 1, /* bf16 x bf16, fp32 sums (docs/spec.md 7.1): A, B uint16_t bf16 bit
 			     * patterns, C uint32_t fp32 bit patterns; needs FEATURES.BF16
-			     * (golden:bf16=1; no RTL device has the mode yet) */
+			     * (golden:bf16=1, sim:bf16=1) */
 };
 
 /* How an operand is stored: op(X) = X, or op(X) = Xᵀ (the caller holds the transpose). */

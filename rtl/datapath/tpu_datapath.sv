@@ -23,7 +23,7 @@
 // and UB_READ rows 16N bits; an int8 row in bytes 0..N-1, ACTIVATE's int8 rows zero-extended),
 // weight rows of N 16-bit lanes (int8 in the low byte), MATMUL flags[3] BF16 (tpu_dp_matmul).
 // ACTIVATE flags[3] BF16 (the float path, tpu_dp_activate), PARAM kinds SCALE and FCLAMP
-// (fp_loaded_o). No device is built from this datapath so far.
+// (fp_loaded_o). tpu_device builds it with Bf16 for its bf16 mode (the sim:bf16=1 model).
 `default_nettype none
 
 module tpu_datapath #(

@@ -24,8 +24,9 @@ module tpu_bg_commit #(
   parameter int unsigned StageRows = 64,
   parameter int unsigned SAw       = 9,
   parameter bit          ReadAhead = 1'b1,
+  parameter int unsigned RB = N,  // UB row bytes (2N on a bf16 device): the command width
   localparam int unsigned Ring     = 2 * StageRows,
-  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * RB
 ) (
   input  logic                clk_i,
   input  logic                rst_i,
@@ -50,7 +51,7 @@ module tpu_bg_commit #(
   input  logic                rd_ok_i,
   input  logic                slot_ok_i,
   input  logic                bypass_i,
-  input  logic [N*8-1:0]      st_rdata_i,
+  input  logic [RB*8-1:0]     st_rdata_i,
   output logic                re_o,
   output logic [SAw-1:0]      raddr_o,
   output logic                issue_o,
@@ -111,7 +112,7 @@ module tpu_bg_commit #(
     cmd_o[tpu_pkg::DpCmdOpLsb +: 4]    = tpu_pkg::DpOpUbWrite;
     cmd_o[tpu_pkg::DpCmdALsb +: 32]    = local_q + row_q;
     cmd_o[tpu_pkg::DpCmdRowsLsb +: 32] = 32'd1;
-    cmd_o[tpu_pkg::DpCmdDataLsb +: N*8] = st_rdata_i;
+    cmd_o[tpu_pkg::DpCmdDataLsb +: RB*8] = st_rdata_i;
   end
 
   always_ff @(posedge clk_i) begin

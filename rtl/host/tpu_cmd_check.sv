@@ -15,6 +15,12 @@
 // device, W for host writes). (The value checks of a LOAD_PARAMS vector: tpu_param_load.)
 // SpanSerial = 1 (small FPGAs) computes CHECK1's span product with a shift-add multiplier
 // (span_busy_o until it is done) instead of a 32 x 32 one.
+// Bf16 (a device with the bf16 mode, spec 6.12): FLAGS.BF16 is valid on READ_HOST,
+// LOAD_WEIGHTS, MATMUL, ACTIVATE and WRITE_HOST from the UB (row bytes 2 x COLS), the LOAD_PARAMS
+// kinds SCALE (a vector as BIAS; its NaN check is tpu_param_load's) and FCLAMP (no DMA; the
+// limits after the input rules on fclamp_o), a MATMUL of the other type than its tile is a
+// SEQUENCE_ERROR (mm_bf16_i: tpu_tile_state), and the float ACTIVATE takes OP0 RAW32, SCALE and
+// CLAMP. Without Bf16 the flag and the kinds are INVALID_FIELD (as reserved values).
 `default_nettype none
 
 module tpu_cmd_check #(
@@ -25,6 +31,7 @@ module tpu_cmd_check #(
   parameter bit          LutStage   = 1'b0,
   parameter bit          SpanSerial = 1'b0,
   parameter bit          StreamMm   = 1'b1,
+  parameter bit          Bf16       = 1'b0,
   localparam int unsigned TW        = Tiles > 1 ? $clog2(Tiles) : 1,
   localparam int unsigned KW        = $clog2(N + 1)
 ) (
@@ -34,7 +41,8 @@ module tpu_cmd_check #(
   // the spec state the checks read
   input  logic [TW:0]    fifo_count_i,    // weight tiles pushed, not popped
   input  logic           active_valid_i,  // a tile is active
-  input  logic [4:0]     params_loaded_i, // per tpu_pkg::param_kind_e
+  input  logic [6:0]     params_loaded_i, // per tpu_pkg::param_kind_e
+  input  logic           mm_bf16_i,       // (Bf16) the type of the tile a MATMUL would use
   // window check of the span (or, in CHECK1 of a WRITE_BACK STREAM_MATMUL, its write region)
   output logic [63:0]    chk_addr_o,
   output logic [31:0]    chk_len_o,
@@ -68,6 +76,9 @@ module tpu_cmd_check #(
   output logic           act_raw_o,       // ACTIVATE RAW32
   output logic           act_lut_o,       // ACTIVATE LUT
   output logic           mm_pop_o,        // MATMUL POP
+  output logic           bf16_o,          // (Bf16) FLAGS.BF16
+  output logic           lp_fclamp_o,     // (Bf16) LOAD_PARAMS of FCLAMP
+  output logic [63:0]    fclamp_o,        // (Bf16) its {FMAX, FMIN} after the input rules
   // CHECK1 results (registered) and CHECK2's status
   output logic           span_busy_o,     // SpanSerial: CHECK1's product not ready yet
   output logic [31:0]    row_bytes_o,     // row bytes (<= 4N where used)
@@ -79,9 +90,10 @@ module tpu_cmd_check #(
   output logic [7:0]     status_o
 );
 
-  // FLAGS bits this device accepts: no device is built with the bf16 mode yet (FEATURES reads 0),
-  // so FLAGS.BF16 is INVALID_FIELD like a reserved bit (spec 6.1 step 2, 6.12)
-  localparam logic [7:0] FlagsOk = tpu_pkg::SqeFlagsValid & ~tpu_pkg::SqeFlagBf16;
+  // FLAGS bits this device accepts: without the bf16 mode FLAGS.BF16 is INVALID_FIELD like a
+  // reserved bit (spec 6.1 step 2, 6.12)
+  localparam logic [7:0] FlagsOk = Bf16 ? tpu_pkg::SqeFlagsValid
+                                        : tpu_pkg::SqeFlagsValid & ~tpu_pkg::SqeFlagBf16;
   // ---------------------------------------------------------------- fields
   logic [7:0]  f_op, f_flags;
   logic [63:0] f_addr, f_addr2;
@@ -129,6 +141,8 @@ module tpu_cmd_check #(
   // ---------------------------------------------------------------- decodes
   logic        is_lw, is_wh, is_fence, is_id, is_sm;
   logic        lp_lut, lp_out, wh_acc, act_raw, act_lut, mm_pop, lut_rs;
+  logic        bf16, lp_fcl, lp_scale, bf_op_ok;
+  logic [31:0] fcl_lo, fcl_hi, act_ok_bits;
   logic        sm_act, sm_lut, sm_astr, sm_wb, sm_kmaj, sm_prm, sm_wf;
   logic [63:0] sm_wlen;      // WRITE_BACK: C x R x N bytes (when the limits hold)
   logic [63:0] rb_d;         // row bytes
@@ -154,8 +168,21 @@ module tpu_cmd_check #(
     act_lut  = (f_op0 & tpu_pkg::ActivateLut) != 0;
     mm_pop   = (f_op0 & tpu_pkg::MatmulPop) != 0;
     lut_rs   = LutStage && f_op == tpu_pkg::OpLoadParams && lp_lut;
+    bf16     = Bf16 && (f_flags & tpu_pkg::SqeFlagBf16) != 0;
+    lp_fcl   = Bf16 && f_op0 == 32'(tpu_pkg::ParamFclamp);
+    lp_scale = Bf16 && f_op0 == 32'(tpu_pkg::ParamScale);
+    fcl_lo   = tpu_fp_pkg::f32_canon(f_op2);
+    fcl_hi   = tpu_fp_pkg::f32_canon(f_op3);
+    // (the commands that take FLAGS.BF16; WRITE_HOST FROM_ACC refuses it in its own step 2)
+    bf_op_ok = f_op == tpu_pkg::OpReadHost || f_op == tpu_pkg::OpLoadWeights ||
+               f_op == tpu_pkg::OpMatmul || f_op == tpu_pkg::OpActivate ||
+               f_op == tpu_pkg::OpWriteHost;
+    // ACTIVATE's OP0 bits: LUT and RAW32, or with FLAGS.BF16 RAW32, SCALE and CLAMP
+    act_ok_bits = bf16 ? (tpu_pkg::ActivateRaw32 | tpu_pkg::ActivateScale | tpu_pkg::ActivateClamp)
+                       : (tpu_pkg::ActivateLut | tpu_pkg::ActivateRaw32);
     // row bytes and span (only meaningful when COLS <= N, which the checks test first)
-    rb_d     = (is_wh && wh_acc) ? {30'd0, f_cols, 2'b00} : {32'd0, f_cols};
+    rb_d     = (is_wh && wh_acc) ? {30'd0, f_cols, 2'b00} :
+               bf16 ? {31'd0, f_cols, 1'b0} : {32'd0, f_cols};
     // (LutStage: the LUT's packed N-byte rows; LOAD_PARAMS has no span check)
     stride_d = lut_rs ? 64'(N) : (f_stride != 0) ? {32'd0, f_stride} : rb_d;
   end
@@ -171,6 +198,9 @@ module tpu_cmd_check #(
   assign act_raw_o         = act_raw;
   assign act_lut_o         = act_lut;
   assign mm_pop_o          = mm_pop;
+  assign bf16_o            = bf16;
+  assign lp_fclamp_o       = lp_fcl;
+  assign fclamp_o          = {fcl_hi, fcl_lo};
 
   // ---------------------------------------------------------------- CHECK1
   // rows of the span: STREAM_MATMUL streams C x K rows, + 4 per block with ACTIVATE, + T x R
@@ -262,7 +292,8 @@ module tpu_cmd_check #(
     if (32'(f_op) >= tpu_pkg::OpCount || (!StreamMm && f_op == tpu_pkg::OpStreamMatmul)) begin
       status_o = tpu_pkg::ScInvalidOpcode;
     end else if ((f_flags & ~FlagsOk) != 0 ||
-                 (!is_sm && f_addr2 != 0)) begin  // (STREAM_MATMUL: below)
+                 (!is_sm && f_addr2 != 0) ||  // (STREAM_MATMUL: below)
+                 (bf16 && !bf_op_ok)) begin
       status_o = tpu_pkg::ScInvalidField;
     end else begin
       unique case (f_op)
@@ -290,7 +321,12 @@ module tpu_cmd_check #(
                 f_rows != 0 || f_cols != 0 || !int8_ok(f_op1) || !int8_ok(f_op2) ||
                 !int8_ok(f_op3) || $signed(f_op2) > $signed(f_op3))
               status_o = tpu_pkg::ScInvalidField;
-          end else if (f_op0 > 32'(tpu_pkg::ParamOutput) || f_la2 != 0 || f_op1 != 0 ||
+          end else if (lp_fcl) begin
+            if (nz_addr || f_len != 0 || f_stride != 0 || f_la != 0 || f_la2 != 0 ||
+                f_rows != 0 || f_cols != 0 || f_op1 != 0 || tpu_fp_pkg::f32_is_nan(fcl_lo) ||
+                tpu_fp_pkg::f32_is_nan(fcl_hi) || tpu_fp_pkg::f32_lt(fcl_hi, fcl_lo))
+              status_o = tpu_pkg::ScInvalidField;
+          end else if ((f_op0 > 32'(tpu_pkg::ParamOutput) && !lp_scale) || f_la2 != 0 || f_op1 != 0 ||
                        f_op2 != 0 || f_op3 != 0 || f_rows != 1 || f_stride != 0 ||
                        (lp_lut && (f_cols != tpu_pkg::LutEntries ||
                                    f_len != tpu_pkg::LutEntries || f_la != 0)) ||
@@ -310,21 +346,25 @@ module tpu_cmd_check #(
             status_o = tpu_pkg::ScInvalidField;
           else if (!range_ok(f_la, f_rows, UbRows) || !range_ok(f_la2, f_rows, AccRows))
             status_o = tpu_pkg::ScLocalRange;
-          else if (mm_pop ? fifo_count_i == '0 : !active_valid_i)
+          else if ((mm_pop ? fifo_count_i == '0 : !active_valid_i) || (Bf16 && mm_bf16_i != bf16))
             status_o = tpu_pkg::ScSequenceError;
         end
         tpu_pkg::OpActivate: begin
           if (nz_addr || f_len != 0 || f_stride != 0 || f_cols != 0 || f_op1 != 0 ||
               f_op2 != 0 || f_op3 != 0 || f_rows == 0 ||
-              (f_op0 & ~(tpu_pkg::ActivateLut | tpu_pkg::ActivateRaw32)) != 0 ||
-              (act_raw && act_lut) ||
+              (f_op0 & ~act_ok_bits) != 0 || (act_raw && act_lut) ||
               (act_raw && f_la != f_la2 && {1'b0, f_la} + {1'b0, f_rows} > {1'b0, f_la2} &&
                {1'b0, f_la2} + {1'b0, f_rows} > {1'b0, f_la}))
             status_o = tpu_pkg::ScInvalidField;
           else if (!range_ok(f_la, f_rows, AccRows) ||
                    !range_ok(f_la2, f_rows, act_raw ? AccRows : UbRows))
             status_o = tpu_pkg::ScLocalRange;
-          else if (!params_loaded_i[tpu_pkg::ParamBias] ||
+          else if (bf16 ? (!params_loaded_i[tpu_pkg::ParamBias] ||
+                           ((f_op0 & tpu_pkg::ActivateScale) != 0 &&
+                            !params_loaded_i[tpu_pkg::ParamScale]) ||
+                           ((f_op0 & tpu_pkg::ActivateClamp) != 0 &&
+                            !params_loaded_i[tpu_pkg::ParamFclamp]))
+                        : !params_loaded_i[tpu_pkg::ParamBias] ||
                    (!act_raw && (!params_loaded_i[tpu_pkg::ParamMult] ||
                                  !params_loaded_i[tpu_pkg::ParamShift] ||
                                  !params_loaded_i[tpu_pkg::ParamOutput] ||
@@ -332,8 +372,9 @@ module tpu_cmd_check #(
             status_o = tpu_pkg::ScSequenceError;
         end
         tpu_pkg::OpWriteHost: begin
-          if (f_la2 != 0 || f_op1 != 0 || f_op2 != 0 || f_op3 != 0 || f_cols == 0 ||
-              f_cols > N || (f_op0 & ~tpu_pkg::WriteHostFromAcc) != 0 || !span_ok_q)
+          if ((wh_acc && bf16) || f_la2 != 0 || f_op1 != 0 || f_op2 != 0 || f_op3 != 0 ||
+              f_cols == 0 || f_cols > N || (f_op0 & ~tpu_pkg::WriteHostFromAcc) != 0 ||
+              !span_ok_q)
             status_o = tpu_pkg::ScInvalidField;
           else if (!range_ok(f_la, f_rows, wh_acc ? AccRows : UbRows))
             status_o = tpu_pkg::ScLocalRange;

@@ -34,6 +34,11 @@
 // a 4N-byte vector (RdBytes >= max(4N, 64)); SpanSerial = 1 computes CHECK1's span product
 // with a shift-add multiplier (CHECK1 then takes 2 + bit length of ROWS - 1 cycles) instead of
 // a 32 x 32 one.
+// Bf16 (a device with the bf16 mode, spec 6.12; needs ReadAhead = 0 and StreamMm = 0): UB rows
+// and staging rows of RB = 2N bytes; a bf16 READ_HOST / LOAD_WEIGHTS streams 2 x COLS bytes per
+// row (an int8 one COLS, the rest of the row zero); weight rows go to the datapath as N 16-bit
+// lanes (a bf16 tile's row as it is, an int8 tile's bytes each in the low byte of its lane); the
+// checks and the tile types of tpu_cmd_check and tpu_tile_state, the FCLAMP load of tpu_cmd_seq.
 `default_nettype none
 
 module tpu_cmd_proc #(
@@ -58,13 +63,16 @@ module tpu_cmd_proc #(
   // READ_HOST read-ahead depth (ReadAhead): 2 reads a second READ_HOST ahead while the first
   // is held, into a third staging region of StageRows rows; 1: one at a time
   parameter int unsigned RhDepth   = 1,
-  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
+  parameter bit          Bf16      = 1'b0,   // the bf16 mode (above)
+  localparam int unsigned RB       = Bf16 ? 2 * N : N,  // UB row bytes
+  localparam int unsigned RbW      = $clog2(RB + 1),
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * RB
 ) (
   input  logic                  clk_i,
   input  logic                  rst_i,
   input  logic                  rdy_i,
   input  logic [15:0]           timeout_units_i,
-  input  logic [255:0]          ident_i,          // bytes 0..31 of the IDENTIFY page
+  input  logic [287:0]          ident_i,          // bytes 0..35 of the IDENTIFY page
   // from / to the queue engine
   input  logic                  cmd_valid_i,
   output logic                  cmd_ready_o,
@@ -112,7 +120,7 @@ module tpu_cmd_proc #(
   output logic                  rs_req_valid_o,
   input  logic                  rs_req_ready_i,
   output logic [63:0]           rs_req_addr_o,
-  output logic [$clog2(N+1)-1:0] rs_req_rb_o,
+  output logic [RbW-1:0]        rs_req_rb_o,
   output logic [63:0]           rs_req_stride_o,
   output logic [31:0]           rs_req_rows_o,
   output logic [31:0]           rs_limit_o,    // rows of the stream that may be requested
@@ -122,7 +130,7 @@ module tpu_cmd_proc #(
   output logic [63:0]           rs_ext_addr_o,
   input  logic                  rs_ext_ready_i,
   input  logic                  rs_row_valid_i,
-  input  logic [N*8-1:0]        rs_row_data_i,
+  input  logic [RB*8-1:0]       rs_row_data_i,
   input  logic                  rs_err_i,
   output logic                  rs_abort_o,
   output logic                  wr_req_valid_o,
@@ -141,7 +149,7 @@ module tpu_cmd_proc #(
   output logic [CmdWidth-1:0]   dp_cmd_o,
   output logic                  wpush_valid_o,
   input  logic                  wpush_ready_i,
-  output logic [N*8-1:0]        wpush_row_o,
+  output logic [RB*8-1:0]       wpush_row_o,
   output logic                  wpush_transpose_o,
   input  logic                  dp_rd_valid_i,
   output logic                  dp_rd_ready_o,
@@ -161,6 +169,7 @@ module tpu_cmd_proc #(
   localparam int unsigned SAw     = $clog2(StDepth);
   localparam int unsigned TW      = Tiles > 1 ? $clog2(Tiles) : 1;
   localparam int unsigned KW      = $clog2(N + 1);
+  localparam int unsigned RowW    = RB * 8;
   localparam int unsigned RhEntW  = 1 + $clog2(StageRows + 1) + 3 * 32 + 2 * 64 + 8 + 2 + RaW + 1;
 
   if (RaT < 2 || (RaT & (RaT - 1)) != 0 || PeekN < 2) begin : g_bad_ra
@@ -177,6 +186,9 @@ module tpu_cmd_proc #(
   begin : g_bad_bytes
     $error("tpu_cmd_proc: DMA job sizes too small");
   end
+  if (Bf16 && (ReadAhead || StreamMm)) begin : g_bad_bf16
+    $error("tpu_cmd_proc: Bf16 needs ReadAhead = 0 and StreamMm = 0");
+  end
   if (LutStage && (tpu_pkg::LutEntries % N != 0 || Ring < LutRows)) begin : g_bad_lut
     $error("tpu_cmd_proc: LutStage needs N dividing 256 and 2 x StageRows >= 256 / N rows");
   end
@@ -190,11 +202,14 @@ module tpu_cmd_proc #(
   logic [31:0]   f_len, f_stride, f_la, f_la2, f_rows, f_cols, f_op0, f_op1, f_op2, f_op3;
   logic          is_lw, is_wh, is_fence, is_id, is_sm, lut_rs, lp_lut, lp_out, wh_acc;
   logic          act_raw, act_lut, mm_pop, span_busy, check1, check2;
+  logic          f_bf16, lp_fcl, mm_bf16;  // (Bf16) FLAGS.BF16, an FCLAMP load, the tile's type
+  logic [63:0]   fclamp;
+  logic [31:0]   stage_cols;              // the command's row bytes for the staging RAM
   logic [31:0]   row_bytes, sm_stream_rows, sm_ktiles, sm_acc_rows, rows_eff;
   logic [KW-1:0] sm_last_k;
   // the sequencer and its row counters
   logic [7:0]    status;
-  logic [4:0]    loaded;
+  logic [6:0]    loaded;
   logic [31:0]   result, rd_bytes, wr_bytes, rows_in, base, index, bg_from, bg_off, seq_rs_limit;
   logic [63:0]   host_addr;
   logic [15:0]   mm_flight, mm_flight_d;
@@ -261,15 +276,15 @@ module tpu_cmd_proc #(
   logic [4*N*8-1:0] sm_vec;
   logic          wg_take, st_we;
   logic [SAw-1:0] st_waddr;
-  logic [N*8-1:0] st_rdata;
+  logic [RB*8-1:0] st_rdata;
 
   // ---------------------------------------------------------------- the command and sequencer
   tpu_cmd_check #(
     .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .LutStage(LutStage),
-    .SpanSerial(SpanSerial), .StreamMm(StreamMm)
+    .SpanSerial(SpanSerial), .StreamMm(StreamMm), .Bf16(Bf16)
   ) u_check (
     .clk_i, .check1_i(check1), .sqe_i(sqe), .fifo_count_i(fifo_count),
-    .active_valid_i(fifo_active), .params_loaded_i(loaded),
+    .active_valid_i(fifo_active), .params_loaded_i(loaded), .mm_bf16_i(mm_bf16),
     .chk_addr_o, .chk_len_o, .chk_write_o, .chk_ok_i,
     .op_o(f_op), .flags_o(f_flags), .cid_o(f_cid), .addr_o(f_addr), .len_o(f_len),
     .stride_field_o(f_stride), .local_o(f_la), .local2_o(f_la2), .rows_o(f_rows),
@@ -277,12 +292,14 @@ module tpu_cmd_proc #(
     .addr2_o(f_addr2), .is_load_weights_o(is_lw), .is_write_host_o(is_wh), .is_fence_o(is_fence),
     .is_identify_o(is_id), .is_stream_mm_o(is_sm), .lut_staged_o(lut_rs), .lp_lut_o(lp_lut),
     .lp_output_o(lp_out), .wh_acc_o(wh_acc), .act_raw_o(act_raw), .act_lut_o(act_lut),
-    .mm_pop_o(mm_pop), .span_busy_o(span_busy), .row_bytes_o(row_bytes), .stride_o(stride),
+    .mm_pop_o(mm_pop), .bf16_o(f_bf16), .lp_fclamp_o(lp_fcl), .fclamp_o(fclamp),
+    .span_busy_o(span_busy), .row_bytes_o(row_bytes), .stride_o(stride),
     .sm_stream_rows_o(sm_stream_rows), .sm_ktiles_o(sm_ktiles), .sm_last_k_o(sm_last_k),
     .sm_acc_rows_o(sm_acc_rows), .status_o(check_sc)
   );
   tpu_cmd_seq #(
-    .N(N), .StageRows(StageRows), .SAw(SAw), .StreamMm(StreamMm), .RhTwo(Rh2)
+    .N(N), .StageRows(StageRows), .SAw(SAw), .StreamMm(StreamMm), .RhTwo(Rh2), .Bf16(Bf16),
+    .RB(RB)
   ) u_seq (
     .clk_i, .rst_i, .rdy_i, .timeout_units_i, .cmd_valid_i, .cmd_ready_o, .cmd_sqe_i, .cmd_qid_i,
     .sqe_o(sqe), .qid_o(qid), .check1_o(check1), .op_i(f_op), .flags_i(f_flags),
@@ -291,7 +308,8 @@ module tpu_cmd_proc #(
     .row_bytes_i(row_bytes), .out_param_i({f_op3[7:0], f_op2[7:0], f_op1[7:0]}),
     .is_wh_i(is_wh), .is_fence_i(is_fence), .lut_rs_i(lut_rs), .lp_out_i(lp_out),
     .wh_acc_i(wh_acc), .act_raw_i(act_raw),
-    .act_lut_i(act_lut), .mm_pop_i(mm_pop), .span_busy_i(span_busy),
+    .act_lut_i(act_lut), .mm_pop_i(mm_pop), .bf16_i(f_bf16), .lp_fclamp_i(lp_fcl),
+    .fclamp_i(fclamp), .span_busy_i(span_busy),
     .cpl_valid_o(seq_cpl), .mm_valid_o(seq_mm_valid), .aborted_o(aborted),
     .watchdog_o(watchdog), .status_o(status), .result_o(result), .rd_bytes_o(rd_bytes),
     .wr_bytes_o(wr_bytes), .params_loaded_o(loaded), .check2_o(check2), .adopt_i(adopt),
@@ -337,7 +355,7 @@ module tpu_cmd_proc #(
     .mm_accept_i(slot_mm_accept), .slot_op_i(slot_op), .mm_flight_o(mm_flight),
     .mm_flight_d_o(mm_flight_d), .mm_done_i, .act_done_i, .dp_idle_i, .wr_idle_i, .act_result_i
   );
-  tpu_row_stage #(.N(N), .StageRows(StageRows), .SAw(SAw), .ReadAhead(ReadAhead)) u_rows (
+  tpu_row_stage #(.N(N), .StageRows(StageRows), .SAw(SAw), .ReadAhead(ReadAhead), .RB(RB)) u_rows (
     .wait_i(rs_wait), .commit_i(rs_commit), .commit_last_i(rs_commit_last), .push_i(rs_push),
     .rdy_i, .watchdog_i(watchdog), .aborted_i(aborted),
     .status_ok_i(status == tpu_pkg::ScSuccess), .is_lw_i(is_lw), .lut_rs_i(lut_rs),
@@ -354,7 +372,9 @@ module tpu_cmd_proc #(
     .mm_idle_i(mm_flight == '0), .slot_load_o(rs_slot_load), .slot_cmd_o(rs_slot_cmd),
     .wpush_valid_o(rs_wpush), .wpush_ready_i, .fifo_push_o(fifo_push)
   );
-  tpu_param_load #(.N(N), .RdBytes(RdBytes), .SAw(SAw), .LutStage(LutStage)) u_params (
+  tpu_param_load #(
+    .N(N), .RdBytes(RdBytes), .SAw(SAw), .LutStage(LutStage), .Bf16(Bf16), .RB(RB)
+  ) u_params (
     .read_i(pl_read), .wait_i(pl_wait), .pa_wait_i(pl_pa_wait), .write_i(pl_write), .rdy_i,
     .watchdog_i(watchdog), .lp_lut_i(lp_lut), .lut_rs_i(lut_rs), .op0_i(f_op0), .cols_i(f_cols),
     .local_i(f_la), .index_i(index), .rd_valid_i(rd_valid), .index_o(pl_index),
@@ -363,7 +383,7 @@ module tpu_cmd_proc #(
     .status_o(pl_status), .rd_req_valid_o(pl_rd_req), .rd_req_ready_i, .rd_hold_o, .rd_abort_o,
     .rd_done_i, .rd_err_i, .rd_buf_i, .param_vec_i(pa_vec), .pa_busy_i(pa_busy),
     .pa_err_i(pa_err), .pa_abandon_o(pl_abandon), .st_re_o(pl_re), .st_raddr_o(pl_raddr),
-    .st_rdata_i(st_rdata), .slot_free_i(slot_free), .slot_load_o(pl_slot_load),
+    .st_rdata_i(st_rdata[N*8-1:0]), .slot_free_i(slot_free), .slot_load_o(pl_slot_load),
     .slot_cmd_o(pl_slot_cmd)
   );
 
@@ -469,7 +489,7 @@ module tpu_cmd_proc #(
     .cmd_addr_i(f_addr), .cmd_len_i(f_len), .cmd_qid_i(qid), .valid_o(pa_valid),
     .busy_o(pa_busy), .err_o(pa_err), .match_o(pa_match), .apart_o(pa_apart), .vec_o(pa_vec)
   );
-  tpu_bg_commit #(.N(N), .StageRows(StageRows), .SAw(SAw), .ReadAhead(ReadAhead)) u_bg (
+  tpu_bg_commit #(.N(N), .StageRows(StageRows), .SAw(SAw), .ReadAhead(ReadAhead), .RB(RB)) u_bg (
     .clk_i, .rst_i, .start_i(bg_start), .from_i(bg_from), .off_i(bg_off),
     .from_head_i(rh_shift), .head_region_i(rh_region), .cmd_local_i(f_la), .cmd_rows_i(f_rows),
     .cmd_op_i(f_op), .cmd_lut_staged_i(lut_rs), .mm_accept_i(slot_mm_accept),
@@ -482,7 +502,7 @@ module tpu_cmd_proc #(
   );
 
   // ---------------------------------------------------------------- datapath side
-  tpu_cmd_slot #(.N(N), .BgBypass(BgBypass)) u_slot (
+  tpu_cmd_slot #(.N(N), .BgBypass(BgBypass), .RB(RB)) u_slot (
     .clk_i, .rst_i, .seq_load_i(seq_slot_load || rs_slot_load || pl_slot_load),
     .seq_cmd_i(rs_slot_load ? rs_slot_cmd : pl_slot_load ? pl_slot_cmd : seq_slot_cmd),
     .sm_load_i(sm_slot_load), .sm_cmd_i(sm_slot_cmd), .ep_load_i(ep_slot_load),
@@ -493,14 +513,16 @@ module tpu_cmd_proc #(
     .free_o(slot_free), .bypass_o(slot_bypass), .mm_o(slot_mm), .op_o(slot_op),
     .mm_accept_o(slot_mm_accept), .mm_a_o(slot_mm_a), .mm_rows_o(slot_mm_rows)
   );
-  tpu_tile_state #(.N(N), .Tiles(Tiles)) u_fifo (
+  tpu_tile_state #(.N(N), .Tiles(Tiles), .Bf16(Bf16)) u_fifo (
     .clk_i, .rst_i, .push_i(fifo_push),
     .push_k_i(KW'(wpush_transpose_o ? f_cols : f_rows)),
-    .push_cols_i(KW'(wpush_transpose_o ? f_rows : f_cols)), .pop_i(fifo_pop),
+    .push_cols_i(KW'(wpush_transpose_o ? f_rows : f_cols)), .push_bf16_i(f_bf16),
+    .pop_i(fifo_pop),
     .clear_active_i(fifo_clear_active), .mm_rows_i(f_rows), .mm_pop_i(mm_pop),
-    .count_o(fifo_count), .active_valid_o(fifo_active), .macs_o(fifo_macs)
+    .count_o(fifo_count), .active_valid_o(fifo_active), .macs_o(fifo_macs),
+    .mm_bf16_o(mm_bf16)
   );
-  tpu_stream_matmul #(.N(N), .StageRows(StageRows), .SAw(SAw), .StreamMm(StreamMm)) u_sm (
+  tpu_stream_matmul #(.N(N), .StageRows(StageRows), .SAw(SAw), .StreamMm(StreamMm), .RB(RB)) u_sm (
     .clk_i, .start_i(sm_start), .active_i(sm_active), .rdy_i, .watchdog_i(watchdog),
     .op0_i(f_op0), .op1_i(f_op1), .op2_i(f_op2), .op3_i(f_op3), .local_i(f_la),
     .local2_i(f_la2), .rows_i(f_rows), .cols_i(f_cols[KW-1:0]),
@@ -508,7 +530,7 @@ module tpu_cmd_proc #(
     .acc_rows_i(sm_acc_rows), .rows_in_i(rows_in), .base_i(base), .index_i(index),
     .rd_valid_i(rd_valid), .rows_in_o(sm_rows_in), .base_o(sm_base), .index_o(sm_index),
     .rd_valid_o(sm_rd_valid), .rs_row_valid_i, .rs_err_i, .st_we_o(sm_we), .st_re_o(sm_re),
-    .st_raddr_o(sm_raddr), .st_rdata_i(st_rdata), .slot_busy_i(slot_busy),
+    .st_raddr_o(sm_raddr), .st_rdata_i(st_rdata[N*8-1:0]), .slot_busy_i(slot_busy),
     .slot_taken_i(slot_taken), .bypass_i(slot_bypass), .bg_active_i(bg_active),
     .slot_load_o(sm_slot_load), .slot_cmd_o(sm_slot_cmd), .a_byp_o(sm_a_byp),
     .a_cmd_o(sm_a_cmd), .mm_flight_d_i(mm_flight_d), .mm_done_i, .wpush_valid_o(sm_wpush),
@@ -523,7 +545,7 @@ module tpu_cmd_proc #(
     .wr_bytes_o(sm_wr_bytes), .mm_valid_o(sm_mm_valid), .mm_rows_o(sm_mm_rows),
     .mm_macs_o(sm_mm_macs)
   );
-  tpu_stream_epilogue #(.N(N), .StreamMm(StreamMm), .RdChain(RdChain)) u_ep (
+  tpu_stream_epilogue #(.N(N), .StreamMm(StreamMm), .RdChain(RdChain), .RB(RB)) u_ep (
     .clk_i, .rst_i, .start_i(sm_start), .active_i(sm_active), .op0_i(f_op0), .op1_i(f_op1),
     .addr2_i(f_addr2), .start_act_i(ep_start_act), .acc_row_i(ep_acc_row),
     .out_row_i(ep_out_row), .complete_i(ep_complete), .chain_i(ep_chain),
@@ -545,12 +567,14 @@ module tpu_cmd_proc #(
   );
 
   // ---------------------------------------------------------------- staging RAM
-  tpu_cmd_stage #(.N(N), .Depth(StDepth)) u_stage (
+  // (the read-aheads' rows are N bytes: Bf16 has no read-ahead)
+  assign stage_cols = f_bf16 ? {f_cols[30:0], 1'b0} : f_cols;
+  tpu_cmd_stage #(.N(N), .Depth(StDepth), .RB(RB)) u_stage (
     .clk_i, .rst_i, .rs_row_data_i, .seq_we_i(seq_we), .seq_waddr_i(seq_waddr),
-    .cols_i(f_cols), .rh_we_i(rh_row), .rh_next_i(rh_next), .rh_waddr_i(rh_waddr),
-    .rh_mask_i(rh_mask), .rh2_we_i(rh2_row), .rh2_next_i(rh2_next), .rh2_waddr_i(rh2_waddr),
-    .rh2_mask_i(rh2_mask), .ra_we_i(ra_we), .ra_streaming_i(ra_streaming),
-    .ra_waddr_i(ra_waddr), .ra_mask_i(ra_mask), .seq_re_i(seq_re), .seq_raddr_i(seq_raddr),
+    .cols_i(stage_cols), .rh_we_i(rh_row), .rh_next_i(rh_next), .rh_waddr_i(rh_waddr),
+    .rh_mask_i(RowW'(rh_mask)), .rh2_we_i(rh2_row), .rh2_next_i(rh2_next),
+    .rh2_waddr_i(rh2_waddr), .rh2_mask_i(RowW'(rh2_mask)), .ra_we_i(ra_we),
+    .ra_streaming_i(ra_streaming), .ra_waddr_i(ra_waddr), .ra_mask_i(RowW'(ra_mask)), .seq_re_i(seq_re), .seq_raddr_i(seq_raddr),
     .bg_re_i(bg_re), .bg_raddr_i(bg_raddr), .we_o(st_we), .waddr_o(st_waddr),
     .rdata_o(st_rdata)
   );
@@ -562,7 +586,7 @@ module tpu_cmd_proc #(
   assign rd_req_len_o    = pa_go ? LenW'(pp_len) : LenW'(f_len);
   assign rs_req_valid_o  = seq_rs_req || ra_go;
   assign rs_req_addr_o   = ra_go ? pk_addr : host_addr;
-  assign rs_req_rb_o     = ra_go ? KW'(pk_cols) : lut_rs ? KW'(N) : KW'(f_cols);
+  assign rs_req_rb_o     = ra_go ? RbW'(pk_cols) : lut_rs ? RbW'(N) : RbW'(stage_cols);
   assign rs_req_stride_o = ra_go ? pk_stride_eff : stride;
   // (the command's own stream: its rows left; STREAM_MATMUL's and a staged LUT's rows)
   assign rows_eff        = lut_rs ? 32'(LutRows) : is_sm ? sm_stream_rows : f_rows;
@@ -572,8 +596,18 @@ module tpu_cmd_proc #(
   // weight rows: a LOAD_WEIGHTS' push or STREAM_MATMUL's (rows beyond the tile's K zero, all
   // zero after a failed stream)
   assign wpush_valid_o     = rs_wpush || sm_wpush;
+  // (Bf16: an int8 tile's byte k into lane k's low byte)
+  logic [RB*8-1:0] wpush_lanes;
+  if (Bf16) begin : g_lanes
+    always_comb begin
+      for (int unsigned k = 0; k < N; k++)
+        wpush_lanes[16*k +: 16] = f_bf16 ? st_rdata[16*k +: 16] : {8'd0, st_rdata[8*k +: 8]};
+    end
+  end else begin : g_no_lanes
+    assign wpush_lanes = st_rdata;
+  end
   assign wpush_row_o       = (index < (is_sm ? 32'(sm_tile_k) : f_rows) && !(is_sm && sm_err)) ?
-                             st_rdata : '0;
+                             wpush_lanes : '0;
   assign wpush_transpose_o = is_lw && (f_op0 & tpu_pkg::LoadWeightsTranspose) != 0;
   assign mm_valid_o      = seq_mm_valid || sm_mm_valid;
   assign mm_rows_o       = sm_mm_valid ? sm_mm_rows : f_rows;
@@ -601,7 +635,7 @@ module tpu_cmd_proc #(
   tpu_handshake_check #(.Width(64), .Name("tpu_cmd_proc rs_req")) u_rs_check (
     .clk_i, .rst_i, .valid_i(rs_req_valid_o), .ready_i(rs_req_ready_i),
     .data_i(rs_req_addr_o), .drop_i(rs_abort_o));
-  tpu_handshake_check #(.Width(N * 8), .Name("tpu_cmd_proc wpush")) u_wpush_check (
+  tpu_handshake_check #(.Width(RB * 8), .Name("tpu_cmd_proc wpush")) u_wpush_check (
     .clk_i, .rst_i, .valid_i(wpush_valid_o), .ready_i(wpush_ready_i),
     .data_i(wpush_row_o), .drop_i(1'b0));
 

@@ -34,6 +34,10 @@
 // ends with CMD_TIMEOUT (its read job is abandoned; a WRITE_HOST drains its read stream).
 // rdy_i low aborts: DMA waits end at once; datapath work in progress (a commit, a tile push, a
 // read stream) is finished so local state stays consistent; no completion is reported.
+// Bf16 (spec 6.12; RB = 2N bytes per UB row): the MATMUL and ACTIVATE datapath commands carry
+// FLAGS.BF16 (flags[3]; the float ACTIVATE's OP0 SCALE, RAW32, CLAMP in flags[0..2]), a bf16
+// transfer's RESULT counts 2 x COLS bytes per row, an FCLAMP load is two PARAM writes (FMIN,
+// then FMAX: SFclamp), and the float ACTIVATE's RESULT is its clamp count (RAW32 too).
 `default_nettype none
 
 module tpu_cmd_seq #(
@@ -42,9 +46,11 @@ module tpu_cmd_seq #(
   parameter int unsigned SAw       = 9,
   parameter bit          StreamMm  = 1'b1,
   parameter bit          RhTwo     = 1'b0,   // a second READ_HOST read ahead (RhDepth = 2)
+  parameter bit          Bf16      = 1'b0,   // the bf16 mode (above)
+  parameter int unsigned RB        = N,      // UB row bytes (2N with Bf16)
   localparam int unsigned Ring     = 2 * StageRows,
   localparam int unsigned KW       = $clog2(N + 1),
-  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * RB
 ) (
   input  logic                 clk_i, rst_i, rdy_i,
   input  logic [15:0]          timeout_units_i,
@@ -64,12 +70,14 @@ module tpu_cmd_seq #(
   input  logic [23:0]          out_param_i,    // LOAD_PARAMS OUTPUT: OP3..OP1 bytes 0
   input  logic                 is_wh_i, is_fence_i, lut_rs_i, lp_out_i, wh_acc_i, act_raw_i,
   input  logic                 act_lut_i, mm_pop_i,
+  input  logic                 bf16_i, lp_fclamp_i,  // (Bf16) FLAGS.BF16, an FCLAMP load
+  input  logic [63:0]          fclamp_i,             // ... its {FMAX, FMIN}
   input  logic                 span_busy_i,
   // completion and accounting; the watchdog
   output logic                 cpl_valid_o, mm_valid_o, aborted_o, watchdog_o,
   output logic [7:0]           status_o,
   output logic [31:0]          result_o, rd_bytes_o, wr_bytes_o,
-  output logic [4:0]           params_loaded_o,
+  output logic [6:0]           params_loaded_o,
   // the read-aheads: tpu_tile_readahead, tpu_readhost_ahead (head, second), tpu_param_readahead
   // (tpu_readahead_ctl decides the adoptions at CHECK2 and drops what the command may not pass)
   output logic                 check2_o,
@@ -148,7 +156,7 @@ module tpu_cmd_seq #(
   typedef enum logic [4:0] {
     SIdle, SFence, SCheck1, SCheck2, SRowRead, SRowWait, SCommit, SCommitLast, SPush,
     SParRead, SParWait, SParWrite, SDpCmd, SActWait, SWhStream, SWhDrain, SWrJob, SDone,
-    SPreWait, SPaWait, SRhWait, SSmReq, SSm
+    SPreWait, SPaWait, SRhWait, SSmReq, SSm, SFclamp
   } state_e;
 
   state_e        state_q, state_d;
@@ -165,12 +173,14 @@ module tpu_cmd_seq #(
   logic [31:0]   wd_units_q, wd_units_d;      // watchdog: cycles / 1024 and the remainder
   logic [9:0]    wd_cycles_q, wd_cycles_d;
   logic [15:0]   mm_flight_q, mm_flight_d;    // MATMULs accepted, last row not written
-  logic [4:0]    loaded_q, loaded_d;          // parameters loaded (tpu_pkg::param_kind_e)
+  logic [7:0]    loaded_q, loaded_d;          // parameters loaded (tpu_pkg::param_kind_e)
   logic          wh_clean_q, wh_clean_d;      // no data write pending when WRITE_HOST began
   logic          watchdog;
-  logic [31:0]   bytes;                       // ROWS x COLS
+  logic [31:0]   bytes;                       // ROWS x row bytes (COLS, or 2 x COLS for bf16)
+  logic          bf16;
 
-  assign bytes    = rows_i * 32'(cols_i);
+  assign bf16     = Bf16 && bf16_i;
+  assign bytes    = Bf16 ? rows_i * 32'(row_bytes_i[KW:0]) : rows_i * 32'(cols_i);
   assign watchdog = timeout_units_i != 0 && wd_units_q >= 32'(timeout_units_i);
 
   always_comb begin
@@ -242,6 +252,11 @@ module tpu_cmd_seq #(
                 slot_load_o = 1'b1;
                 loaded_d[tpu_pkg::ParamOutput] = 1'b1;
                 state_d = SDpCmd;
+              end else if (Bf16 && lp_fclamp_i) begin
+                slot_cmd_o[COp +: 4] = DpParam;  slot_cmd_o[CFl +: 3] = 3'(tpu_pkg::ParamFclamp);
+                slot_cmd_o[CData +: 32] = fclamp_i[31:0];  // FMIN (index 0)
+                slot_load_o = 1'b1;
+                state_d = SFclamp;
               end else begin
                 state_d = lut_rs_i ? SRowRead : SParRead;
               end
@@ -250,6 +265,7 @@ module tpu_cmd_seq #(
               slot_cmd_o[COp +: 4] = DpMatmul;
               slot_cmd_o[CFl] = (op0_i & tpu_pkg::MatmulAccumulate) != 0;
               slot_cmd_o[CFl + 1] = mm_pop_i;
+              slot_cmd_o[CFl + 3] = bf16;
               slot_cmd_o[CA +: 32] = local_i;  slot_cmd_o[CB +: 32] = local2_i;
               slot_cmd_o[CRows +: 32] = rows_i;
               slot_load_o = 1'b1;
@@ -257,8 +273,11 @@ module tpu_cmd_seq #(
               state_d = SDpCmd;
             end
             tpu_pkg::OpActivate: begin
-              slot_cmd_o[COp +: 4] = DpActivate;  slot_cmd_o[CFl] = act_lut_i;
+              slot_cmd_o[COp +: 4] = DpActivate;
+              slot_cmd_o[CFl] = bf16 ? (op0_i & tpu_pkg::ActivateScale) != 0 : act_lut_i;
               slot_cmd_o[CFl + 1] = act_raw_i;
+              slot_cmd_o[CFl + 2] = bf16 && (op0_i & tpu_pkg::ActivateClamp) != 0;
+              slot_cmd_o[CFl + 3] = bf16;
               slot_cmd_o[CA +: 32] = local_i;  slot_cmd_o[CB +: 32] = local2_i;
               slot_cmd_o[CRows +: 32] = rows_i;
               slot_load_o = 1'b1;
@@ -410,6 +429,17 @@ module tpu_cmd_seq #(
         else if (pl_to_wait_i) state_d = SParWait;
         else if (pl_to_write_i) state_d = SParWrite;
       end
+      // ---- FCLAMP: FMAX (index 1) once the slot has taken FMIN
+      SFclamp: begin
+        if (slot_free_i) begin
+          slot_cmd_o[COp +: 4] = DpParam;  slot_cmd_o[CFl +: 3] = 3'(tpu_pkg::ParamFclamp);
+          slot_cmd_o[CA +: 32] = 32'd1;
+          slot_cmd_o[CData +: 32] = fclamp_i[63:32];
+          slot_load_o = 1'b1;
+          loaded_d[tpu_pkg::ParamFclamp] = 1'b1;
+          state_d = SDpCmd;
+        end
+      end
       // ---- one datapath command (PARAM OUTPUT, MATMUL, ACTIVATE, UB_READ/ACC_READ)
       SDpCmd: begin
         if (slot_taken_i) begin
@@ -431,7 +461,7 @@ module tpu_cmd_seq #(
       end
       SActWait: begin
         if (act_done_i) begin
-          result_d = act_raw_i ? 32'd0 : act_result_i;
+          result_d = (act_raw_i && !bf16) ? 32'd0 : act_result_i;
           state_d = SDone;
         end
       end
@@ -501,7 +531,7 @@ module tpu_cmd_seq #(
   assign result_o        = result_q;
   assign rd_bytes_o      = rd_bytes_q;
   assign wr_bytes_o      = wr_bytes_q;
-  assign params_loaded_o = loaded_q;
+  assign params_loaded_o = Bf16 ? loaded_q[6:0] : {2'b00, loaded_q[4:0]};
   assign watchdog_o      = watchdog;
   assign mm_flight_o     = mm_flight_q;
   assign mm_flight_d_o   = mm_flight_d;
@@ -574,8 +604,8 @@ module tpu_cmd_seq #(
                       state_q == SWrJob || state_q == SDone || state_q == SDpCmd ||
                       state_q == SRhWait;
 
-  logic unused;  // (row bytes <= 4N where used)
-  assign unused = ^row_bytes_i[31:KW+2];
+  logic unused;  // (row bytes <= 4N where used; without Bf16 no kind above OUTPUT loads)
+  assign unused = ^{row_bytes_i[31:KW+2], loaded_q[7:5], fclamp_i, lp_fclamp_i};
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

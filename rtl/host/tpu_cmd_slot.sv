@@ -22,7 +22,8 @@
 module tpu_cmd_slot #(
   parameter int unsigned N        = 16,
   parameter bit          BgBypass = 1'b0,
-  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
+  parameter int unsigned RB = N,  // UB row bytes (2N on a bf16 device): the command width
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * RB
 ) (
   input  logic                clk_i,
   input  logic                rst_i,

@@ -13,6 +13,7 @@
 //              the staging ring (its 256 / N packed rows, tpu_row_stage; each row read one
 //              cycle ahead).
 // The job buffer stays held (rd_hold_o) from SParRead to the last PARAM write.
+// Bf16: the SCALE kind is a vector as BIAS, and a NaN value fails the value check (spec 6.12).
 `default_nettype none
 
 module tpu_param_load #(
@@ -20,7 +21,9 @@ module tpu_param_load #(
   parameter int unsigned RdBytes   = 256,
   parameter int unsigned SAw       = 9,
   parameter bit          LutStage  = 1'b0,
-  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
+  parameter bit          Bf16      = 1'b0,   // the SCALE kind (above)
+  parameter int unsigned RB        = N,      // UB row bytes (the command width)
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * RB
 ) (
   // the sequencer's state and registers
   input  logic                 read_i,        // SParRead
@@ -75,6 +78,8 @@ module tpu_param_load #(
         if (op0_i == 32'(tpu_pkg::ParamMult) && v[31]) params_ok = 1'b0;
         if (op0_i == 32'(tpu_pkg::ParamShift) &&
             ($signed(v) < tpu_pkg::ShiftMin || $signed(v) > tpu_pkg::ShiftMax)) params_ok = 1'b0;
+        if (Bf16 && op0_i == 32'(tpu_pkg::ParamScale) && tpu_fp_pkg::f32_is_nan(v))
+          params_ok = 1'b0;
       end
     end
   end

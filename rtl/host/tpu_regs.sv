@@ -40,7 +40,9 @@ module tpu_regs #(
   parameter int unsigned MaxQueueEntries = 4096,
   parameter int unsigned WatchdogUnits   = 64,
   // implemented opcodes (OPCODES register, IDENTIFY byte 24): STREAM_MATMUL is optional
-  parameter logic [31:0] Opcodes         = 32'((64'd1 << tpu_pkg::OpCount) - 64'd1)
+  parameter logic [31:0] Opcodes         = 32'((64'd1 << tpu_pkg::OpCount) - 64'd1),
+  // FEATURES (IDENTIFY byte 32): bit FeaturesBf16Lsb on a device with the bf16 mode
+  parameter logic [31:0] Features        = 32'd0
 ) (
   input  logic                      clk_i,
   input  logic                      rst_i,
@@ -74,7 +76,7 @@ module tpu_regs #(
   output logic [31:0]               msi_data_o,
   output logic                      msi_allowed_o,  // RDY, MSI_CTRL.EN and not masked
   output logic [15:0]               timeout_units_o,
-  output logic [255:0]              ident_o,        // IDENTIFY page bytes 0..31 (spec 6.10)
+  output logic [287:0]              ident_o,        // IDENTIFY page bytes 0..35 (spec 6.10)
   // doorbells
   output logic                      db_valid_o,
   output logic                      db_cq_o,
@@ -179,7 +181,7 @@ module tpu_regs #(
   assign msi_data_o     = msi_data_q;
   assign msi_allowed_o  = rdy_q && msi_en_q && !int_mask_q;
   assign timeout_units_o = 16'(WatchdogUnits);
-  assign ident_o = {tpu_pkg::KNoOverflow, Opcodes, Cap,
+  assign ident_o = {Features, tpu_pkg::KNoOverflow, Opcodes, Cap,
                     32'(AccRows), 32'(UbRows), Hwcfg0, tpu_pkg::VersionWord, tpu_pkg::IdMagic};
   assign db_valid_o     = db_valid_q;
   assign db_cq_o        = db_cq_q;
@@ -260,6 +262,7 @@ module tpu_regs #(
         tpu_pkg::RegHwcfg2:       rdata = 32'(AccRows);
         tpu_pkg::RegCap:          rdata = Cap;
         tpu_pkg::RegOpcodes:      rdata = Opcodes;
+        tpu_pkg::RegFeatures:     rdata = Features;
         tpu_pkg::RegCc:           rdata = 32'(cc_en_q) << tpu_pkg::CcEnLsb;
         tpu_pkg::RegCsts:         rdata = (32'(rdy_q || !win_quiet_i) << tpu_pkg::CstsRdyLsb) |
                                           (32'(cfs_q) << tpu_pkg::CstsCfsLsb) |

@@ -27,8 +27,9 @@ module tpu_row_stage #(
   parameter int unsigned StageRows = 64,
   parameter int unsigned SAw       = 9,
   parameter bit          ReadAhead = 1'b1,
+  parameter int unsigned RB = N,  // UB row bytes (2N on a bf16 device): the command width
   localparam int unsigned Ring     = 2 * StageRows,
-  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * RB
 ) (
   // the sequencer's state and registers
   input  logic                wait_i,          // SRowWait
@@ -75,7 +76,7 @@ module tpu_row_stage #(
   output logic                st_we_o,         // (at rows_in_i % Ring)
   output logic                st_re_o,
   output logic [SAw-1:0]      st_raddr_o,
-  input  logic [N*8-1:0]      st_rdata_i,
+  input  logic [RB*8-1:0]     st_rdata_i,
   input  logic                slot_free_i,
   input  logic                slot_mm_i,       // the slot holds a MATMUL
   input  logic                mm_idle_i,       // no MATMUL in flight
@@ -154,7 +155,7 @@ module tpu_row_stage #(
           slot_cmd_o[tpu_pkg::DpCmdOpLsb +: 4]    = tpu_pkg::DpOpUbWrite;
           slot_cmd_o[tpu_pkg::DpCmdALsb +: 32]    = local_i + base_i + index_i - 32'd1;
           slot_cmd_o[tpu_pkg::DpCmdRowsLsb +: 32] = 32'd1;
-          slot_cmd_o[tpu_pkg::DpCmdDataLsb +: N*8] = st_rdata_i;
+          slot_cmd_o[tpu_pkg::DpCmdDataLsb +: RB*8] = st_rdata_i;
           slot_load_o = 1'b1;
         end
         if (index_i < cnt && mm_idle_i && !slot_mm_i) begin

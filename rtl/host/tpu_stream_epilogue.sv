@@ -27,7 +27,8 @@ module tpu_stream_epilogue #(
   parameter int unsigned N        = 16,
   parameter bit          StreamMm = 1'b1,
   parameter bit          RdChain  = 1'b0,  // the write-back read right after the ACTIVATE
-  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
+  parameter int unsigned RB = N,  // UB row bytes (2N on a bf16 device): the command width
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * RB
 ) (
   input  logic                clk_i,
   input  logic                rst_i,

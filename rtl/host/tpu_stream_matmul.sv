@@ -35,9 +35,10 @@ module tpu_stream_matmul #(
   parameter int unsigned StageRows = 64,
   parameter int unsigned SAw       = 9,
   parameter bit          StreamMm  = 1'b1,
+  parameter int unsigned RB = N,  // UB row bytes (2N on a bf16 device): the command width
   localparam int unsigned Ring     = 2 * StageRows,
   localparam int unsigned KW       = $clog2(N + 1),
-  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * RB
 ) (
   input  logic                clk_i,
   input  logic                start_i,       // CHECK2 starts the command

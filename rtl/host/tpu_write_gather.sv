@@ -32,8 +32,8 @@ module tpu_write_gather #(
   input  logic                 job_i,          // a FENCE / IDENTIFY job
   input  logic                 fence_i,        // ... FENCE's
   input  logic [63:0]          semaphore_i,    // FENCE's 8 bytes ({OP1, OP0})
-  input  logic                 ident_first_i,  // IDENTIFY's first chunk (bytes 0..31 below)
-  input  logic [255:0]         ident_i,
+  input  logic                 ident_first_i,  // IDENTIFY's first chunk (bytes 0..35 below)
+  input  logic [287:0]         ident_i,
   input  logic [31:0]          row_bytes_i,    // WRITE_HOST's row bytes (<= 4N) and stride
   input  logic [63:0]          stride_i,
   input  logic [63:0]          wh_addr_i,      // host address of the row on dp_rd_*

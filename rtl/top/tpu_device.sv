@@ -34,6 +34,9 @@
 //             completions and memory effects are unchanged (the datapath takes commands in
 //             order, and the command processor sees the datapath idle only once the slice is
 //             empty).
+// Bf16 1: the bf16 x bf16 -> fp32 mode (docs/spec.md 6.12; FEATURES.BF16): UB rows of 2N bytes
+//             through the row streams, the staging RAM and the datapath; needs ReadAhead = 0 and
+//             StreamMm = 0 (tpu_cmd_proc), and a datapath without AccSlice.
 `default_nettype none
 
 module tpu_device #(
@@ -61,7 +64,8 @@ module tpu_device #(
   parameter bit          SpanSerial       = 1'b0,
   parameter bit          RegSlices        = 1'b0,
   parameter bit          StreamMm         = 1'b1,  // STREAM_MATMUL (tpu_cmd_proc; OPCODES bit 9)
-  parameter int unsigned RhDepth          = 2      // tpu_cmd_proc: READ_HOSTs read ahead (1, 2)
+  parameter int unsigned RhDepth          = 2,     // tpu_cmd_proc: READ_HOSTs read ahead (1, 2)
+  parameter bit          Bf16             = 1'b0   // the bf16 mode (above)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -105,7 +109,8 @@ module tpu_device #(
   localparam int unsigned WrBytes  = (4 * N > WrMin) ? 4 * N : WrMin;
   localparam int unsigned MaxJob   = RdBytes > WrBytes ? RdBytes : WrBytes;
   localparam int unsigned LenW     = $clog2(MaxJob + 1);
-  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N;
+  localparam int unsigned RB       = Bf16 ? 2 * N : N;  // UB row bytes
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * RB;
   localparam int unsigned TileBits = $clog2(Tiles + 2);
 
   logic dev_rst, func_rst, en, rdy, unmask, msi_allowed, msi_win_ok, chk_ok;
@@ -123,7 +128,7 @@ module tpu_device #(
   logic [63:0]  msi_addr;
   logic [31:0]  msi_data;
   logic [15:0]  timeout_units;
-  logic [255:0] ident;
+  logic [287:0] ident;
   logic         db_valid, db_cq;
   logic [7:0]   db_qid;
   logic [31:0]  db_value;
@@ -146,7 +151,8 @@ module tpu_device #(
     .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .NumQueues(NumQueues),
     .NumWindows(NumWindows), .MaxQueueEntries(MaxQueueEntries), .WatchdogUnits(WatchdogUnits),
     .Opcodes(32'((64'd1 << tpu_pkg::OpCount) - 64'd1) &
-             ~(StreamMm ? 32'd0 : 32'd1 << tpu_pkg::OpStreamMatmul))
+             ~(StreamMm ? 32'd0 : 32'd1 << tpu_pkg::OpStreamMatmul)),
+    .Features(Bf16 ? 32'd1 << tpu_pkg::FeaturesBf16Lsb : 32'd0)
   ) u_regs (
     .clk_i, .rst_i,
     .mreq_valid_i, .mreq_ready_o, .mreq_write_i, .mreq_addr_i, .mreq_wdata_i, .mreq_tag_i,
@@ -181,7 +187,7 @@ module tpu_device #(
   // flight: at least as many as tags, and 2 KiB of packed rows (merged into MRDs of up to
   // MaxReadReq bytes), which covers a read round trip (~105 cycles at 16 bytes per cycle), but
   // at most 4 x Tags (small-N builds with few tags stay small)
-  localparam int unsigned RowSlotsB   = (2048 / N < 4 * Tags) ? 2048 / N : 4 * Tags;
+  localparam int unsigned RowSlotsB   = (2048 / RB < 4 * Tags) ? 2048 / RB : 4 * Tags;
   localparam int unsigned RowSlotsMin = (Tags > RowSlotsB) ? Tags : RowSlotsB;
   localparam int unsigned RowSlots = 1 << $clog2(RowSlotsMin < 2 ? 2 : RowSlotsMin);
   logic                 rs_req_valid, rs_req_ready, rs_row_valid, rs_err;
@@ -190,9 +196,9 @@ module tpu_device #(
   logic                 rs_ext_jump;
   logic [63:0]          rs_ext_addr;
   logic [63:0]          rs_req_addr, rs_req_stride;
-  logic [$clog2(N+1)-1:0] rs_req_rb;
+  logic [$clog2(RB+1)-1:0] rs_req_rb;
   logic [31:0]          rs_req_rows, rs_limit;
-  logic [N*8-1:0]       rs_row_data;
+  logic [RB*8-1:0]      rs_row_data;
   logic                 cp_rs_abort, qe_rd_ready, cp_rd_hold;
   logic                 wr_req_valid, wr_req_ready, wr_req_msi, wr_idle;
   logic [63:0]          wr_req_addr;
@@ -229,7 +235,7 @@ module tpu_device #(
 
   tpu_dma #(
     .LinkBytes(LinkBytes), .MaxPayload(MaxPayload), .MaxReadReq(MaxReadReq), .Tags(Tags),
-    .CplTimeoutCycles(CplTimeoutCycles), .RdBytes(RdBytes), .WrBytes(WrBytes), .RowB(N),
+    .CplTimeoutCycles(CplTimeoutCycles), .RdBytes(RdBytes), .WrBytes(WrBytes), .RowB(RB),
     .Slots(RowSlots), .Joint(ReadAhead)
   ) u_dma (
     .clk_i, .rst_i,
@@ -340,7 +346,7 @@ module tpu_device #(
   logic                 dp_valid, dp_ready, wpush_valid, wpush_ready, wpush_transpose;
   logic                 dp_mm_ok, dp_wr_ok, dp_act_chain, dp_rd_ok;
   logic [CmdWidth-1:0]  dp_cmd;
-  logic [N*8-1:0]       wpush_row;
+  logic [RB*8-1:0]      wpush_row;
   logic                 dp_rd_valid, dp_rd_ready, dp_rd_last, mm_done, act_done, dp_idle;
   logic [N*32-1:0]      dp_rd_data;
   logic [31:0]          act_result;
@@ -350,7 +356,7 @@ module tpu_device #(
     .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW), .PeekN(PeekN), .RaT(ReadAheadTiles),
     .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial),
     .BgBypass(ReadAhead && !RegSlices), .StreamMm(StreamMm),
-    .RdChain(StreamMm && UbReadPort2 && ActLanes >= N), .RhDepth(RhDepth)
+    .RdChain(StreamMm && UbReadPort2 && ActLanes >= N), .RhDepth(RhDepth), .Bf16(Bf16)
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),
@@ -405,7 +411,7 @@ module tpu_device #(
   // activation, so a device with the serial one runs it without them)
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles),
                  .ActLanes(ActLanes), .UbReadPort2(UbReadPort2),
-                 .StreamMm(StreamMm && ActLanes >= N)) u_dp (
+                 .StreamMm(StreamMm && ActLanes >= N), .Bf16(Bf16)) u_dp (
     .clk_i, .rst_i(dev_rst),
     .cmd_valid_i(dps_valid), .cmd_ready_o(dps_ready), .cmd_i(dps_cmd),
     .wpush_valid_i(wpush_valid), .wpush_ready_o(wpush_ready), .wpush_row_i(wpush_row),

@@ -191,6 +191,6 @@ int step(void *vh, int rst, const struct tpu_link_in *in, struct tpu_link_out *o
 extern "C" const struct tpu_sim_model SIM_MODEL_SYM = {
 	SIM_NAME,
 	P_N, P_UB_ROWS, P_ACC_ROWS, P_TILES, P_NUM_QUEUES, P_NUM_WINDOWS, P_MAX_QUEUE_ENTRIES,
-	P_LINK_BYTES, P_MAX_PAYLOAD, P_MAX_READ_REQ, P_TAGS,
+	P_LINK_BYTES, P_MAX_PAYLOAD, P_MAX_READ_REQ, P_TAGS, P_BF16,
 	create, destroy, step,
 };

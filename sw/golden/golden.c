@@ -16,6 +16,7 @@ void golden_config_default(struct golden_config *cfg)
 	cfg->num_windows = TPU_NUM_WINDOWS_DEFAULT;
 	cfg->max_queue_entries = TPU_MAX_QUEUE_ENTRIES_DEFAULT;
 	cfg->bf16 = TPU_BF16_DEFAULT;
+	cfg->stream_mm = 1;
 }
 
 int golden_config_check(const struct golden_config *cfg, const char **what)
@@ -37,6 +38,8 @@ int golden_config_check(const struct golden_config *cfg, const char **what)
 #undef CHECK_FIELD
 	else if (cfg->bf16 > TPU_BF16_MAX) /* (TPU_BF16_MIN is 0: unsigned) */
 		bad = "bf16";
+	else if (cfg->stream_mm > 1)
+		bad = "stream";
 	if (what)
 		*what = bad;
 	return bad ? -EINVAL : 0;
@@ -254,7 +257,7 @@ uint32_t golden_mmio_read(struct golden *g, uint32_t off)
 	case TPU_REG_HWCFG1: return g->cfg.ub_rows;
 	case TPU_REG_HWCFG2: return g->cfg.acc_rows;
 	case TPU_REG_CAP: return cap(g);
-	case TPU_REG_OPCODES: return GOLDEN_SUPPORTED_OPS;
+	case TPU_REG_OPCODES: return golden_opcodes(g);
 	case TPU_REG_FEATURES: return g->cfg.bf16 ? TPU_FEATURES_BF16_MASK : 0;
 	case TPU_REG_CC: return g->cc;
 	case TPU_REG_CSTS: return g->csts;

@@ -19,6 +19,9 @@ struct golden_config {
 	uint32_t num_windows;
 	uint32_t max_queue_entries;
 	uint32_t bf16; /* 1 = the bf16 mode is built in (FEATURES.BF16); default 0 */
+	/* 1 = STREAM_MATMUL is implemented (OPCODES bit 9; default); 0 as a device built without
+	 * it (small FPGA builds, the bf16 sim model): INVALID_OPCODE */
+	uint32_t stream_mm;
 };
 
 /* The device's view of host memory (a link / IOMMU): both return 0 or a negative errno when any

@@ -98,7 +98,7 @@ static void identify_page(struct golden *g, uint8_t *p)
 	memset(p, 0, TPU_IDENTIFY_BYTES);
 	for (i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
 		put_le32(p + 4 * i, golden_mmio_read(g, regs[i]));
-	put_le32(p + 24, GOLDEN_SUPPORTED_OPS);
+	put_le32(p + 24, golden_opcodes(g));
 	put_le32(p + 28, TPU_K_NO_OVERFLOW);
 	put_le32(p + 32, golden_mmio_read(g, TPU_REG_FEATURES));
 }
@@ -123,7 +123,7 @@ static void cmd_identify(struct golden *g, const struct golden_cmd *c, struct go
 void golden_execute(struct golden *g, const struct golden_cmd *c, struct golden_result *r)
 {
 	memset(r, 0, sizeof(*r));
-	if (SQE(c, OPCODE) >= TPU_OP_COUNT) {
+	if (!(golden_opcodes(g) >> (SQE(c, OPCODE) & 31u) & 1u) || SQE(c, OPCODE) >= TPU_OP_COUNT) {
 		r->sc = TPU_SC_INVALID_OPCODE;
 		return;
 	}

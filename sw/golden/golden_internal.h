@@ -33,7 +33,6 @@
 #define GOLDEN_CYC_DMA_BYTES 64u
 
 #define GOLDEN_SUPPORTED_OPS ((1u << TPU_OP_COUNT) - 1u)
-
 struct golden_queue {
 	/* Configuration registers (writable only while CC.EN = 0). */
 	uint64_t sq_base, cq_base;
@@ -116,6 +115,12 @@ struct golden {
 	size_t scratch_len;
 	uint32_t *rowsum; /* N wrapping int32 sums of one MATMUL row */
 };
+
+/* The implemented opcodes (OPCODES, IDENTIFY byte 24): all, or all but STREAM_MATMUL. */
+static inline uint32_t golden_opcodes(const struct golden *g)
+{
+	return GOLDEN_SUPPORTED_OPS & ~(g->cfg.stream_mm ? 0u : 1u << TPU_OP_STREAM_MATMUL);
+}
 
 /* A decoded SQE (the raw dwords) and the outcome of executing it. */
 struct golden_cmd {

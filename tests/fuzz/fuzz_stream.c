@@ -12,8 +12,8 @@
  *   - lockstep: host memory, completions and the exact registers (GSTAT, ERRLOG, queue state,
  *     PERF counters but cycles) are the same on both devices after every settle.
  * A violation aborts, so libFuzzer keeps the input as a crash.
- * TPU_FUZZ_BF16=1 (golden only, as TPU_FUZZ_GOLDEN_ONLY: no sim model has the mode) runs a golden
- * device with the bf16 mode (docs/spec.md 6.12), with bf16 row sizes for FLAGS.BF16 commands and
+ * TPU_FUZZ_BF16=1 (golden only, as TPU_FUZZ_GOLDEN_ONLY; the bf16 sim device's lockstep is
+ * tests/test_sim_diff.c) runs a golden device with the bf16 mode (docs/spec.md 6.12), with bf16 row sizes for FLAGS.BF16 commands and
  * the SCALE and FCLAMP kinds and ACTIVATE bits among the random commands. */
 #define _GNU_SOURCE
 #include <limits.h>
