@@ -245,6 +245,40 @@ START_TEST(open_bf16_option)
 }
 END_TEST
 
+/* golden:stream=0 is a device built without STREAM_MATMUL (as the small boards and the bf16 sim
+ * model): OPCODES and IDENTIFY byte 24 lack bit 9 and the opcode is INVALID_OPCODE, nothing else
+ * changes; stream=2 is refused naming the option. */
+START_TEST(open_stream_option)
+{
+	struct tpu_info info;
+	struct tpu_cmd cmd;
+	tpu_buf *buf;
+	tpu_dev *dev;
+	uint32_t ident;
+
+	for (unsigned st = 0; st < 2; st++) {
+		ck_assert_int_eq(tpu_open(st ? "golden:stream=1,n=8,mem=1M" : "golden:n=8,stream=0,mem=1M",
+					  &dev), 0);
+		ck_assert_int_eq(tpu_get_info(dev, &info), 0);
+		ck_assert_uint_eq(info.opcodes >> TPU_OP_STREAM_MATMUL & 1u, st);
+		ck_assert_uint_eq(info.opcodes | 1u << TPU_OP_STREAM_MATMUL, (1u << TPU_OP_COUNT) - 1u);
+		ck_assert_int_eq(tpu_buf_alloc(dev, TPU_IDENTIFY_BYTES, &buf), 0);
+		ck_assert_int_eq(tpu_cmd_identify(&cmd, buf, 0), 0);
+		ck_assert_int_eq(tpu_run(dev, &cmd, 1, NULL, 5000), 0);
+		memcpy(&ident, (const uint8_t *)tpu_buf_ptr(buf) + 24, 4);
+		ck_assert_uint_eq(ident, info.opcodes);
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.dw[0] = TPU_OP_STREAM_MATMUL;
+		ck_assert_int_eq(tpu_run(dev, &cmd, 1, NULL, 5000),
+				 st ? TPU_STATUS(TPU_SC_INVALID_FIELD, 0) : TPU_STATUS(TPU_SC_INVALID_OPCODE, 0));
+		ck_assert_int_eq(tpu_buf_free(buf), 0);
+		ck_assert_int_eq(tpu_close(dev), 0);
+	}
+	ck_assert_int_eq(tpu_open("golden:stream=2", &dev), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(tpu_last_open_error(), "'stream'"));
+}
+END_TEST
+
 START_TEST(registers_read_write)
 {
 	tpu_dev *dev;
@@ -421,6 +455,7 @@ static Suite *suite_driver_open(void)
 	tcase_add_test(tc, null_device_everywhere);
 	tcase_add_test(tc, null_outputs_and_ranges);
 	tcase_add_test(tc, open_bf16_option);
+	tcase_add_test(tc, open_stream_option);
 	tcase_add_test(tc, registers_read_write);
 	tcase_add_test(tc, two_devices_are_independent);
 	tcase_add_test(tc, buffers_alloc_and_free);

@@ -50,6 +50,10 @@ START_TEST(config_check_names_field)
 	ck_assert_ptr_null(what);
 	ck_assert_uint_eq(c.array_n, TPU_ARRAY_N_DEFAULT);
 	ck_assert_uint_eq(c.ub_rows, TPU_UB_ROWS_DEFAULT);
+	ck_assert_uint_eq(c.stream_mm, 1);
+	c.stream_mm = 2;
+	ck_assert_int_eq(golden_config_check(&c, &what), -EINVAL);
+	ck_assert_str_eq(what, "stream");
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		golden_config_default(&c);
 		*t[i].field = t[i].lo;
@@ -96,6 +100,7 @@ START_TEST(identity_registers)
 	struct golden_config c;
 	struct gfx f;
 
+	golden_config_default(&c);
 	c.array_n = 6;
 	c.ub_rows = 100;
 	c.acc_rows = 37;
