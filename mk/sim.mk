@@ -108,15 +108,17 @@ sim-models: $(if $(filter 1,$(SIM_ON)),$(SIM_LIB))
 # Long differential runs: SEEDS cases, each a fresh random stream on golden and sim, from a
 # base seed drawn afresh for every run (printed with the command that repeats the run; set
 # TPU_SEED to choose it). A failing case prints the one command that replays it alone:
-# `make soak SOAK_SEED=S SOAK_CMDS=N` (N random commands per case, default 80).
+# `make soak SOAK_SEED=S SOAK_CMDS=N` (N random commands per case, default 80). SOAK_BF16=1:
+# the bf16 device's streams (sim:bf16=1 against golden:bf16=1,stream=0).
 SEEDS     ?= 20
+SOAK_BF16 ?= 0
 SOAK_SEED ?=
 SOAK_CMDS ?= 80
 soak: tests-bin
 	$(Q)base=$${TPU_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
 	echo "soak: base seed $$base, $(SEEDS) cases (repeat this run: TPU_SEED=$$base make soak SEEDS=$(SEEDS))"; \
 	TPU_SEED=$$base TPU_SIM_VERBOSE=1 TPU_SOAK_SEEDS=$(SEEDS) TPU_SOAK_SEED=$(SOAK_SEED) \
-	  TPU_SOAK_CMDS=$(SOAK_CMDS) $(TEST_BIN) sim_soak
+	  TPU_SOAK_CMDS=$(SOAK_CMDS) TPU_SOAK_BF16=$(SOAK_BF16) $(TEST_BIN) sim_soak
 
 # `make soak` itself: two runs pick two base seeds and print them (no case runs: SEEDS=0)
 .PHONY: test-soak-seed

@@ -8,7 +8,7 @@
  * TPU_SOAK_SEEDS) from a fresh base seed (mk/sim.mk). A failure prints the seed, the first
  * differing command (with TPU_SIM_DIFF_TRACE=1 also every command before it and both results)
  * and the one command that replays the case: `make soak SOAK_SEED=S SOAK_CMDS=N`
- * (TPU_SOAK_SEED, TPU_SOAK_CMDS). Each case's sim seed is its own, and so is its Verilator
+ * (TPU_SOAK_SEED, TPU_SOAK_CMDS; SOAK_BF16=1 / TPU_SOAK_BF16=1: the bf16 device's streams). Each case's sim seed is its own, and so is its Verilator
  * seed (sim/verilated/vseed.h).
  * The bf16 device (sim:n=8,bf16=1, built without STREAM_MATMUL) runs its own streams against
  * golden:bf16=1,stream=0 (suite sim_diff, case bf16): the same generator with FLAGS.BF16 on a
@@ -474,8 +474,9 @@ static const char *const reg_names[] = { "GSTAT", "ERRLOG0", "ERRLOG1", "Q_STATU
 
 /* Every mismatch message ends with the command that replays the case. */
 #define DIFF_ASSERT(cond, fmt, ...)                                                        \
-	ck_assert_msg(cond, fmt " (replay: make soak SOAK_SEED=%llu SOAK_CMDS=%u)",         \
-		      __VA_ARGS__, (unsigned long long)seed, st->ncmd - st->npre)
+	ck_assert_msg(cond, fmt " (replay: make soak SOAK_SEED=%llu SOAK_CMDS=%u%s)",       \
+		      __VA_ARGS__, (unsigned long long)seed, st->ncmd - st->npre,              \
+		      st->bf16 ? " SOAK_BF16=1" : "")
 
 static void compare(uint64_t seed, const struct stream *st, const struct result *g,
 		    const struct result *v)
@@ -590,11 +591,16 @@ START_TEST(sim_soak_seeds)
 		n = 1;
 		base = strtoull(one, NULL, 0) - 1000u;
 	}
+	bool bf16 = env_uint("TPU_SOAK_BF16", 0) == 1;
+
+	if (bf16 && !tpu_sim_model_find(DN, 1))
+		return;
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t seed = base + 1000u + i;
-		fprintf(stderr, "soak: case seed %llu (replay: make soak SOAK_SEED=%llu SOAK_CMDS=%u)\n",
-			(unsigned long long)seed, (unsigned long long)seed, ncmd);
-		diff_seed(seed, ncmd, getenv("TPU_SOAK_BF16") && *getenv("TPU_SOAK_BF16") == '1');
+		fprintf(stderr, "soak: case seed %llu (replay: make soak SOAK_SEED=%llu SOAK_CMDS=%u%s)\n",
+			(unsigned long long)seed, (unsigned long long)seed, ncmd,
+			bf16 ? " SOAK_BF16=1" : "");
+		diff_seed(seed, ncmd, bf16);
 	}
 }
 END_TEST
