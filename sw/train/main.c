@@ -2,6 +2,7 @@
  * uses (docs/models.md):
  *   models/digits-mlp.tpum, models/digits-cnn.tpum    the int8 models (tpu_model_save)
  *   data/digits_test_x.npy, data/digits_test_y.npy    the test split (uint8 pixels, labels)
+ *   data/digits_train_x.npy, data/digits_train_y.npy  the training split (`tpu train`)
  *   a JSON summary of the figures.
  * Deterministic: a fixed seed per model, one PRNG, no threads. Exits 1 when a model misses its
  * accuracy target, 2 on bad usage or input. */
@@ -70,7 +71,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: tpu-train [-d DATA.csv.gz] [-m MODEL_DIR] [-t TEST_DIR] [-j SUMMARY.json]\n"
 		   "  trains, quantizes and writes MODEL_DIR/digits-{mlp,cnn}.tpum and\n"
-		   "  TEST_DIR/digits_test_{x,y}.npy (defaults: data/digits.csv.gz, models, data)\n");
+		   "  TEST_DIR/digits_{test,train}_{x,y}.npy (defaults: data/digits.csv.gz, models, data)\n");
 }
 
 /* Write a uint8 array to dir/name as a .npy (the CLI's writer, sw/cli/npy.c), atomically
@@ -94,13 +95,17 @@ static int save_u8(const char *dir, const char *name, const uint8_t *data, const
 	return ret;
 }
 
-static int write_test_set(const struct tr_digits *test, const char *dir)
+/* dir/digits_<split>_x.npy (uint8 pixels, N x 8 x 8) and dir/digits_<split>_y.npy. */
+static int write_split(const struct tr_digits *d, const char *dir, const char *split)
 {
-	size_t xs[3] = { test->n, TR_DIGITS_H, TR_DIGITS_W }, ys[1] = { test->n };
+	size_t xs[3] = { d->n, TR_DIGITS_H, TR_DIGITS_W }, ys[1] = { d->n };
+	char xname[64], yname[64];
 
-	int ret = save_u8(dir, "digits_test_x.npy", test->x, xs, 3);
+	snprintf(xname, sizeof(xname), "digits_%s_x.npy", split);
+	snprintf(yname, sizeof(yname), "digits_%s_y.npy", split);
+	int ret = save_u8(dir, xname, d->x, xs, 3);
 
-	return ret ? ret : save_u8(dir, "digits_test_y.npy", test->y, ys, 1);
+	return ret ? ret : save_u8(dir, yname, d->y, ys, 1);
 }
 
 /* Train, quantize, evaluate and save one model. */
@@ -229,7 +234,7 @@ int main(int argc, char **argv)
 	}
 	printf("digits: %zu examples, %zu train, %zu test (every %dth of each class)\n", all.n,
 	       train.n, test.n, TR_TEST_EVERY);
-	if (write_test_set(&test, test_dir)) {
+	if (write_split(&test, test_dir, "test") || write_split(&train, test_dir, "train")) {
 		status = 1;
 		goto out;
 	}
