@@ -69,9 +69,10 @@ static double now(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tpu-train [-d DATA.csv.gz] [-m MODEL_DIR] [-t TEST_DIR] [-j SUMMARY.json]\n"
+	fprintf(f, "usage: tpu-train [-d DATA.csv.gz] [-m MODEL_DIR] [-t TEST_DIR] [-j SUMMARY.json] [-s SEED]\n"
 		   "  trains, quantizes and writes MODEL_DIR/digits-{mlp,cnn}.tpum and\n"
-		   "  TEST_DIR/digits_{test,train}_{x,y}.npy (defaults: data/digits.csv.gz, models, data)\n");
+		   "  TEST_DIR/digits_{test,train}_{x,y}.npy (defaults: data/digits.csv.gz, models, data)\n"
+		   "  -s SEED trains with another seed than each model's own (docs/training.md)\n");
 }
 
 /* Write a uint8 array to dir/name as a .npy (the CLI's writer, sw/cli/npy.c), atomically
@@ -109,16 +110,21 @@ static int write_split(const struct tr_digits *d, const char *dir, const char *s
 }
 
 /* Train, quantize, evaluate and save one model. */
-static int make_model(const struct model_spec *s, const struct tr_digits *train,
-		      const struct tr_digits *test, const char *dir, struct result *r)
+static int make_model(const struct model_spec *spec, const struct tr_digits *train,
+		      const struct tr_digits *test, const char *dir, uint64_t seed, struct result *r)
 {
+	struct model_spec sp = *spec;
+	const struct model_spec *s = &sp;
 	double lo[TR_MAX_LAYERS], hi[TR_MAX_LAYERS], t0 = now();
 	struct tpu_model *m = NULL;
 	char path[4096], err[256] = "";
-	uint64_t rng = s->cfg.seed;
 	struct tr_net net;
+	uint64_t rng;
 	int ret;
 
+	if (seed)
+		sp.cfg.seed = seed;
+	rng = s->cfg.seed;
 	tr_net_init(&net, TR_DIGITS_H, TR_DIGITS_W, 1, 64);
 	ret = s->build(&net);
 	if (!ret)
@@ -207,14 +213,16 @@ int main(int argc, char **argv)
 	struct tr_digits all, train, test;
 	struct result res[N_SPECS] = { 0 };
 	char err[256];
+	unsigned long long seed = 0;
 	int opt, status = 0;
 
-	while ((opt = getopt(argc, argv, "d:m:t:j:h")) != -1) {
+	while ((opt = getopt(argc, argv, "d:m:t:j:s:h")) != -1) {
 		switch (opt) {
 		case 'd': data = optarg; break;
 		case 'm': model_dir = optarg; break;
 		case 't': test_dir = optarg; break;
 		case 'j': summary = optarg; break;
+		case 's': seed = strtoull(optarg, NULL, 10); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -239,7 +247,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < N_SPECS; i++) {
-		if (make_model(&specs[i], &train, &test, model_dir, &res[i])) {
+		if (make_model(&specs[i], &train, &test, model_dir, seed, &res[i])) {
 			status = 1;
 			goto out;
 		}
