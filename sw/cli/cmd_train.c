@@ -1,7 +1,7 @@
 /* `tpu train`: train the digits MLP on the device in bf16 mixed precision (docs/training.md).
  *   tpu train [--device URI] --model mlp|cnn [--data X.npy --labels Y.npy]
  *       [--val-data X.npy --val-labels Y.npy] [--epochs E] [--batch B] [--optimizer sgd|adamw]
- *       [--lr LR] [--weight-decay WD] [--seed S] [--checkpoint FILE] [--resume FILE]
+ *       [--lr LR] [--weight-decay WD] [--seed S] [--checkpoint FILE] [--resume FILE] [--stop-after E]
  *       [-o MODEL.tpum] [--json]
  * This file: the command line and the data sets; train_run.c the training itself. */
 #include <errno.h>
@@ -23,7 +23,7 @@
 
 enum {
 	OPT_MODEL = 1, OPT_DATA, OPT_LABELS, OPT_VAL_DATA, OPT_VAL_LABELS, OPT_EPOCHS, OPT_BATCH,
-	OPT_OPTIM, OPT_LR, OPT_WD, OPT_SEED, OPT_CKPT, OPT_RESUME, OPT_OUT, OPT_JSON, OPT_DEVICE,
+	OPT_OPTIM, OPT_LR, OPT_WD, OPT_SEED, OPT_CKPT, OPT_RESUME, OPT_OUT, OPT_JSON, OPT_DEVICE, OPT_STOP,
 	OPT_HELP,
 };
 
@@ -36,7 +36,8 @@ static const struct cli_opt opts[] = {
     {"seed", 0, true, OPT_SEED},	   {"checkpoint", 0, true, OPT_CKPT},
     {"resume", 0, true, OPT_RESUME},	   {"output", 'o', true, OPT_OUT},
     {"json", 0, false, OPT_JSON},	   {"device", 0, true, OPT_DEVICE},
-    {"help", 'h', false, OPT_HELP},	   {NULL, 0, false, 0},
+    {"stop-after", 0, true, OPT_STOP},	   {"help", 'h', false, OPT_HELP},
+    {NULL, 0, false, 0},
 };
 
 static void usage(FILE *f)
@@ -55,6 +56,7 @@ static void usage(FILE *f)
 		"            --weight-decay 0.1 (sgd: 0) --seed 1; cosine learning-rate decay\n"
 		"  --checkpoint   written (atomically) after every epoch; its SHA-256 is printed\n"
 		"  --resume       continue a run from its checkpoint (same options)\n"
+		"  --stop-after E stop after epoch E of the plan (resume later with --resume)\n"
 		"  -o             quantize to an int8 model file for `tpu run` (uint8 pixel data)\n"
 		"  --json         one JSON object per epoch instead of the progress line\n");
 }
@@ -78,6 +80,11 @@ static int parse_opt(const struct cli_ctx *ctx, struct train_opts *o, int id, co
 		if (cli_parse_long(val, 1, MAX_EPOCHS, &l))
 			break;
 		o->epochs = (unsigned)l;
+		return 0;
+	case OPT_STOP:
+		if (cli_parse_long(val, 1, MAX_EPOCHS, &l))
+			break;
+		o->stop_after = (unsigned)l;
 		return 0;
 	case OPT_BATCH:
 		if (cli_parse_long(val, 1, MAX_BATCH, &l))
@@ -108,7 +115,7 @@ static int parse_opt(const struct cli_ctx *ctx, struct train_opts *o, int id, co
 		return 0;
 	}
 	static const char *const limits[] = {
-		[OPT_EPOCHS] = "an integer 1..100000", [OPT_BATCH] = "an integer 1..4096",
+		[OPT_EPOCHS] = "an integer 1..100000", [OPT_STOP] = "an integer 1..100000", [OPT_BATCH] = "an integer 1..4096",
 		[OPT_OPTIM] = "sgd or adamw", [OPT_LR] = "a number > 0",
 		[OPT_WD] = "a number >= 0", [OPT_SEED] = "an unsigned 64-bit integer",
 	};

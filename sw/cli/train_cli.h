@@ -13,6 +13,7 @@ struct train_opts {
 	const char *data, *labels, *val_data, *val_labels;
 	const char *checkpoint, *resume, *output;
 	unsigned epochs;
+	unsigned stop_after;      /* stop after this epoch (0: run all) */
 	size_t batch;
 	enum tpu_optim_kind optim;
 	double lr, weight_decay;

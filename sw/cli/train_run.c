@@ -79,7 +79,7 @@ static void ckpt_fill(const struct run *r, struct tr_ckpt *c)
 }
 
 /* The checkpoint must come from the same command: name the first field that differs. */
-static int resume(struct run *r)
+static int resume(struct run *r, size_t n_train)
 {
 	static const char *const names[TR_CKPT_META] = {
 		[TR_META_MODEL] = "model (--model)", [TR_META_OPTIM] = "optimizer (--optimizer)",
@@ -109,8 +109,17 @@ static int resume(struct run *r)
 	if (c.v)
 		memcpy(r->dev.opt.v, c.v, c.n * sizeof(float));
 	r->dev.opt.t = c.meta[TR_META_OPTIM_T];
-	r->rng = c.meta[TR_META_RNG];
 	r->epoch = (unsigned)c.meta[TR_META_EPOCH];
+	/* each epoch shuffles the previous permutation: replay them from the seed, which must
+	 * land on the checkpoint's RNG state */
+	for (unsigned e = 0; e < r->epoch && e < r->o->epochs; e++)
+		tr_shuffle(r->idx, n_train, &r->rng);
+	if (r->rng != c.meta[TR_META_RNG] || r->epoch > r->o->epochs) {
+		cli_error(r->ctx, "--resume %s: its RNG state or epoch (%u) does not follow from "
+			  "seed %llu on this data set", r->o->resume, r->epoch, r->o->seed);
+		tr_ckpt_free(&c);
+		return CLI_EXIT_USAGE;
+	}
 	r->step = (size_t)c.meta[TR_META_STEP];
 	tr_ckpt_free(&c);
 	return 0;
@@ -198,9 +207,9 @@ static int save_ckpt(const struct run *r)
 		cli_error(r->ctx, "--checkpoint: %s", err);
 		return CLI_EXIT_FAIL;
 	}
-	if (r->epoch == r->o->epochs && !r->o->json)
+	if (!r->o->json)
 		printf("checkpoint %s sha256 %s\n", r->o->checkpoint, sha);
-	else if (r->epoch == r->o->epochs)
+	else
 		printf("{\"checkpoint\": \"%s\", \"sha256\": \"%s\"}\n", r->o->checkpoint, sha);
 	return 0;
 }
@@ -266,8 +275,9 @@ int train_run(const struct cli_ctx *ctx, const struct train_opts *o, tpu_dev *de
 	}
 	for (size_t i = 0; i < train->d.n; i++)
 		r.idx[i] = i;
-	rc = o->resume ? resume(&r) : 0;
-	while (!rc && r.epoch < o->epochs) {
+	rc = o->resume ? resume(&r, train->d.n) : 0;
+	unsigned last = o->stop_after && o->stop_after < o->epochs ? o->stop_after : o->epochs;
+	while (!rc && r.epoch < last) {
 		struct epoch_fig f;
 
 		rc = run_epoch(&r, train, &f);
