@@ -63,6 +63,21 @@ static uint64_t get_le(const uint8_t *p, unsigned bytes)
 	return v;
 }
 
+/* The fields a zip local header and central directory entry share, from the flags to the
+ * extra-field length: stored, no flags, a fixed DOS time (1980-01-01), no extra field. */
+static void put_entry(struct buf *b, uint32_t crc, size_t len, size_t name_len)
+{
+	put_le(b, 0, 2);
+	put_le(b, 0, 2);
+	put_le(b, 0, 2);
+	put_le(b, 0x21, 2);
+	put_le(b, crc, 4);
+	put_le(b, len, 4);
+	put_le(b, len, 4);
+	put_le(b, name_len, 2);
+	put_le(b, 0, 2);
+}
+
 /* The .npy v1.0 header of a 1-D array of count values of descr, padded to NPY_ALIGN. */
 static size_t npy_header(char *out, size_t outlen, const char *descr, size_t count)
 {
@@ -136,33 +151,17 @@ int tr_ckpt_save(const char *path, const struct tr_ckpt *c, char sha256[65], cha
 		}
 		crc = (uint32_t)crc32(0L, m.p, (uInt)m.len);
 		offs[i] = z.len;
-		/* local file header: stored, no flags, a fixed DOS time (1980-01-01) */
+		/* local file header */
 		put_le(&z, 0x04034b50, 4);
 		put_le(&z, 20, 2);
-		put_le(&z, 0, 2);
-		put_le(&z, 0, 2);
-		put_le(&z, 0, 2);
-		put_le(&z, 0x21, 2);
-		put_le(&z, crc, 4);
-		put_le(&z, m.len, 4);
-		put_le(&z, m.len, 4);
-		put_le(&z, nl, 2);
-		put_le(&z, 0, 2);
+		put_entry(&z, crc, m.len, nl);
 		put(&z, member_names[i], nl);
 		put(&z, m.p, m.len);
 		/* its central directory entry */
 		put_le(&cd, 0x02014b50, 4);
 		put_le(&cd, 20, 2);
 		put_le(&cd, 20, 2);
-		put_le(&cd, 0, 2);
-		put_le(&cd, 0, 2);
-		put_le(&cd, 0, 2);
-		put_le(&cd, 0x21, 2);
-		put_le(&cd, crc, 4);
-		put_le(&cd, m.len, 4);
-		put_le(&cd, m.len, 4);
-		put_le(&cd, nl, 2);
-		put_le(&cd, 0, 2);
+		put_entry(&cd, crc, m.len, nl);
 		put_le(&cd, 0, 2);
 		put_le(&cd, 0, 2);
 		put_le(&cd, 0, 2);
