@@ -69,7 +69,8 @@ static double now(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tpu-train [-d DATA.csv.gz] [-m MODEL_DIR] [-t TEST_DIR] [-j SUMMARY.json] [-s SEED]\n"
+	fprintf(f, "usage: tpu-train [-d DATA.csv.gz] [-m MODEL_DIR] [-t TEST_DIR] [-j SUMMARY.json]\n"
+		   "                 [-s SEED]\n"
 		   "  trains, quantizes and writes MODEL_DIR/digits-{mlp,cnn}.tpum and\n"
 		   "  TEST_DIR/digits_{test,train}_{x,y}.npy (defaults: data/digits.csv.gz, models, data)\n"
 		   "  -s SEED trains with another seed than each model's own (docs/training.md)\n");
