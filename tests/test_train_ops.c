@@ -364,3 +364,73 @@ static Suite *train_ops_suite(void)
 	suite_add_tcase(s, tc);
 	return s;
 }
+
+/* The device trainer's wiring (sw/train dev_net.c): one SGD step (lr 1, no momentum, no decay,
+ * so the step is the gradient) on the MLP against sw/train's double forward and backward from
+ * the same initial weights. bf16 operands through two layers: checked to 2^-5 of the largest
+ * gradient, far below what a wrong layer order, offset or transpose gives (O(1)). */
+START_TEST(device_mlp_gradient_matches_double_net)
+{
+	char uris[MAX_DEVS][128];
+	int nd = devices(uris);
+	enum { B = 13 };
+
+	for (int dv = 0; dv < nd; dv++) {
+		struct tr_net net;
+		struct tr_dev d;
+		uint64_t rng = 5, st = harness_seed() ^ 0x6d6c70;
+		float x[B * 64];
+		double xd[B * 64], dlog[B * 10], loss, gmax = 0.0;
+		uint8_t y[B];
+		size_t idx[B];
+		char err[256];
+		tpu_dev *dev;
+
+		tr_net_init(&net, 8, 8, 1, 64);
+		ck_assert_int_eq(tr_net_add_dense(&net, 64, true), 0);
+		ck_assert_int_eq(tr_net_add_dense(&net, 10, false), 0);
+		ck_assert_int_eq(tr_net_alloc(&net, &rng), 0);
+		for (size_t i = 0; i < net.n_params; i++) /* as fp32 master weights hold them */
+			net.param[i] = (float)net.param[i];
+		for (int i = 0; i < B * 64; i++)
+			xd[i] = x[i] = (float)harness_range(&st, 0, 16) / 16.0f;
+		for (int i = 0; i < B; i++)
+			y[i] = (uint8_t)harness_range(&st, 0, 9), idx[i] = (size_t)i;
+		ck_assert_int_eq(tpu_open(uris[dv], &dev), 0);
+		ck_assert_msg(!tr_dev_init(&d, &net, dev, TPU_OPTIM_SGD, 0.0, err, sizeof(err)),
+			      "%s", err);
+		d.opt.momentum = 0.0;
+		struct tr_dev_data data = { .n = B, .x = x, .y = y };
+		ck_assert_msg(!tr_dev_step(&d, &data, idx, B, 1.0, &loss, err, sizeof(err)), "%s",
+			      err);
+		const double *lg = tr_net_forward(&net, xd, B);
+		tr_softmax_xent(lg, y, B, 10, dlog);
+		memset(net.grad, 0, net.n_params * sizeof(double));
+		tr_net_backward(&net, xd, B, dlog);
+		for (size_t i = 0; i < net.n_params; i++)
+			gmax = fmax(gmax, fabs(net.grad[i]));
+		ck_assert(gmax > 0.0);
+		for (size_t i = 0; i < net.n_params; i++) {
+			double g = (double)(float)net.param[i] - (double)d.param[i];
+
+			ck_assert_msg(fabs(g - net.grad[i]) <= ldexp(gmax, -5),
+				      "%s: grad[%zu] device %.6g, double %.6g (max %.3g)", uris[dv],
+				      i, g, net.grad[i], gmax);
+		}
+		tr_dev_free(&d);
+		tr_net_free(&net);
+		tpu_close(dev);
+	}
+}
+END_TEST
+
+TPU_TEST_SUITE(train_dev_suite)
+static Suite *train_dev_suite(void)
+{
+	Suite *s = suite_create("train_dev");
+	TCase *tc = tcase_create("net");
+
+	tcase_add_test(tc, device_mlp_gradient_matches_double_net);
+	suite_add_tcase(s, tc);
+	return s;
+}
