@@ -150,19 +150,14 @@ static int run_epoch(struct run *r, const struct train_set *train, struct epoch_
 		if (ret) {
 			cli_error(r->ctx, "epoch %u, step %zu: %s%s", r->epoch + 1, r->step + 1, err,
 				  ret == -EDOM ? " (the run diverged: try a lower --lr)" : "");
-			return ret == -EDOM ? CLI_EXIT_FAIL : CLI_EXIT_FAIL;
+			return CLI_EXIT_FAIL;
 		}
 		loss_sum += loss * (double)n;
 		/* running training accuracy from the step's own logits */
 		const float *lg = r->dev.act[r->net.n_layers - 1];
-		for (size_t i = 0; i < n; i++) {
-			size_t best = 0;
-
-			for (size_t j = 1; j < TR_DIGITS_CLASSES; j++)
-				if (lg[i * TR_DIGITS_CLASSES + j] > lg[i * TR_DIGITS_CLASSES + best])
-					best = j;
-			correct += best == r->dev.y[i];
-		}
+		for (size_t i = 0; i < n; i++)
+			correct += tr_dev_argmax(lg + i * TR_DIGITS_CLASSES, TR_DIGITS_CLASSES) ==
+				   r->dev.y[i];
 		r->step++;
 	}
 	r->epoch++;

@@ -187,14 +187,8 @@ int tr_dev_eval(struct tr_dev *d, const struct tr_dev_data *data, double *accura
 			break;
 		}
 		loss_sum += (double)l * (double)n;
-		for (size_t i = 0; i < n; i++) {
-			size_t best = 0;
-
-			for (size_t j = 1; j < classes; j++)
-				if (lg[i * classes + j] > lg[i * classes + best])
-					best = j;
-			correct += best == d->y[i];
-		}
+		for (size_t i = 0; i < n; i++)
+			correct += tr_dev_argmax(lg + i * classes, classes) == d->y[i];
 	}
 	free(idx);
 	if (ret)
@@ -203,6 +197,16 @@ int tr_dev_eval(struct tr_dev *d, const struct tr_dev_data *data, double *accura
 	if (loss)
 		*loss = data->n ? loss_sum / (double)data->n : 0.0;
 	return 0;
+}
+
+size_t tr_dev_argmax(const float *v, size_t n)
+{
+	size_t best = 0;
+
+	for (size_t j = 1; j < n; j++)
+		if (v[j] > v[best])
+			best = j;
+	return best;
 }
 
 void tr_dev_export(struct tr_dev *d)

@@ -299,6 +299,9 @@ int tr_dev_step(struct tr_dev *d, const struct tr_dev_data *data, const size_t *
 int tr_dev_eval(struct tr_dev *d, const struct tr_dev_data *data, double *accuracy, double *loss,
 		char *err, size_t errlen);
 
+/* Index of the largest of n fp32 values (the first on ties), as tr_argmax. */
+size_t tr_dev_argmax(const float *v, size_t n);
+
 /* Copy the fp32 master weights into net->param (for tr_calibrate / tr_quantize). */
 void tr_dev_export(struct tr_dev *d);
 
