@@ -12,7 +12,7 @@ TRAIN_LIB_A   := $(BUILD)/lib/libtpu_train.a
 TRAIN_MAIN    := $(OBJDIR)/sw/train/main.o
 TRAIN_BIN     := $(BUILD)/bin/tpu-train
 TRAIN_SUMMARY := $(BUILD)/models/summary.json
-TRAIN_LIBS    := -lz
+TRAIN_LIBS    := -lz -lcrypto
 
 $(TRAIN_LIB_A): $(TRAIN_OBJS)
 	@mkdir -p $(@D)
@@ -38,3 +38,7 @@ train: $(TRAIN_BIN)
 models: $(TRAIN_BIN)
 	@mkdir -p models data $(dir $(TRAIN_SUMMARY))
 	$(Q)$(TRAIN_BIN) -d data/digits.csv.gz -m models -t data -j $(TRAIN_SUMMARY)
+
+# `tpu train` (sw/cli/cmd_train.c) trains through libtpu_train.a's device trainer
+CLI_EXTRA_LIBS += $(TRAIN_LIB_A) $(TRAIN_LIBS)
+$(CLI): $(TRAIN_LIB_A)

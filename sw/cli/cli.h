@@ -117,5 +117,6 @@ int cmd_info(const struct cli_ctx *ctx, int argc, char **argv);
 int cmd_matmul(const struct cli_ctx *ctx, int argc, char **argv);
 int cmd_run(const struct cli_ctx *ctx, int argc, char **argv);
 int cmd_selftest(const struct cli_ctx *ctx, int argc, char **argv);
+int cmd_train(const struct cli_ctx *ctx, int argc, char **argv);
 
 #endif /* TPU_CLI_CLI_H */

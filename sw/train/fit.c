@@ -8,9 +8,9 @@
 #include "train.h"
 
 /* Cosine decay from lr at the first step to 0 after the last (smooth, no tuning knobs). */
-static double schedule(const struct tr_train_cfg *cfg, size_t step, size_t steps)
+double tr_cosine_lr(double lr, size_t step, size_t steps)
 {
-	return 0.5 * cfg->lr * (1.0 + cos(M_PI * (double)step / (double)steps));
+	return 0.5 * lr * (1.0 + cos(M_PI * (double)step / (double)steps));
 }
 
 int tr_train(struct tr_net *net, const struct tr_digits *train, const struct tr_digits *test,
@@ -60,7 +60,7 @@ int tr_train(struct tr_net *net, const struct tr_digits *train, const struct tr_
 			loss_sum += (double)n * tr_softmax_xent(logits, y, n, classes, dlogits);
 			memset(net->grad, 0, net->n_params * sizeof(double));
 			tr_net_backward(net, x, n, dlogits);
-			tr_adam_step(&adam, net->param, net->grad, schedule(cfg, step++, steps));
+			tr_adam_step(&adam, net->param, net->grad, tr_cosine_lr(cfg->lr, step++, steps));
 		}
 		if (log && cfg->log_every && (e % cfg->log_every == 0 || e == cfg->epochs)) {
 			double train_acc = tr_eval_float(net, train, NULL);

@@ -2,6 +2,7 @@
  * uses (docs/models.md):
  *   models/digits-mlp.tpum, models/digits-cnn.tpum    the int8 models (tpu_model_save)
  *   data/digits_test_x.npy, data/digits_test_y.npy    the test split (uint8 pixels, labels)
+ *   data/digits_train_x.npy, data/digits_train_y.npy  the training split (`tpu train`)
  *   a JSON summary of the figures.
  * Deterministic: a fixed seed per model, one PRNG, no threads. Exits 1 when a model misses its
  * accuracy target, 2 on bad usage or input. */
@@ -69,8 +70,10 @@ static double now(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tpu-train [-d DATA.csv.gz] [-m MODEL_DIR] [-t TEST_DIR] [-j SUMMARY.json]\n"
+		   "                 [-s SEED]\n"
 		   "  trains, quantizes and writes MODEL_DIR/digits-{mlp,cnn}.tpum and\n"
-		   "  TEST_DIR/digits_test_{x,y}.npy (defaults: data/digits.csv.gz, models, data)\n");
+		   "  TEST_DIR/digits_{test,train}_{x,y}.npy (defaults: data/digits.csv.gz, models, data)\n"
+		   "  -s SEED trains with another seed than each model's own (docs/training.md)\n");
 }
 
 /* Write a uint8 array to dir/name as a .npy (the CLI's writer, sw/cli/npy.c), atomically
@@ -94,26 +97,35 @@ static int save_u8(const char *dir, const char *name, const uint8_t *data, const
 	return ret;
 }
 
-static int write_test_set(const struct tr_digits *test, const char *dir)
+/* dir/digits_<split>_x.npy (uint8 pixels, N x 8 x 8) and dir/digits_<split>_y.npy. */
+static int write_split(const struct tr_digits *d, const char *dir, const char *split)
 {
-	size_t xs[3] = { test->n, TR_DIGITS_H, TR_DIGITS_W }, ys[1] = { test->n };
+	size_t xs[3] = { d->n, TR_DIGITS_H, TR_DIGITS_W }, ys[1] = { d->n };
+	char xname[64], yname[64];
 
-	int ret = save_u8(dir, "digits_test_x.npy", test->x, xs, 3);
+	snprintf(xname, sizeof(xname), "digits_%s_x.npy", split);
+	snprintf(yname, sizeof(yname), "digits_%s_y.npy", split);
+	int ret = save_u8(dir, xname, d->x, xs, 3);
 
-	return ret ? ret : save_u8(dir, "digits_test_y.npy", test->y, ys, 1);
+	return ret ? ret : save_u8(dir, yname, d->y, ys, 1);
 }
 
 /* Train, quantize, evaluate and save one model. */
-static int make_model(const struct model_spec *s, const struct tr_digits *train,
-		      const struct tr_digits *test, const char *dir, struct result *r)
+static int make_model(const struct model_spec *spec, const struct tr_digits *train,
+		      const struct tr_digits *test, const char *dir, uint64_t seed, struct result *r)
 {
+	struct model_spec sp = *spec;
+	const struct model_spec *s = &sp;
 	double lo[TR_MAX_LAYERS], hi[TR_MAX_LAYERS], t0 = now();
 	struct tpu_model *m = NULL;
 	char path[4096], err[256] = "";
-	uint64_t rng = s->cfg.seed;
 	struct tr_net net;
+	uint64_t rng;
 	int ret;
 
+	if (seed)
+		sp.cfg.seed = seed;
+	rng = s->cfg.seed;
 	tr_net_init(&net, TR_DIGITS_H, TR_DIGITS_W, 1, 64);
 	ret = s->build(&net);
 	if (!ret)
@@ -202,14 +214,16 @@ int main(int argc, char **argv)
 	struct tr_digits all, train, test;
 	struct result res[N_SPECS] = { 0 };
 	char err[256];
+	unsigned long long seed = 0;
 	int opt, status = 0;
 
-	while ((opt = getopt(argc, argv, "d:m:t:j:h")) != -1) {
+	while ((opt = getopt(argc, argv, "d:m:t:j:s:h")) != -1) {
 		switch (opt) {
 		case 'd': data = optarg; break;
 		case 'm': model_dir = optarg; break;
 		case 't': test_dir = optarg; break;
 		case 'j': summary = optarg; break;
+		case 's': seed = strtoull(optarg, NULL, 10); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -229,12 +243,12 @@ int main(int argc, char **argv)
 	}
 	printf("digits: %zu examples, %zu train, %zu test (every %dth of each class)\n", all.n,
 	       train.n, test.n, TR_TEST_EVERY);
-	if (write_test_set(&test, test_dir)) {
+	if (write_split(&test, test_dir, "test") || write_split(&train, test_dir, "train")) {
 		status = 1;
 		goto out;
 	}
 	for (size_t i = 0; i < N_SPECS; i++) {
-		if (make_model(&specs[i], &train, &test, model_dir, &res[i])) {
+		if (make_model(&specs[i], &train, &test, model_dir, seed, &res[i])) {
 			status = 1;
 			goto out;
 		}

@@ -196,6 +196,9 @@ struct tr_train_cfg {
 	unsigned log_every;  /* print a log line every this many epochs (and the last); 0 none */
 };
 
+/* The learning rate of step (0-based) of steps: cosine decay from lr to 0. */
+double tr_cosine_lr(double lr, size_t step, size_t steps);
+
 /* Train net on train; logs "epoch, loss, train accuracy, test accuracy" to log (may be NULL).
  * Returns 0 or -ENOMEM/-EINVAL. */
 int tr_train(struct tr_net *net, const struct tr_digits *train, const struct tr_digits *test,
@@ -252,5 +255,92 @@ int tr_qref_out_shape(const struct tpu_model *m, uint32_t i, size_t *h, size_t *
  * in_h*in_w*in_c values, out gets num_classes. Returns 0, -EINVAL (a layer it cannot run) or
  * -ENOMEM. */
 int tr_qref_run(const struct tpu_model *m, const int8_t *in, int8_t *out);
+
+/* ------------------------------------------------------------------ on the device (dev_*.c) */
+
+#include "tpu/train.h"
+
+/* A net trained on a tpu device in mixed precision (docs/training.md): fp32 master weights
+ * (param, laid out as net->param), bf16 copies to the device in every GEMM (tpu/train.h), the
+ * optimizer on the host. The net gives the layers, the initial weights and, for quantization,
+ * the double parameters (tr_dev_export). Dense layers only (the MLP); a conv or pool layer is
+ * refused with -ENOTSUP. */
+struct tr_dev {
+	struct tr_net *net;
+	struct tpu_train_ctx ctx;
+	struct tpu_optim opt;
+	float *param, *grad;        /* net->n_params each */
+	float *x;                   /* max_batch x input */
+	float *act[TR_MAX_LAYERS];  /* max_batch x each layer's output */
+	float *d[2];                /* gradient buffers, max_batch x largest tensor */
+	uint8_t *y;                 /* max_batch labels */
+};
+
+/* A data set as the device trainer reads it: n examples of the net's input size, fp32. */
+struct tr_dev_data {
+	size_t n;
+	const float *x;
+	const uint8_t *y; /* labels, each below the net's classes */
+};
+
+/* Bind net (allocated: tr_net_alloc) to dev with an optimizer. Returns 0, -ENOTSUP (a layer
+ * other than dense, or no bf16 mode: err says which), -EINVAL, -ENOMEM. */
+int tr_dev_init(struct tr_dev *d, struct tr_net *net, tpu_dev *dev, enum tpu_optim_kind opt,
+		double weight_decay, char *err, size_t errlen);
+void tr_dev_free(struct tr_dev *d);
+
+/* One optimizer step on examples idx[0..n-1] of data (n <= max_batch) at learning rate lr;
+ * *loss the batch's mean loss. Returns 0, -EDOM (a non-finite loss: the run diverged), or an
+ * error of the device (err says what). */
+int tr_dev_step(struct tr_dev *d, const struct tr_dev_data *data, const size_t *idx, size_t n,
+		double lr, double *loss, char *err, size_t errlen);
+
+/* Accuracy (and mean loss, may be NULL) of the device forward pass over all of data. */
+int tr_dev_eval(struct tr_dev *d, const struct tr_dev_data *data, double *accuracy, double *loss,
+		char *err, size_t errlen);
+
+/* Index of the largest of n fp32 values (the first on ties), as tr_argmax. */
+size_t tr_dev_argmax(const float *v, size_t n);
+
+/* Copy the fp32 master weights into net->param (for tr_calibrate / tr_quantize). */
+void tr_dev_export(struct tr_dev *d);
+
+/* ------------------------------------------------------------------ checkpoints (ckpt.c) */
+
+/* A training checkpoint (docs/training.md "Checkpoint format"): a NumPy .npz (zip, stored)
+ * holding meta.npy (uint64, TR_CKPT_META values), param.npy (float32 master weights), m.npy
+ * (float32: SGD velocity or Adam's first moment) and, for AdamW, v.npy (second moment). */
+#define TR_CKPT_VERSION 1
+enum tr_ckpt_meta {
+	TR_META_VERSION, TR_META_MODEL, TR_META_EPOCH, TR_META_STEP, TR_META_OPTIM,
+	TR_META_OPTIM_T, TR_META_RNG, TR_META_SEED, TR_META_PARAMS, TR_META_BATCH,
+	TR_META_EPOCHS, TR_META_LR_BITS, /* the learning rate, IEEE double bits */
+	TR_CKPT_META
+};
+/* TR_META_MODEL values */
+#define TR_MODEL_MLP 1
+#define TR_MODEL_CNN 2
+
+struct tr_ckpt {
+	uint64_t meta[TR_CKPT_META];
+	size_t n;                  /* meta[TR_META_PARAMS] */
+	float *param, *m, *v;      /* n each; v NULL unless meta[TR_META_OPTIM] is AdamW */
+};
+
+/* Write c to path atomically (temp file and rename: the old file stays whole on any failure);
+ * sha256 (may be NULL) gets the file's SHA-256 as 64 hex digits. Returns 0 or -errno (err
+ * says why). */
+int tr_ckpt_save(const char *path, const struct tr_ckpt *c, char sha256[65], char *err,
+		 size_t errlen);
+
+/* Read and validate path into *c (arrays malloc'ed: tr_ckpt_free). Every structural fault is
+ * -EINVAL with err naming it: not a zip, a truncated file, a CRC mismatch, a missing member,
+ * a member whose header is not the expected dtype and shape, an unknown version, model or
+ * optimizer. -ENOENT/-EIO when the file cannot be read, -ENOMEM. */
+int tr_ckpt_load(const char *path, struct tr_ckpt *c, char *err, size_t errlen);
+void tr_ckpt_free(struct tr_ckpt *c);
+
+/* The SHA-256 of len bytes as 64 hex digits and a NUL. */
+void tr_sha256_hex(const void *data, size_t len, char out[65]);
 
 #endif /* TPU_TRAIN_TRAIN_H */

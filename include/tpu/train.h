@@ -1,0 +1,118 @@
+/* Training operators on the tpu: the forward and backward passes of dense layers, ReLU, softmax
+ * cross-entropy, and the optimizers (SGD with momentum, AdamW) on fp32 master weights
+ * (docs/training.md).
+ *
+ * Mixed precision as design.md §8: tensors on the host are fp32 (float); every matrix product
+ * runs on the device through tpu_gemm_ex() with TPU_DTYPE_BF16 (operands rounded to bf16 with
+ * tpu_f32_to_bf16, fp32 sums in the device's order, docs/spec.md 7.1); elementwise work runs on
+ * the host in fp32 in a fixed order. The host part is the same code on every backend, so the same
+ * calls on golden:bf16=1 and on a sim device with the bf16 mode give the same bits whenever the
+ * devices do. Layouts: row-major, one example after the other; dense weights in x out.
+ *
+ * Conventions as in tpu.h: 0 / -errno / positive device status; on -EINVAL ctx->err names the
+ * field and the limit. Not thread-safe: one context per device and thread.
+ */
+#ifndef TPU_TRAIN_H
+#define TPU_TRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpu/tpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a step's time went: the device's counters summed over every GEMM, and host seconds
+ * (wall clock of everything else the ops did: conversions, elementwise work, optimizer). */
+struct tpu_train_stats {
+	uint64_t gemms;
+	uint64_t cycles;          /* PERF_CYCLES summed over the GEMMs */
+	uint64_t mxu_busy_cycles;
+	uint64_t macs;
+	double device_seconds;    /* wall clock spent inside tpu_gemm_ex */
+	double host_seconds;      /* wall clock of the ops' host work */
+};
+
+/* A device and the bf16 staging buffers of its GEMMs. */
+struct tpu_train_ctx {
+	tpu_dev *dev;
+	uint32_t array_n;
+	uint16_t *a16, *b16;      /* bf16 copies of the operands */
+	size_t a_cap, b_cap;      /* elements */
+	struct tpu_train_stats stats;
+	char err[256];
+};
+
+/* Bind ctx to dev (which must have the bf16 mode: FEATURES.BF16). Returns 0, -ENOTSUP (no bf16
+ * mode; ctx->err says so), or the error of tpu_get_info. ctx owns nothing of dev. */
+TPU_MUST_CHECK int tpu_train_init(struct tpu_train_ctx *ctx, tpu_dev *dev);
+/* Free the staging buffers (fine on a zeroed or failed ctx). */
+void tpu_train_free(struct tpu_train_ctx *ctx);
+
+/* C (m x n, fp32) = op(A) · op(B) on the device in bf16 x bf16 -> fp32, A and B fp32 rounded
+ * to bf16 on the way: op(A) m x k (stored k x m with trans_a), op(B) k x n (stored n x k with
+ * trans_b), packed rows. bias (n values or NULL) is added on the device after the last K-tile.
+ * Returns 0, -EINVAL (a dimension 0, a NULL pointer), -ENOMEM, or tpu_gemm_ex's error. */
+TPU_MUST_CHECK int tpu_train_gemm(struct tpu_train_ctx *ctx, enum tpu_trans trans_a,
+				  enum tpu_trans trans_b, size_t m, size_t n, size_t k,
+				  const float *a, const float *b, const float *bias, float *c);
+
+/* Dense forward: y (batch x out) = x (batch x in) · w (in x out) + b. */
+TPU_MUST_CHECK int tpu_train_dense_forward(struct tpu_train_ctx *ctx, size_t batch, size_t in,
+					   size_t out, const float *x, const float *w,
+					   const float *b, float *y);
+
+/* Dense backward given dy (batch x out): dw (in x out) = xᵀ · dy and dx (batch x in) = dy · wᵀ
+ * on the device (trans_a / trans_b, no host transpose); db (out) = the column sums of dy on the
+ * host (fp32, rows in order). dw, db and dx are written, not accumulated; dx may be NULL (the
+ * first layer). */
+TPU_MUST_CHECK int tpu_train_dense_backward(struct tpu_train_ctx *ctx, size_t batch, size_t in,
+					    size_t out, const float *x, const float *w,
+					    const float *dy, float *dw, float *db, float *dx);
+
+/* ReLU in place, and its backward given the ReLU's output y: dy[i] = 0 where y[i] <= 0. */
+void tpu_train_relu_forward(float *y, size_t count);
+void tpu_train_relu_backward(const float *y, float *dy, size_t count);
+
+/* Mean softmax cross-entropy of batch rows of logits (batch x classes) against labels; *loss
+ * the mean, dlogits (may be NULL) its gradient (softmax - onehot) / batch. Computed in double
+ * per row, stored as fp32. Returns 0, -EINVAL (a label >= classes: err names the row), -EDOM (a
+ * logit is NaN or infinite: err names the row). err may be NULL. */
+TPU_MUST_CHECK int tpu_train_softmax_xent(const float *logits, const uint8_t *labels,
+					  size_t batch, size_t classes, float *loss,
+					  float *dlogits, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ optimizers */
+
+enum tpu_optim_kind {
+	TPU_OPTIM_SGD = 1,   /* v = momentum v + g + wd p; p -= lr v */
+	TPU_OPTIM_ADAMW = 2, /* Adam (Kingma & Ba) with decoupled weight decay (Loshchilov) */
+};
+
+/* Optimizer state over one flat fp32 parameter vector of n values. m is SGD's velocity or
+ * Adam's first moment, v Adam's second moment (NULL for SGD). */
+struct tpu_optim {
+	enum tpu_optim_kind kind;
+	size_t n;
+	double momentum;     /* SGD */
+	double beta1, beta2, eps;
+	double weight_decay;
+	uint64_t t;          /* steps taken */
+	float *m, *v;
+};
+
+/* Defaults: SGD momentum 0.9; Adam betas 0.9, 0.999, eps 1e-8; weight_decay as given; state
+ * zero. Returns 0, -EINVAL (unknown kind, n 0), -ENOMEM. */
+TPU_MUST_CHECK int tpu_optim_init(struct tpu_optim *o, enum tpu_optim_kind kind, size_t n,
+				  double weight_decay);
+/* One step with learning rate lr: param (fp32 master weights) updated from grad in a fixed
+ * order (index order, double arithmetic per element, stored as fp32). */
+void tpu_optim_step(struct tpu_optim *o, float *param, const float *grad, double lr);
+void tpu_optim_free(struct tpu_optim *o);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TPU_TRAIN_H */

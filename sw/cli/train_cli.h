@@ -1,0 +1,37 @@
+/* `tpu train` (cmd_train.c parses the command line and loads the data, train_run.c runs the
+ * epochs, writes checkpoints and the model). */
+#ifndef TPU_CLI_TRAIN_CLI_H
+#define TPU_CLI_TRAIN_CLI_H
+
+#include <stdbool.h>
+
+#include "cli.h"
+#include "train/train.h"
+
+struct train_opts {
+	const char *model;       /* "mlp" or "cnn" */
+	const char *data, *labels, *val_data, *val_labels;
+	const char *checkpoint, *resume, *output;
+	unsigned epochs;
+	unsigned stop_after;      /* stop after this epoch (0: run all) */
+	size_t batch;
+	enum tpu_optim_kind optim;
+	double lr, weight_decay;
+	unsigned long long seed;
+	bool json;
+};
+
+/* A loaded data set: fp32 inputs for the trainer and, for uint8 pixel files, the pixels as a
+ * tr_digits (what calibration for -o reads). */
+struct train_set {
+	struct tr_dev_data d;
+	float *x;
+	uint8_t *y;
+	struct tr_digits pixels; /* n = 0 unless the file held uint8 pixels */
+};
+
+/* Train as o says on dev; returns the exit code (messages printed). */
+int train_run(const struct cli_ctx *ctx, const struct train_opts *o, tpu_dev *dev,
+	      const struct train_set *train, const struct train_set *val);
+
+#endif /* TPU_CLI_TRAIN_CLI_H */

@@ -1,0 +1,296 @@
+/* `tpu train`'s epochs (train_cli.h): the net, the device trainer (sw/train dev_net.c), seeded
+ * shuffling, the cosine schedule, a progress line or JSON object per epoch, checkpoints
+ * (sw/train ckpt.c) and the int8 model (sw/train quant.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "json.h"
+#include "train_cli.h"
+
+struct run {
+	const struct cli_ctx *ctx;
+	const struct train_opts *o;
+	struct tr_net net;
+	struct tr_dev dev;
+	uint64_t rng;
+	unsigned epoch;  /* epochs done */
+	size_t step;     /* steps done */
+	size_t *idx;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t lr_bits(double lr)
+{
+	uint64_t b;
+
+	memcpy(&b, &lr, sizeof(b));
+	return b;
+}
+
+static int build_net(struct run *r)
+{
+	uint64_t init = r->o->seed;
+	int ret;
+
+	tr_net_init(&r->net, TR_DIGITS_H, TR_DIGITS_W, 1, r->o->batch > 64 ? r->o->batch : 64);
+	if (!strcmp(r->o->model, "mlp")) {
+		ret = tr_net_add_dense(&r->net, 64, true);
+		if (!ret)
+			ret = tr_net_add_dense(&r->net, TR_DIGITS_CLASSES, false);
+	} else {
+		ret = tr_net_add_conv(&r->net, 8, 3, 1, true);
+		if (!ret)
+			ret = tr_net_add_pool(&r->net, 2, 2);
+		if (!ret)
+			ret = tr_net_add_dense(&r->net, TR_DIGITS_CLASSES, false);
+	}
+	return ret ? ret : tr_net_alloc(&r->net, &init);
+}
+
+static void ckpt_fill(const struct run *r, struct tr_ckpt *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->meta[TR_META_VERSION] = TR_CKPT_VERSION;
+	c->meta[TR_META_MODEL] = strcmp(r->o->model, "mlp") ? TR_MODEL_CNN : TR_MODEL_MLP;
+	c->meta[TR_META_EPOCH] = r->epoch;
+	c->meta[TR_META_STEP] = r->step;
+	c->meta[TR_META_OPTIM] = (uint64_t)r->o->optim;
+	c->meta[TR_META_OPTIM_T] = r->dev.opt.t;
+	c->meta[TR_META_RNG] = r->rng;
+	c->meta[TR_META_SEED] = r->o->seed;
+	c->meta[TR_META_PARAMS] = r->net.n_params;
+	c->meta[TR_META_BATCH] = r->o->batch;
+	c->meta[TR_META_EPOCHS] = r->o->epochs;
+	c->meta[TR_META_LR_BITS] = lr_bits(r->o->lr);
+	c->n = r->net.n_params;
+	c->param = r->dev.param;
+	c->m = r->dev.opt.m;
+	c->v = r->dev.opt.v;
+}
+
+/* The checkpoint must come from the same command: name the first field that differs. */
+static int resume(struct run *r, size_t n_train)
+{
+	static const char *const names[TR_CKPT_META] = {
+		[TR_META_MODEL] = "model (--model)", [TR_META_OPTIM] = "optimizer (--optimizer)",
+		[TR_META_SEED] = "seed (--seed)", [TR_META_PARAMS] = "parameter count",
+		[TR_META_BATCH] = "batch (--batch)", [TR_META_EPOCHS] = "epochs (--epochs)",
+		[TR_META_LR_BITS] = "learning rate (--lr)",
+	};
+	struct tr_ckpt want, c;
+	char err[512];
+	int ret = tr_ckpt_load(r->o->resume, &c, err, sizeof(err));
+
+	if (ret) {
+		cli_error(r->ctx, "--resume: %s", err);
+		return CLI_EXIT_USAGE;
+	}
+	ckpt_fill(r, &want);
+	for (int i = 0; i < TR_CKPT_META; i++)
+		if (names[i] && c.meta[i] != want.meta[i]) {
+			cli_error(r->ctx, "--resume %s: its %s is %llu, this run's is %llu",
+				  r->o->resume, names[i], (unsigned long long)c.meta[i],
+				  (unsigned long long)want.meta[i]);
+			tr_ckpt_free(&c);
+			return CLI_EXIT_USAGE;
+		}
+	memcpy(r->dev.param, c.param, c.n * sizeof(float));
+	memcpy(r->dev.opt.m, c.m, c.n * sizeof(float));
+	if (c.v)
+		memcpy(r->dev.opt.v, c.v, c.n * sizeof(float));
+	r->dev.opt.t = c.meta[TR_META_OPTIM_T];
+	r->epoch = (unsigned)c.meta[TR_META_EPOCH];
+	/* each epoch shuffles the previous permutation: replay them from the seed, which must
+	 * land on the checkpoint's RNG state */
+	for (unsigned e = 0; e < r->epoch && e < r->o->epochs; e++)
+		tr_shuffle(r->idx, n_train, &r->rng);
+	if (r->rng != c.meta[TR_META_RNG] || r->epoch > r->o->epochs) {
+		cli_error(r->ctx, "--resume %s: its RNG state or epoch (%u) does not follow from "
+			  "seed %llu on this data set", r->o->resume, r->epoch, r->o->seed);
+		tr_ckpt_free(&c);
+		return CLI_EXIT_USAGE;
+	}
+	r->step = (size_t)c.meta[TR_META_STEP];
+	tr_ckpt_free(&c);
+	return 0;
+}
+
+struct epoch_fig {
+	double loss, train_acc, val_acc, host_s, device_s;
+	uint64_t cycles, macs;
+};
+
+static int run_epoch(struct run *r, const struct train_set *train, struct epoch_fig *f)
+{
+	const struct tr_dev_data *d = &train->d;
+	size_t per_epoch = (d->n + r->o->batch - 1) / r->o->batch;
+	size_t steps = per_epoch * r->o->epochs, correct = 0;
+	struct tpu_train_stats s0 = r->dev.ctx.stats;
+	double loss_sum = 0.0, t0 = now();
+	char err[512];
+
+	tr_shuffle(r->idx, d->n, &r->rng);
+	for (size_t b0 = 0; b0 < d->n; b0 += r->o->batch) {
+		size_t n = d->n - b0 < r->o->batch ? d->n - b0 : r->o->batch;
+		double loss;
+		int ret = tr_dev_step(&r->dev, d, r->idx + b0, n,
+				      tr_cosine_lr(r->o->lr, r->step, steps), &loss, err,
+				      sizeof(err));
+
+		if (ret) {
+			cli_error(r->ctx, "epoch %u, step %zu: %s%s", r->epoch + 1, r->step + 1, err,
+				  ret == -EDOM ? " (the run diverged: try a lower --lr)" : "");
+			return CLI_EXIT_FAIL;
+		}
+		loss_sum += loss * (double)n;
+		/* running training accuracy from the step's own logits */
+		const float *lg = r->dev.act[r->net.n_layers - 1];
+		for (size_t i = 0; i < n; i++)
+			correct += tr_dev_argmax(lg + i * TR_DIGITS_CLASSES, TR_DIGITS_CLASSES) ==
+				   r->dev.y[i];
+		r->step++;
+	}
+	r->epoch++;
+	f->loss = loss_sum / (double)d->n;
+	f->train_acc = (double)correct / (double)d->n;
+	f->cycles = r->dev.ctx.stats.cycles - s0.cycles;
+	f->macs = r->dev.ctx.stats.macs - s0.macs;
+	f->device_s = r->dev.ctx.stats.device_seconds - s0.device_seconds;
+	f->host_s = now() - t0 - f->device_s;
+	return 0;
+}
+
+static void report(const struct run *r, const struct epoch_fig *f)
+{
+	uint64_t n = r->dev.ctx.array_n;
+	double util = f->cycles ? (double)f->macs / ((double)(n * n) * (double)f->cycles) : 0.0;
+
+	if (r->o->json) {
+		printf("{\"epoch\": %u, \"step\": %zu, \"loss\": %.6f, \"train_accuracy\": %.6f, "
+		       "\"val_accuracy\": %.6f, \"device_cycles\": %llu, \"macs\": %llu, "
+		       "\"mxu_utilization\": %.6f, \"device_seconds\": %.4f, "
+		       "\"host_seconds\": %.4f}\n",
+		       r->epoch, r->step, f->loss, f->train_acc, f->val_acc,
+		       (unsigned long long)f->cycles, (unsigned long long)f->macs, util,
+		       f->device_s, f->host_s);
+	} else {
+		printf("epoch %3u/%u  loss %.4f  train %.2f %%  val %.2f %%  cycles %llu  "
+		       "util %.1f %%  host %.3f s\n",
+		       r->epoch, r->o->epochs, f->loss, 100.0 * f->train_acc, 100.0 * f->val_acc,
+		       (unsigned long long)f->cycles, 100.0 * util, f->host_s);
+	}
+	fflush(stdout);
+}
+
+static int save_ckpt(const struct run *r)
+{
+	struct tr_ckpt c;
+	char err[512], sha[65];
+
+	ckpt_fill(r, &c);
+	if (tr_ckpt_save(r->o->checkpoint, &c, sha, err, sizeof(err))) {
+		cli_error(r->ctx, "--checkpoint: %s", err);
+		return CLI_EXIT_FAIL;
+	}
+	if (!r->o->json)
+		printf("checkpoint %s sha256 %s\n", r->o->checkpoint, sha);
+	else
+		printf("{\"checkpoint\": \"%s\", \"sha256\": \"%s\"}\n", r->o->checkpoint, sha);
+	return 0;
+}
+
+/* -o: quantize the master weights through sw/train (calibrated on the training pixels). */
+static int save_model(struct run *r, const struct train_set *train, const struct train_set *val)
+{
+	double lo[TR_MAX_LAYERS], hi[TR_MAX_LAYERS], acc = 0.0;
+	struct tpu_model *m = NULL;
+	char err[512] = "";
+	int ret;
+
+	if (!train->pixels.n) {
+		cli_error(r->ctx, "-o: the training data must be uint8 pixels 0..16 (the int8 model "
+			  "quantizes its input as pixel / 16)");
+		return CLI_EXIT_USAGE;
+	}
+	tr_dev_export(&r->dev);
+	tr_calibrate(&r->net, &train->pixels, lo, hi);
+	ret = tr_quantize(&r->net, lo, hi, strcmp(r->o->model, "mlp") ? "digits-cnn" : "digits-mlp",
+			  &m, err, sizeof(err));
+	if (!ret && val->pixels.n)
+		ret = tr_eval_int8(m, &val->pixels, &acc);
+	if (!ret) {
+		m->float_accuracy = (float)tr_eval_float(&r->net, &val->pixels, NULL);
+		m->int8_accuracy = (float)acc;
+		ret = tpu_model_save(m, r->o->output, err, sizeof(err));
+	}
+	tpu_model_free(m);
+	if (ret) {
+		cli_error(r->ctx, "-o %s: %s", r->o->output, err[0] ? err : strerror(-ret));
+		return CLI_EXIT_FAIL;
+	}
+	if (r->o->json)
+		printf("{\"model\": \"%s\", \"int8_val_accuracy\": %.6f}\n", r->o->output, acc);
+	else
+		printf("model %s: int8 val %.2f %%\n", r->o->output, 100.0 * acc);
+	return 0;
+}
+
+int train_run(const struct cli_ctx *ctx, const struct train_opts *o, tpu_dev *dev,
+	      const struct train_set *train, const struct train_set *val)
+{
+	struct run r = { .ctx = ctx, .o = o, .rng = o->seed };
+	char err[512];
+	int rc = build_net(&r);
+
+	if (rc) {
+		cli_error(ctx, "--model %s: cannot build it (%s)", o->model, strerror(-rc));
+		return CLI_EXIT_FAIL;
+	}
+	rc = tr_dev_init(&r.dev, &r.net, dev, o->optim, o->weight_decay, err, sizeof(err));
+	if (rc) {
+		cli_error(ctx, "--model %s: %s", o->model, err);
+		rc = rc == -ENOTSUP ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+		goto out_net;
+	}
+	r.idx = malloc(train->d.n * sizeof(*r.idx));
+	if (!r.idx) {
+		cli_error(ctx, "out of memory");
+		rc = CLI_EXIT_FAIL;
+		goto out_dev;
+	}
+	for (size_t i = 0; i < train->d.n; i++)
+		r.idx[i] = i;
+	rc = o->resume ? resume(&r, train->d.n) : 0;
+	unsigned last = o->stop_after && o->stop_after < o->epochs ? o->stop_after : o->epochs;
+	while (!rc && r.epoch < last) {
+		struct epoch_fig f;
+
+		rc = run_epoch(&r, train, &f);
+		if (!rc && tr_dev_eval(&r.dev, &val->d, &f.val_acc, NULL, err, sizeof(err))) {
+			cli_error(ctx, "epoch %u: validation: %s", r.epoch, err);
+			rc = CLI_EXIT_FAIL;
+		}
+		if (!rc)
+			report(&r, &f);
+		if (!rc && o->checkpoint)
+			rc = save_ckpt(&r);
+	}
+	if (!rc && o->output)
+		rc = save_model(&r, train, val);
+	free(r.idx);
+out_dev:
+	tr_dev_free(&r.dev);
+out_net:
+	tr_net_free(&r.net);
+	return rc;
+}
