@@ -322,6 +322,8 @@ static Suite *suite_train_grad(void)
 	Suite *s = suite_create("train_grad");
 	TCase *tc = tcase_create("layers");
 
+	/* (the finite-difference checks take seconds under ASan on a loaded machine) */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, dense_forward_by_hand);
 	tcase_add_test(tc, conv_forward_by_hand);
 	tcase_add_test(tc, pool_forward_by_hand);
