@@ -24,6 +24,8 @@ FUZZ_OBJ        := $(FUZZ_DIR)/obj
 FUZZ_LIB_OBJS   := $(LIB_SRCS:%.c=$(FUZZ_OBJ)/%.o)
 # the command line without its process entry and with the device open stubbed (fuzz_cli.c)
 FUZZ_CLI_OBJS   := $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(filter-out sw/cli/main.c sw/cli/device.c,$(CLI_SRCS)))
+# ... and the trainer behind `tpu train` (mk/train.mk's library, read after this file)
+FUZZ_TRAIN_OBJS := $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(filter-out sw/train/main.c,$(wildcard sw/train/*.c)))
 
 $(FUZZ_OBJ)/%.o: %.c $(SPEC_H) $(SETUP_STAMP)
 	@mkdir -p $(@D)
@@ -33,7 +35,7 @@ $(FUZZ_OBJ)/%.o: %.c $(SPEC_H) $(SETUP_STAMP)
 fuzz_objs = $(FUZZ_OBJ)/tests/fuzz/fuzz_$(1).o $(FUZZ_OBJ)/tests/fuzz/fuzz_util.o
 $(FUZZ_DIR)/fuzz_npy: $(call fuzz_objs,npy) $(FUZZ_OBJ)/sw/cli/npy.o $(FUZZ_LIB_OBJS)
 $(FUZZ_DIR)/fuzz_model: $(call fuzz_objs,model) $(FUZZ_LIB_OBJS)
-$(FUZZ_DIR)/fuzz_cli: $(call fuzz_objs,cli) $(FUZZ_CLI_OBJS) $(FUZZ_LIB_OBJS)
+$(FUZZ_DIR)/fuzz_cli: $(call fuzz_objs,cli) $(FUZZ_CLI_OBJS) $(FUZZ_TRAIN_OBJS) $(FUZZ_LIB_OBJS)
 # the Verilated models (compiled by the C++ compiler, not instrumented) come along when built
 # (its $(SIM_LIB) prerequisite is in mk/sim.mk, read after this file)
 $(FUZZ_DIR)/fuzz_stream: $(call fuzz_objs,stream) $(FUZZ_LIB_OBJS)
@@ -41,7 +43,7 @@ $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_HARNESSES)):
 	@mkdir -p $(@D)
 	@echo "  FUZZLD  $@"
 	$(Q)$(FUZZ_CXX) $(FUZZ_LDFLAGS) -o $@ $(filter %.o,$^) $(if $(filter %fuzz_stream,$@),$(SIM_LINK)) \
-	  $(LDLIBS_ALL)
+	  $(if $(filter %fuzz_cli,$@),-lz -lcrypto) $(LDLIBS_ALL)
 
 -include $(shell find $(FUZZ_OBJ) -name '*.d' 2>/dev/null)
 
