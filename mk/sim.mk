@@ -6,8 +6,8 @@
 # model is built.
 #   SIM=auto (default)  build the models when verilator and rtl/top/tpu_device.sv exist
 #   SIM=0               never (golden only, no Verilator builds)
-#   SIM_MODELS="n8 n16 s8" models to build (rtl/profiles.toml "sim" names; each costs minutes
-#                       of C++ compilation)
+#   SIM_MODELS="n8 b8"  models to build (rtl/profiles.toml "sim" names, default all of them;
+#                       each costs minutes of C++ compilation)
 #   make soak SEEDS=N   N seeds of the golden-vs-sim differential test (tests/test_sim_diff.c)
 # The ASan build ($(BUILD)/san) reuses the models of $(BUILD): they are not instrumented.
 
@@ -22,7 +22,6 @@ endif
 SIM_VBUILD := $(patsubst %/san,%,$(BUILD))
 SIM_VDIR   := $(SIM_VBUILD)/verilated-sim
 SIM_LIB    := $(SIM_VBUILD)/lib/libtpu_sim.a
-SIM_MODELS ?= n8 n16 s8 b8
 # The package of the build that owns the models: the ASan build ($(BUILD)/san) generates its own
 # copy, which must not make the (uninstrumented, shared) models look out of date.
 SIM_PKG    := $(SIM_VBUILD)/rtl/tpu_pkg.sv

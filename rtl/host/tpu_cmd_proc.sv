@@ -23,9 +23,9 @@
 //   tpu_stream_epilogue  STREAM_MATMUL's block epilogue and write-back (StreamMm, RdChain)
 //   tpu_write_gather     the write jobs: WRITE_HOST's gathered rows, the write-back, FENCE,
 //                        IDENTIFY
-// Staging RAM (StDepth rows of N bytes): the READ_HOST ring of 2 x StageRows rows (also
-// LOAD_WEIGHTS' rows, a staged LUT, STREAM_MATMUL's stream), then with ReadAhead the RaT tile
-// regions of N rows and with RhDepth = 2 a third READ_HOST region of StageRows rows.
+// Staging RAM (StDepth rows of RB bytes: N, 2N with Bf16): the READ_HOST ring of 2 x StageRows
+// rows (also LOAD_WEIGHTS' rows, a staged LUT, STREAM_MATMUL's stream), then with ReadAhead the
+// RaT tile regions of N rows and with RhDepth = 2 a third READ_HOST region of StageRows rows.
 // Size options for small FPGAs (defaults: everything on): ReadAhead = 0 leaves out the
 // LOAD_WEIGHTS, READ_HOST and LOAD_PARAMS read-aheads and the background commit (the queue,
 // peek decode, staging regions, the parameter buffer); LutStage = 1 reads the 256-byte LUT of
