@@ -4,12 +4,11 @@
 
 #include "ops_priv.h"
 
-/* 0 when s is a valid pooling shape with output oh x ow, else -EINVAL. */
-static int pool_check(const struct tpu_pool2d_shape *s, size_t *oh, size_t *ow)
+int tpu_pool2d_out(const struct tpu_pool2d_shape *s, size_t *oh, size_t *ow)
 {
 	size_t t;
 
-	if (!s || !s->batch || !s->in_h || !s->in_w || !s->channels || !s->stride_h || !s->stride_w)
+	if (!s || !oh || !ow || !s->batch || !s->in_h || !s->in_w || !s->channels || !s->stride_h || !s->stride_w)
 		return -EINVAL;
 	if (s->pool_h < 1 || s->pool_h > s->in_h || s->pool_w < 1 || s->pool_w > s->in_w)
 		return -EINVAL;
@@ -25,7 +24,7 @@ int tpu_maxpool2d(const struct tpu_pool2d_shape *s, const int8_t *in, int8_t *ou
 {
 	size_t oh, ow, c;
 
-	if (!in || !out || pool_check(s, &oh, &ow))
+	if (!in || !out || tpu_pool2d_out(s, &oh, &ow))
 		return -EINVAL;
 	c = s->channels;
 	for (size_t b = 0; b < s->batch; b++) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tpu/train.h"
+#include "train_priv.h"
 
 int tpu_train_dense_forward(struct tpu_train_ctx *ctx, size_t batch, size_t in, size_t out,
 			    const float *x, const float *w, const float *b, float *y)
@@ -30,9 +31,14 @@ int tpu_train_dense_backward(struct tpu_train_ctx *ctx, size_t batch, size_t in,
 		if (ret)
 			return ret;
 	}
-	memset(db, 0, out * sizeof(*db));
-	for (size_t i = 0; i < batch; i++)
-		for (size_t j = 0; j < out; j++)
-			db[j] += dy[i * out + j];
+	train_col_sums(dy, batch, out, db);
 	return 0;
+}
+
+void train_col_sums(const float *dy, size_t rows, size_t cols, float *db)
+{
+	memset(db, 0, cols * sizeof(*db));
+	for (size_t i = 0; i < rows; i++)
+		for (size_t j = 0; j < cols; j++)
+			db[j] += dy[i * cols + j];
 }

@@ -1,6 +1,6 @@
 /* The one matrix product of the training ops: fp32 operands rounded to bf16 into staging
  * buffers, tpu_gemm_ex() with TPU_DTYPE_BF16 and the caller's transposes, fp32 out. The device's
- * counters are read around each GEMM and summed into ctx->stats. */
+ * counters are read around each GEMM and summed into ctx->stats (and, when asked, traced). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 #include "tpu/bf16.h"
 #include "tpu/train.h"
 #include "tpu/tpu_spec.h"
+#include "train_priv.h"
 
 static double now(void)
 {
@@ -44,25 +45,29 @@ void tpu_train_free(struct tpu_train_ctx *ctx)
 {
 	free(ctx->a16);
 	free(ctx->b16);
+	free(ctx->col);
+	free(ctx->dcol);
 	ctx->a16 = ctx->b16 = NULL;
-	ctx->a_cap = ctx->b_cap = 0;
+	ctx->col = ctx->dcol = NULL;
+	ctx->a_cap = ctx->b_cap = ctx->col_cap = ctx->dcol_cap = 0;
 }
 
-/* Grow *buf to hold n bf16 values. */
-static int reserve(uint16_t **buf, size_t *cap, size_t n)
+int train_reserve(void *bufp, size_t *cap, size_t n, size_t esz)
 {
-	uint16_t *p;
+	void *p;
 
 	if (n <= *cap)
 		return 0;
-	if (n > SIZE_MAX / sizeof(uint16_t))
+	if (n > SIZE_MAX / esz)
 		return -ENOMEM;
-	p = realloc(*buf, n * sizeof(uint16_t));
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	*cap = n;
-	return 0;
+	/* the contents need not survive: free first, so the peak is one buffer; the pointer is
+	 * read and written through memcpy, as bufp points at a pointer of the caller's type */
+	memcpy(&p, bufp, sizeof(p));
+	free(p);
+	p = malloc(n * esz);
+	memcpy(bufp, &p, sizeof(p));
+	*cap = p ? n : 0;
+	return p ? 0 : -ENOMEM;
 }
 
 static void to_bf16(const float *src, size_t n, uint16_t *dst)
@@ -101,9 +106,9 @@ int tpu_train_gemm(struct tpu_train_ctx *ctx, enum tpu_trans trans_a, enum tpu_t
 	}
 	if (m > SIZE_MAX / k || n > SIZE_MAX / k)
 		return -ENOMEM;
-	ret = reserve(&ctx->a16, &ctx->a_cap, m * k);
+	ret = train_reserve(&ctx->a16, &ctx->a_cap, m * k, sizeof(uint16_t));
 	if (!ret)
-		ret = reserve(&ctx->b16, &ctx->b_cap, k * n);
+		ret = train_reserve(&ctx->b16, &ctx->b_cap, k * n, sizeof(uint16_t));
 	if (ret)
 		return ret;
 	to_bf16(a, m * k, ctx->a16);
@@ -129,5 +134,10 @@ int tpu_train_gemm(struct tpu_train_ctx *ctx, enum tpu_trans trans_a, enum tpu_t
 		return ret;
 	perf_add(&ctx->stats, &p0, &p1);
 	ctx->stats.gemms++;
+	if (ctx->trace && ctx->trace_len < ctx->trace_cap)
+		ctx->trace[ctx->trace_len++] = (struct tpu_train_gemm_rec){
+			.trans_a = trans_a, .trans_b = trans_b, .m = m, .n = n, .k = k,
+			.cycles = p1.cycles - p0.cycles, .macs = p1.macs - p0.macs,
+		};
 	return 0;
 }

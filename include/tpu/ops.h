@@ -63,6 +63,9 @@ struct tpu_pool2d_shape {
 	size_t stride_h, stride_w;     /* >= 1 */
 };
 TPU_MUST_CHECK int tpu_maxpool2d(const struct tpu_pool2d_shape *s, const int8_t *in, int8_t *out);
+/* Output height and width of s: 0, or -EINVAL (s NULL, a size 0, a window larger than the input,
+ * a tensor whose size overflows). */
+TPU_MUST_CHECK int tpu_pool2d_out(const struct tpu_pool2d_shape *s, size_t *out_h, size_t *out_w);
 
 /* Activation functions applied through the activation pipeline's clamp and LUT. */
 enum tpu_activation {

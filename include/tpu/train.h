@@ -1,5 +1,5 @@
-/* Training operators on the tpu: the forward and backward passes of dense layers, ReLU, softmax
- * cross-entropy, and the optimizers (SGD with momentum, AdamW) on fp32 master weights
+/* Training operators on the tpu: the forward and backward passes of dense and conv2d layers,
+ * max-pool, ReLU, softmax cross-entropy, and the optimizers (SGD with momentum, AdamW) on fp32 master weights
  * (docs/training.md).
  *
  * Mixed precision as design.md §8: tensors on the host are fp32 (float); every matrix product
@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tpu/ops.h"
 #include "tpu/tpu.h"
 
 #ifdef __cplusplus
@@ -35,13 +36,26 @@ struct tpu_train_stats {
 	double host_seconds;      /* wall clock of the ops' host work */
 };
 
-/* A device and the bf16 staging buffers of its GEMMs. */
+/* One GEMM as tpu_train_gemm ran it (the optional trace of struct tpu_train_ctx). */
+struct tpu_train_gemm_rec {
+	enum tpu_trans trans_a, trans_b;
+	size_t m, n, k;
+	uint64_t cycles, macs;
+};
+
+/* A device, the bf16 staging buffers of its GEMMs and the conv ops' im2col buffers. */
 struct tpu_train_ctx {
 	tpu_dev *dev;
 	uint32_t array_n;
 	uint16_t *a16, *b16;      /* bf16 copies of the operands */
 	size_t a_cap, b_cap;      /* elements */
+	float *col, *dcol;        /* im2col matrix and its gradient (conv2d) */
+	size_t col_cap, dcol_cap; /* elements */
 	struct tpu_train_stats stats;
+	/* When trace is not NULL, each GEMM appends its record while trace_len < trace_cap (the
+	 * caller owns the array; the ops only fill it). */
+	struct tpu_train_gemm_rec *trace;
+	size_t trace_len, trace_cap;
 	char err[256];
 };
 
@@ -71,6 +85,50 @@ TPU_MUST_CHECK int tpu_train_dense_forward(struct tpu_train_ctx *ctx, size_t bat
 TPU_MUST_CHECK int tpu_train_dense_backward(struct tpu_train_ctx *ctx, size_t batch, size_t in,
 					    size_t out, const float *x, const float *w,
 					    const float *dy, float *dw, float *db, float *dx);
+
+/* ------------------------------------------------------------------ conv2d and max-pool */
+
+/* conv2d over fp32 NHWC tensors, shaped as include/tpu/ops.h's struct tpu_conv2d_shape (batch
+ * included; padding taps are 0): the im2col matrix on the host, col (batch*out_h*out_w rows,
+ * kernel_h*kernel_w*in_c columns, taps ordered (kh, kw, c)), its products on the device.
+ * Weights (kernel_h*kernel_w*in_c) x out_c, HWIO, as the int8 tpu_conv2d. The output rows of
+ * the GEMM are already NHWC. Flatten (conv or pool output into a dense layer) is no op: an NHWC
+ * example is the dense layer's input row, in H, W, C order.
+ *
+ * tpu_train_im2col writes col; tpu_train_col2im writes dx (NHWC, batch x in_h x in_w x in_c) =
+ * the sum, per input element, of the col entries that read it (its adjoint). Both return 0 or
+ * -EINVAL (a NULL pointer, a shape tpu_conv2d_out_h rejects). */
+TPU_MUST_CHECK int tpu_train_im2col(const struct tpu_conv2d_shape *s, const float *x,
+				    float *col);
+TPU_MUST_CHECK int tpu_train_col2im(const struct tpu_conv2d_shape *s, const float *col,
+				    float *dx);
+
+/* conv2d forward: y (batch*out_h*out_w x out_c, NHWC) = im2col(x) · w + b on the device (b may
+ * be NULL). Returns 0, -EINVAL (a bad shape or NULL pointer: ctx->err names the field), -ENOMEM,
+ * or tpu_gemm_ex's error. */
+TPU_MUST_CHECK int tpu_train_conv2d_forward(struct tpu_train_ctx *ctx,
+					    const struct tpu_conv2d_shape *s, const float *x,
+					    const float *w, const float *b, float *y);
+
+/* conv2d backward given dy (as y): dw = im2col(x)ᵀ · dy (trans_a) and dcol = dy · wᵀ
+ * (trans_b) on the device, then dx = col2im(dcol) on the host; db = the column sums of dy
+ * (host, fp32, rows in order). im2col(x) is recomputed, not kept from the forward pass. dw, db
+ * and dx are written, not accumulated; dx may be NULL (the first layer). Returns as the
+ * forward. */
+TPU_MUST_CHECK int tpu_train_conv2d_backward(struct tpu_train_ctx *ctx,
+					     const struct tpu_conv2d_shape *s, const float *x,
+					     const float *w, const float *dy, float *dw, float *db,
+					     float *dx);
+
+/* Max-pool over fp32 NHWC on the host (struct tpu_pool2d_shape, no padding, output
+ * (in - pool) / stride + 1 per axis): y the maximum of each window and argmax its offset in x
+ * (the first maximum in scan order row, column; a NaN is never the maximum unless the whole
+ * window is). Backward: dx (as x) = 0 but dx[argmax[i]] += dy[i], in output order. Both return
+ * 0 or -EINVAL (a NULL pointer, a shape tpu_pool2d_out rejects). */
+TPU_MUST_CHECK int tpu_train_maxpool_forward(const struct tpu_pool2d_shape *s, const float *x,
+					     float *y, size_t *argmax);
+TPU_MUST_CHECK int tpu_train_maxpool_backward(const struct tpu_pool2d_shape *s,
+					      const size_t *argmax, const float *dy, float *dx);
 
 /* ReLU in place, and its backward given the ReLU's output y: dy[i] = 0 where y[i] <= 0. */
 void tpu_train_relu_forward(float *y, size_t count);

@@ -1,4 +1,4 @@
-/* `tpu train`: train the digits MLP on the device in bf16 mixed precision (docs/training.md).
+/* `tpu train`: train the digits MLP or CNN on the device in bf16 mixed precision (docs/training.md).
  *   tpu train [--device URI] --model mlp|cnn [--data X.npy --labels Y.npy]
  *       [--val-data X.npy --val-labels Y.npy] [--epochs E] [--batch B] [--optimizer sgd|adamw]
  *       [--lr LR] [--weight-decay WD] [--seed S] [--checkpoint FILE] [--resume FILE] [--stop-after E]
@@ -52,7 +52,8 @@ static void usage(FILE *f)
 		"training split (" DEFAULT_TRAIN_X "), validated on the test split.\n"
 		"  X.npy    uint8 pixels 0..16 (N x 8 x 8 or N x 64) or float32 inputs (N x 64)\n"
 		"  Y.npy    uint8 or int32 labels 0..9 (N)\n"
-		"  defaults: --epochs 60 --batch 32 --optimizer adamw --lr 0.003 (sgd: 0.05)\n"
+		"  defaults: --epochs 60 --batch 32 --optimizer adamw --lr 0.003 (cnn: 0.01;\n"
+		"            sgd: 0.05)\n"
 		"            --weight-decay 0.1 (sgd: 0) --seed 1; cosine learning-rate decay\n"
 		"  --checkpoint   written (atomically) after every epoch; its SHA-256 is printed\n"
 		"  --resume       continue a run from its checkpoint (same options)\n"
@@ -171,8 +172,8 @@ static int parse(const struct cli_ctx *ctx, int argc, char **argv, struct train_
 		cli_error(ctx, "--val-data and --val-labels go together: give both or neither");
 		return CLI_EXIT_USAGE;
 	}
-	if (!lr_set)
-		o->lr = o->optim == TPU_OPTIM_SGD ? 0.05 : 3e-3;
+	if (!lr_set) /* the host trainer's peak rates (docs/models.md) */
+		o->lr = o->optim == TPU_OPTIM_SGD ? 0.05 : !strcmp(o->model, "cnn") ? 1e-2 : 3e-3;
 	if (!wd_set)
 		o->weight_decay = o->optim == TPU_OPTIM_SGD ? 0.0 : 0.1;
 	return 0;

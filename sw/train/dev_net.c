@@ -1,15 +1,35 @@
 /* A tr_net trained on a tpu device (train.h "on the device"): the forward and backward passes
- * through the training ops of tpu/train.h, the optimizer on fp32 master weights. */
+ * of its dense, conv and max-pool layers through the training ops of tpu/train.h, the optimizer
+ * on fp32 master weights. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "train.h"
 
 static size_t layer_in_size(const struct tr_layer *l)
 {
 	return l->in_h * l->in_w * l->in_c;
+}
+
+/* The int8 ops' shape structs of a conv or pool layer over n examples. */
+static struct tpu_conv2d_shape conv_of(const struct tr_layer *l, size_t n)
+{
+	return (struct tpu_conv2d_shape){
+		.batch = n, .in_h = l->in_h, .in_w = l->in_w, .in_c = l->in_c, .out_c = l->out_c,
+		.kernel_h = l->k, .kernel_w = l->k, .stride_h = l->stride, .stride_w = l->stride,
+		.pad_top = l->pad, .pad_bottom = l->pad, .pad_left = l->pad, .pad_right = l->pad,
+	};
+}
+
+static struct tpu_pool2d_shape pool_of(const struct tr_layer *l, size_t n)
+{
+	return (struct tpu_pool2d_shape){
+		.batch = n, .in_h = l->in_h, .in_w = l->in_w, .channels = l->in_c,
+		.pool_h = l->k, .pool_w = l->k, .stride_h = l->stride, .stride_w = l->stride,
+	};
 }
 
 int tr_dev_init(struct tr_dev *d, struct tr_net *net, tpu_dev *dev, enum tpu_optim_kind opt,
@@ -21,9 +41,6 @@ int tr_dev_init(struct tr_dev *d, struct tr_net *net, tpu_dev *dev, enum tpu_opt
 	memset(d, 0, sizeof(*d));
 	d->net = net;
 	for (size_t l = 0; l < net->n_layers; l++) {
-		if (net->layer[l].kind != TR_DENSE)
-			return tr_fail(err, errlen, -ENOTSUP,
-				       "layer %zu: only dense layers train on the device yet", l);
 		if (tr_layer_out_size(&net->layer[l]) > big)
 			big = tr_layer_out_size(&net->layer[l]);
 	}
@@ -43,8 +60,15 @@ int tr_dev_init(struct tr_dev *d, struct tr_net *net, tpu_dev *dev, enum tpu_opt
 	if (!d->param || !d->grad || !d->x || !d->y || !d->d[0] || !d->d[1])
 		goto fail;
 	for (size_t l = 0; l < net->n_layers; l++) {
-		d->act[l] = malloc(net->max_batch * tr_layer_out_size(&net->layer[l]) * sizeof(float));
+		size_t sz = net->max_batch * tr_layer_out_size(&net->layer[l]);
+
+		d->act[l] = malloc(sz * sizeof(float));
 		if (!d->act[l])
+			goto fail;
+		if (net->layer[l].kind != TR_POOL)
+			continue;
+		d->argmax[l] = malloc(sz * sizeof(size_t));
+		if (!d->argmax[l])
 			goto fail;
 	}
 	for (size_t i = 0; i < net->n_params; i++)
@@ -65,8 +89,10 @@ void tr_dev_free(struct tr_dev *d)
 	free(d->y);
 	free(d->d[0]);
 	free(d->d[1]);
-	for (size_t l = 0; l < TR_MAX_LAYERS; l++)
+	for (size_t l = 0; l < TR_MAX_LAYERS; l++) {
 		free(d->act[l]);
+		free(d->argmax[l]);
+	}
 	memset(d, 0, sizeof(*d));
 }
 
@@ -82,10 +108,39 @@ static void gather(struct tr_dev *d, const struct tr_dev_data *data, const size_
 	}
 }
 
-static int device_fail(struct tr_dev *d, int ret, const char *what, char *err, size_t errlen)
+static const char *const kind_name[] = { [TR_DENSE] = "dense", [TR_CONV] = "conv2d",
+					 [TR_POOL] = "max-pool" };
+
+static int layer_fail(struct tr_dev *d, int ret, size_t l, const char *pass, char *err,
+		      size_t errlen)
 {
-	return tr_fail(err, errlen, ret, "%s on the device: %s", what,
+	return tr_fail(err, errlen, ret, "layer %zu (%s) %s on the device: %s", l,
+		       kind_name[d->net->layer[l].kind], pass,
 		       d->ctx.err[0] ? d->ctx.err : tpu_strerror(ret));
+}
+
+/* Layer l's forward of x (n examples) into d->act[l]. */
+static int layer_forward(struct tr_dev *d, size_t l, const float *x, size_t n)
+{
+	const struct tr_layer *ly = &d->net->layer[l];
+	const float *w = d->param + ly->w_off, *b = d->param + ly->b_off;
+
+	switch (ly->kind) {
+	case TR_DENSE:
+		return tpu_train_dense_forward(&d->ctx, n, layer_in_size(ly), ly->out_c, x, w, b,
+					       d->act[l]);
+	case TR_CONV: {
+		struct tpu_conv2d_shape s = conv_of(ly, n);
+
+		return tpu_train_conv2d_forward(&d->ctx, &s, x, w, b, d->act[l]);
+	}
+	case TR_POOL: {
+		struct tpu_pool2d_shape s = pool_of(ly, n);
+
+		return tpu_train_maxpool_forward(&s, x, d->act[l], d->argmax[l]);
+	}
+	}
+	return -EINVAL;
 }
 
 /* Forward of d->x (n rows) through every layer into d->act. */
@@ -95,17 +150,41 @@ static int forward(struct tr_dev *d, size_t n, char *err, size_t errlen)
 
 	for (size_t l = 0; l < d->net->n_layers; l++) {
 		const struct tr_layer *ly = &d->net->layer[l];
-		int ret = tpu_train_dense_forward(&d->ctx, n, layer_in_size(ly), ly->out_c, x,
-						  d->param + ly->w_off, d->param + ly->b_off,
-						  d->act[l]);
+		int ret = layer_forward(d, l, x, n);
 
 		if (ret)
-			return device_fail(d, ret, "dense forward", err, errlen);
+			return layer_fail(d, ret, l, "forward", err, errlen);
 		if (ly->relu)
-			tpu_train_relu_forward(d->act[l], n * ly->out_c);
+			tpu_train_relu_forward(d->act[l], n * tr_layer_out_size(ly));
 		x = d->act[l];
 	}
 	return 0;
+}
+
+/* Layer l's backward given dy (n examples): its weight gradients into d->grad, dx (NULL for
+ * the first layer) its input's. */
+static int layer_backward(struct tr_dev *d, size_t l, size_t n, const float *dy, float *dx)
+{
+	const struct tr_layer *ly = &d->net->layer[l];
+	const float *x = l ? d->act[l - 1] : d->x, *w = d->param + ly->w_off;
+	float *dw = d->grad + ly->w_off, *db = d->grad + ly->b_off;
+
+	switch (ly->kind) {
+	case TR_DENSE:
+		return tpu_train_dense_backward(&d->ctx, n, layer_in_size(ly), ly->out_c, x, w,
+						dy, dw, db, dx);
+	case TR_CONV: {
+		struct tpu_conv2d_shape s = conv_of(ly, n);
+
+		return tpu_train_conv2d_backward(&d->ctx, &s, x, w, dy, dw, db, dx);
+	}
+	case TR_POOL: {
+		struct tpu_pool2d_shape s = pool_of(ly, n);
+
+		return dx ? tpu_train_maxpool_backward(&s, d->argmax[l], dy, dx) : 0;
+	}
+	}
+	return -EINVAL;
 }
 
 /* Backward from d->d[0] (dlogits, n rows) into d->grad. */
@@ -115,21 +194,36 @@ static int backward(struct tr_dev *d, size_t n, char *err, size_t errlen)
 
 	for (size_t l = d->net->n_layers; l-- > 0;) {
 		const struct tr_layer *ly = &d->net->layer[l];
-		const float *x = l ? d->act[l - 1] : d->x;
 		int ret;
 
 		if (ly->relu)
-			tpu_train_relu_backward(d->act[l], dy, n * ly->out_c);
-		ret = tpu_train_dense_backward(&d->ctx, n, layer_in_size(ly), ly->out_c, x,
-					       d->param + ly->w_off, dy, d->grad + ly->w_off,
-					       d->grad + ly->b_off, l ? dx : NULL);
+			tpu_train_relu_backward(d->act[l], dy, n * tr_layer_out_size(ly));
+		ret = layer_backward(d, l, n, dy, l ? dx : NULL);
 		if (ret)
-			return device_fail(d, ret, "dense backward", err, errlen);
+			return layer_fail(d, ret, l, "backward", err, errlen);
 		float *t = dy;
 		dy = dx;
 		dx = t;
 	}
 	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* acc += the device figures of ctx->stats since s0, and wall seconds since t0. */
+static void phase_add(struct tr_dev_phase *acc, const struct tpu_train_stats *s0,
+		      const struct tpu_train_stats *s1, double t0)
+{
+	acc->gemms += s1->gemms - s0->gemms;
+	acc->cycles += s1->cycles - s0->cycles;
+	acc->macs += s1->macs - s0->macs;
+	acc->wall_seconds += now() - t0;
 }
 
 int tr_dev_step(struct tr_dev *d, const struct tr_dev_data *data, const size_t *idx, size_t n,
@@ -141,10 +235,16 @@ int tr_dev_step(struct tr_dev *d, const struct tr_dev_data *data, const size_t *
 	float l;
 	int ret;
 
+	struct tpu_train_stats s0 = d->ctx.stats;
+	double t0 = now();
+
 	gather(d, data, idx, n);
 	ret = forward(d, n, err, errlen);
 	if (ret)
 		return ret;
+	phase_add(&d->phase[TR_PHASE_FORWARD], &s0, &d->ctx.stats, t0);
+	s0 = d->ctx.stats;
+	t0 = now();
 	logits = d->act[d->net->n_layers - 1];
 	ret = tpu_train_softmax_xent(logits, d->y, n, classes, &l, d->d[0], why, sizeof(why));
 	if (ret)
@@ -154,7 +254,11 @@ int tr_dev_step(struct tr_dev *d, const struct tr_dev_data *data, const size_t *
 	ret = backward(d, n, err, errlen);
 	if (ret)
 		return ret;
+	phase_add(&d->phase[TR_PHASE_BACKWARD], &s0, &d->ctx.stats, t0);
+	s0 = d->ctx.stats;
+	t0 = now();
 	tpu_optim_step(&d->opt, d->param, d->grad, lr);
+	phase_add(&d->phase[TR_PHASE_UPDATE], &s0, &d->ctx.stats, t0);
 	*loss = l;
 	return 0;
 }

@@ -260,11 +260,18 @@ int tr_qref_run(const struct tpu_model *m, const int8_t *in, int8_t *out);
 
 #include "tpu/train.h"
 
+/* Where the steps' time went, per phase of tr_dev_step: the GEMMs' device figures (summed from
+ * ctx.stats) and the phase's wall clock (host work and device together). */
+enum tr_dev_phase_id { TR_PHASE_FORWARD, TR_PHASE_BACKWARD, TR_PHASE_UPDATE, TR_PHASES };
+struct tr_dev_phase {
+	uint64_t gemms, cycles, macs;
+	double wall_seconds;
+};
+
 /* A net trained on a tpu device in mixed precision (docs/training.md): fp32 master weights
  * (param, laid out as net->param), bf16 copies to the device in every GEMM (tpu/train.h), the
- * optimizer on the host. The net gives the layers, the initial weights and, for quantization,
- * the double parameters (tr_dev_export). Dense layers only (the MLP); a conv or pool layer is
- * refused with -ENOTSUP. */
+ * optimizer on the host. The net gives the layers (dense, conv, max-pool), the initial weights
+ * and, for quantization, the double parameters (tr_dev_export). */
 struct tr_dev {
 	struct tr_net *net;
 	struct tpu_train_ctx ctx;
@@ -272,8 +279,10 @@ struct tr_dev {
 	float *param, *grad;        /* net->n_params each */
 	float *x;                   /* max_batch x input */
 	float *act[TR_MAX_LAYERS];  /* max_batch x each layer's output */
+	size_t *argmax[TR_MAX_LAYERS]; /* pool layers: the forward's argmax per output */
 	float *d[2];                /* gradient buffers, max_batch x largest tensor */
 	uint8_t *y;                 /* max_batch labels */
+	struct tr_dev_phase phase[TR_PHASES]; /* summed over every tr_dev_step */
 };
 
 /* A data set as the device trainer reads it: n examples of the net's input size, fp32. */
@@ -283,8 +292,8 @@ struct tr_dev_data {
 	const uint8_t *y; /* labels, each below the net's classes */
 };
 
-/* Bind net (allocated: tr_net_alloc) to dev with an optimizer. Returns 0, -ENOTSUP (a layer
- * other than dense, or no bf16 mode: err says which), -EINVAL, -ENOMEM. */
+/* Bind net (allocated: tr_net_alloc) to dev with an optimizer. Returns 0, -ENOTSUP (no bf16
+ * mode: err says so), -EINVAL, -ENOMEM. */
 int tr_dev_init(struct tr_dev *d, struct tr_net *net, tpu_dev *dev, enum tpu_optim_kind opt,
 		double weight_decay, char *err, size_t errlen);
 void tr_dev_free(struct tr_dev *d);

@@ -1,0 +1,153 @@
+/* conv2d forward and backward on the device (docs/training.md): im2col on the host, one GEMM
+ * forward, two backward (dW = colᵀ · dY with trans_a, dcol = dY · Wᵀ with trans_b), col2im of
+ * dcol on the host. im2col and col2im are one walk over the (row, tap) pairs of the im2col
+ * matrix: a gather and its adjoint, a scatter-add. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tpu/train.h"
+#include "train_priv.h"
+
+/* The GEMM sizes of s: m rows (output pixels), k columns (taps); false for a shape that
+ * tpu_conv2d_out_h / _w reject or whose matrix size overflows. */
+static bool conv_dims(const struct tpu_conv2d_shape *s, size_t *m, size_t *k)
+{
+	size_t oh, ow;
+
+	if (!s)
+		return false;
+	oh = tpu_conv2d_out_h(s);
+	ow = tpu_conv2d_out_w(s);
+	if (!oh || !ow)
+		return false;
+	/* tpu_conv2d_out_* checked batch*oh*ow, kernel_h*kernel_w*in_c and each times out_c */
+	*m = s->batch * oh * ow;
+	*k = s->kernel_h * s->kernel_w * s->in_c;
+	return *m <= SIZE_MAX / *k;
+}
+
+/* Gather x into col (scatter == false), or add col into x (scatter == true). */
+static void walk(const struct tpu_conv2d_shape *s, float *x, float *col, bool scatter)
+{
+	size_t oh = tpu_conv2d_out_h(s), ow = tpu_conv2d_out_w(s), c = s->in_c;
+
+	for (size_t b = 0; b < s->batch; b++) {
+		float *img = x + b * s->in_h * s->in_w * c;
+
+		for (size_t oy = 0; oy < oh; oy++)
+			for (size_t ox = 0; ox < ow; ox++)
+				for (size_t ky = 0; ky < s->kernel_h; ky++) {
+					/* y, xx: coordinates in the padded input */
+					size_t y = oy * s->stride_h + ky;
+					bool row_in = y >= s->pad_top && y - s->pad_top < s->in_h;
+
+					for (size_t kx = 0; kx < s->kernel_w; kx++, col += c) {
+						size_t xx = ox * s->stride_w + kx;
+						float *p = NULL;
+
+						if (row_in && xx >= s->pad_left &&
+						    xx - s->pad_left < s->in_w)
+							p = img + ((y - s->pad_top) * s->in_w + xx -
+								   s->pad_left) * c;
+						for (size_t ch = 0; ch < c; ch++) {
+							if (scatter && p)
+								p[ch] += col[ch];
+							else if (!scatter)
+								col[ch] = p ? p[ch] : 0.0f;
+						}
+					}
+				}
+	}
+}
+
+int tpu_train_im2col(const struct tpu_conv2d_shape *s, const float *x, float *col)
+{
+	size_t m, k;
+
+	if (!x || !col || !conv_dims(s, &m, &k))
+		return -EINVAL;
+	/* a gather only reads x */
+	walk(s, (float *)(uintptr_t)x, col, false);
+	return 0;
+}
+
+int tpu_train_col2im(const struct tpu_conv2d_shape *s, const float *col, float *dx)
+{
+	size_t m, k;
+
+	if (!col || !dx || !conv_dims(s, &m, &k))
+		return -EINVAL;
+	memset(dx, 0, s->batch * s->in_h * s->in_w * s->in_c * sizeof(*dx));
+	/* a scatter only reads col */
+	walk(s, dx, (float *)(uintptr_t)col, true);
+	return 0;
+}
+
+/* Validate s and fill ctx->col with im2col(x); *m, *k the GEMM's sizes. */
+static int load_col(struct tpu_train_ctx *ctx, const struct tpu_conv2d_shape *s, const float *x,
+		    size_t *m, size_t *k)
+{
+	int ret;
+
+	if (!ctx || !x)
+		return -EINVAL;
+	if (!conv_dims(s, m, k)) {
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "conv2d: shape batch %zu, in %zux%zux%zu, kernel %zux%zu, stride %zux%zu, "
+			 "pad %zu/%zu/%zu/%zu, out_c %zu: a size is 0 or the kernel does not fit",
+			 s ? s->batch : 0, s ? s->in_h : 0, s ? s->in_w : 0, s ? s->in_c : 0,
+			 s ? s->kernel_h : 0, s ? s->kernel_w : 0, s ? s->stride_h : 0,
+			 s ? s->stride_w : 0, s ? s->pad_top : 0, s ? s->pad_bottom : 0,
+			 s ? s->pad_left : 0, s ? s->pad_right : 0, s ? s->out_c : 0);
+		return -EINVAL;
+	}
+	ret = train_reserve(&ctx->col, &ctx->col_cap, *m * *k, sizeof(float));
+	if (ret)
+		return ret;
+	return tpu_train_im2col(s, x, ctx->col);
+}
+
+int tpu_train_conv2d_forward(struct tpu_train_ctx *ctx, const struct tpu_conv2d_shape *s,
+			     const float *x, const float *w, const float *b, float *y)
+{
+	size_t m, k;
+	int ret = load_col(ctx, s, x, &m, &k);
+
+	if (ret)
+		return ret;
+	return tpu_train_gemm(ctx, TPU_TRANS_N, TPU_TRANS_N, m, s->out_c, k, ctx->col, w, b, y);
+}
+
+int tpu_train_conv2d_backward(struct tpu_train_ctx *ctx, const struct tpu_conv2d_shape *s,
+			      const float *x, const float *w, const float *dy, float *dw,
+			      float *db, float *dx)
+{
+	size_t m, k;
+	int ret;
+
+	if (!dy || !db)
+		return -EINVAL;
+	ret = load_col(ctx, s, x, &m, &k);
+	if (ret)
+		return ret;
+	/* dw = colᵀ · dy: col is stored m x k, which is op(A) = colᵀ (k x m) transposed */
+	ret = tpu_train_gemm(ctx, TPU_TRANS_T, TPU_TRANS_N, k, s->out_c, m, ctx->col, dy, NULL,
+			     dw);
+	if (ret)
+		return ret;
+	if (dx) {
+		ret = train_reserve(&ctx->dcol, &ctx->dcol_cap, m * k, sizeof(float));
+		/* dcol = dy · wᵀ: w is stored k x out_c, which is op(B) = wᵀ transposed */
+		if (!ret)
+			ret = tpu_train_gemm(ctx, TPU_TRANS_N, TPU_TRANS_T, m, k, s->out_c, dy, w,
+					     NULL, ctx->dcol);
+		if (!ret)
+			ret = tpu_train_col2im(s, ctx->dcol, dx);
+		if (ret)
+			return ret;
+	}
+	train_col_sums(dy, m, s->out_c, db);
+	return 0;
+}
