@@ -1,6 +1,7 @@
 /* `tpu train` on golden:bf16=1 ($TPU_TRAIN_DEVICE, the same tests run on a sim device with
  * the bf16 mode): deterministic checkpoints, resume equal to an uninterrupted run, the
- * checkpoint's format, bad input; golden and the Verilated bf16 device write the same bytes. Small subsets of the digits split keep it fast. */
+ * checkpoint's format, bad input; golden and the Verilated bf16 device write the same bytes;
+ * each for the MLP and the CNN. Small subsets of the digits split keep it fast. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,11 +62,14 @@ static void same_file(const char *a, const char *b)
 	free(pb);
 }
 
-#define TRAIN(r, x, y, ...)                                                                  \
-	CLI_RUN(r, "train", "--device", device(), "--model", "mlp", "--data", x, "--labels", y, \
+#define TRAIN_MODEL(r, model, x, y, ...)                                                     \
+	CLI_RUN(r, "train", "--device", device(), "--model", model, "--data", x, "--labels", y,  \
 		"--val-data", x, "--val-labels", y, "--batch", "16", "--seed", "3", __VA_ARGS__)
+#define TRAIN(r, x, y, ...) TRAIN_MODEL(r, "mlp", x, y, __VA_ARGS__)
 
-START_TEST(train_is_deterministic_and_resumes_exactly)
+/* Three epochs of model twice (plain and --json), then one epoch resumed for the other two:
+ * the same checkpoint bytes each time; another seed gives other bytes. */
+static void check_deterministic_and_resume(const char *model)
 {
 	static struct cli_run r;
 	struct cli_dir d;
@@ -75,24 +79,24 @@ START_TEST(train_is_deterministic_and_resumes_exactly)
 	subset(&d, 80, &x, &y);
 	const char *a = cli_dir_path(&d, "a.npz"), *b = cli_dir_path(&d, "b.npz");
 	const char *e1 = cli_dir_path(&d, "e1.npz"), *c = cli_dir_path(&d, "c.npz");
-	TRAIN(&r, x, y, "--epochs", "3", "--checkpoint", a);
+	TRAIN_MODEL(&r, model, x, y, "--epochs", "3", "--checkpoint", a);
 	cli_expect_ok(&r);
 	ck_assert_msg(strstr(r.out, "epoch   3/3") && strstr(r.out, "sha256 "), "%s", r.out);
-	TRAIN(&r, x, y, "--epochs", "3", "--checkpoint", b, "--json");
+	TRAIN_MODEL(&r, model, x, y, "--epochs", "3", "--checkpoint", b, "--json");
 	cli_expect_ok(&r);
 	ck_assert_msg(strstr(r.out, "\"epoch\": 3") && strstr(r.out, "\"mxu_utilization\""),
 		      "%s", r.out);
 	same_file(a, b);
 	/* one epoch of the same plan, then resume for the other two: the same bytes */
-	TRAIN(&r, x, y, "--epochs", "3", "--checkpoint", e1, "--stop-after", "1");
+	TRAIN_MODEL(&r, model, x, y, "--epochs", "3", "--checkpoint", e1, "--stop-after", "1");
 	cli_expect_ok(&r);
 	ck_assert_msg(strstr(r.out, "epoch   1/3") && !strstr(r.out, "epoch   2/3"), "%s", r.out);
-	TRAIN(&r, x, y, "--epochs", "3", "--checkpoint", c, "--resume", e1);
+	TRAIN_MODEL(&r, model, x, y, "--epochs", "3", "--checkpoint", c, "--resume", e1);
 	cli_expect_ok(&r);
 	ck_assert_msg(!strstr(r.out, "epoch   1/3") && strstr(r.out, "epoch   2/3"), "%s", r.out);
 	same_file(a, c);
 	/* a different seed gives different weights (the comparison can fail) */
-	CLI_RUN(&r, "train", "--device", device(), "--model", "mlp", "--data", x, "--labels", y,
+	CLI_RUN(&r, "train", "--device", device(), "--model", model, "--data", x, "--labels", y,
 		"--val-data", x, "--val-labels", y, "--batch", "16", "--seed", "4", "--epochs", "3",
 		"--checkpoint", c);
 	cli_expect_ok(&r);
@@ -103,11 +107,23 @@ START_TEST(train_is_deterministic_and_resumes_exactly)
 	free(pc);
 	cli_dir_fini(&d);
 }
+
+START_TEST(train_is_deterministic_and_resumes_exactly)
+{
+	check_deterministic_and_resume("mlp");
+}
 END_TEST
 
-/* The same run on the golden model and on the Verilated bf16 device (both N = 8) writes the
- * same checkpoint bytes after each epoch (the whole run is bit-exact, docs/training.md). */
-START_TEST(golden_and_sim_give_the_same_checkpoint)
+START_TEST(cnn_is_deterministic_and_resumes_exactly)
+{
+	check_deterministic_and_resume("cnn");
+}
+END_TEST
+
+/* The same run of model on the golden model and on the Verilated bf16 device (both N = 8)
+ * writes the same checkpoint bytes after each epoch (the whole run is bit-exact,
+ * docs/training.md). */
+static void check_golden_and_sim(const char *model)
 {
 	static struct cli_run r;
 	static const char *const devs[2] = { "golden:bf16=1,n=8", "sim:bf16=1" };
@@ -122,7 +138,7 @@ START_TEST(golden_and_sim_give_the_same_checkpoint)
 		ck[i][0] = cli_dir_path(&d, i ? "s1.npz" : "g1.npz");
 		ck[i][1] = cli_dir_path(&d, i ? "s2.npz" : "g2.npz");
 		for (int e = 0; e < 2; e++) {
-			CLI_RUN(&r, "train", "--device", devs[i], "--model", "mlp", "--data", x,
+			CLI_RUN(&r, "train", "--device", devs[i], "--model", model, "--data", x,
 				"--labels", y, "--val-data", x, "--val-labels", y, "--batch", "16",
 				"--seed", "5", "--epochs", "2", "--stop-after", e ? "2" : "1",
 				"--checkpoint", ck[i][e]);
@@ -131,6 +147,53 @@ START_TEST(golden_and_sim_give_the_same_checkpoint)
 	}
 	same_file(ck[0][0], ck[1][0]);
 	same_file(ck[0][1], ck[1][1]);
+	cli_dir_fini(&d);
+}
+
+START_TEST(golden_and_sim_give_the_same_checkpoint)
+{
+	check_golden_and_sim("mlp");
+}
+END_TEST
+
+START_TEST(cnn_golden_and_sim_give_the_same_checkpoint)
+{
+	check_golden_and_sim("cnn");
+}
+END_TEST
+
+/* The CNN's int8 model (-o) runs with `tpu run`, and its accuracy there is the one -o
+ * printed; what is CNN-specific among bad input: another model's checkpoint, and a diverging
+ * CNN run. */
+START_TEST(cnn_model_runs_and_bad_input_is_refused)
+{
+	static struct cli_run r;
+	struct cli_dir d;
+	const char *x, *y;
+	char want[64];
+
+	cli_dir_init(&d, "traincnn");
+	subset(&d, 64, &x, &y);
+	const char *o = cli_dir_path(&d, "cnn.tpum"), *ck = cli_dir_path(&d, "m.npz");
+	const char *o2 = cli_dir_path(&d, "bad.tpum");
+	TRAIN_MODEL(&r, "cnn", x, y, "--epochs", "2", "-o", o);
+	cli_expect_ok(&r);
+	const char *p = strstr(r.out, "int8 val ");
+	ck_assert_msg(p != NULL, "%s", r.out);
+	double acc = strtod(p + 9, NULL);
+	snprintf(want, sizeof(want), "%.2f%%", acc);
+	CLI_RUN(&r, "run", "--device", "golden", o, x, "--labels", y);
+	cli_expect_ok(&r);
+	ck_assert_msg(strstr(r.out, want), "tpu run does not print %s:\n%s", want, r.out);
+	/* an MLP checkpoint resumed as a CNN: the field is named, nothing is trained */
+	TRAIN(&r, x, y, "--epochs", "2", "--stop-after", "1", "--checkpoint", ck);
+	cli_expect_ok(&r);
+	TRAIN_MODEL(&r, "cnn", x, y, "--epochs", "2", "--resume", ck);
+	cli_expect_fail(&r, 2, "tpu train:", "model (--model)", "is 1, this run's is 2");
+	/* a diverging CNN: exit 1 naming the step, no model */
+	TRAIN_MODEL(&r, "cnn", x, y, "--epochs", "2", "--lr", "1e30", "-o", o2);
+	cli_expect_fail(&r, 1, "tpu train:", "step", "diverged");
+	ck_assert_msg(fopen(o2, "rb") == NULL, "a model was written");
 	cli_dir_fini(&d);
 }
 END_TEST
@@ -225,6 +288,9 @@ static Suite *cli_train_suite(void)
 	tcase_add_test(tc, train_is_deterministic_and_resumes_exactly);
 	tcase_add_test(tc, bad_input_is_refused);
 	tcase_add_test(tc, golden_and_sim_give_the_same_checkpoint);
+	tcase_add_test(tc, cnn_is_deterministic_and_resumes_exactly);
+	tcase_add_test(tc, cnn_model_runs_and_bad_input_is_refused);
+	tcase_add_test(tc, cnn_golden_and_sim_give_the_same_checkpoint);
 	suite_add_tcase(s, tc);
 	return s;
 }

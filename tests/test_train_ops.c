@@ -17,46 +17,7 @@
 #include "harness.h"
 #include "train/train.h"
 #include "tpu/train.h"
-
-#define MAX_DEVS 4
-
-static int devices(char uris[MAX_DEVS][128])
-{
-	const char *env = getenv("TPU_TRAIN_DEVICES");
-	char buf[512];
-	int n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", env && *env ? env : "golden:bf16=1 golden:n=4,bf16=1");
-	for (char *t = strtok(buf, " "); t && n < MAX_DEVS; t = strtok(NULL, " "))
-		snprintf(uris[n++], 128, "%s", t);
-	return n;
-}
-
-static void open_ctx(const char *uri, tpu_dev **dev, struct tpu_train_ctx *ctx)
-{
-	ck_assert_msg(tpu_open(uri, dev) == 0, "open %s: %s", uri, tpu_last_open_error());
-	ck_assert_int_eq(tpu_train_init(ctx, *dev), 0);
-}
-
-static void close_ctx(tpu_dev *dev, struct tpu_train_ctx *ctx)
-{
-	tpu_train_free(ctx);
-	tpu_close(dev);
-}
-
-/* n values uniform in [-1, 1] as float, and the same values in double. */
-static void fill(float *f, double *d, size_t n, uint64_t *st)
-{
-	for (size_t i = 0; i < n; i++) {
-		f[i] = (float)harness_range(st, -1000000, 1000000) / 1e6f;
-		d[i] = f[i];
-	}
-}
-
-static double bound(double mag, size_t k)
-{
-	return (ldexp(1, -7) + ldexp(1, -16) + (double)(k + 1) * ldexp(1, -24)) * mag + 1e-30;
-}
+#include "train_fixture.h"
 
 /* Random dense shapes: 1, N - 1, N + 1, odd sizes. */
 static const size_t shapes[][3] = {
@@ -70,22 +31,14 @@ struct dense_bufs {
 	double *xd, *wd, *bd, *dyd, *yd, *dwd, *dbd, *dxd;
 };
 
-static void *zalloc(size_t n)
-{
-	void *p = calloc(n ? n : 1, 8);
-
-	ck_assert_ptr_nonnull(p);
-	return p;
-}
-
 static void dense_alloc(struct dense_bufs *t, size_t n, size_t in, size_t out)
 {
-	t->x = zalloc(n * in), t->w = zalloc(in * out), t->b = zalloc(out), t->dy = zalloc(n * out);
-	t->y = zalloc(n * out), t->dw = zalloc(in * out), t->db = zalloc(out);
-	t->dx = zalloc(n * in);
-	t->xd = zalloc(n * in), t->wd = zalloc(in * out), t->bd = zalloc(out);
-	t->dyd = zalloc(n * out), t->yd = zalloc(n * out), t->dwd = zalloc(in * out);
-	t->dbd = zalloc(out), t->dxd = zalloc(n * in);
+	t->x = train_zalloc(n * in), t->w = train_zalloc(in * out), t->b = train_zalloc(out);
+	t->dy = train_zalloc(n * out), t->y = train_zalloc(n * out);
+	t->dw = train_zalloc(in * out), t->db = train_zalloc(out), t->dx = train_zalloc(n * in);
+	t->xd = train_zalloc(n * in), t->wd = train_zalloc(in * out), t->bd = train_zalloc(out);
+	t->dyd = train_zalloc(n * out), t->yd = train_zalloc(n * out);
+	t->dwd = train_zalloc(in * out), t->dbd = train_zalloc(out), t->dxd = train_zalloc(n * in);
 }
 
 static void dense_free(struct dense_bufs *t)
@@ -114,12 +67,12 @@ static void check_dense(const char *uri, size_t n, size_t in, size_t out, uint64
 	struct dense_bufs t;
 	tpu_dev *dev;
 
-	open_ctx(uri, &dev, &ctx);
+	train_open(uri, &dev, &ctx);
 	dense_alloc(&t, n, in, out);
-	fill(t.x, t.xd, n * in, st);
-	fill(t.w, t.wd, in * out, st);
-	fill(t.b, t.bd, out, st);
-	fill(t.dy, t.dyd, n * out, st);
+	train_fill(t.x, t.xd, n * in, st);
+	train_fill(t.w, t.wd, in * out, st);
+	train_fill(t.b, t.bd, out, st);
+	train_fill(t.dy, t.dyd, n * out, st);
 	ck_assert_int_eq(tpu_train_dense_forward(&ctx, n, in, out, t.x, t.w, t.b, t.y), 0);
 	ck_assert_int_eq(tpu_train_dense_backward(&ctx, n, in, out, t.x, t.w, t.dy, t.dw, t.db,
 						  t.dx), 0);
@@ -127,7 +80,7 @@ static void check_dense(const char *uri, size_t n, size_t in, size_t out, uint64
 	tr_dense_backward(t.xd, t.dyd, n, in, out, t.wd, t.dwd, t.dbd, t.dxd);
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < out; j++) {
-			double e = bound(mag(t.xd, i, in, t.wd, j, 1, in, 1, out) + fabs(t.bd[j]), in);
+			double e = train_bound(mag(t.xd, i, in, t.wd, j, 1, in, 1, out) + fabs(t.bd[j]), in);
 			ck_assert_msg(fabs(t.y[i * out + j] - t.yd[i * out + j]) <= e,
 				      "%s %zux%zux%zu: y[%zu][%zu] %.9g, reference %.9g, bound %.3g",
 				      uri, n, in, out, i, j, (double)t.y[i * out + j],
@@ -135,7 +88,7 @@ static void check_dense(const char *uri, size_t n, size_t in, size_t out, uint64
 		}
 	for (size_t k = 0; k < in; k++)
 		for (size_t j = 0; j < out; j++) {
-			double e = bound(mag(t.xd, k, 1, t.dyd, j, 1, n, in, out), n);
+			double e = train_bound(mag(t.xd, k, 1, t.dyd, j, 1, n, in, out), n);
 			ck_assert_msg(fabs(t.dw[k * out + j] - t.dwd[k * out + j]) <= e,
 				      "%s %zux%zux%zu: dw[%zu][%zu] %.9g, reference %.9g, bound %.3g",
 				      uri, n, in, out, k, j, (double)t.dw[k * out + j],
@@ -143,7 +96,7 @@ static void check_dense(const char *uri, size_t n, size_t in, size_t out, uint64
 		}
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < in; k++) {
-			double e = bound(mag(t.dyd, i, out, t.wd, k, out, out, 1, 1), out);
+			double e = train_bound(mag(t.dyd, i, out, t.wd, k, out, out, 1, 1), out);
 			ck_assert_msg(fabs(t.dx[i * in + k] - t.dxd[i * in + k]) <= e,
 				      "%s %zux%zux%zu: dx[%zu][%zu] %.9g, reference %.9g, bound %.3g",
 				      uri, n, in, out, i, k, (double)t.dx[i * in + k],
@@ -160,13 +113,13 @@ static void check_dense(const char *uri, size_t n, size_t in, size_t out, uint64
 			      t.dbd[j]);
 	}
 	dense_free(&t);
-	close_ctx(dev, &ctx);
+	train_close(dev, &ctx);
 }
 
 START_TEST(dense_matches_double_reference)
 {
-	char uris[MAX_DEVS][128];
-	int nd = devices(uris);
+	char uris[TRAIN_MAX_DEVS][128];
+	int nd = train_devices(uris);
 	uint64_t st = harness_seed() ^ 0x7261696e;
 
 	for (int d = 0; d < nd; d++)
@@ -184,8 +137,8 @@ END_TEST
  * integers) and whose sums are exact in fp32 must come out exactly. */
 START_TEST(dense_backward_exact_on_integers)
 {
-	char uris[MAX_DEVS][128];
-	int nd = devices(uris);
+	char uris[TRAIN_MAX_DEVS][128];
+	int nd = train_devices(uris);
 	size_t n = 19, in = 21, out = 5;
 	struct dense_bufs t;
 	uint64_t st = harness_seed() ^ 0x696e74;
@@ -194,7 +147,7 @@ START_TEST(dense_backward_exact_on_integers)
 		struct tpu_train_ctx ctx;
 		tpu_dev *dev;
 
-		open_ctx(uris[d], &dev, &ctx);
+		train_open(uris[d], &dev, &ctx);
 		dense_alloc(&t, n, in, out);
 		for (size_t i = 0; i < n * in; i++)
 			t.xd[i] = t.x[i] = (float)harness_range(&st, -8, 8);
@@ -212,7 +165,7 @@ START_TEST(dense_backward_exact_on_integers)
 			ck_assert_msg(t.dx[i] == t.dxd[i], "%s dx[%zu] %g != %g", uris[d], i,
 				      (double)t.dx[i], t.dxd[i]);
 		dense_free(&t);
-		close_ctx(dev, &ctx);
+		train_close(dev, &ctx);
 	}
 }
 END_TEST
@@ -242,11 +195,11 @@ START_TEST(xent_matches_reference_and_finite_differences)
 
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t n = sizes[s][0], c = sizes[s][1];
-		float *z = zalloc(n * c), *dz = zalloc(n * c), loss, up, down;
-		double *zd = zalloc(n * c), *dzd = zalloc(n * c), ref;
-		uint8_t *lab = zalloc(n);
+		float *z = train_zalloc(n * c), *dz = train_zalloc(n * c), loss, up, down;
+		double *zd = train_zalloc(n * c), *dzd = train_zalloc(n * c), ref;
+		uint8_t *lab = train_zalloc(n);
 
-		fill(z, zd, n * c, &st);
+		train_fill(z, zd, n * c, &st);
 		for (size_t i = 0; i < n * c; i++)
 			zd[i] = z[i] *= 4.0f;
 		for (size_t i = 0; i < n; i++)
@@ -309,11 +262,11 @@ START_TEST(optimizers_match_reference)
 	ck_assert_int_eq(tpu_optim_init(&a, TPU_OPTIM_ADAMW, N, 0.1), 0);
 	ck_assert_int_eq(tpu_optim_init(&s, TPU_OPTIM_SGD, N, 0.01), 0);
 	ck_assert_int_eq(tr_adam_init(&ad, N, 0.1), 0);
-	fill(p, pd, N, &st);
+	train_fill(p, pd, N, &st);
 	memcpy(ps, p, sizeof(p));
 	memcpy(psd, pd, sizeof(pd));
 	for (int t = 0; t < STEPS; t++) {
-		fill(g, gd, N, &st);
+		train_fill(g, gd, N, &st);
 		tpu_optim_step(&a, p, g, 1e-2);
 		tr_adam_step(&ad, pd, gd, 1e-2);
 		tpu_optim_step(&s, ps, g, 0.05);
@@ -366,19 +319,19 @@ static Suite *train_ops_suite(void)
 }
 
 /* The device trainer's wiring (sw/train dev_net.c): one SGD step (lr 1, no momentum, no decay,
- * so the step is the gradient) on the MLP against sw/train's double forward and backward from
- * the same initial weights. bf16 operands through two layers: checked to 2^-5 of the largest
- * gradient, far below what a wrong layer order, offset or transpose gives (O(1)). */
-START_TEST(device_mlp_gradient_matches_double_net)
+ * so the step is the gradient) on a net against sw/train's double forward and backward from
+ * the same initial weights. bf16 operands through the layers: checked to 2^-5 of the largest
+ * gradient, far below what a wrong layer order, offset, transpose or argmax gives (O(1)). */
+static void check_net_gradient(int (*build)(struct tr_net *net), uint64_t salt)
 {
-	char uris[MAX_DEVS][128];
-	int nd = devices(uris);
+	char uris[TRAIN_MAX_DEVS][128];
+	int nd = train_devices(uris);
 	enum { B = 13 };
 
 	for (int dv = 0; dv < nd; dv++) {
 		struct tr_net net;
 		struct tr_dev d;
-		uint64_t rng = 5, st = harness_seed() ^ 0x6d6c70;
+		uint64_t rng = 5, st = harness_seed() ^ salt;
 		float x[B * 64];
 		double xd[B * 64], dlog[B * 10], loss, gmax = 0.0;
 		uint8_t y[B];
@@ -387,11 +340,13 @@ START_TEST(device_mlp_gradient_matches_double_net)
 		tpu_dev *dev;
 
 		tr_net_init(&net, 8, 8, 1, 64);
-		ck_assert_int_eq(tr_net_add_dense(&net, 64, true), 0);
-		ck_assert_int_eq(tr_net_add_dense(&net, 10, false), 0);
+		ck_assert_int_eq(build(&net), 0);
 		ck_assert_int_eq(tr_net_alloc(&net, &rng), 0);
 		for (size_t i = 0; i < net.n_params; i++) /* as fp32 master weights hold them */
 			net.param[i] = (float)net.param[i];
+		for (size_t i = 0; i < net.n_params; i++) /* biases too, so that ReLUs cut */
+			if (net.param[i] == 0.0)
+				net.param[i] = (float)harness_range(&st, -100, 100) / 1000.0f;
 		for (int i = 0; i < B * 64; i++)
 			xd[i] = x[i] = (float)harness_range(&st, 0, 16) / 16.0f;
 		for (int i = 0; i < B; i++)
@@ -422,6 +377,38 @@ START_TEST(device_mlp_gradient_matches_double_net)
 		tpu_close(dev);
 	}
 }
+
+/* 64 -> dense 64 + ReLU -> dense 10 (the digits MLP) */
+static int build_mlp(struct tr_net *net)
+{
+	int ret = tr_net_add_dense(net, 64, true);
+
+	return ret ? ret : tr_net_add_dense(net, 10, false);
+}
+
+/* 8x8x1 -> conv 3x3 x8 pad 1 + ReLU -> max-pool 2x2/2 -> dense 10 (the digits CNN), and a
+ * second conv so that a conv layer's dx (col2im) is on the path */
+static int build_cnn(struct tr_net *net)
+{
+	int ret = tr_net_add_conv(net, 8, 3, 1, true);
+
+	if (!ret)
+		ret = tr_net_add_conv(net, 5, 3, 0, true);
+	if (!ret)
+		ret = tr_net_add_pool(net, 2, 2);
+	return ret ? ret : tr_net_add_dense(net, 10, false);
+}
+
+START_TEST(device_mlp_gradient_matches_double_net)
+{
+	check_net_gradient(build_mlp, 0x6d6c70);
+}
+END_TEST
+
+START_TEST(device_cnn_gradient_matches_double_net)
+{
+	check_net_gradient(build_cnn, 0x636e6e);
+}
 END_TEST
 
 TPU_TEST_SUITE(train_dev_suite)
@@ -430,7 +417,9 @@ static Suite *train_dev_suite(void)
 	Suite *s = suite_create("train_dev");
 	TCase *tc = tcase_create("net");
 
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, device_mlp_gradient_matches_double_net);
+	tcase_add_test(tc, device_cnn_gradient_matches_double_net);
 	suite_add_tcase(s, tc);
 	return s;
 }
