@@ -7,4 +7,7 @@
 /* `tpu bench model MODEL DATA.npy [options]`; argv[0] is "model". Returns a CLI exit code. */
 int cli_bench_model(const struct cli_ctx *ctx, int argc, char **argv);
 
+/* `tpu bench train --model mlp|cnn [options]`; argv[0] is "train". Returns a CLI exit code. */
+int cli_bench_train(const struct cli_ctx *ctx, int argc, char **argv);
+
 #endif /* TPU_CLI_BENCH_H */

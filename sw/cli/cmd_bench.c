@@ -3,6 +3,8 @@
  *                  [--device URI]
  *   tpu bench model MODEL DATA.npy [--batch B] [--quantized] [--json] [--device URI]
  *                                                                          (bench_model.c)
+ *   tpu bench train --model mlp|cnn [--batch B] [--steps S] [--json] [--device URI]
+ *                                                                          (bench_train.c)
  * The GEMM runs on random int8 data and is checked against a plain C reference (exit 1 on a
  * mismatch); the measurement is sw/bench/gemm_bench.h, shared with sw/bench/bench_sim. */
 #include <errno.h>
@@ -245,6 +247,8 @@ static void usage(void)
 	       "  gemm    one int8 (or bf16) GEMM on random data, checked, with the device's\n"
 	       "          counters\n"
 	       "  model   a model file on a data set: per-layer counters and roofline bounds\n"
+	       "  train   training steps of the digits MLP or CNN (bf16): cycles per phase and\n"
+	       "          per GEMM, utilization, images/s at 1 GHz\n"
 	       "\n"
 	       "`tpu bench BENCHMARK --help` describes each.\n");
 }
@@ -252,7 +256,7 @@ static void usage(void)
 int cmd_bench(const struct cli_ctx *ctx, int argc, char **argv)
 {
 	if (argc < 2) {
-		cli_error(ctx, "no benchmark given: usage tpu bench gemm|model ... (see %s --help)",
+		cli_error(ctx, "no benchmark given: usage tpu bench gemm|model|train ... (see %s --help)",
 			  ctx->name);
 		return CLI_EXIT_USAGE;
 	}
@@ -264,6 +268,8 @@ int cmd_bench(const struct cli_ctx *ctx, int argc, char **argv)
 		return bench_gemm(ctx, argc - 1, argv + 1);
 	if (!strcmp(argv[1], "model"))
 		return cli_bench_model(ctx, argc - 1, argv + 1);
+	if (!strcmp(argv[1], "train"))
+		return cli_bench_train(ctx, argc - 1, argv + 1);
 	cli_error(ctx, "unknown benchmark '%s' (see %s --help)", argv[1], ctx->name);
 	return CLI_EXIT_USAGE;
 }

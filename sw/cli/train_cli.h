@@ -30,6 +30,11 @@ struct train_set {
 	struct tr_digits pixels; /* n = 0 unless the file held uint8 pixels */
 };
 
+/* The digits net of model ("mlp": 64 -> dense 64 + ReLU -> dense 10; "cnn": 8x8x1 -> conv 3x3
+ * x8 pad 1 + ReLU -> max-pool 2x2/2 -> dense 10, as sw/train's shipped models) for batches of
+ * up to batch, He-uniform weights from seed. Returns 0, -EINVAL or -ENOMEM. */
+int train_build_net(struct tr_net *net, const char *model, size_t batch, uint64_t seed);
+
 /* Train as o says on dev; returns the exit code (messages printed). */
 int train_run(const struct cli_ctx *ctx, const struct train_opts *o, tpu_dev *dev,
 	      const struct train_set *train, const struct train_set *val);

@@ -37,24 +37,25 @@ static uint64_t lr_bits(double lr)
 	return b;
 }
 
-static int build_net(struct run *r)
+int train_build_net(struct tr_net *net, const char *model, size_t batch, uint64_t seed)
 {
-	uint64_t init = r->o->seed;
+	uint64_t init = seed;
 	int ret;
 
-	tr_net_init(&r->net, TR_DIGITS_H, TR_DIGITS_W, 1, r->o->batch > 64 ? r->o->batch : 64);
-	if (!strcmp(r->o->model, "mlp")) {
-		ret = tr_net_add_dense(&r->net, 64, true);
+	/* at least 64 rows: evaluation runs in batches of max_batch */
+	tr_net_init(net, TR_DIGITS_H, TR_DIGITS_W, 1, batch > 64 ? batch : 64);
+	if (!strcmp(model, "mlp")) {
+		ret = tr_net_add_dense(net, 64, true);
 		if (!ret)
-			ret = tr_net_add_dense(&r->net, TR_DIGITS_CLASSES, false);
+			ret = tr_net_add_dense(net, TR_DIGITS_CLASSES, false);
 	} else {
-		ret = tr_net_add_conv(&r->net, 8, 3, 1, true);
+		ret = tr_net_add_conv(net, 8, 3, 1, true);
 		if (!ret)
-			ret = tr_net_add_pool(&r->net, 2, 2);
+			ret = tr_net_add_pool(net, 2, 2);
 		if (!ret)
-			ret = tr_net_add_dense(&r->net, TR_DIGITS_CLASSES, false);
+			ret = tr_net_add_dense(net, TR_DIGITS_CLASSES, false);
 	}
-	return ret ? ret : tr_net_alloc(&r->net, &init);
+	return ret ? ret : tr_net_alloc(net, &init);
 }
 
 static void ckpt_fill(const struct run *r, struct tr_ckpt *c)
@@ -250,7 +251,7 @@ int train_run(const struct cli_ctx *ctx, const struct train_opts *o, tpu_dev *de
 {
 	struct run r = { .ctx = ctx, .o = o, .rng = o->seed };
 	char err[512];
-	int rc = build_net(&r);
+	int rc = train_build_net(&r.net, o->model, o->batch, o->seed);
 
 	if (rc) {
 		cli_error(ctx, "--model %s: cannot build it (%s)", o->model, strerror(-rc));
