@@ -61,3 +61,26 @@ bench-bf16: $(CLI)
 	else mkdir -p $(dir $(BENCH_BF16_JSON)) && $(PYTHON) scripts/bench_bf16.py --cli $(CLI) \
 	  -o $(BENCH_BF16_JSON); fi
 bench: bench-bf16
+
+# Training (docs/training.md, "Throughput"): `tpu bench train --json` of the digits MLP and CNN
+# on BENCH_TRAIN_DEVICE (default golden:bf16=1, N = 16: its cycles are the analytical
+# schedule's, equal to the Verilated device's at equal N) -> $(BUILD)/bench/train_step_<m>.json
+# (cycles per phase and per GEMM, utilization, images/s at 1 GHz), a `tpu train --json` run of
+# BENCH_TRAIN_EPOCHS epochs of each -> train_curve_<m>.jsonl, then scripts/plot_train.py: a
+# table on stdout, train_summary.json and train_curves.{dat,gp,svg} (loss and accuracy per
+# epoch). Needs no sim model.
+BENCH_TRAIN_DEVICE ?= golden:bf16=1
+BENCH_TRAIN_EPOCHS ?= 60
+.PHONY: bench-train
+bench-train: $(CLI)
+	$(Q)mkdir -p $(BUILD)/bench && for m in mlp cnn; do \
+	  out=$(BUILD)/bench/train_step_$$m.json; echo "  BENCH   train $$m -> $$out"; \
+	  $(CLI) bench train --model $$m --json --device $(BENCH_TRAIN_DEVICE) > $$out.tmp \
+	    || { rm -f $$out.tmp; exit 1; }; mv $$out.tmp $$out; \
+	  out=$(BUILD)/bench/train_curve_$$m.jsonl; echo "  TRAIN   $$m x $(BENCH_TRAIN_EPOCHS) -> $$out"; \
+	  $(CLI) train --model $$m --json --device $(BENCH_TRAIN_DEVICE) \
+	    --epochs $(BENCH_TRAIN_EPOCHS) > $$out.tmp || { rm -f $$out.tmp; exit 1; }; \
+	  mv $$out.tmp $$out; \
+	done
+	$(Q)$(PYTHON) scripts/plot_train.py --dir $(BUILD)/bench $(BENCH_PLOT_ARGS)
+bench: bench-train

@@ -6,6 +6,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plot_bench as pb  # noqa: E402
+import plot_train as pt  # noqa: E402
 
 GEMM = {"device": "sim:n=16,bw=8", "output": "int8", "results": [
     {"m": 128, "k": 128, "n": 128, "array": 16, "cycles": 20000, "utilization": 0.4096,
@@ -97,6 +98,52 @@ class PlotBenchTest(unittest.TestCase):
                 self.assertEqual(pb.main(["--dir", d]), 0)
             self.assertIn("missing", out.getvalue())
             self.assertEqual(os.listdir(d), [])
+
+
+# one step of 1000 cycles: forward 400, backward 600; one layer, dW 1.5x its forward
+STEP = {"device": "golden:bf16=1", "model": "tiny", "array": 16, "batch": 8, "steps": 2,
+        "step_cycles": 1000.0, "forward_cycles": 400.0, "backward_cycles": 600.0,
+        "update_cycles": 0.0, "mxu_utilization": 0.1, "images_per_second": 8e6,
+        "layers": [{"layer": 0, "kind": "dense", "forward": {"cycles": 200}, "dw": {},
+                    "dx": None, "dw_ratio": 1.5, "dx_ratio": None}]}
+CURVE = ('{"epoch": 1, "loss": 2.0, "train_accuracy": 0.5, "val_accuracy": 0.25}\n'
+         '{"checkpoint": "c.npz", "sha256": "00"}\n'
+         '{"epoch": 2, "loss": 1.0, "train_accuracy": 0.75, "val_accuracy": 0.5}\n')
+
+
+class PlotTrainTest(unittest.TestCase):
+    def test_step_figures(self):
+        s = pt.step_figures(STEP, "x")
+        self.assertEqual((s["model"], s["forward_cycles"], s["backward_cycles"]),
+                         ("tiny", 400.0, 600.0))
+        self.assertEqual(s["layers"], [dict(layer=0, kind="dense", forward_cycles=200,
+                                            dw_ratio=1.5, dx_ratio=None)])
+        with self.assertRaises(pb.BenchError):
+            pt.step_figures(dict(STEP, layers=[{"layer": 0}]), "x")
+
+    def test_curve_and_outputs(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "train_step_tiny.json"), "w") as f:
+                json.dump(STEP, f)
+            with open(os.path.join(d, "train_curve_tiny.jsonl"), "w") as f:
+                f.write(CURVE)
+            self.assertEqual(pt.curve(os.path.join(d, "train_curve_tiny.jsonl")),
+                             [(1, 2.0, 0.5, 0.25), (2, 1.0, 0.75, 0.5)])
+            out = io.StringIO()
+            with redirect_stdout(out):
+                self.assertEqual(pt.main(["--dir", d, "--no-gnuplot"]), 0)
+            self.assertIn("forward 400 (40 %)", out.getvalue())
+            with open(os.path.join(d, "train_curves.dat")) as f:
+                rows = [ln for ln in f if ln.strip() and not ln.startswith("#")]
+            self.assertEqual(rows, ["1 2 50.000 25.000\n", "2 1 75.000 50.000\n"])
+            with open(os.path.join(d, "train_summary.json")) as f:
+                self.assertEqual(json.load(f)["final_epochs"]["tiny"]["val_accuracy"], 0.5)
+            with open(os.path.join(d, "train_curve_tiny.jsonl"), "w") as f:
+                f.write('{"epoch": 2, "loss": 1.0, "train_accuracy": 1, "val_accuracy": 1}\n'
+                        '{"epoch": 1, "loss": 1.0, "train_accuracy": 1, "val_accuracy": 1}\n')
+            with redirect_stdout(io.StringIO()), \
+                    open(os.devnull, "w") as null, redirect_stderr(null):
+                self.assertEqual(pt.main(["--dir", d, "--no-gnuplot"]), 1)
 
 
 if __name__ == "__main__":
