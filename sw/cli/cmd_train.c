@@ -1,8 +1,8 @@
 /* `tpu train`: train the digits MLP or CNN on the device in bf16 mixed precision (docs/training.md).
  *   tpu train [--device URI] --model mlp|cnn [--data X.npy --labels Y.npy]
  *       [--val-data X.npy --val-labels Y.npy] [--epochs E] [--batch B] [--optimizer sgd|adamw]
- *       [--lr LR] [--weight-decay WD] [--seed S] [--checkpoint FILE] [--resume FILE] [--stop-after E]
- *       [-o MODEL.tpum] [--json]
+ *       [--lr LR] [--weight-decay WD] [--seed S] [--checkpoint FILE] [--resume FILE]
+ *       [--stop-after E] [--limit N] [-o MODEL.tpum] [--json]
  * This file: the command line and the data sets; train_run.c the training itself. */
 #include <errno.h>
 #include <math.h>
@@ -23,8 +23,8 @@
 
 enum {
 	OPT_MODEL = 1, OPT_DATA, OPT_LABELS, OPT_VAL_DATA, OPT_VAL_LABELS, OPT_EPOCHS, OPT_BATCH,
-	OPT_OPTIM, OPT_LR, OPT_WD, OPT_SEED, OPT_CKPT, OPT_RESUME, OPT_OUT, OPT_JSON, OPT_DEVICE, OPT_STOP,
-	OPT_HELP,
+	OPT_OPTIM, OPT_LR, OPT_WD, OPT_SEED, OPT_CKPT, OPT_RESUME, OPT_OUT, OPT_JSON, OPT_DEVICE,
+	OPT_STOP, OPT_LIMIT, OPT_HELP,
 };
 
 static const struct cli_opt opts[] = {
@@ -36,7 +36,8 @@ static const struct cli_opt opts[] = {
     {"seed", 0, true, OPT_SEED},	   {"checkpoint", 0, true, OPT_CKPT},
     {"resume", 0, true, OPT_RESUME},	   {"output", 'o', true, OPT_OUT},
     {"json", 0, false, OPT_JSON},	   {"device", 0, true, OPT_DEVICE},
-    {"stop-after", 0, true, OPT_STOP},	   {"help", 'h', false, OPT_HELP},
+    {"stop-after", 0, true, OPT_STOP},	   {"limit", 0, true, OPT_LIMIT},
+    {"help", 'h', false, OPT_HELP},
     {NULL, 0, false, 0},
 };
 
@@ -46,7 +47,8 @@ static void usage(FILE *f)
 		"usage: tpu train [--device URI] --model mlp|cnn [--data X.npy --labels Y.npy]\n"
 		"                 [--val-data X.npy --val-labels Y.npy] [--epochs E] [--batch B]\n"
 		"                 [--optimizer sgd|adamw] [--lr LR] [--weight-decay WD] [--seed S]\n"
-		"                 [--checkpoint FILE.npz] [--resume FILE.npz] [-o MODEL.tpum] [--json]\n"
+		"                 [--checkpoint FILE.npz] [--resume FILE.npz] [--stop-after E]\n"
+		"                 [--limit N] [-o MODEL.tpum] [--json]\n"
 		"Trains on the device in bf16 x bf16 -> fp32 (a device with the bf16 mode, e.g.\n"
 		"golden:bf16=1), fp32 master weights on the host. Without --data: the shipped digits\n"
 		"training split (" DEFAULT_TRAIN_X "), validated on the test split.\n"
@@ -58,6 +60,7 @@ static void usage(FILE *f)
 		"  --checkpoint   written (atomically) after every epoch; its SHA-256 is printed\n"
 		"  --resume       continue a run from its checkpoint (same options)\n"
 		"  --stop-after E stop after epoch E of the plan (resume later with --resume)\n"
+		"  --limit N      train on the first N examples of the training data only\n"
 		"  -o             quantize to an int8 model file for `tpu run` (uint8 pixel data)\n"
 		"  --json         one JSON object per epoch instead of the progress line\n");
 }
@@ -86,6 +89,11 @@ static int parse_opt(const struct cli_ctx *ctx, struct train_opts *o, int id, co
 		if (cli_parse_long(val, 1, MAX_EPOCHS, &l))
 			break;
 		o->stop_after = (unsigned)l;
+		return 0;
+	case OPT_LIMIT:
+		if (cli_parse_long(val, 1, TR_DIGITS_MAX_ROWS, &l))
+			break;
+		o->limit = (size_t)l;
 		return 0;
 	case OPT_BATCH:
 		if (cli_parse_long(val, 1, MAX_BATCH, &l))
@@ -116,7 +124,8 @@ static int parse_opt(const struct cli_ctx *ctx, struct train_opts *o, int id, co
 		return 0;
 	}
 	static const char *const limits[] = {
-		[OPT_EPOCHS] = "an integer 1..100000", [OPT_STOP] = "an integer 1..100000", [OPT_BATCH] = "an integer 1..4096",
+		[OPT_EPOCHS] = "an integer 1..100000", [OPT_STOP] = "an integer 1..100000",
+		[OPT_BATCH] = "an integer 1..4096", [OPT_LIMIT] = "an integer 1..100000",
 		[OPT_OPTIM] = "sgd or adamw", [OPT_LR] = "a number > 0",
 		[OPT_WD] = "a number >= 0", [OPT_SEED] = "an unsigned 64-bit integer",
 	};
@@ -311,6 +320,8 @@ int cmd_train(const struct cli_ctx *ctx, int argc, char **argv)
 		      &train);
 	if (rc)
 		return rc;
+	if (o.limit && o.limit < train.d.n) /* the first examples; the pixels keep pace */
+		train.d.n = train.pixels.n ? (train.pixels.n = o.limit) : o.limit;
 	rc = load_set(ctx, o.val_data ? o.val_data : DEFAULT_TEST_X,
 		      o.val_labels ? o.val_labels : DEFAULT_TEST_Y, &val);
 	if (rc)

@@ -14,6 +14,7 @@ struct train_opts {
 	const char *checkpoint, *resume, *output;
 	unsigned epochs;
 	unsigned stop_after;      /* stop after this epoch (0: run all) */
+	size_t limit;             /* train on the first limit examples (0: all) */
 	size_t batch;
 	enum tpu_optim_kind optim;
 	double lr, weight_decay;
