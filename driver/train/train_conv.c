@@ -1,6 +1,6 @@
 /* conv2d forward and backward on the device (docs/training.md): im2col on the host, one GEMM
- * forward, two backward (dW = colᵀ · dY with trans_a, dcol = dY · Wᵀ with trans_b), col2im of
- * dcol on the host. im2col and col2im are one walk over the (row, tap) pairs of the im2col
+ * forward, two backward (dW = colᵀ · dY with trans_a, over g pixels per row, and
+ * dcol = dY · Wᵀ with trans_b), col2im of dcol on the host. im2col and col2im are one walk over the (row, tap) pairs of the im2col
  * matrix: a gather and its adjoint, a scatter-add. */
 #include <errno.h>
 #include <stdbool.h>
@@ -120,6 +120,49 @@ int tpu_train_conv2d_forward(struct tpu_train_ctx *ctx, const struct tpu_conv2d_
 	return tpu_train_gemm(ctx, TPU_TRANS_N, TPU_TRANS_N, m, s->out_c, k, ctx->col, w, b, y);
 }
 
+/* How many consecutive output pixels dW's GEMM puts side by side (see weight_grad): the most
+ * whose out_c columns fit the array's N, dividing m, and leaving at least one full K-tile. */
+static size_t dw_groups(size_t n_array, size_t m, size_t out_c)
+{
+	for (size_t g = n_array / out_c; g > 1; g--)
+		if (m % g == 0 && m / g >= n_array)
+			return g;
+	return 1;
+}
+
+/* dw (k x out_c) = colᵀ · dy, col m x k in ctx->col. The GEMM's K is the m output pixels, and
+ * each of its K-tiles costs about the same whatever the (few) out_c columns it fills. So col and
+ * dy are read as g pixels per row, (m/g) x (g k) and (m/g) x (g out_c) (the same memory, no
+ * copy): their product P, (g k) x (g out_c), holds in its g diagonal blocks the products of
+ * the pixels of each residue mod g, whose sum, on the host in block order, is dw; the GEMM has
+ * 1/g of the K-tiles. With g = 1 it is the plain product. */
+static int weight_grad(struct tpu_train_ctx *ctx, size_t m, size_t k, size_t out_c,
+		       const float *dy, float *dw)
+{
+	size_t g = dw_groups(ctx->array_n, m, out_c), gk = g * k, gn = g * out_c;
+	int ret;
+
+	/* col is stored m x k, which is op(A) = colᵀ (k x m) transposed */
+	if (g == 1)
+		return tpu_train_gemm(ctx, TPU_TRANS_T, TPU_TRANS_N, k, out_c, m, ctx->col, dy,
+				      NULL, dw);
+	ret = train_reserve(&ctx->dcol, &ctx->dcol_cap, gk * gn, sizeof(float));
+	if (!ret)
+		ret = tpu_train_gemm(ctx, TPU_TRANS_T, TPU_TRANS_N, gk, gn, m / g, ctx->col, dy,
+				     NULL, ctx->dcol);
+	if (ret)
+		return ret;
+	for (size_t t = 0; t < k; t++)
+		for (size_t o = 0; o < out_c; o++) {
+			float sum = ctx->dcol[t * gn + o];
+
+			for (size_t i = 1; i < g; i++)
+				sum += ctx->dcol[(i * k + t) * gn + i * out_c + o];
+			dw[t * out_c + o] = sum;
+		}
+	return 0;
+}
+
 int tpu_train_conv2d_backward(struct tpu_train_ctx *ctx, const struct tpu_conv2d_shape *s,
 			      const float *x, const float *w, const float *dy, float *dw,
 			      float *db, float *dx)
@@ -127,14 +170,11 @@ int tpu_train_conv2d_backward(struct tpu_train_ctx *ctx, const struct tpu_conv2d
 	size_t m, k;
 	int ret;
 
-	if (!dy || !db)
+	if (!dy || !dw || !db)
 		return -EINVAL;
 	ret = load_col(ctx, s, x, &m, &k);
-	if (ret)
-		return ret;
-	/* dw = colᵀ · dy: col is stored m x k, which is op(A) = colᵀ (k x m) transposed */
-	ret = tpu_train_gemm(ctx, TPU_TRANS_T, TPU_TRANS_N, k, s->out_c, m, ctx->col, dy, NULL,
-			     dw);
+	if (!ret)
+		ret = weight_grad(ctx, m, k, s->out_c, dy, dw);
 	if (ret)
 		return ret;
 	if (dx) {

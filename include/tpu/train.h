@@ -112,9 +112,12 @@ TPU_MUST_CHECK int tpu_train_conv2d_forward(struct tpu_train_ctx *ctx,
 
 /* conv2d backward given dy (as y): dw = im2col(x)ᵀ · dy (trans_a) and dcol = dy · wᵀ
  * (trans_b) on the device, then dx = col2im(dcol) on the host; db = the column sums of dy
- * (host, fp32, rows in order). im2col(x) is recomputed, not kept from the forward pass. dw, db
- * and dx are written, not accumulated; dx may be NULL (the first layer). Returns as the
- * forward. */
+ * (host, fp32, rows in order). im2col(x) is recomputed, not kept from the forward pass. When
+ * out_c leaves array columns idle, dw's GEMM reads g consecutive output pixels as one row
+ * (g = the most, up to N / out_c, dividing the pixel count and leaving a full K-tile): each
+ * entry is then the fp32 sum, in order, of the g device sums over the pixels of one residue
+ * mod g (docs/training.md "Backward against forward"). dw, db and dx are written, not
+ * accumulated; dx may be NULL (the first layer). Returns as the forward. */
 TPU_MUST_CHECK int tpu_train_conv2d_backward(struct tpu_train_ctx *ctx,
 					     const struct tpu_conv2d_shape *s, const float *x,
 					     const float *w, const float *dy, float *dw, float *db,
