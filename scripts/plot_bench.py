@@ -253,12 +253,17 @@ def run_gnuplot(prog, script):
         print(f"plot_bench: gnuplot: {line}", file=sys.stderr)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description="plots of make bench (docs/performance.md)")
+def add_plot_args(ap):
+    """The options of the bench plot scripts (this one, plot_train.py)."""
     ap.add_argument("--dir", default="build/bench", help="benchmark JSON folder, also the output")
     ap.add_argument("--png", action="store_true", help="also write PNG (gnuplot's pngcairo)")
     ap.add_argument("--no-gnuplot", action="store_true", help="write data and scripts only")
     ap.add_argument("--gnuplot", default="gnuplot", help="gnuplot program (default: gnuplot)")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="plots of make bench (docs/performance.md)")
+    add_plot_args(ap)
     a = ap.parse_args(argv)
     scripts = []
     try:

@@ -116,10 +116,7 @@ def write_curves(dirn, curves, png):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description="training figures of make bench")
-    ap.add_argument("--dir", default="build/bench", help="benchmark folder, also the output")
-    ap.add_argument("--png", action="store_true", help="also write PNG (gnuplot's pngcairo)")
-    ap.add_argument("--no-gnuplot", action="store_true", help="write data and script only")
-    ap.add_argument("--gnuplot", default="gnuplot", help="gnuplot program (default: gnuplot)")
+    pb.add_plot_args(ap)
     a = ap.parse_args(argv)
     try:
         steps = [step_figures(pb.load_json(p), p)
