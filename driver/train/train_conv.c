@@ -148,8 +148,8 @@ static int weight_grad(struct tpu_train_ctx *ctx, size_t m, size_t k, size_t out
 				      NULL, dw);
 	ret = train_reserve(&ctx->dcol, &ctx->dcol_cap, gk * gn, sizeof(float));
 	if (!ret)
-		ret = tpu_train_gemm(ctx, TPU_TRANS_T, TPU_TRANS_N, gk, gn, m / g, ctx->col, dy,
-				     NULL, ctx->dcol);
+		ret = train_gemm_counted(ctx, TPU_TRANS_T, TPU_TRANS_N, gk, gn, m / g, ctx->col,
+					 dy, NULL, ctx->dcol, (uint64_t)k * out_c * m);
 	if (ret)
 		return ret;
 	for (size_t t = 0; t < k; t++)

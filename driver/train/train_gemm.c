@@ -81,16 +81,24 @@ static void to_bf16(const float *src, size_t n, uint16_t *dst)
 }
 
 static void perf_add(struct tpu_train_stats *s, const struct tpu_perf *a,
-		     const struct tpu_perf *b)
+		     const struct tpu_perf *b, uint64_t macs)
 {
 	s->cycles += b->cycles - a->cycles;
 	s->mxu_busy_cycles += b->mxu_busy_cycles - a->mxu_busy_cycles;
-	s->macs += b->macs - a->macs;
+	s->macs += macs;
 }
 
 int tpu_train_gemm(struct tpu_train_ctx *ctx, enum tpu_trans trans_a, enum tpu_trans trans_b,
 		   size_t m, size_t n, size_t k, const float *a, const float *b, const float *bias,
 		   float *c)
+{
+	return train_gemm_counted(ctx, trans_a, trans_b, m, n, k, a, b, bias, c,
+				  (uint64_t)m * n * k);
+}
+
+int train_gemm_counted(struct tpu_train_ctx *ctx, enum tpu_trans trans_a,
+		       enum tpu_trans trans_b, size_t m, size_t n, size_t k, const float *a,
+		       const float *b, const float *bias, float *c, uint64_t macs)
 {
 	struct tpu_gemm_params p;
 	struct tpu_perf p0, p1;
@@ -132,12 +140,12 @@ int tpu_train_gemm(struct tpu_train_ctx *ctx, enum tpu_trans trans_a, enum tpu_t
 	ctx->stats.device_seconds += now() - t1;
 	if (ret)
 		return ret;
-	perf_add(&ctx->stats, &p0, &p1);
+	perf_add(&ctx->stats, &p0, &p1, macs);
 	ctx->stats.gemms++;
 	if (ctx->trace && ctx->trace_len < ctx->trace_cap)
 		ctx->trace[ctx->trace_len++] = (struct tpu_train_gemm_rec){
 			.trans_a = trans_a, .trans_b = trans_b, .m = m, .n = n, .k = k,
-			.cycles = p1.cycles - p0.cycles, .macs = p1.macs - p0.macs,
+			.cycles = p1.cycles - p0.cycles, .macs = macs,
 		};
 	return 0;
 }

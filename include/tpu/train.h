@@ -31,12 +31,15 @@ struct tpu_train_stats {
 	uint64_t gemms;
 	uint64_t cycles;          /* PERF_CYCLES summed over the GEMMs */
 	uint64_t mxu_busy_cycles;
-	uint64_t macs;
+	uint64_t macs;            /* of the products the ops compute: m x n x k of each GEMM, but
+				   * k x out_c x pixels for conv2d's grouped dW (whose GEMM does
+				   * g times that, see tpu_train_conv2d_backward) */
 	double device_seconds;    /* wall clock spent inside tpu_gemm_ex */
 	double host_seconds;      /* wall clock of the ops' host work */
 };
 
-/* One GEMM as tpu_train_gemm ran it (the optional trace of struct tpu_train_ctx). */
+/* One GEMM as tpu_train_gemm ran it (the optional trace of struct tpu_train_ctx); macs as
+ * in struct tpu_train_stats. */
 struct tpu_train_gemm_rec {
 	enum tpu_trans trans_a, trans_b;
 	size_t m, n, k;
