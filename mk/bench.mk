@@ -63,8 +63,9 @@ bench-bf16: $(CLI)
 bench: bench-bf16
 
 # Training (docs/training.md, "Throughput"): `tpu bench train --json` of the digits MLP and CNN
-# on BENCH_TRAIN_DEVICE (default golden:bf16=1, N = 16: its cycles are the analytical
-# schedule's, equal to the Verilated device's at equal N) -> $(BUILD)/bench/train_step_<m>.json
+# on BENCH_TRAIN_DEVICE (default golden:bf16=1, N = 16, whose cycles are its own timing model's,
+# not the Verilated device's; BENCH_TRAIN_DEVICE=sim:bf16=1 measures N = 8 on the RTL, about 3x
+# the golden N = 8 figures) -> $(BUILD)/bench/train_step_<m>.json
 # (cycles per phase and per GEMM, utilization, images/s at 1 GHz), a `tpu train --json` run of
 # BENCH_TRAIN_EPOCHS epochs of each -> train_curve_<m>.jsonl, then scripts/plot_train.py: a
 # table on stdout, train_summary.json and train_curves.{dat,gp,svg} (loss and accuracy per
