@@ -278,6 +278,38 @@ START_TEST(bad_input_is_refused)
 }
 END_TEST
 
+/* `tpu bench train`: the CNN's step splits into phases that add up, its GEMMs are attributed
+ * to the conv and dense layers (the first without dX), and bad options are refused. */
+START_TEST(bench_train_reports_phases_and_layers)
+{
+	static struct cli_run r;
+	double step, fwd, bwd, upd;
+	const char *p;
+
+	CLI_RUN(&r, "bench", "train", "--device", device(), "--model", "cnn", "--steps", "2",
+		"--json");
+	cli_expect_ok(&r);
+	ck_assert_msg((p = strstr(r.out, "\"step_cycles\": ")) && sscanf(p, "\"step_cycles\": %lf",
+		      &step) == 1, "%s", r.out);
+	ck_assert((p = strstr(r.out, "\"forward_cycles\": ")) &&
+		  sscanf(p, "\"forward_cycles\": %lf", &fwd) == 1);
+	ck_assert((p = strstr(r.out, "\"backward_cycles\": ")) &&
+		  sscanf(p, "\"backward_cycles\": %lf", &bwd) == 1);
+	ck_assert((p = strstr(r.out, "\"update_cycles\": ")) &&
+		  sscanf(p, "\"update_cycles\": %lf", &upd) == 1);
+	ck_assert_msg(fwd > 0 && bwd > 0 && upd == 0 && step == fwd + bwd + upd,
+		      "step %g, forward %g, backward %g, update %g", step, fwd, bwd, upd);
+	ck_assert_msg(strstr(r.out, "{\"layer\": 0, \"kind\": \"conv2d\"") &&
+		      strstr(r.out, "{\"layer\": 2, \"kind\": \"dense\"") &&
+		      strstr(r.out, "\"dx\": null") && !strstr(r.out, "\"layer\": 1,"),
+		      "%s", r.out);
+	CLI_RUN(&r, "bench", "train", "--device", device(), "--model", "resnet");
+	cli_expect_fail(&r, 2, "tpu bench:", "--model", "mlp or cnn");
+	CLI_RUN(&r, "bench", "train", "--device", "golden", "--model", "mlp");
+	cli_expect_fail(&r, 2, "tpu bench:", "bf16", NULL);
+}
+END_TEST
+
 TPU_TEST_SUITE(cli_train_suite)
 static Suite *cli_train_suite(void)
 {
@@ -291,6 +323,7 @@ static Suite *cli_train_suite(void)
 	tcase_add_test(tc, cnn_is_deterministic_and_resumes_exactly);
 	tcase_add_test(tc, cnn_model_runs_and_bad_input_is_refused);
 	tcase_add_test(tc, cnn_golden_and_sim_give_the_same_checkpoint);
+	tcase_add_test(tc, bench_train_reports_phases_and_layers);
 	suite_add_tcase(s, tc);
 	return s;
 }
