@@ -1,7 +1,7 @@
 /* conv2d forward and backward on the device (docs/training.md): im2col on the host, one GEMM
  * forward, two backward (dW = colᵀ · dY with trans_a, over g pixels per row, and
- * dcol = dY · Wᵀ with trans_b), col2im of dcol on the host. im2col and col2im are one walk over the (row, tap) pairs of the im2col
- * matrix: a gather and its adjoint, a scatter-add. */
+ * dcol = dY · Wᵀ with trans_b), col2im of dcol on the host. im2col and col2im are one walk
+ * over the (row, tap) pairs of the im2col matrix: a gather and its adjoint, a scatter-add. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Training operators on the tpu: the forward and backward passes of dense and conv2d layers,
- * max-pool, ReLU, softmax cross-entropy, and the optimizers (SGD with momentum, AdamW) on fp32 master weights
- * (docs/training.md).
+ * max-pool, ReLU, softmax cross-entropy, and the optimizers (SGD with momentum, AdamW) on fp32
+ * master weights (docs/training.md).
  *
  * Mixed precision as design.md §8: tensors on the host are fp32 (float); every matrix product
  * runs on the device through tpu_gemm_ex() with TPU_DTYPE_BF16 (operands rounded to bf16 with
