@@ -125,6 +125,7 @@ static int layer_forward(struct tr_dev *d, size_t l, const float *x, size_t n)
 	const struct tr_layer *ly = &d->net->layer[l];
 	const float *w = d->param + ly->w_off, *b = d->param + ly->b_off;
 
+	d->ctx.err[0] = '\0'; /* a message in it afterwards is this op's */
 	switch (ly->kind) {
 	case TR_DENSE:
 		return tpu_train_dense_forward(&d->ctx, n, layer_in_size(ly), ly->out_c, x, w, b,
@@ -169,6 +170,7 @@ static int layer_backward(struct tr_dev *d, size_t l, size_t n, const float *dy,
 	const float *x = l ? d->act[l - 1] : d->x, *w = d->param + ly->w_off;
 	float *dw = d->grad + ly->w_off, *db = d->grad + ly->b_off;
 
+	d->ctx.err[0] = '\0';
 	switch (ly->kind) {
 	case TR_DENSE:
 		return tpu_train_dense_backward(&d->ctx, n, layer_in_size(ly), ly->out_c, x, w,
