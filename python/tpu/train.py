@@ -148,9 +148,9 @@ class Optimizer:
     _KINDS = {"sgd": OPTIM_SGD, "adamw": OPTIM_ADAMW}
 
     def __init__(self, kind, n, weight_decay=0.0):
+        self._open = False
         if kind not in self._KINDS:
             raise ValueError(f"kind: {kind!r}, expected 'sgd' or 'adamw'")
-        self._open = False
         self.n = _args.int_scalar("n", n, 1, 2**62)
         self._o = Optim()
         check(lib.tpu_optim_init(ctypes.byref(self._o), self._KINDS[kind], self.n,
