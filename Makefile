@@ -160,7 +160,10 @@ profiles:
 	$(Q)$(PYTHON) scripts/profiles.py --list
 
 # ------------------------------------------------------------------ fragments (one per area)
-include $(sort $(wildcard mk/*.mk))
+# Read in name order, except the ones whose rules name what the others build (the sim models'
+# archive, SIM_ON): the shared libraries, the installation and the Python tests come last.
+MK_LAST := mk/shlib.mk mk/install.mk mk/python.mk
+include $(filter-out $(MK_LAST),$(sort $(wildcard mk/*.mk))) $(MK_LAST)
 
 clean:
 	rm -rf $(BUILD)

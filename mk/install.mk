@@ -68,7 +68,7 @@ install: $(INST_HEADERS) $(LIB_A) $(SHLIBS) $(CLI)
 	$(Q)$(INSTALL) -m 644 $(INST_HEADERS) $(DESTDIR)$(INCLUDEDIR)/tpu/
 	$(Q)$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	$(Q)$(INSTALL) -m 755 $(SHLIBS) $(DESTDIR)$(LIBDIR)/
-	$(Q)$(foreach f,$(SHLIBS),$(call shlib_links,$(DESTDIR)$(LIBDIR)/$(notdir $(f)));)
+	$(Q)$(foreach f,$(SHLIBS),$(call shlib_links,$(DESTDIR)$(LIBDIR)/$(notdir $(f))) &&) true
 	$(Q)printf '%s\n' $(call pc_tpu,$(PREFIX),$(call pc_rel,$(INCLUDEDIR)),$(call pc_rel,$(LIBDIR))) \
 	  > $(DESTDIR)$(PKGCONFIGDIR)/tpu.pc
 	$(Q)$(if $(filter 1,$(SIM_ON)),printf '%s\n' $(call pc_sim,$(PREFIX),,$(call pc_rel,$(LIBDIR))) \

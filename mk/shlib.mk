@@ -30,25 +30,23 @@ $(PIC_OBJDIR)/%.o: %.c $(SPEC_H)
 	@echo "  CC PIC  $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -MMD -MP -c $< -o $@
 
-# $(1) the real name: the soname link and the development link beside it
-define shlib_links
-	$(Q)ln -sfn $(notdir $(1)) $(basename $(basename $(1)))
-	$(Q)ln -sfn $(notdir $(basename $(basename $(1)))) $(basename $(basename $(basename $(1))))
-endef
+# $(1) the real name: the command that makes the soname link and the development link beside it
+shlib_links = ln -sfn $(notdir $(1)) $(basename $(basename $(1))) && ln -sfn \
+              $(notdir $(basename $(basename $(1)))) $(basename $(basename $(basename $(1))))
 
 $(SHLIB): $(PIC_OBJS) $(SHLIB_MAP)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(call SHLIB_LDFLAGS,$@) -Wl,--version-script=$(SHLIB_MAP) -o $@ $(PIC_OBJS) \
 	  $(LDLIBS_ALL)
-	$(call shlib_links,$@)
+	$(Q)$(call shlib_links,$@)
 
 $(SHLIB_SIM): $(SIM_LIB) $(SHLIB_SIM_MAP)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CXX) $(call SHLIB_LDFLAGS,$@) -Wl,--version-script=$(SHLIB_SIM_MAP) -o $@ \
 	  -Wl,--whole-archive $(SIM_LIB) -Wl,--no-whole-archive $(VL_LDLIBS) -pthread
-	$(call shlib_links,$@)
+	$(Q)$(call shlib_links,$@)
 
 SHLIBS := $(SHLIB) $(if $(filter 1,$(SIM_ON)),$(SHLIB_SIM))
 .PHONY: shlib

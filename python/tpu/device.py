@@ -4,13 +4,14 @@ import ctypes
 import numpy as np
 
 from . import _args
+from ._owner import Owner
 from ._lib import FEATURES_BF16_MASK, GemmParams, Info, Perf, check, lib, ptr, text
 
 INT32_MIN, INT32_MAX = -2**31, 2**31 - 1
 _INT8_ONLY = ("multiplier", "shift", "out_zero_point", "clamp", "lut")
 
 
-class Device:
+class Device(Owner):
     """A device opened by URI, as the CLI's --device takes it ("golden:n=16",
     "golden:bf16=1", "sim:n=8", ...; include/tpu/tpu.h, README "Device URIs").
 
@@ -21,36 +22,22 @@ class Device:
         if not isinstance(uri, str):
             raise ValueError(f"uri: {uri!r} is not a string")
         self.uri = uri
-        self._dev = None
         self._train = None  # the TrainContext of bf16 matmuls, made on first use
-        handle = ctypes.c_void_p()
-        check(lib.tpu_open(uri.encode(), ctypes.byref(handle)), f"open '{uri}'",
+        self._dev = ctypes.c_void_p()
+        check(lib.tpu_open(uri.encode(), ctypes.byref(self._dev)), f"open '{uri}'",
               lib.tpu_last_open_error)
-        self._dev = handle
+        self._live = True
 
     # ------------------------------------------------------------------ lifecycle
-    def close(self):
-        """Release the device (a second call does nothing)."""
+    def _release(self):
         if self._train is not None:
             self._train.close()
-            self._train = None
-        if self._dev is not None:
-            lib.tpu_close(self._dev)
-            self._dev = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
+        lib.tpu_close(self._dev)
 
     @property
     def handle(self):
         """The tpu_dev pointer (ctypes.c_void_p); ValueError once closed."""
-        if self._dev is None:
+        if not self._live:
             raise ValueError(f"device '{self.uri}' is closed")
         return self._dev
 

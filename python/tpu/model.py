@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._owner import Owner
 from ._lib import (LAYER_STAT_FIELDS, ModelHead, ModelStats, check, lib, ptr, text)
 
 # raw input dtypes `tpu run` accepts (sw/cli/model_input.c), each value taken as a float
@@ -26,11 +27,12 @@ def _stats_dict(s):
     return {name: getattr(s, name) for name in LAYER_STAT_FIELDS + ("wall_seconds",)}
 
 
-class Model:
+class Model(Owner):
     """A model loaded and validated by tpu_model_load (Model.load)."""
 
     def __init__(self, handle, path):
         self._m = handle
+        self._live = True
         self.path = path
         head = ctypes.cast(handle, ctypes.POINTER(ModelHead)).contents
         self.name = text(head.name)
@@ -51,22 +53,11 @@ class Model:
         check(rc, f"load '{path}'", err.value)
         return cls(handle, path)
 
-    def close(self):
-        if self._m is not None:
-            lib.tpu_model_free(self._m)
-            self._m = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
+    def _release(self):
+        lib.tpu_model_free(self._m)
 
     def _handle(self):
-        if self._m is None:
+        if not self._live:
             raise ValueError(f"model '{self.path}' is closed")
         return self._m
 

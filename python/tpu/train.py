@@ -8,6 +8,7 @@ import ctypes
 import numpy as np
 
 from . import _args
+from ._owner import Owner
 from ._lib import (OPTIM_ADAMW, OPTIM_SGD, TRANS_N, TRANS_T, Optim, TrainCtx, check, lib, ptr)
 
 _F32 = ctypes.c_float
@@ -22,35 +23,23 @@ def _shape(name, x, shape):
         raise ValueError(f"{name}: shape {x.shape}, expected {shape}")
 
 
-class TrainContext:
+class TrainContext(Owner):
     """A struct tpu_train_ctx bound to a Device with the bf16 mode (tpu_train_init: TpuError
     otherwise). Every product runs on the device: operands rounded to bf16 to nearest even,
     fp32 sums in the device's order."""
 
     def __init__(self, device):
-        self._open = False
         self.device = device
         self._ctx = TrainCtx()
         rc = lib.tpu_train_init(ctypes.byref(self._ctx), device.handle)
         check(rc, f"training ops on '{device.uri}'", self._ctx.err)
-        self._open = True
+        self._live = True
 
-    def close(self):
-        if self._open:
-            lib.tpu_train_free(ctypes.byref(self._ctx))
-            self._open = False
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
+    def _release(self):
+        lib.tpu_train_free(ctypes.byref(self._ctx))
 
     def _call(self, what, fn, *args):
-        if not self._open:
+        if not self._live:
             raise ValueError("the training context is closed")
         self.device.handle  # ValueError once the device is closed
         self._ctx.err = b""
@@ -141,14 +130,13 @@ def softmax_xent(logits, labels):
     return loss.value, dlogits
 
 
-class Optimizer:
+class Optimizer(Owner):
     """struct tpu_optim over one flat float32 parameter vector of n values: kind "sgd"
     (momentum 0.9) or "adamw" (betas 0.9, 0.999, eps 1e-8), with weight_decay."""
 
     _KINDS = {"sgd": OPTIM_SGD, "adamw": OPTIM_ADAMW}
 
     def __init__(self, kind, n, weight_decay=0.0):
-        self._open = False
         if kind not in self._KINDS:
             raise ValueError(f"kind: {kind!r}, expected 'sgd' or 'adamw'")
         self.n = _args.int_scalar("n", n, 1, 2**62)
@@ -156,15 +144,10 @@ class Optimizer:
         check(lib.tpu_optim_init(ctypes.byref(self._o), self._KINDS[kind], self.n,
                                  float(weight_decay)), "optimizer")
         self.kind = kind
-        self._open = True
+        self._live = True
 
-    def close(self):
-        if self._open:
-            lib.tpu_optim_free(ctypes.byref(self._o))
-            self._open = False
-
-    def __del__(self):
-        self.close()
+    def _release(self):
+        lib.tpu_optim_free(ctypes.byref(self._o))
 
     @property
     def steps(self):
@@ -173,7 +156,7 @@ class Optimizer:
     def step(self, param, grad, lr):
         """One step of learning rate lr: param (float32, n values, C-contiguous, updated in
         place) from grad (float32, n values)."""
-        if not self._open:
+        if not self._live:
             raise ValueError("the optimizer is closed")
         if not isinstance(param, np.ndarray) or param.dtype != np.float32 \
                 or not param.flags.c_contiguous or not param.flags.writeable:
