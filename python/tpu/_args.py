@@ -9,8 +9,8 @@ def _dtype_name(x):
 
 def array(name, x, dtype, ndim=None):
     """x as a C-contiguous array of exactly dtype with ndim dimensions (any with None; a copy
-    only when the layout needs one). dtype is never converted: a float array where int8 is wanted is an
-    error, not a cast."""
+    only when the layout needs one). dtype is never converted: a float array where int8 is
+    wanted is an error, not a cast."""
     if not isinstance(x, np.ndarray) or x.dtype != np.dtype(dtype):
         raise ValueError(f"{name}: dtype {_dtype_name(x)}, expected {np.dtype(dtype).name}")
     if ndim is not None and x.ndim != ndim:

@@ -180,6 +180,11 @@ def strerror(code):
     return text(lib.tpu_strerror(code))
 
 
+def fields(struct):
+    """A ctypes struct's fields as a dict."""
+    return {name: getattr(struct, name) for name, _ in type(struct)._fields_}
+
+
 def check(rc, what, detail=""):
     """Raise TpuError for a non-zero return code; detail may be a callable, asked only then."""
     if rc:

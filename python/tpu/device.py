@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _args
 from ._owner import Owner
-from ._lib import FEATURES_BF16_MASK, GemmParams, Info, Perf, check, lib, ptr, text
+from ._lib import FEATURES_BF16_MASK, GemmParams, Info, Perf, check, fields, lib, ptr, text
 
 INT32_MIN, INT32_MAX = -2**31, 2**31 - 1
 _INT8_ONLY = ("multiplier", "shift", "out_zero_point", "clamp", "lut")
@@ -48,7 +48,7 @@ class Device(Owner):
         features, backend), plus bf16: whether the device has the bf16 mode."""
         i = Info()
         check(lib.tpu_get_info(self.handle, ctypes.byref(i)), "info")
-        d = {name: getattr(i, name) for name, _ in Info._fields_}
+        d = fields(i)
         d["backend"] = text(i.backend)
         d["bf16"] = bool(i.features & FEATURES_BF16_MASK)
         return d
@@ -57,7 +57,7 @@ class Device(Owner):
         """The performance counters (struct tpu_perf) as a dict."""
         p = Perf()
         check(lib.tpu_perf_read(self.handle, ctypes.byref(p)), "perf")
-        return {name: getattr(p, name) for name, _ in Perf._fields_}
+        return fields(p)
 
     def perf_clear(self):
         check(lib.tpu_perf_clear(self.handle), "perf_clear")

@@ -9,7 +9,8 @@ import numpy as np
 
 from . import _args
 from ._owner import Owner
-from ._lib import (OPTIM_ADAMW, OPTIM_SGD, TRANS_N, TRANS_T, Optim, TrainCtx, check, lib, ptr)
+from ._lib import (OPTIM_ADAMW, OPTIM_SGD, TRANS_N, TRANS_T, Optim, TrainCtx, check, fields,
+                   lib, ptr)
 
 _F32 = ctypes.c_float
 
@@ -48,8 +49,7 @@ class TrainContext(Owner):
     @property
     def stats(self):
         """struct tpu_train_stats summed over every op so far, as a dict."""
-        s = self._ctx.stats
-        return {name: getattr(s, name) for name, _ in type(s)._fields_}
+        return fields(self._ctx.stats)
 
     def gemm(self, a, b, *, bias=None, trans_a=False, trans_b=False):
         """tpu_train_gemm: float32 C (m, n) = op(A)·op(B) + bias, op(A) (m, k) (a stored
