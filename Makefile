@@ -15,6 +15,8 @@ YOSYS     ?= yosys
 AR        ?= ar
 WERROR    ?= 0
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+# The version of the library and its files (shared-library names, pkg-config)
+TPU_VERSION := 0.1.0
 
 ifeq ($(V),1)
 Q :=
@@ -132,14 +134,8 @@ $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(Q)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_LIBS) $(LIB_A) $(SIM_LINK) $(LDLIBS_ALL)
 cli: $(CLI)
 
-PC := $(BUILD)/lib/pkgconfig/tpu.pc
-$(PC): Makefile
-	@mkdir -p $(@D)
-	$(Q)printf '%s\n' "prefix=$(abspath $(BUILD))" 'includedir=$${prefix}/include' \
-	  'libdir=$${prefix}/lib' '' 'Name: tpu' 'Description: host driver of the tpu accelerator' \
-	  'Version: 0.1.0' "Cflags: -I\$${includedir} -I$(abspath include)" \
-	  'Libs: -L$${libdir} -ltpu -lm' > $@
-pc: $(PC)
+# The pkg-config files (build tree and installed) and `make install`: mk/install.mk; the shared
+# libraries: mk/shlib.mk.
 
 all: lib $(if $(CLI_SRCS),cli) pc
 
@@ -164,7 +160,10 @@ profiles:
 	$(Q)$(PYTHON) scripts/profiles.py --list
 
 # ------------------------------------------------------------------ fragments (one per area)
-include $(sort $(wildcard mk/*.mk))
+# Read in name order, except the ones whose rules name what the others build (the sim models'
+# archive, SIM_ON): the shared libraries, the installation and the Python tests come last.
+MK_LAST := mk/shlib.mk mk/install.mk mk/python.mk
+include $(filter-out $(MK_LAST),$(sort $(wildcard mk/*.mk))) $(MK_LAST)
 
 clean:
 	rm -rf $(BUILD)

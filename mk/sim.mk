@@ -35,7 +35,12 @@ SIM_WAIVE  := $(wildcard rtl/*.vlt)
 SIM_VFLAGS := --cc --assert -x-assign unique -x-initial unique $(VL_OPT) --trace-fst -Wno-fatal \
               -Wno-lint -Wno-style
 SIM_VROOT   = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
-SIM_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -Isim -Isim/verilated \
+# Position-independent, so that the same objects go into the static archive (linked into the CLI
+# and the tests, where the linker relaxes the GOT and TLS accesses back to direct ones) and into
+# the shared libtpu_sim.so (mk/shlib.mk); no semantic interposition, so calls inside a model
+# still inline.
+SIM_PIC    := -fPIC -fno-semantic-interposition
+SIM_CXXFLAGS = $(SIM_PIC) -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -Isim -Isim/verilated \
                -Iinclude -I$(BUILD)/include -isystem $(SIM_VROOT)/include -isystem $(SIM_VROOT)/include/vltstd
 
 # Configurations: the profiles of rtl/profiles.toml with a "sim" name (PROFILES_SIM): sim_n16
@@ -68,7 +73,7 @@ $(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/sim.mk $(VER
 	  $(call sim_gflags,$(1)) -Mdir $(SIM_VDIR)/Vdev_$(1) $(SIM_WAIVE) $$(SIM_RTL) \
 	  >$(SIM_VDIR)/Vdev_$(1).log 2>&1 || { cat $(SIM_VDIR)/Vdev_$(1).log; exit 1; }
 	$(Q)$$(MAKE) --no-print-directory -s -C $(SIM_VDIR)/Vdev_$(1) -f Vdev_$(1).mk $(VL_SUBMAKE) \
-	  OPT_FAST=-O2 OPT_SLOW=-O1 Vdev_$(1)__ALL.a verilated.o verilated_threads.o verilated_fst_c.o >/dev/null
+	  USER_CPPFLAGS='$(SIM_PIC)' OPT_FAST=-O2 OPT_SLOW=-O1 Vdev_$(1)__ALL.a verilated.o verilated_threads.o verilated_fst_c.o >/dev/null
 $(SIM_VDIR)/Vdev_$(1)/harness.o: sim/verilated/tpu_device_harness.cpp sim/sim_model.h sim/link.h \
   $(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a
 	@echo "  CXX     $$@"

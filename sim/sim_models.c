@@ -1,7 +1,8 @@
 /* The registry of Verilated device builds. mk/sim.mk builds a fixed set of configurations
  * (sim/verilated/tpu_device_harness.cpp compiled once per N, each defining
- * tpu_sim_model_n<N>) and links them whole-archive into the CLI and the test runner. The
- * references here are weak, so a libtpu without those objects links and simply has no model. */
+ * tpu_sim_model_n<N>) and links them whole-archive into the CLI and the test runner, and into
+ * libtpu_sim.so (mk/shlib.mk), which a process loads before libtpu.so. The references here are
+ * weak, so a libtpu without those objects links and simply has no model. */
 #include <stddef.h>
 #include <string.h>
 

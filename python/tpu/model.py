@@ -1,0 +1,117 @@
+"""tpu.Model: a quantized model file (.tpum, docs/model-format.md) run on a device, with the
+input rules of `tpu run`."""
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._owner import Owner
+from ._lib import (LAYER_STAT_FIELDS, ModelHead, ModelStats, check, lib, ptr, text)
+
+# raw input dtypes `tpu run` accepts (sw/cli/model_input.c), each value taken as a float
+_RAW_DTYPES = (np.int8, np.uint8, np.int32, np.float32, np.uint16)
+
+
+@dataclass
+class RunResult:
+    """What Model.run returns: outputs, the last layer's int8 values (batch, num_classes);
+    predictions, their argmax (int32, batch; the first on ties, as `tpu run -o` writes them);
+    stats, the device's figures (cycles, mxu_busy_cycles, macs, dma_read_bytes,
+    dma_write_bytes, wall_seconds) in all under "total" and per layer under "layers"."""
+    outputs: np.ndarray
+    predictions: np.ndarray
+    stats: dict
+
+
+def _stats_dict(s):
+    return {name: getattr(s, name) for name in LAYER_STAT_FIELDS + ("wall_seconds",)}
+
+
+class Model(Owner):
+    """A model loaded and validated by tpu_model_load (Model.load)."""
+
+    def __init__(self, handle, path):
+        self._m = handle
+        self._live = True
+        self.path = path
+        head = ctypes.cast(handle, ctypes.POINTER(ModelHead)).contents
+        self.name = text(head.name)
+        self.input_shape = (head.in_h, head.in_w, head.in_c)
+        self.num_classes = head.num_classes
+        self.n_layers = head.n_layers
+        self.input_scale, self.input_zero_point = head.in_.scale, head.in_.zero_point
+        self.input_range = head.in_range
+        self.float_accuracy, self.int8_accuracy = head.float_accuracy, head.int8_accuracy
+
+    @classmethod
+    def load(cls, path):
+        """Load path (str or os.PathLike); TpuError with the loader's reason otherwise."""
+        path = str(path)
+        handle = ctypes.c_void_p()
+        err = ctypes.create_string_buffer(512)
+        rc = lib.tpu_model_load(path.encode(), ctypes.byref(handle), err, len(err))
+        check(rc, f"load '{path}'", err.value)
+        return cls(handle, path)
+
+    def _release(self):
+        lib.tpu_model_free(self._m)
+
+    def _handle(self):
+        if not self._live:
+            raise ValueError(f"model '{self.path}' is closed")
+        return self._m
+
+    def _examples(self, name, x):
+        """x reshaped to (batch, h*w*c) under `tpu run`'s shape rules: (h*w*c,) for one
+        example, (B, h*w*c), (B, h, w) when c is 1, (B, h, w, c)."""
+        h, w, c = self.input_shape
+        per = h * w * c
+        if not isinstance(x, np.ndarray):
+            raise ValueError(f"{name}: {type(x).__name__}, expected a NumPy array")
+        ok = {1: x.shape == (per,), 2: x.ndim == 2 and x.shape[1] == per,
+              3: c == 1 and x.shape[1:] == (h, w), 4: x.shape[1:] == (h, w, c)}.get(x.ndim)
+        if not ok:
+            raise ValueError(f"{name}: shape {x.shape} does not fit model '{self.name}': "
+                             f"expected (B, {h}, {w}, {c}), (B, {per}) or ({per},)"
+                             + (f" or (B, {h}, {w})" if c == 1 else ""))
+        x = x.reshape(-1, per)
+        if x.shape[0] == 0:
+            raise ValueError(f"{name}: shape {x.shape} holds no examples")
+        return x
+
+    def quantize(self, x):
+        """Raw inputs (int8, uint8, int32, float32 or uint16, any shape Model.run takes) as
+        the model's int8 inputs (batch, h*w*c): divided by the input range, quantized with the
+        input scale and zero point (tpu_model_quantize_input), as `tpu run` does."""
+        x = self._examples("x", x)
+        if x.dtype not in [np.dtype(t) for t in _RAW_DTYPES]:
+            raise ValueError(f"x: dtype {x.dtype.name}, expected one of "
+                             + ", ".join(np.dtype(t).name for t in _RAW_DTYPES))
+        raw = np.ascontiguousarray(x, dtype=np.float32)
+        q = np.empty(raw.shape, np.int8)
+        lib.tpu_model_quantize_input(self._handle(), ptr(raw, ctypes.c_float), raw.size,
+                                     ptr(q, ctypes.c_int8))
+        return q
+
+    def run(self, device, x, *, quantized=False):
+        """Run every example of x on device (tpu_model_run) and return a RunResult.
+
+        x holds raw values, quantized as Model.quantize says, or with quantized=True int8
+        values taken as they are."""
+        if quantized:
+            q = self._examples("x", x)
+            if q.dtype != np.int8:
+                raise ValueError(f"x: dtype {q.dtype.name}, but quantized inputs must be int8")
+            q = np.ascontiguousarray(q)
+        else:
+            q = self.quantize(x)
+        batch = q.shape[0]
+        out = np.empty((batch, self.num_classes), np.int8)
+        st = ModelStats()
+        rc = lib.tpu_model_run(device.handle, self._handle(), batch, ptr(q, ctypes.c_int8),
+                               ptr(out, ctypes.c_int8), ctypes.byref(st))
+        check(rc, f"run '{self.name}' on '{device.uri}'",
+              lambda: lib.tpu_ops_last_error(device.handle))
+        stats = {"total": _stats_dict(st.total),
+                 "layers": [_stats_dict(st.layer[i]) for i in range(st.n_layers)]}
+        return RunResult(out, np.argmax(out, axis=1).astype(np.int32), stats)

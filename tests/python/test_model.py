@@ -1,0 +1,86 @@
+"""Model.load + Model.run on the shipped models: the predictions `tpu run -o` writes for the
+same data, the accuracy recorded in the model, the same int8 outputs on every device, and the
+input rules and errors."""
+import errno
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tpu
+from conftest import ROOT, run_cli, sim_uri
+
+MODELS = sorted((ROOT / "models").glob("*.tpum"))
+X = ROOT / "data" / "digits_test_x.npy"
+Y = ROOT / "data" / "digits_test_y.npy"
+
+
+@pytest.fixture(scope="module")
+def golden():
+    with tpu.Device("golden") as d:
+        yield d
+
+
+@pytest.fixture(params=MODELS, ids=[p.stem for p in MODELS])
+def model(request):
+    with tpu.Model.load(request.param) as m:
+        yield m
+
+
+def test_models_are_shipped():
+    assert len(MODELS) >= 2 and X.exists() and Y.exists()
+
+
+def test_predictions_equal_tpu_run(golden, model, tmp_path):
+    x, y = np.load(X), np.load(Y)
+    r = model.run(golden, x)
+    assert r.outputs.shape == (len(x), model.num_classes) and r.outputs.dtype == np.int8
+    assert r.predictions.dtype == np.int32
+    run_cli("run", "--device", "golden", model.path, X, "-o", tmp_path / "pred.npy")
+    np.testing.assert_array_equal(r.predictions, np.load(tmp_path / "pred.npy"))
+    assert abs((r.predictions == y).mean() - model.int8_accuracy) < 1e-6
+    assert r.stats["total"]["cycles"] > 0 and len(r.stats["layers"]) == model.n_layers
+
+
+@pytest.mark.parametrize("uri", ["golden:n=8", sim_uri("n16")])
+def test_outputs_equal_on_every_device(golden, model, uri):
+    x = np.load(X)[:64]
+    with tpu.Device(uri) as d:
+        other = model.run(d, x)
+    np.testing.assert_array_equal(other.outputs, model.run(golden, x).outputs)
+
+
+def test_input_shapes_and_quantized(golden, model):
+    h, w, c = model.input_shape
+    x = np.load(X)[:5]
+    want = model.run(golden, x).outputs
+    for shaped in (x.reshape(5, h * w * c), x.reshape(5, h, w, c)):
+        np.testing.assert_array_equal(model.run(golden, shaped).outputs, want)
+    np.testing.assert_array_equal(model.run(golden, x[0].reshape(-1)).outputs, want[:1])
+    q = model.quantize(x)
+    assert q.dtype == np.int8 and q.shape == (5, h * w * c)
+    np.testing.assert_array_equal(model.run(golden, q, quantized=True).outputs, want)
+    np.testing.assert_array_equal(model.run(golden, x.astype(np.float32)).outputs, want)
+
+
+def test_input_errors(golden, model):
+    x = np.load(X)[:3]
+    with pytest.raises(ValueError, match="^x: shape"):
+        model.run(golden, x[:, :4])
+    with pytest.raises(ValueError, match="^x: dtype float64"):
+        model.run(golden, x.astype(np.float64))
+    with pytest.raises(ValueError, match="^x: dtype uint8, but quantized"):
+        model.run(golden, x, quantized=True)
+    with pytest.raises(ValueError, match="^x: shape .* no examples"):
+        model.run(golden, x[:0])
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(tpu.TpuError) as e:
+        tpu.Model.load(tmp_path / "missing.tpum")
+    assert e.value.code == -errno.ENOENT
+    bad = tmp_path / "bad.tpum"
+    bad.write_bytes(Path(MODELS[0]).read_bytes()[:100])
+    with pytest.raises(tpu.TpuError) as e:
+        tpu.Model.load(bad)
+    assert e.value.code == -errno.EINVAL and e.value.detail
