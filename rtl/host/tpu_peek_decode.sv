@@ -63,18 +63,25 @@ module tpu_peek_decode #(
 );
   localparam int unsigned PkW = $clog2(PeekN);
 
-  function automatic logic [31:0] ent_dw(input logic [PeekN*512-1:0] v, input logic [PkW-1:0] i,
-                                         input int unsigned lsb);
-    ent_dw = v[512*i + lsb +: 32];
-  endfunction
-  function automatic logic [7:0] ent_op(input logic [PeekN*512-1:0] v, input logic [PkW-1:0] i);
-    ent_op = v[512*i + tpu_pkg::SqeOpcodeLsb +: 8];
-  endfunction
-  function automatic logic [63:0] ent_addr(input logic [PeekN*512-1:0] v,
-                                           input logic [PkW-1:0] i);
-    ent_addr = {v[512*i + tpu_pkg::SqeHostAddrHiLsb +: 32],
-                v[512*i + tpu_pkg::SqeHostAddrLoLsb +: 32]};
-  endfunction
+  // The fields of each peeked SQE, sliced once at constant offsets (indexing the whole
+  // PeekN x 512-bit vector with a variable entry number in every use costs a simulator a copy
+  // and a variable shift of the whole vector per use; the logic is the same).
+  logic [PeekN-1:0][7:0]  e_op, e_flags;
+  logic [PeekN-1:0][63:0] e_addr;
+  logic [PeekN-1:0][31:0] e_len, e_stride, e_rows, e_cols, e_op0;
+  for (genvar i = 0; i < PeekN; i++) begin : g_ent
+    assign e_op[i]     = pk_sqe_i[512*i + tpu_pkg::SqeOpcodeLsb +: 8];
+    assign e_flags[i]  = pk_sqe_i[512*i + tpu_pkg::SqeFlagsLsb +: 8];
+    assign e_addr[i]   = {pk_sqe_i[512*i + tpu_pkg::SqeHostAddrHiLsb +: 32],
+                          pk_sqe_i[512*i + tpu_pkg::SqeHostAddrLoLsb +: 32]};
+    assign e_len[i]    = pk_sqe_i[512*i + tpu_pkg::SqeLengthLsb +: 32];
+    assign e_stride[i] = pk_sqe_i[512*i + tpu_pkg::SqeStrideLsb +: 32];
+    assign e_rows[i]   = pk_sqe_i[512*i + tpu_pkg::SqeRowsLsb +: 32];
+    assign e_cols[i]   = pk_sqe_i[512*i + tpu_pkg::SqeColsLsb +: 32];
+    assign e_op0[i]    = pk_sqe_i[512*i + tpu_pkg::SqeOp0Lsb +: 32];
+  end
+  logic unused_sqe;  // (the fields no read-ahead decision looks at)
+  assign unused_sqe = ^pk_sqe_i;
 
   // ---------------------------------------------------------------- tile / READ_HOST
   logic [7:0]     pk_op, pk_flags;
@@ -88,7 +95,7 @@ module tpu_peek_decode #(
     rh_hit = 1'b0;
     rh_seen = 1'b0;
     for (int i = 0; i < PeekN; i++) begin
-      if (pk_valid_i[i] && ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpReadHost) begin
+      if (pk_valid_i[i] && e_op[i] == tpu_pkg::OpReadHost) begin
         if (!rh_hit && (rh_seen || !skip_head_i)) begin
           rh_i = PkW'(i);
           rh_hit = 1'b1;
@@ -99,13 +106,13 @@ module tpu_peek_decode #(
     rh_found = ReadAhead && rh_hit && (!rh_held_i || (RhTwo && !rh_second_i));
     tail_stride_eff = (tail_stride_i != 0) ? {32'd0, tail_stride_i} : 64'(tail_cols_i);
     tail_next = tail_addr_i + 64'(N) * tail_stride_eff;
-    pk_i    = (ent_op(pk_sqe_i, '0) == tpu_pkg::OpMatmul) ? PkW'(1) : '0;
+    pk_i    = (e_op[0] == tpu_pkg::OpMatmul) ? PkW'(1) : '0;
     pk_cont = 1'b0;
     if (tiles_i) begin
       pk_i = '0;
       for (int i = PeekN - 1; i >= 0; i--) begin
-        if (pk_valid_i[i] && ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpLoadWeights &&
-            ent_addr(pk_sqe_i, PkW'(i)) == tail_next && (!rh_found || PkW'(i) < rh_i)) begin
+        if (pk_valid_i[i] && e_op[i] == tpu_pkg::OpLoadWeights &&
+            e_addr[i] == tail_next && (!rh_found || PkW'(i) < rh_i)) begin
           pk_i = PkW'(i);
           pk_cont = 1'b1;
         end
@@ -113,16 +120,16 @@ module tpu_peek_decode #(
     end
     // no tile before it in command order: the READ_HOST is the candidate
     pk_rh = rh_found && !(tiles_i ? pk_cont :
-                          pk_valid_i[pk_i] && ent_op(pk_sqe_i, pk_i) == tpu_pkg::OpLoadWeights);
+                          pk_valid_i[pk_i] && e_op[pk_i] == tpu_pkg::OpLoadWeights);
     if (pk_rh) pk_i = rh_i;
     pk_val    = pk_valid_i[pk_i];
-    pk_op     = ent_op(pk_sqe_i, pk_i);
-    pk_flags  = pk_sqe_i[512*pk_i + tpu_pkg::SqeFlagsLsb +: 8];
-    pk_addr   = ent_addr(pk_sqe_i, pk_i);
-    pk_len    = ent_dw(pk_sqe_i, pk_i, tpu_pkg::SqeLengthLsb);
-    pk_stride = ent_dw(pk_sqe_i, pk_i, tpu_pkg::SqeStrideLsb);
-    pk_rows   = ent_dw(pk_sqe_i, pk_i, tpu_pkg::SqeRowsLsb);
-    pk_cols   = ent_dw(pk_sqe_i, pk_i, tpu_pkg::SqeColsLsb);
+    pk_op     = e_op[pk_i];
+    pk_flags  = e_flags[pk_i];
+    pk_addr   = e_addr[pk_i];
+    pk_len    = e_len[pk_i];
+    pk_stride = e_stride[pk_i];
+    pk_rows   = e_rows[pk_i];
+    pk_cols   = e_cols[pk_i];
     pk_stride_eff = (pk_stride != 0) ? {32'd0, pk_stride} : {32'd0, pk_cols};
     pk_span   = ({32'd0, pk_rows} - 64'd1) * pk_stride_eff + {32'd0, pk_cols};
   end
@@ -158,19 +165,19 @@ module tpu_peek_decode #(
     pp_i = '0;
     pp_found = 1'b0;
     for (int i = PeekN - 1; i >= 0; i--) begin
-      if (pk_valid_i[i] && ent_op(pk_sqe_i, PkW'(i)) == tpu_pkg::OpLoadParams &&
-          ent_dw(pk_sqe_i, PkW'(i), tpu_pkg::SqeOp0Lsb) <= 32'(tpu_pkg::ParamShift)) begin
+      if (pk_valid_i[i] && e_op[i] == tpu_pkg::OpLoadParams &&
+          e_op0[i] <= 32'(tpu_pkg::ParamShift)) begin
         pp_i = PkW'(i);
         pp_found = 1'b1;
       end
     end
-    pp_addr = ent_addr(pk_sqe_i, pp_i);
-    pp_len  = ent_dw(pk_sqe_i, pp_i, tpu_pkg::SqeLengthLsb);
-    pp_cols = ent_dw(pk_sqe_i, pp_i, tpu_pkg::SqeColsLsb);
+    pp_addr = e_addr[pp_i];
+    pp_len  = e_len[pp_i];
+    pp_cols = e_cols[pp_i];
   end
   always_comb begin  // apart from the decode: pa_chk_ok_i depends on pa_chk_addr_o/len_o
     pa_ok_o = pp_found &&
-              (pk_sqe_i[512*pp_i + tpu_pkg::SqeFlagsLsb +: 8] & tpu_pkg::SqeFlagFence) == 0 &&
+              (e_flags[pp_i] & tpu_pkg::SqeFlagFence) == 0 &&
               pp_cols != 0 && pp_cols <= N &&
               {32'd0, pp_len} == {30'd0, pp_cols, 2'b00} && pa_chk_ok_i;
   end
