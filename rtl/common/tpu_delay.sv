@@ -19,23 +19,33 @@ module tpu_delay #(
     logic unused_clk_rst;
     assign unused_clk_rst = clk_i ^ rst_i;
     assign q_o = d_i;
-  end else begin : g_pipe
-    logic [Width-1:0] pipe_q [Depth];
+  end else if (Depth == 1) begin : g_reg
+    logic [Width-1:0] pipe_q;
 
     always_ff @(posedge clk_i) begin
       if (ResetEn && rst_i) begin
-        for (int unsigned s = 0; s < Depth; s++) begin
-          pipe_q[s] <= '0;
-        end
+        pipe_q <= '0;
       end else begin
-        pipe_q[0] <= d_i;
-        for (int unsigned s = 1; s < Depth; s++) begin
-          pipe_q[s] <= pipe_q[s-1];
-        end
+        pipe_q <= d_i;
       end
     end
 
-    assign q_o = pipe_q[Depth-1];
+    assign q_o = pipe_q;
+  end else begin : g_pipe
+    // Stage s in bits s*Width +: Width, all stages one packed vector that shifts by Width each
+    // cycle (a simulator moves whole words; an unpacked array of stages is copied stage by
+    // stage through a temporary). The same Depth x Width flip-flops.
+    logic [Depth*Width-1:0] pipe_q;
+
+    always_ff @(posedge clk_i) begin
+      if (ResetEn && rst_i) begin
+        pipe_q <= '0;
+      end else begin
+        pipe_q <= {pipe_q[(Depth-1)*Width-1:0], d_i};
+      end
+    end
+
+    assign q_o = pipe_q[(Depth-1)*Width +: Width];
   end
 endmodule
 
