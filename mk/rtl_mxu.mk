@@ -35,7 +35,7 @@ endef
 
 RTLMXU_DPH := sim/verilated/tpu_datapath_harness.cpp
 
-$(eval $(call rtlmxu_model,Vtpu_pe_m,tpu_pe,-GRow=1 -GKBits=2,sim/verilated/tpu_pe_harness.cpp,,RTLMXU_TLIBS))
+$(eval $(call rtlmxu_model,Vtpu_pe_m,tpu_pe,-GRow=1,sim/verilated/tpu_pe_harness.cpp,,RTLMXU_TLIBS))
 RTLMXU_ARH := sim/verilated/tpu_systolic_array_harness.cpp
 $(eval $(call rtlmxu_model,Vtpu_array_n6,tpu_systolic_array,-GN=6,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n6_ops -DARR_N=6,RTLMXU_TLIBS))
 $(eval $(call rtlmxu_model,Vtpu_array_n6p,tpu_systolic_array,-GN=6 -GPairMul=1,$(RTLMXU_ARH),-DOPS_FN=tpu_varr_n6_pair_ops -DARR_N=6,RTLMXU_TLIBS))

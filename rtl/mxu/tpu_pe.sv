@@ -1,16 +1,16 @@
 // tpu_pe: one weight-stationary processing element of the systolic array (design.md §2).
 //
 // Data paths (all outputs are registers, so PEs chain without combinational paths):
-//   west -> east   a_i (int8 activation), v_i (valid), s_i (switch: first row of a new tile);
-//                  registered and passed on as a_o/v_o/s_o one cycle later.
+//   west -> east   a_i (int8 activation), registered and passed on as a_o one cycle later.
 //   north -> south psum_i (int32 partial sum) -> psum_o = psum_i + a_q * w_act_q (wrapping),
 //                  one cycle later.
-//   weights        wp_i/wpv_i/wpk_i: a tagged weight stream travelling down the column
-//                  (wp = int8 weight, wpv = valid, wpk = the array row it is meant for). The PE
-//                  whose Row equals wpk_i captures it into its shadow register and passes the
-//                  stream on with valid cleared; everything else passes south unchanged.
+//   weights        take_i: capture wp_i into the shadow weight register.
+// The registers that only travel through the PE (the valid, switch and bf16 bits of the rows
+// west -> east, the tagged weight stream north -> south) live in tpu_systolic_array as packed
+// vectors over all PEs; the array tells each PE when a row's switch bit enters it (swap_i),
+// when the stream carries its weight (take_i) and whether the row in a_o is a bf16 row (fq_i).
 // Double buffering: the shadow weight becomes the active one in the cycle the first
-// activation of the new tile (v_i && s_i) enters this PE, so the swap travels with the data
+// activation of the new tile (swap_i) enters this PE, so the swap travels with the data
 // wavefront and consecutive tiles run back to back. The shadow may be rewritten in the same
 // cycle as (or after) that swap; the controller (tpu_mxu) guarantees it.
 // Latency: 1 cycle on every path. ProdReg = 1 (boards: the DSP -> fabric hop gets a cycle of
@@ -35,19 +35,19 @@
 // and register. psum_i must then be such a sum of the PEs above (asserted), and Row 0 ignores
 // it (the array's top row gets 0).
 // Bf16 = 1: the bf16 x bf16 -> fp32 mode is built in (docs/spec.md 7.1). Activations and
-// weights are 16-bit lanes (an int8 value in the low byte), and f_i marks a bf16 row: it
-// travels west -> east with v_i/s_i, and such a row's PE step is
+// weights are 16-bit lanes (an int8 value in the low byte), and fq_i marks the row in a_o as a
+// bf16 row, whose PE step is
 // psum_o = tpu_fp_pkg::bf16_mac(psum_i, a, w) (fp32 partial sums, one rounding per PE),
 // with the same one-cycle latency as the int8 step. The row type decides, not the weight: the
 // command processor only pairs a bf16 row with a bf16 tile. Bf16 needs ExtMul = 0, ProdReg = 0
-// and NarrowSum = 0; with Bf16 = 0 f_i is ignored and the lanes are 8 bits.
-// Reset: only v_q/s_q/wpv_q (control). Weights, activations and sums are never reset.
+// and NarrowSum = 0; with Bf16 = 0 fq_i is ignored and the lanes are 8 bits.
+// v_i (a valid row enters) is read only by the NarrowSum check. Reset: none (the PE holds no
+// control state); weights, activations and sums are never reset.
 `default_nettype none
 
 (* keep_hierarchy *)
 module tpu_pe #(
-  parameter int unsigned Row  = 0,  // this PE's row in the array (which tagged weight it takes)
-  parameter int unsigned KBits = 1, // width of the weight row tag
+  parameter int unsigned Row  = 0,  // this PE's row in the array (NarrowSum: its sum's width)
   parameter int unsigned ExtMul = 0,   // product from prod_i (2: registered outside)
   parameter bit          ProdReg = 1'b0, // the product registered before the partial-sum add
   parameter bit          NarrowSum = 1'b0, // the partial sum in SumW bits (see above)
@@ -58,31 +58,21 @@ module tpu_pe #(
   input  logic              rst_i,
   // activations, west -> east
   input  logic [LaneW-1:0]  a_i,
-  input  logic              v_i,
-  input  logic              s_i,
-  input  logic              f_i,   // Bf16: a bf16 row
   output logic [LaneW-1:0]  a_o,
-  output logic              v_o,
-  output logic              s_o,
-  output logic              f_o,
+  input  logic              v_i,     // a valid row enters (NarrowSum's check only)
+  input  logic              swap_i,  // the first row of the next tile enters (v_i && s_i)
+  input  logic              fq_i,    // Bf16: the row in a_o is a bf16 row
   // partial sums, north -> south
   input  logic [31:0]       psum_i,
   output logic [31:0]       psum_o,
-  // tagged weight stream, north -> south
+  // the weight meant for this PE's shadow register
   input  logic [LaneW-1:0]  wp_i,
-  input  logic              wpv_i,
-  input  logic [KBits-1:0]  wpk_i,
-  output logic [LaneW-1:0]  wp_o,
-  output logic              wpv_o,
-  output logic [KBits-1:0]  wpk_o,
+  input  logic              take_i,
   // the multiplier outside (ExtMul): operands out, signed product in
   output logic [7:0]        mul_a_o,
   output logic [7:0]        mul_w_o,
   input  logic [15:0]       prod_i
 );
-  if (Row >= (1 << KBits)) begin : g_bad_row
-    $error("tpu_pe: Row does not fit in KBits");
-  end
   if (Bf16 && (ExtMul != 0 || ProdReg || NarrowSum)) begin : g_bad_bf16
     $error("tpu_pe: Bf16 needs ExtMul = 0, ProdReg = 0 and NarrowSum = 0");
   end
@@ -94,46 +84,25 @@ module tpu_pe #(
 `endif
 
   logic [LaneW-1:0] a_q;
-  logic             v_q, s_q, f_q;
   logic [LaneW-1:0] w_sh_q;
   localparam int unsigned SumW = NarrowSum ? 15 + $clog2(Row + 2) : 32;
   logic [SumW-1:0]  psum_q;
   logic [SumW-1:0]  psum_add;  // what the product is added to
-  logic [LaneW-1:0] wp_q;
-  logic             wpv_q;
-  logic [KBits-1:0] wpk_q;
-  logic             take_w, swap;
+  logic             swap;
+  assign swap = swap_i;
+
+  // datapath (no reset)
+  always_ff @(posedge clk_i) begin
+    a_q <= a_i;
+    if (take_i) begin
+      w_sh_q <= wp_i;
+    end
+  end
 
   if (NarrowSum && Row == 0) begin : g_sum_top
     assign psum_add = '0;
   end else begin : g_sum_in
     assign psum_add = psum_i[SumW-1:0];
-  end
-  assign take_w = wpv_i && (wpk_i == KBits'(Row));
-  assign swap   = v_i && s_i;
-
-  // control state
-  always_ff @(posedge clk_i) begin
-    if (rst_i) begin
-      v_q   <= 1'b0;
-      s_q   <= 1'b0;
-      wpv_q <= 1'b0;
-    end else begin
-      v_q   <= v_i;
-      s_q   <= s_i;
-      wpv_q <= wpv_i && !take_w;
-    end
-  end
-
-  // datapath (no reset)
-  always_ff @(posedge clk_i) begin
-    a_q   <= a_i;
-    f_q   <= Bf16 && f_i;
-    wp_q  <= wp_i;
-    wpk_q <= wpk_i;
-    if (take_w) begin
-      w_sh_q <= wp_i;
-    end
   end
 
   if (ProdReg && ExtMul == 0) begin : g_mul_reg
@@ -182,7 +151,7 @@ module tpu_pe #(
     end else if (Bf16) begin : g_prod_bf16
       // (the fp step inside the branch: Verilator evaluates it only for bf16 rows)
       always_ff @(posedge clk_i) begin
-        if (f_q) begin
+        if (fq_i) begin
           psum_q <= tpu_fp_pkg::bf16_mac(psum_i, a_q, w_act_q);
         end else begin
           psum_q <= psum_add + SumW'($signed(prod));
@@ -196,14 +165,16 @@ module tpu_pe #(
   end
 
   assign a_o    = a_q;
-  assign v_o    = v_q;
-  assign s_o    = s_q;
-  assign f_o    = f_q;
   assign psum_o = 32'($signed(psum_q));
-  assign wp_o   = wp_q;
-  assign wpv_o  = wpv_q;
-  assign wpk_o  = wpk_q;
 
+  if (!NarrowSum) begin : g_no_narrow_chk
+    logic unused_v_rst;  // (only the NarrowSum check reads them)
+    assign unused_v_rst = v_i ^ rst_i;
+  end
+  if (!Bf16) begin : g_no_bf16
+    logic unused_f;
+    assign unused_f = fq_i;
+  end
   if (NarrowSum) begin : g_narrow_chk
     logic unused_psum_i;
     assign unused_psum_i = ^psum_i;

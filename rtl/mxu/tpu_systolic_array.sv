@@ -71,16 +71,19 @@ module tpu_systolic_array #(
   end
 `endif
 
-  // Inter-PE nets. Index (i, j) flattened as i*N+j; the west edge feeds column 0, the north
-  // edge row 0. East outputs of the last column and the valid/switch of rows above the last
-  // are only partly used (waived by the unused_ name).
-  logic [N*N*LaneW-1:0] a_e;       // a_o of PE(i,j)
-  logic [N*N-1:0]       v_e, s_e, f_e;
-  logic [N*N*32-1:0]    psum_s;    // psum_o of PE(i,j)
-  logic [N*N*LaneW-1:0] wp_s;
-  logic [N*N-1:0]       wpv_s;
-  logic [N*N*KBits-1:0] wpk_s;
-  // multiplier operands and products of PE(i,j) (used with PairMul)
+  // The registers that travel through the array without being computed on, as packed
+  // vectors over all PEs (a simulator shifts them a word at a time; the same flip-flops as one
+  // register per PE): west -> east the valid, switch and bf16 bits of the row at each PE
+  // (row_*[i][j]: PE(i,j)), north -> south the tagged weight stream (wt_*[i][j]: what PE(i,j)
+  // passes to the PE below). Each PE holds its activation, weights and partial sum.
+  logic [N-1:0][N-1:0]            row_v_q, row_s_q, row_f_q, row_v_d, row_s_d, row_f_d, swap;
+  logic [N-1:0][N-1:0][LaneW-1:0] wt_p_q, wt_p_in;
+  logic [N-1:0][N-1:0][KBits-1:0] wt_k_q, wt_k_in;
+  logic [N-1:0][N-1:0]            wt_v_q, wt_v_in, take;
+  // activations and partial sums between PEs, and the multiplier operands and products
+  // (used with PairMul)
+  logic [N-1:0][N-1:0][LaneW-1:0] a_e;       // a_o of PE(i,j)
+  logic [N-1:0][N-1:0][31:0]      psum_s;    // psum_o of PE(i,j)
   logic [N*N*8-1:0]     mul_a, mul_w;
   logic [N*N*16-1:0]    mul_p;
 
@@ -117,59 +120,76 @@ module tpu_systolic_array #(
     );
   end
 
+  always_comb begin
+    // a row's bits move one PE east; column 0 takes the skewed west inputs
+    for (int i = 0; i < N; i++) begin
+      row_v_d[i] = {row_v_q[i][N-2:0], v_w[i]};
+      row_s_d[i] = {row_s_q[i][N-2:0], s_w[i]};
+      row_f_d[i] = {row_f_q[i][N-2:0], f_w[i]};
+    end
+    swap = row_v_d & row_s_d;
+    // the weight stream moves one PE south; row 0 takes the skewed north inputs. PE(i,j) takes
+    // the weight tagged i into its shadow register and clears its valid.
+    wt_p_in = {wt_p_q[N-2:0], wp_n};
+    wt_k_in = {wt_k_q[N-2:0], wpk_n};
+    wt_v_in = {wt_v_q[N-2:0], wpv_n};
+    take = '0;
+    for (int i = 0; i < N; i++) begin
+      if (|wt_v_in[i]) begin  // (no weight in this row of the stream: nothing to compare)
+        for (int j = 0; j < N; j++) begin
+          take[i][j] = wt_v_in[i][j] && (wt_k_in[i][j] == KBits'(i));
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (rst_i) begin
+      row_v_q <= '0;
+      row_s_q <= '0;
+      wt_v_q  <= '0;
+    end else begin
+      row_v_q <= row_v_d;
+      row_s_q <= row_s_d;
+      wt_v_q  <= wt_v_in & ~take;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    row_f_q <= row_f_d;
+    wt_p_q  <= wt_p_in;
+    wt_k_q  <= wt_k_in;
+  end
+
   for (genvar i = 0; i < N; i++) begin : g_row
     for (genvar j = 0; j < N; j++) begin : g_col
       localparam int unsigned Idx = i * N + j;
       logic [LaneW-1:0] a_in;
-      logic             v_in, s_in, f_in;
       logic [31:0]      psum_in;
-      logic [LaneW-1:0] wp_in;
-      logic             wpv_in;
-      logic [KBits-1:0] wpk_in;
 
       if (j == 0) begin : g_west
         assign a_in = a_w[i*LaneW +: LaneW];
-        assign v_in = v_w[i];
-        assign s_in = s_w[i];
-        assign f_in = f_w[i];
       end else begin : g_inner_w
-        assign a_in = a_e[(Idx-1)*LaneW +: LaneW];
-        assign v_in = v_e[Idx-1];
-        assign s_in = s_e[Idx-1];
-        assign f_in = f_e[Idx-1];
+        assign a_in = a_e[i][j-1];
       end
       if (i == 0) begin : g_north
         assign psum_in = '0;
-        assign wp_in   = wp_n[j*LaneW +: LaneW];
-        assign wpv_in  = wpv_n[j];
-        assign wpk_in  = wpk_n[j*KBits +: KBits];
       end else begin : g_inner_n
-        assign psum_in = psum_s[(Idx-N)*32 +: 32];
-        assign wp_in   = wp_s[(Idx-N)*LaneW +: LaneW];
-        assign wpv_in  = wpv_s[Idx-N];
-        assign wpk_in  = wpk_s[(Idx-N)*KBits +: KBits];
+        assign psum_in = psum_s[i-1][j];
       end
 
-      tpu_pe #(.Row(i), .KBits(KBits), .ExtMul(PairMul), .ProdReg(ProdReg),
+      tpu_pe #(.Row(i), .ExtMul(PairMul), .ProdReg(ProdReg),
                .NarrowSum(NarrowSum), .Bf16(Bf16)) u_pe (
         .clk_i,
         .rst_i,
         .a_i    (a_in),
-        .v_i    (v_in),
-        .s_i    (s_in),
-        .f_i    (f_in),
-        .a_o    (a_e[Idx*LaneW +: LaneW]),
-        .v_o    (v_e[Idx]),
-        .s_o    (s_e[Idx]),
-        .f_o    (f_e[Idx]),
+        .a_o    (a_e[i][j]),
+        .v_i    (row_v_d[i][j]),
+        .swap_i (swap[i][j]),
+        .fq_i   (row_f_q[i][j]),
         .psum_i (psum_in),
-        .psum_o (psum_s[Idx*32 +: 32]),
-        .wp_i   (wp_in),
-        .wpv_i  (wpv_in),
-        .wpk_i  (wpk_in),
-        .wp_o   (wp_s[Idx*LaneW +: LaneW]),
-        .wpv_o  (wpv_s[Idx]),
-        .wpk_o  (wpk_s[Idx*KBits +: KBits]),
+        .psum_o (psum_s[i][j]),
+        .wp_i   (wt_p_in[i][j]),
+        .take_i (take[i][j]),
         .mul_a_o(mul_a[Idx*8 +: 8]),
         .mul_w_o(mul_w[Idx*8 +: 8]),
         .prod_i (mul_p[Idx*16 +: 16])
@@ -206,14 +226,14 @@ module tpu_systolic_array #(
   logic [N*OutW-1:0] out_narrow;
   for (genvar j = 0; j < N; j++) begin : g_deskew
     tpu_delay #(.Width(OutW), .Depth(N - 1 - j), .ResetEn(1'b0)) u_out (
-      .clk_i, .rst_i, .d_i(psum_s[((N-1)*N+j)*32 +: OutW]), .q_o(out_narrow[j*OutW +: OutW])
+      .clk_i, .rst_i, .d_i(psum_s[N-1][j][OutW-1:0]), .q_o(out_narrow[j*OutW +: OutW])
     );
     assign out_row_o[j*32 +: 32] = 32'($signed(out_narrow[j*OutW +: OutW]));
   end
 
   // The valid of the last PE (row N-1, column N-1) is 1 + ProdReg cycles ahead of its sum.
   tpu_delay #(.Width(1), .Depth(1 + 32'(ProdReg)), .ResetEn(1'b1)) u_out_valid (
-    .clk_i, .rst_i, .d_i(v_e[N*N-1]), .q_o(out_valid_o)
+    .clk_i, .rst_i, .d_i(row_v_q[N-1][N-1]), .q_o(out_valid_o)
   );
 
   if (!Bf16) begin : g_no_bf16
@@ -223,7 +243,7 @@ module tpu_systolic_array #(
 
   // Outputs nobody reads: the east edge, the bottom weight stream, valid/switch of inner PEs.
   logic unused_edges;
-  assign unused_edges = ^{a_e, v_e[N*N-2:0], s_e, f_e, wp_s, wpv_s, wpk_s,
+  assign unused_edges = ^{a_e, row_v_q, row_s_q, row_f_q, wt_p_q, wt_k_q, wt_v_q,
                           psum_s};  // (the last row's: NarrowSum reads OutW bits of them)
 
 `ifndef SYNTHESIS

@@ -1,4 +1,4 @@
-// Harness of the Verilated rtl/mxu/tpu_pe.sv build (Row = 1, KBits = 2): exports tpu_vpe_ops().
+// Harness of the Verilated rtl/mxu/tpu_pe.sv build (Row = 1): exports tpu_vpe_ops().
 #include "tpu_vharness.h"
 #include "tpu_vmodels.h"
 
@@ -26,19 +26,14 @@ void step(void *p, const struct tpu_vpe_in *in, struct tpu_vpe_out *out)
 	t->rst_i = in->rst;
 	t->a_i = (uint8_t)in->a;
 	t->v_i = in->v;
-	t->s_i = in->s;
+	t->swap_i = in->swap;
+	t->fq_i = 0;
 	t->psum_i = (uint32_t)in->psum;
 	t->wp_i = (uint8_t)in->wp;
-	t->wpv_i = in->wpv;
-	t->wpk_i = in->wpk;
+	t->take_i = in->take;
 	t->eval();
 	out->a = (int8_t)t->a_o;
-	out->v = t->v_o;
-	out->s = t->s_o;
 	out->psum = (int32_t)t->psum_o;
-	out->wp = (int8_t)t->wp_o;
-	out->wpv = t->wpv_o;
-	out->wpk = t->wpk_o;
 	m->ctx->timeInc(1);
 	t->clk_i = 1;
 	t->eval();

@@ -27,19 +27,14 @@ extern "C" {
 struct tpu_vpe_in {
 	int rst;
 	int8_t a;
-	int v, s;
+	int v, swap;
 	int32_t psum;
 	int8_t wp;
-	int wpv;
-	unsigned wpk;
+	int take;
 };
 struct tpu_vpe_out {
 	int8_t a;
-	int v, s;
 	int32_t psum;
-	int8_t wp;
-	int wpv;
-	unsigned wpk;
 };
 struct tpu_vpe_ops {
 	void *(*create)(uint64_t seed);
