@@ -1,4 +1,5 @@
-/* `tpu train`: train the digits MLP or CNN on the device in bf16 mixed precision (docs/training.md).
+/* `tpu train`: train the digits MLP, CNN or a model file's net on the device in bf16 mixed
+ * precision (docs/training.md).
  *   tpu train [--device URI] --model mlp|cnn|FILE [--data X.npy --labels Y.npy]
  *       [--val-data X.npy --val-labels Y.npy] [--epochs E] [--batch B] [--optimizer sgd|adamw]
  *       [--lr LR] [--weight-decay WD] [--seed S] [--checkpoint FILE] [--resume FILE]
