@@ -12,9 +12,10 @@
  * to hide a write-back command of its own beside it: the full-width column tiles then go in
  * groups of up to `grp` tiles, tile i of a group in the ACC rows right after tile i - 1's, and
  * the group's output panels, adjacent in C's buffer, leave in one WRITE_HOST (golden's
- * timing model, sw/golden/golden_internal.h, charges each command 16 cycles: K = 10, N = 128
- * on the 16 x 16 array writes once instead of 8 times). The narrow last column tile is a group
- * of its own. Only the command schedule differs: every element's sum is the same.
+ * timing model, sw/golden/golden_internal.h, charges each command 16 cycles: m x k x n =
+ * 32 x 10 x 128 on the 16 x 16 array writes once instead of 8 times). The narrow last column
+ * tile is a group of its own. Only the command schedule differs: every element's sum is the
+ * same.
  *
  * Result, per element (i, j), bit for bit:
  *   s = tpu_bf16_dot_tiled(op(A)[i][..], op(B)[..][j], k, N, C_old[i][j], accumulate)
