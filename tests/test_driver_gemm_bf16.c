@@ -253,8 +253,11 @@ static void sweep(const char *uri, const size_t (*shapes)[3], size_t count, uint
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 
+/* K <= N with several column tiles (37 x 3 x 23 at N = 4 and 8, 33 x 10 x 130 at N = 16): the
+ * full-width column tiles written back in groups, the narrow last one alone. */
 static const size_t shapes[][3] = {
 	{ 1, 1, 1 }, { 1, 19, 33 }, { 7, 16, 15 }, { 5, 9, 3 }, { 33, 70, 17 }, { 40, 33, 48 },
+	{ 37, 3, 23 }, { 33, 10, 130 },
 };
 
 START_TEST(gemm_bf16_golden)
@@ -265,6 +268,8 @@ START_TEST(gemm_bf16_golden)
 		/* chunks of 16 rows or fewer, a FIFO of 2, A longer than the UB at K = 70 (K-tiles
 		 * reloaded before each MATMUL) */
 		"golden:bf16=1,n=4,ub_rows=16,acc_rows=16,fifo_tiles=2,mem=8M",
+		/* chunks of 13 rows and groups of two column tiles in two ACC regions (37 x 3 x 23) */
+		"golden:bf16=1,n=4,ub_rows=16,acc_rows=64,mem=8M",
 	};
 
 	sweep(uris[_i], shapes, sizeof(shapes) / sizeof(shapes[0]), 0xBF00u + (uint64_t)_i);
@@ -544,7 +549,7 @@ static Suite *suite_driver_gemm_bf16(void)
 	Suite *s = suite_create("driver_gemm_bf16");
 	TCase *tc = tcase_create("gemm_bf16");
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, gemm_bf16_golden, 0, 3);
+	tcase_add_loop_test(tc, gemm_bf16_golden, 0, 4);
 	tcase_add_test(tc, gemm_bf16_chunks);
 	tcase_add_test(tc, gemm_bf16_specials);
 	tcase_add_test(tc, gemm_bf16_k_split);

@@ -8,7 +8,14 @@
  * (MATMUL POP, ACCUMULATE after the first); weight tiles loaded ahead up to the FIFO depth, so
  * the next tile's LOAD_WEIGHTS runs beside this tile's MATMUL (double buffering); column tiles
  * alternate between two ACC regions when 2R ACC rows fit, so a tile's WRITE_HOST runs beside
- * the next tile's MATMULs.
+ * the next tile's MATMULs. With a single K-tile (K <= N) a column tile is one MATMUL, too short
+ * to hide a write-back command of its own beside it: the full-width column tiles then go in
+ * groups of up to `grp` tiles, tile i of a group in the ACC rows right after tile i - 1's, and
+ * the group's output panels, adjacent in C's buffer, leave in one WRITE_HOST (golden's
+ * timing model, sw/golden/golden_internal.h, charges each command 16 cycles: m x k x n =
+ * 32 x 10 x 128 on the 16 x 16 array writes once instead of 8 times). The narrow last column
+ * tile is a group of its own. Only the command schedule differs: every element's sum is the
+ * same.
  *
  * Result, per element (i, j), bit for bit:
  *   s = tpu_bf16_dot_tiled(op(A)[i][..], op(B)[..][j], k, N, C_old[i][j], accumulate)
@@ -26,8 +33,9 @@
  * Buffers (bf16 elements of 2 bytes, fp32 of 4): A chunk by chunk, each chunk's K-tiles one
  * after the other (rows of span_k elements); B as weight tiles column panel by column panel
  * (tile (nt, kt): kc rows of nc, or with trans_b the stored Bᵀ's block, nc rows of kc, that
- * LOAD_WEIGHTS OP0.TRANSPOSE turns); C as column panels (m rows of span_n fp32), which with
- * accumulate first hold the old C for the LOAD_PARAMS. */
+ * LOAD_WEIGHTS OP0.TRANSPOSE turns); C chunk by chunk, each chunk's column panels (its rows of
+ * span_n fp32) one after the other, which with accumulate first hold the old C for the
+ * LOAD_PARAMS. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +50,8 @@ struct bgemm {
 	struct gemm g;
 	bool acc_c;       /* TPU_GEMM_ACCUMULATE */
 	bool has_bias;
-	bool two_acc;     /* column tiles alternate between ACC rows [0, R) and [R, 2R) */
+	bool two_acc;     /* groups alternate between ACC rows [0, grp R) and [grp R, 2 grp R) */
+	uint32_t grp;     /* full-width column tiles per write-back (1 unless KT = 1) */
 	size_t w_issued, w_popped, w_total;
 	tpu_buf *abuf, *bbuf, *biasb, *out;
 };
@@ -96,9 +105,10 @@ static size_t b_off(const struct gemm *g, uint32_t nt, uint32_t kt)
 	return (size_t)nt * g->N * g->k + (size_t)kt * g->N * gemm_span(g->n, g->N, nt);
 }
 
-static size_t out_off(const struct gemm *g, size_t r, uint32_t nt)
+/* Column panel nt of the chunk of rows at r0 (its row r at + r x span_n), fp32 elements. */
+static size_t out_off(const struct gemm *g, size_t r0, uint32_t rows, uint32_t nt)
 {
-	return (size_t)nt * g->N * g->m + r * gemm_span(g->n, g->N, nt); /* fp32 elements */
+	return r0 * g->n + (size_t)nt * g->N * rows;
 }
 
 static uint32_t chunk_rows(const struct gemm *g, size_t r0)
@@ -135,7 +145,17 @@ static void plan(struct bgemm *b)
 	/* even chunks (as gemm_plan.c) */
 	r = (g->m + (g->m + r - 1) / r - 1) / ((g->m + r - 1) / r);
 	g->R = (uint32_t)r;
-	b->two_acc = 2u * (uint64_t)g->R <= in->acc_rows && g->NT > 1;
+	b->grp = 1;
+	if (g->KT == 1 && g->n / g->N > 1) {
+		uint64_t cap = in->acc_rows / (2u * r) ? in->acc_rows / (2u * r) : in->acc_rows / r;
+
+		if (cap > (UINT32_MAX - 4u * g->N) / (4u * g->N * r))
+			cap = (UINT32_MAX - 4u * g->N) / (4u * g->N * r); /* WRITE_HOST LENGTH */
+		b->grp = (uint32_t)(g->n / g->N < cap ? g->n / g->N : cap);
+		if (!b->grp)
+			b->grp = 1;
+	}
+	b->two_acc = 2u * (uint64_t)b->grp * g->R <= in->acc_rows && g->NT > b->grp;
 }
 
 /* ---------------------------------------------------------------- packing */
@@ -168,13 +188,29 @@ static void copy16(uint16_t *dst, size_t ds, const struct gemm_mat *x, size_t r0
 	}
 }
 
+/* C (m x n fp32, rows ldc apart) into the buffer's layout (to_buf) or back out of it. */
+static void move_c(const struct gemm *g, uint32_t *o, uint32_t *c, size_t ldc, bool to_buf)
+{
+	for (size_t r0 = 0; r0 < g->m; r0 += chunk_rows(g, r0)) {
+		uint32_t rows = chunk_rows(g, r0);
+		for (uint32_t nt = 0; nt < g->NT; nt++) {
+			uint32_t nc = gemm_span(g->n, g->N, nt);
+			for (uint32_t r = 0; r < rows; r++) {
+				uint32_t *bp = o + out_off(g, r0, rows, nt) + (size_t)r * nc;
+				uint32_t *cp = c + (r0 + r) * ldc + (size_t)nt * g->N;
+
+				memcpy(to_buf ? bp : cp, to_buf ? cp : bp, nc * 4u);
+			}
+		}
+	}
+}
+
 static int fill(struct bgemm *b, const struct tpu_gemm_desc *d, size_t ldc,
 		const struct tpu_gemm_params *p)
 {
 	struct gemm *g = &b->g;
 	struct gemm_mat stored_b = { g->b.p, g->b.ld, false };
 	uint16_t *a, *w;
-	uint32_t *o;
 	int err;
 
 	if ((err = tpu_buf_alloc(g->dev, g->m * g->k * 2u, &b->abuf)) ||
@@ -208,28 +244,9 @@ static int fill(struct bgemm *b, const struct tpu_gemm_desc *d, size_t ldc,
 		memcpy(tpu_buf_ptr(b->biasb), p->bias, g->n * 4u);
 	if (!b->acc_c)
 		return 0;
-	o = tpu_buf_ptr(b->out); /* the old C, read back by the LOAD_PARAMS of accumulate */
-	for (uint32_t nt = 0; nt < g->NT; nt++) {
-		uint32_t nc = gemm_span(g->n, g->N, nt);
-		for (size_t r = 0; r < g->m; r++)
-			memcpy(o + out_off(g, r, nt), (const uint32_t *)d->c + r * ldc +
-							      (size_t)nt * g->N,
-			       nc * 4u);
-	}
+	/* the old C, read back by the LOAD_PARAMS of accumulate */
+	move_c(g, tpu_buf_ptr(b->out), (uint32_t *)d->c, ldc, true);
 	return 0;
-}
-
-static void unpack(const struct bgemm *b, void *c, size_t ldc)
-{
-	const struct gemm *g = &b->g;
-	const uint32_t *o = tpu_buf_ptr(b->out);
-
-	for (uint32_t nt = 0; nt < g->NT; nt++) {
-		uint32_t nc = gemm_span(g->n, g->N, nt);
-		for (size_t r = 0; r < g->m; r++)
-			memcpy((uint32_t *)c + r * ldc + (size_t)nt * g->N, o + out_off(g, r, nt),
-			       nc * 4u);
-	}
 }
 
 static void free_bufs(struct bgemm *b)
@@ -288,8 +305,8 @@ static void add_old_c(struct bgemm *b, size_t r0, uint32_t rows, uint32_t nt, ui
 	uint32_t nc = gemm_span(g->n, g->N, nt);
 
 	for (uint32_t r = 0; r < rows && !g->err; r++) {
-		EMIT(g, tpu_cmd_load_params, TPU_PARAM_BIAS, b->out, out_off(g, r0 + r, nt) * 4u,
-		     0, nc);
+		EMIT(g, tpu_cmd_load_params, TPU_PARAM_BIAS, b->out,
+		     (out_off(g, r0, rows, nt) + (size_t)r * nc) * 4u, 0, nc);
 		EMIT(g, tpu_cmd_activate, acc + r, acc + r, 1, TPU_ACTIVATE_RAW32);
 		bf16(g);
 	}
@@ -304,9 +321,10 @@ static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 	b->w_total = (size_t)g->NT * g->KT;
 	b->w_issued = b->w_popped = 0;
 	refill(b);
-	for (uint32_t nt = 0; nt < g->NT && !g->err; nt++) {
+	for (uint32_t nt = 0, gi = 0, nt0 = 0; nt < g->NT && !g->err; nt++) {
 		uint32_t nc = gemm_span(g->n, g->N, nt);
-		uint32_t acc = b->two_acc ? (nt % 2u) * rows : 0;
+		uint32_t base = b->two_acc ? (gi % 2u) * b->grp * rows : 0;
+		uint32_t acc = base + (nt - nt0) * rows;
 
 		for (uint32_t kt = 0; kt < g->KT; kt++) {
 			if (!g->resident)
@@ -326,9 +344,15 @@ static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 			EMIT(g, tpu_cmd_activate, acc, acc, rows, TPU_ACTIVATE_RAW32);
 			bf16(g);
 		}
+		/* the group ends at grp tiles, and before the narrow last tile and after it */
+		if (nt + 1 < g->NT && nt + 1 - nt0 < b->grp &&
+		    gemm_span(g->n, g->N, nt + 1) == nc)
+			continue;
 		/* ACC words are 32 bits whatever they hold: the int32 WRITE_HOST moves fp32 */
-		EMIT(g, tpu_cmd_write_host, b->out, out_off(g, r0, nt) * 4u, nc * 4u, acc, rows, nc,
-		     1);
+		EMIT(g, tpu_cmd_write_host, b->out, out_off(g, r0, rows, nt0) * 4u, nc * 4u, base,
+		     (nt + 1 - nt0) * rows, nc, 1);
+		gi++;
+		nt0 = nt + 1;
 	}
 }
 
@@ -367,7 +391,7 @@ int gemm_bf16_run(tpu_dev *dev, const struct tpu_gemm_desc *d, const size_t ld[3
 		goto out;
 	}
 	if (err == 0)
-		unpack(&b, d->c, ld[2]);
+		move_c(g, tpu_buf_ptr(b.out), d->c, ld[2], false);
 out:
 	free_bufs(&b);
 	free(g->cmds);

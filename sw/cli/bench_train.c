@@ -320,7 +320,7 @@ int cli_bench_train(const struct cli_ctx *ctx, int argc, char **argv)
 	struct tpu_info info;
 	struct tr_net net;
 	struct tr_dev d;
-	char err[512];
+	char err[512], name[TPU_MODEL_NAME_MAX];
 	tpu_dev *dev;
 	int rc = parse(ctx, argc, argv, &a);
 
@@ -328,8 +328,8 @@ int cli_bench_train(const struct cli_ctx *ctx, int argc, char **argv)
 		return rc < 0 ? CLI_EXIT_OK : rc;
 	if ((rc = cli_open(ctx, a.device, &dev, &info)))
 		return cli_open_exit(rc);
-	if (train_build_net(&net, a.model, (size_t)a.batch, 1)) {
-		cli_error(ctx, "--model %s: cannot build it", a.model);
+	if (train_build_net(&net, a.model, (size_t)a.batch, 1, name, err, sizeof(err))) {
+		cli_error(ctx, "--model %s: %s", a.model, err);
 		rc = CLI_EXIT_FAIL;
 		goto out_dev;
 	}

@@ -19,7 +19,7 @@ static const struct command commands[] = {
     {"matmul", cmd_matmul, "multiply two int8 .npy matrices on the device"},
     {"run", cmd_run, "run a quantized model file on a .npy data set"},
     {"selftest", cmd_selftest, "run GEMMs on the device and check them against a reference"},
-    {"train", cmd_train, "train the digits MLP on the device (bf16 mixed precision)"},
+    {"train", cmd_train, "train a digits net (MLP, CNN, model file) on the device (bf16)"},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,5 +1,6 @@
-/* `tpu train`: train the digits MLP or CNN on the device in bf16 mixed precision (docs/training.md).
- *   tpu train [--device URI] --model mlp|cnn [--data X.npy --labels Y.npy]
+/* `tpu train`: train the digits MLP, CNN or a model file's net on the device in bf16 mixed
+ * precision (docs/training.md).
+ *   tpu train [--device URI] --model mlp|cnn|FILE [--data X.npy --labels Y.npy]
  *       [--val-data X.npy --val-labels Y.npy] [--epochs E] [--batch B] [--optimizer sgd|adamw]
  *       [--lr LR] [--weight-decay WD] [--seed S] [--checkpoint FILE] [--resume FILE]
  *       [--stop-after E] [--limit N] [-o MODEL.tpum] [--json]
@@ -44,18 +45,20 @@ static const struct cli_opt opts[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tpu train [--device URI] --model mlp|cnn [--data X.npy --labels Y.npy]\n"
-		"                 [--val-data X.npy --val-labels Y.npy] [--epochs E] [--batch B]\n"
+		"usage: tpu train [--device URI] --model mlp|cnn|FILE\n"
+		"                 [--data X.npy --labels Y.npy] [--val-data X.npy --val-labels Y.npy]\n"
+		"                 [--epochs E] [--batch B]\n"
 		"                 [--optimizer sgd|adamw] [--lr LR] [--weight-decay WD] [--seed S]\n"
 		"                 [--checkpoint FILE.npz] [--resume FILE.npz] [--stop-after E]\n"
 		"                 [--limit N] [-o MODEL.tpum] [--json]\n"
 		"Trains on the device in bf16 x bf16 -> fp32 (a device with the bf16 mode, e.g.\n"
 		"golden:bf16=1), fp32 master weights on the host. Without --data: the shipped digits\n"
 		"training split (" DEFAULT_TRAIN_X "), validated on the test split.\n"
+		"  FILE     a .tpum model file: its layer shapes (not its weights) make the net\n"
 		"  X.npy    uint8 pixels 0..16 (N x 8 x 8 or N x 64) or float32 inputs (N x 64)\n"
 		"  Y.npy    uint8 or int32 labels 0..9 (N)\n"
-		"  defaults: --epochs 60 --batch 32 --optimizer adamw --lr 0.003 (cnn: 0.01;\n"
-		"            sgd: 0.05)\n"
+		"  defaults: --epochs 60 --batch 32 --optimizer adamw --lr 0.003 (a net with a\n"
+		"            conv layer: 0.01; sgd: 0.05)\n"
 		"            --weight-decay 0.1 (sgd: 0) --seed 1; cosine learning-rate decay\n"
 		"  --checkpoint   written (atomically) after every epoch; its SHA-256 is printed\n"
 		"  --resume       continue a run from its checkpoint (same options)\n"
@@ -165,12 +168,7 @@ static int parse(const struct cli_ctx *ctx, int argc, char **argv, struct train_
 			return rc;
 	}
 	if (!o->model) {
-		cli_error(ctx, "--model is missing: give mlp or cnn");
-		return CLI_EXIT_USAGE;
-	}
-	if (strcmp(o->model, "mlp") && strcmp(o->model, "cnn")) {
-		cli_error(ctx, "--model '%s': must be mlp or cnn (model files do not train yet)",
-			  o->model);
+		cli_error(ctx, "--model is missing: give mlp, cnn or a model file");
 		return CLI_EXIT_USAGE;
 	}
 	if (!o->data != !o->labels) {
@@ -182,7 +180,7 @@ static int parse(const struct cli_ctx *ctx, int argc, char **argv, struct train_
 		return CLI_EXIT_USAGE;
 	}
 	if (!lr_set) /* the host trainer's peak rates (docs/models.md) */
-		o->lr = o->optim == TPU_OPTIM_SGD ? 0.05 : !strcmp(o->model, "cnn") ? 1e-2 : 3e-3;
+		o->lr = o->optim == TPU_OPTIM_SGD ? 0.05 : 0.0; /* 0: the net's (train_run.c) */
 	if (!wd_set)
 		o->weight_decay = o->optim == TPU_OPTIM_SGD ? 0.0 : 0.1;
 	return 0;

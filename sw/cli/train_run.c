@@ -13,6 +13,8 @@
 struct run {
 	const struct cli_ctx *ctx;
 	const struct train_opts *o;
+	double lr;       /* o->lr, or the default for the net */
+	char name[TPU_MODEL_NAME_MAX]; /* of the -o model */
 	struct tr_net net;
 	struct tr_dev dev;
 	uint64_t rng;
@@ -37,32 +39,126 @@ static uint64_t lr_bits(double lr)
 	return b;
 }
 
-int train_build_net(struct tr_net *net, const char *model, size_t batch, uint64_t seed)
+static const char *const layer_name[] = { [TPU_LAYER_CONV2D] = "CONV2D",
+					   [TPU_LAYER_MAXPOOL2D] = "MAXPOOL2D",
+					   [TPU_LAYER_DENSE] = "DENSE" };
+
+/* Layer i of a (validated) model file appended to net: its shape and activation only. */
+static int add_file_layer(struct tr_net *net, const struct tpu_model *m, uint32_t i, char *err,
+			  size_t errlen)
+{
+	const struct tpu_layer *l = &m->layers[i];
+	const char *name = layer_name[l->type];
+	bool last = i + 1 == m->n_layers;
+
+	if (i >= TR_MAX_LAYERS)
+		return tr_fail(err, errlen, -EINVAL, "%u layers: at most %d train", m->n_layers,
+			       TR_MAX_LAYERS);
+	if (l->type != TPU_LAYER_MAXPOOL2D && l->act != TPU_ACT_NONE &&
+	    (l->act != TPU_ACT_RELU || last))
+		return tr_fail(err, errlen, -EINVAL, "layer %u (%s): activation %u: only %s trains",
+			       i, name, l->act, last ? "none (0) on the last layer (the logits)" :
+			       "none (0) or relu (1)");
+	if (last && l->type == TPU_LAYER_MAXPOOL2D)
+		return tr_fail(err, errlen, -EINVAL, "layer %u (MAXPOOL2D): the last layer must be "
+			       "CONV2D or DENSE (the logits)", i);
+	if (l->type == TPU_LAYER_DENSE)
+		return tr_net_add_dense(net, l->out_c, l->act == TPU_ACT_RELU);
+	if (l->kernel_h != l->kernel_w)
+		return tr_fail(err, errlen, -EINVAL, "layer %u (%s): kernel %ux%u: only square "
+			       "kernels train", i, name, l->kernel_h, l->kernel_w);
+	if (l->type == TPU_LAYER_MAXPOOL2D) {
+		if (l->stride_h != l->stride_w)
+			return tr_fail(err, errlen, -EINVAL, "layer %u (MAXPOOL2D): stride %ux%u: "
+				       "only equal strides train", i, l->stride_h, l->stride_w);
+		return tr_net_add_pool(net, l->kernel_h, l->stride_h);
+	}
+	if (l->stride_h != 1 || l->stride_w != 1)
+		return tr_fail(err, errlen, -EINVAL, "layer %u (CONV2D): stride %ux%u: only stride "
+			       "1 trains", i, l->stride_h, l->stride_w);
+	if (l->pad_top != l->pad_bottom || l->pad_top != l->pad_left ||
+	    l->pad_top != l->pad_right || l->pad_top >= l->kernel_h)
+		return tr_fail(err, errlen, -EINVAL, "layer %u (CONV2D): padding %u,%u,%u,%u (top, "
+			       "bottom, left, right): only one padding below the kernel size on "
+			       "every side trains", i, l->pad_top, l->pad_bottom, l->pad_left,
+			       l->pad_right);
+	return tr_net_add_conv(net, l->out_c, l->kernel_h, l->pad_top, l->act == TPU_ACT_RELU);
+}
+
+/* The layers of the model file at path (its weights are not read into the net). */
+static int add_file_layers(struct tr_net *net, const char *path, char *name, char *err,
+			   size_t errlen)
+{
+	struct tpu_model *m;
+	int ret = tpu_model_load(path, &m, err, errlen);
+
+	if (ret)
+		return ret;
+	if (m->in_h != TR_DIGITS_H || m->in_w != TR_DIGITS_W || m->in_c != 1 ||
+	    m->num_classes != TR_DIGITS_CLASSES)
+		ret = tr_fail(err, errlen, -EINVAL, "input %ux%ux%u, %u classes: only digits "
+			      "models train (8x8x1 in, 10 classes)", m->in_h, m->in_w, m->in_c,
+			      m->num_classes);
+	for (uint32_t i = 0; !ret && i < m->n_layers; i++) {
+		ret = add_file_layer(net, m, i, err, errlen);
+		if (ret == -EINVAL && !err[0])
+			tr_fail(err, errlen, ret, "layer %u (%s): its shape does not train", i,
+				layer_name[m->layers[i].type]);
+	}
+	if (!ret)
+		snprintf(name, TPU_MODEL_NAME_MAX, "%s", m->name);
+	tpu_model_free(m);
+	return ret;
+}
+
+int train_build_net(struct tr_net *net, const char *model, size_t batch, uint64_t seed,
+		    char *name, char *err, size_t errlen)
 {
 	uint64_t init = seed;
-	int ret;
+	int ret = 0;
 
+	err[0] = '\0';
 	/* at least 64 rows: evaluation runs in batches of max_batch */
 	tr_net_init(net, TR_DIGITS_H, TR_DIGITS_W, 1, batch > 64 ? batch : 64);
 	if (!strcmp(model, "mlp")) {
 		ret = tr_net_add_dense(net, 64, true);
 		if (!ret)
 			ret = tr_net_add_dense(net, TR_DIGITS_CLASSES, false);
-	} else {
+	} else if (!strcmp(model, "cnn")) {
 		ret = tr_net_add_conv(net, 8, 3, 1, true);
 		if (!ret)
 			ret = tr_net_add_pool(net, 2, 2);
 		if (!ret)
 			ret = tr_net_add_dense(net, TR_DIGITS_CLASSES, false);
+	} else {
+		ret = add_file_layers(net, model, name, err, errlen);
 	}
-	return ret ? ret : tr_net_alloc(net, &init);
+	if (!ret && (!strcmp(model, "mlp") || !strcmp(model, "cnn")))
+		snprintf(name, TPU_MODEL_NAME_MAX, "digits-%s", model);
+	if (!ret)
+		ret = tr_net_alloc(net, &init);
+	if (ret && !err[0])
+		snprintf(err, errlen, "cannot build it (%s)", strerror(-ret));
+	return ret;
+}
+
+/* AdamW's default peak rate when --lr is not given: the host trainer's, 1e-2 for a net with a
+ * conv layer (the CNN), else 3e-3 (the MLP; docs/models.md). */
+static double default_lr(const struct tr_net *net)
+{
+	for (size_t l = 0; l < net->n_layers; l++)
+		if (net->layer[l].kind == TR_CONV)
+			return 1e-2;
+	return 3e-3;
 }
 
 static void ckpt_fill(const struct run *r, struct tr_ckpt *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->meta[TR_META_VERSION] = TR_CKPT_VERSION;
-	c->meta[TR_META_MODEL] = strcmp(r->o->model, "mlp") ? TR_MODEL_CNN : TR_MODEL_MLP;
+	c->meta[TR_META_MODEL] = !strcmp(r->o->model, "mlp")   ? TR_MODEL_MLP
+				 : !strcmp(r->o->model, "cnn") ? TR_MODEL_CNN
+							       : TR_MODEL_FILE;
 	c->meta[TR_META_EPOCH] = r->epoch;
 	c->meta[TR_META_STEP] = r->step;
 	c->meta[TR_META_OPTIM] = (uint64_t)r->o->optim;
@@ -72,7 +168,7 @@ static void ckpt_fill(const struct run *r, struct tr_ckpt *c)
 	c->meta[TR_META_PARAMS] = r->net.n_params;
 	c->meta[TR_META_BATCH] = r->o->batch;
 	c->meta[TR_META_EPOCHS] = r->o->epochs;
-	c->meta[TR_META_LR_BITS] = lr_bits(r->o->lr);
+	c->meta[TR_META_LR_BITS] = lr_bits(r->lr);
 	c->n = r->net.n_params;
 	c->param = r->dev.param;
 	c->m = r->dev.opt.m;
@@ -145,7 +241,7 @@ static int run_epoch(struct run *r, const struct train_set *train, struct epoch_
 		size_t n = d->n - b0 < r->o->batch ? d->n - b0 : r->o->batch;
 		double loss;
 		int ret = tr_dev_step(&r->dev, d, r->idx + b0, n,
-				      tr_cosine_lr(r->o->lr, r->step, steps), &loss, err,
+				      tr_cosine_lr(r->lr, r->step, steps), &loss, err,
 				      sizeof(err));
 
 		if (ret) {
@@ -225,8 +321,7 @@ static int save_model(struct run *r, const struct train_set *train, const struct
 	}
 	tr_dev_export(&r->dev);
 	tr_calibrate(&r->net, &train->pixels, lo, hi);
-	ret = tr_quantize(&r->net, lo, hi, strcmp(r->o->model, "mlp") ? "digits-cnn" : "digits-mlp",
-			  &m, err, sizeof(err));
+	ret = tr_quantize(&r->net, lo, hi, r->name, &m, err, sizeof(err));
 	if (!ret && val->pixels.n)
 		ret = tr_eval_int8(m, &val->pixels, &acc);
 	if (!ret) {
@@ -251,12 +346,14 @@ int train_run(const struct cli_ctx *ctx, const struct train_opts *o, tpu_dev *de
 {
 	struct run r = { .ctx = ctx, .o = o, .rng = o->seed };
 	char err[512];
-	int rc = train_build_net(&r.net, o->model, o->batch, o->seed);
+	int rc = train_build_net(&r.net, o->model, o->batch, o->seed, r.name, err, sizeof(err));
 
 	if (rc) {
-		cli_error(ctx, "--model %s: cannot build it (%s)", o->model, strerror(-rc));
-		return CLI_EXIT_FAIL;
+		cli_error(ctx, "--model %s: %s", o->model, err);
+		tr_net_free(&r.net);
+		return rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 	}
+	r.lr = o->lr ? o->lr : default_lr(&r.net);
 	rc = tr_dev_init(&r.dev, &r.net, dev, o->optim, o->weight_decay, err, sizeof(err));
 	if (rc) {
 		cli_error(ctx, "--model %s: %s", o->model, err);

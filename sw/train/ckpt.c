@@ -314,8 +314,10 @@ static int check_meta(const char *path, const uint64_t *m, char *err, size_t err
 		return tr_fail(err, errlen, -EINVAL, "%s: meta version %llu: only version %d is "
 			       "known", path, (unsigned long long)m[TR_META_VERSION],
 			       TR_CKPT_VERSION);
-	if (m[TR_META_MODEL] != TR_MODEL_MLP && m[TR_META_MODEL] != TR_MODEL_CNN)
-		return tr_fail(err, errlen, -EINVAL, "%s: meta model %llu: not 1 (mlp) or 2 (cnn)",
+	if (m[TR_META_MODEL] != TR_MODEL_MLP && m[TR_META_MODEL] != TR_MODEL_CNN &&
+	    m[TR_META_MODEL] != TR_MODEL_FILE)
+		return tr_fail(err, errlen, -EINVAL, "%s: meta model %llu: not 1 (mlp), 2 (cnn) or "
+			       "3 (model file)",
 			       path, (unsigned long long)m[TR_META_MODEL]);
 	if (m[TR_META_OPTIM] != TPU_OPTIM_SGD && m[TR_META_OPTIM] != TPU_OPTIM_ADAMW)
 		return tr_fail(err, errlen, -EINVAL, "%s: meta optimizer %llu: not 1 (sgd) or 2 "

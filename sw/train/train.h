@@ -329,6 +329,7 @@ enum tr_ckpt_meta {
 /* TR_META_MODEL values */
 #define TR_MODEL_MLP 1
 #define TR_MODEL_CNN 2
+#define TR_MODEL_FILE 3 /* the layer shapes of a model file (tpu train --model FILE) */
 
 struct tr_ckpt {
 	uint64_t meta[TR_CKPT_META];
