@@ -73,7 +73,7 @@ $(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/sim.mk $(VER
 	  $(call sim_gflags,$(1)) -Mdir $(SIM_VDIR)/Vdev_$(1) $(SIM_WAIVE) $$(SIM_RTL) \
 	  >$(SIM_VDIR)/Vdev_$(1).log 2>&1 || { cat $(SIM_VDIR)/Vdev_$(1).log; exit 1; }
 	$(Q)$$(MAKE) --no-print-directory -s -C $(SIM_VDIR)/Vdev_$(1) -f Vdev_$(1).mk $(VL_SUBMAKE) \
-	  USER_CPPFLAGS='$(SIM_PIC)' OPT_FAST=-O2 OPT_SLOW=-O1 Vdev_$(1)__ALL.a verilated.o verilated_threads.o verilated_fst_c.o >/dev/null
+	  USER_CPPFLAGS='$(SIM_PIC)' OPT_FAST='$(VL_OPT_FAST)' OPT_SLOW=-O1 Vdev_$(1)__ALL.a verilated.o verilated_threads.o verilated_fst_c.o >/dev/null
 $(SIM_VDIR)/Vdev_$(1)/harness.o: sim/verilated/tpu_device_harness.cpp sim/sim_model.h sim/link.h \
   $(SIM_VDIR)/Vdev_$(1)/Vdev_$(1)__ALL.a
 	@echo "  CXX     $$@"

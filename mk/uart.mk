@@ -29,7 +29,7 @@ $(UART_VDIR)/Vboard_$(1)/Vboard_$(1)__ALL.a: $$(SIM_RTL) $(SIM_WAIVE) mk/uart.mk
 	  $(PROFILE_$(call uart_prof,$(1))_GFLAGS) -Mdir $(UART_VDIR)/Vboard_$(1) $(SIM_WAIVE) $$(SIM_RTL) \
 	  >$(UART_VDIR)/Vboard_$(1).log 2>&1 || { cat $(UART_VDIR)/Vboard_$(1).log; exit 1; }
 	$(Q)$$(MAKE) --no-print-directory -s -C $(UART_VDIR)/Vboard_$(1) -f Vboard_$(1).mk $(VL_SUBMAKE) \
-	  OPT_FAST=-O2 OPT_SLOW=-O1 Vboard_$(1)__ALL.a >/dev/null
+	  OPT_FAST='$(VL_OPT_FAST)' OPT_SLOW=-O1 Vboard_$(1)__ALL.a >/dev/null
 $(UART_VDIR)/Vboard_$(1)/harness.o: sim/verilated/tpu_board_harness.cpp sim/uart_board.h \
   $(UART_VDIR)/Vboard_$(1)/Vboard_$(1)__ALL.a
 	@echo "  CXX     $$@"

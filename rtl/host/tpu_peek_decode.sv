@@ -66,19 +66,19 @@ module tpu_peek_decode #(
   // The fields of each peeked SQE, sliced once at constant offsets (indexing the whole
   // PeekN x 512-bit vector with a variable entry number in every use costs a simulator a copy
   // and a variable shift of the whole vector per use; the logic is the same).
-  logic [PeekN-1:0][7:0]  e_op, e_flags;
-  logic [PeekN-1:0][63:0] e_addr;
-  logic [PeekN-1:0][31:0] e_len, e_stride, e_rows, e_cols, e_op0;
+  logic [PeekN*8-1:0]  e_op, e_flags;     // entry i in bits i*8 +: 8
+  logic [PeekN*64-1:0] e_addr;            // ... i*64 +: 64
+  logic [PeekN*32-1:0] e_len, e_stride, e_rows, e_cols, e_op0;  // ... i*32 +: 32
   for (genvar i = 0; i < PeekN; i++) begin : g_ent
-    assign e_op[i]     = pk_sqe_i[512*i + tpu_pkg::SqeOpcodeLsb +: 8];
-    assign e_flags[i]  = pk_sqe_i[512*i + tpu_pkg::SqeFlagsLsb +: 8];
-    assign e_addr[i]   = {pk_sqe_i[512*i + tpu_pkg::SqeHostAddrHiLsb +: 32],
-                          pk_sqe_i[512*i + tpu_pkg::SqeHostAddrLoLsb +: 32]};
-    assign e_len[i]    = pk_sqe_i[512*i + tpu_pkg::SqeLengthLsb +: 32];
-    assign e_stride[i] = pk_sqe_i[512*i + tpu_pkg::SqeStrideLsb +: 32];
-    assign e_rows[i]   = pk_sqe_i[512*i + tpu_pkg::SqeRowsLsb +: 32];
-    assign e_cols[i]   = pk_sqe_i[512*i + tpu_pkg::SqeColsLsb +: 32];
-    assign e_op0[i]    = pk_sqe_i[512*i + tpu_pkg::SqeOp0Lsb +: 32];
+    assign e_op[i*8 +: 8]      = pk_sqe_i[512*i + tpu_pkg::SqeOpcodeLsb +: 8];
+    assign e_flags[i*8 +: 8]   = pk_sqe_i[512*i + tpu_pkg::SqeFlagsLsb +: 8];
+    assign e_addr[i*64 +: 64]  = {pk_sqe_i[512*i + tpu_pkg::SqeHostAddrHiLsb +: 32],
+                                  pk_sqe_i[512*i + tpu_pkg::SqeHostAddrLoLsb +: 32]};
+    assign e_len[i*32 +: 32]    = pk_sqe_i[512*i + tpu_pkg::SqeLengthLsb +: 32];
+    assign e_stride[i*32 +: 32] = pk_sqe_i[512*i + tpu_pkg::SqeStrideLsb +: 32];
+    assign e_rows[i*32 +: 32]   = pk_sqe_i[512*i + tpu_pkg::SqeRowsLsb +: 32];
+    assign e_cols[i*32 +: 32]   = pk_sqe_i[512*i + tpu_pkg::SqeColsLsb +: 32];
+    assign e_op0[i*32 +: 32]    = pk_sqe_i[512*i + tpu_pkg::SqeOp0Lsb +: 32];
   end
   logic unused_sqe;  // (the fields no read-ahead decision looks at)
   assign unused_sqe = ^pk_sqe_i;
@@ -95,7 +95,7 @@ module tpu_peek_decode #(
     rh_hit = 1'b0;
     rh_seen = 1'b0;
     for (int i = 0; i < PeekN; i++) begin
-      if (pk_valid_i[i] && e_op[i] == tpu_pkg::OpReadHost) begin
+      if (pk_valid_i[i] && e_op[i*8 +: 8] == tpu_pkg::OpReadHost) begin
         if (!rh_hit && (rh_seen || !skip_head_i)) begin
           rh_i = PkW'(i);
           rh_hit = 1'b1;
@@ -106,13 +106,13 @@ module tpu_peek_decode #(
     rh_found = ReadAhead && rh_hit && (!rh_held_i || (RhTwo && !rh_second_i));
     tail_stride_eff = (tail_stride_i != 0) ? {32'd0, tail_stride_i} : 64'(tail_cols_i);
     tail_next = tail_addr_i + 64'(N) * tail_stride_eff;
-    pk_i    = (e_op[0] == tpu_pkg::OpMatmul) ? PkW'(1) : '0;
+    pk_i    = (e_op[7:0] == tpu_pkg::OpMatmul) ? PkW'(1) : '0;
     pk_cont = 1'b0;
     if (tiles_i) begin
       pk_i = '0;
       for (int i = PeekN - 1; i >= 0; i--) begin
-        if (pk_valid_i[i] && e_op[i] == tpu_pkg::OpLoadWeights &&
-            e_addr[i] == tail_next && (!rh_found || PkW'(i) < rh_i)) begin
+        if (pk_valid_i[i] && e_op[i*8 +: 8] == tpu_pkg::OpLoadWeights &&
+            e_addr[i*64 +: 64] == tail_next && (!rh_found || PkW'(i) < rh_i)) begin
           pk_i = PkW'(i);
           pk_cont = 1'b1;
         end
@@ -120,16 +120,16 @@ module tpu_peek_decode #(
     end
     // no tile before it in command order: the READ_HOST is the candidate
     pk_rh = rh_found && !(tiles_i ? pk_cont :
-                          pk_valid_i[pk_i] && e_op[pk_i] == tpu_pkg::OpLoadWeights);
+                          pk_valid_i[pk_i] && e_op[pk_i*8 +: 8] == tpu_pkg::OpLoadWeights);
     if (pk_rh) pk_i = rh_i;
     pk_val    = pk_valid_i[pk_i];
-    pk_op     = e_op[pk_i];
-    pk_flags  = e_flags[pk_i];
-    pk_addr   = e_addr[pk_i];
-    pk_len    = e_len[pk_i];
-    pk_stride = e_stride[pk_i];
-    pk_rows   = e_rows[pk_i];
-    pk_cols   = e_cols[pk_i];
+    pk_op     = e_op[pk_i*8 +: 8];
+    pk_flags  = e_flags[pk_i*8 +: 8];
+    pk_addr   = e_addr[pk_i*64 +: 64];
+    pk_len    = e_len[pk_i*32 +: 32];
+    pk_stride = e_stride[pk_i*32 +: 32];
+    pk_rows   = e_rows[pk_i*32 +: 32];
+    pk_cols   = e_cols[pk_i*32 +: 32];
     pk_stride_eff = (pk_stride != 0) ? {32'd0, pk_stride} : {32'd0, pk_cols};
     pk_span   = ({32'd0, pk_rows} - 64'd1) * pk_stride_eff + {32'd0, pk_cols};
   end
@@ -165,19 +165,19 @@ module tpu_peek_decode #(
     pp_i = '0;
     pp_found = 1'b0;
     for (int i = PeekN - 1; i >= 0; i--) begin
-      if (pk_valid_i[i] && e_op[i] == tpu_pkg::OpLoadParams &&
-          e_op0[i] <= 32'(tpu_pkg::ParamShift)) begin
+      if (pk_valid_i[i] && e_op[i*8 +: 8] == tpu_pkg::OpLoadParams &&
+          e_op0[i*32 +: 32] <= 32'(tpu_pkg::ParamShift)) begin
         pp_i = PkW'(i);
         pp_found = 1'b1;
       end
     end
-    pp_addr = e_addr[pp_i];
-    pp_len  = e_len[pp_i];
-    pp_cols = e_cols[pp_i];
+    pp_addr = e_addr[pp_i*64 +: 64];
+    pp_len  = e_len[pp_i*32 +: 32];
+    pp_cols = e_cols[pp_i*32 +: 32];
   end
   always_comb begin  // apart from the decode: pa_chk_ok_i depends on pa_chk_addr_o/len_o
     pa_ok_o = pp_found &&
-              (e_flags[pp_i] & tpu_pkg::SqeFlagFence) == 0 &&
+              (e_flags[pp_i*8 +: 8] & tpu_pkg::SqeFlagFence) == 0 &&
               pp_cols != 0 && pp_cols <= N &&
               {32'd0, pp_len} == {30'd0, pp_cols, 2'b00} && pa_chk_ok_i;
   end

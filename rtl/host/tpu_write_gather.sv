@@ -55,10 +55,11 @@ module tpu_write_gather #(
     $error("tpu_write_gather: WrBytes must hold a 4N-byte row and an IDENTIFY chunk");
   end
 
-  logic [WrBytes*8-1:0] gather_q, gather_d;  // packed rows gathered
-  logic [LenW-1:0]      bytes_q, bytes_d;    // ... their bytes (0: none)
-  logic                 wh_flush, wb_flush;  // the row on dp_rd_* ends the job
-  logic [WrBytes*8-1:0] row;                 // that row, bytes >= row bytes cleared
+  logic [WrBytes*8-1:0] gather_q;           // packed rows gathered
+  logic [LenW-1:0]      bytes_q;            // ... their bytes (0: none)
+  logic                 wh_flush, wb_flush; // the row on dp_rd_* ends the job
+  logic [WrBytes*8-1:0] row;                // that row, bytes >= row bytes cleared
+  logic [WrBytes*8-1:0] gathered;           // the gathered rows and that row after them
   always_comb begin
     wh_flush = stride_i != {32'd0, row_bytes_i} || dp_rd_last_i ||
                32'(bytes_q) + 2 * row_bytes_i > 32'(WrBytes);
@@ -67,48 +68,44 @@ module tpu_write_gather #(
       row[8*i +: 8] = (32'(i) < row_bytes_i && i < N * 4) ? dp_rd_data_i[8*(i % (N * 4)) +: 8]
                                                            : 8'd0;
     end
+    // (one shift of the row for the job and the gather register)
+    gathered = gather_q | (row << (8 * bytes_q));
   end
   assign dp_rd_ready_o = (wh_i && (wr_req_ready_i || !wh_flush)) || drain_i ||
                          (wb_i && (wr_req_ready_i || !wb_flush || !rdy_i));
   assign take_o        = dp_rd_valid_i && dp_rd_ready_o;
 
-  always_comb begin
-    gather_d = gather_q;
-    bytes_d  = bytes_q;
+  // The gather register's next state at the edge (not an always_comb of *_d signals: it reads
+  // take_o, which depends on the link's inputs through wr_req_ready_i, and the simulation
+  // evaluates such combinational logic on both clock phases; the logic is the same).
+  always_ff @(posedge clk_i) begin
     if (clear_i) begin
-      gather_d = '0;
-      bytes_d  = '0;
+      gather_q <= '0;
+      bytes_q  <= '0;
     end else if (take_o && wh_i) begin
-      gather_d = wh_flush ? '0 : gather_q | (row << (8 * bytes_q));
-      bytes_d  = wh_flush ? '0 : bytes_q + LenW'(row_bytes_i);
+      gather_q <= wh_flush ? '0 : gathered;
+      bytes_q  <= wh_flush ? '0 : bytes_q + LenW'(row_bytes_i);
     end else if (take_o && wb_i) begin
-      gather_d = wb_flush ? '0 : gather_q | (row << (8 * bytes_q));
-      bytes_d  = wb_flush ? '0 : bytes_q + LenW'(N);
+      gather_q <= wb_flush ? '0 : gathered;
+      bytes_q  <= wb_flush ? '0 : bytes_q + LenW'(N);
     end
   end
-  always_ff @(posedge clk_i) begin
-    gather_q <= gather_d;
-    bytes_q  <= bytes_d;
-  end
 
+  // the job offered: its data, address and length do not depend on the handshake
   always_comb begin
-    wr_req_valid_o = 1'b0;
     wr_req_addr_o  = wh_addr_i;
     wr_req_len_o   = LenW'(row_bytes_i);
     wr_req_data_o  = (WrBytes*8)'(dp_rd_data_i);
     if (wh_i) begin
       // the gathered rows start bytes_q before the current row (packed)
-      wr_req_valid_o = dp_rd_valid_i && wh_flush;
       wr_req_addr_o  = wh_addr_i - 64'(bytes_q);
       wr_req_len_o   = bytes_q + LenW'(row_bytes_i);
-      wr_req_data_o  = gather_q | (row << (8 * bytes_q));
+      wr_req_data_o  = gathered;
     end else if (wb_i) begin
-      wr_req_valid_o = rdy_i && dp_rd_valid_i && wb_flush;
       wr_req_addr_o  = wb_addr_i - 64'(bytes_q);
       wr_req_len_o   = bytes_q + LenW'(N);
-      wr_req_data_o  = gather_q | (row << (8 * bytes_q));
+      wr_req_data_o  = gathered;
     end else if (job_i) begin
-      wr_req_valid_o = 1'b1;
       if (fence_i) begin
         wr_req_len_o  = LenW'(8);
         wr_req_data_o = (WrBytes*8)'(semaphore_i);
@@ -116,6 +113,16 @@ module tpu_write_gather #(
         wr_req_len_o  = LenW'(IdChunk);
         wr_req_data_o = ident_first_i ? (WrBytes*8)'(ident_i) : '0;
       end
+    end
+  end
+  always_comb begin
+    wr_req_valid_o = 1'b0;
+    if (wh_i) begin
+      wr_req_valid_o = dp_rd_valid_i && wh_flush;
+    end else if (wb_i) begin
+      wr_req_valid_o = rdy_i && dp_rd_valid_i && wb_flush;
+    end else if (job_i) begin
+      wr_req_valid_o = 1'b1;
     end
   end
 

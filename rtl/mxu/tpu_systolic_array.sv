@@ -73,17 +73,17 @@ module tpu_systolic_array #(
 
   // The registers that travel through the array without being computed on, as packed
   // vectors over all PEs (a simulator shifts them a word at a time; the same flip-flops as one
-  // register per PE): west -> east the valid, switch and bf16 bits of the row at each PE
-  // (row_*[i][j]: PE(i,j)), north -> south the tagged weight stream (wt_*[i][j]: what PE(i,j)
+  // register per PE), PE(i,j) at index i*N+j: west -> east the valid, switch and bf16 bits of
+  // the row at each PE (row_*), north -> south the tagged weight stream (wt_*: what PE(i,j)
   // passes to the PE below). Each PE holds its activation, weights and partial sum.
-  logic [N-1:0][N-1:0]            row_v_q, row_s_q, row_f_q, row_v_d, row_s_d, row_f_d, swap;
-  logic [N-1:0][N-1:0][LaneW-1:0] wt_p_q, wt_p_in;
-  logic [N-1:0][N-1:0][KBits-1:0] wt_k_q, wt_k_in;
-  logic [N-1:0][N-1:0]            wt_v_q, wt_v_in, take;
+  logic [N*N-1:0]       row_v_q, row_s_q, row_f_q, row_v_d, row_s_d, row_f_d, swap;
+  logic [N*N*LaneW-1:0] wt_p_q, wt_p_in;
+  logic [N*N*KBits-1:0] wt_k_q, wt_k_in;
+  logic [N*N-1:0]       wt_v_q, wt_v_in, take;
   // activations and partial sums between PEs, and the multiplier operands and products
   // (used with PairMul)
-  logic [N-1:0][N-1:0][LaneW-1:0] a_e;       // a_o of PE(i,j)
-  logic [N-1:0][N-1:0][31:0]      psum_s;    // psum_o of PE(i,j)
+  logic [N*N*LaneW-1:0] a_e;       // a_o of PE(i,j)
+  logic [N*N*32-1:0]    psum_s;    // psum_o of PE(i,j)
   logic [N*N*8-1:0]     mul_a, mul_w;
   logic [N*N*16-1:0]    mul_p;
 
@@ -123,21 +123,21 @@ module tpu_systolic_array #(
   always_comb begin
     // a row's bits move one PE east; column 0 takes the skewed west inputs
     for (int i = 0; i < N; i++) begin
-      row_v_d[i] = {row_v_q[i][N-2:0], v_w[i]};
-      row_s_d[i] = {row_s_q[i][N-2:0], s_w[i]};
-      row_f_d[i] = {row_f_q[i][N-2:0], f_w[i]};
+      row_v_d[i*N +: N] = {row_v_q[i*N +: N-1], v_w[i]};
+      row_s_d[i*N +: N] = {row_s_q[i*N +: N-1], s_w[i]};
+      row_f_d[i*N +: N] = {row_f_q[i*N +: N-1], f_w[i]};
     end
     swap = row_v_d & row_s_d;
     // the weight stream moves one PE south; row 0 takes the skewed north inputs. PE(i,j) takes
     // the weight tagged i into its shadow register and clears its valid.
-    wt_p_in = {wt_p_q[N-2:0], wp_n};
-    wt_k_in = {wt_k_q[N-2:0], wpk_n};
-    wt_v_in = {wt_v_q[N-2:0], wpv_n};
+    wt_p_in = {wt_p_q[(N-1)*N*LaneW-1:0], wp_n};
+    wt_k_in = {wt_k_q[(N-1)*N*KBits-1:0], wpk_n};
+    wt_v_in = {wt_v_q[(N-1)*N-1:0], wpv_n};
     take = '0;
     for (int i = 0; i < N; i++) begin
-      if (|wt_v_in[i]) begin  // (no weight in this row of the stream: nothing to compare)
+      if (|wt_v_in[i*N +: N]) begin  // (no weight in this row of the stream: nothing to compare)
         for (int j = 0; j < N; j++) begin
-          take[i][j] = wt_v_in[i][j] && (wt_k_in[i][j] == KBits'(i));
+          take[i*N+j] = wt_v_in[i*N+j] && (wt_k_in[(i*N+j)*KBits +: KBits] == KBits'(i));
         end
       end
     end
@@ -169,12 +169,12 @@ module tpu_systolic_array #(
       if (j == 0) begin : g_west
         assign a_in = a_w[i*LaneW +: LaneW];
       end else begin : g_inner_w
-        assign a_in = a_e[i][j-1];
+        assign a_in = a_e[(Idx-1)*LaneW +: LaneW];
       end
       if (i == 0) begin : g_north
         assign psum_in = '0;
       end else begin : g_inner_n
-        assign psum_in = psum_s[i-1][j];
+        assign psum_in = psum_s[(Idx-N)*32 +: 32];
       end
 
       tpu_pe #(.Row(i), .ExtMul(PairMul), .ProdReg(ProdReg),
@@ -182,14 +182,14 @@ module tpu_systolic_array #(
         .clk_i,
         .rst_i,
         .a_i    (a_in),
-        .a_o    (a_e[i][j]),
-        .v_i    (row_v_d[i][j]),
-        .swap_i (swap[i][j]),
-        .fq_i   (row_f_q[i][j]),
+        .a_o    (a_e[Idx*LaneW +: LaneW]),
+        .v_i    (row_v_d[Idx]),
+        .swap_i (swap[Idx]),
+        .fq_i   (row_f_q[Idx]),
         .psum_i (psum_in),
-        .psum_o (psum_s[i][j]),
-        .wp_i   (wt_p_in[i][j]),
-        .take_i (take[i][j]),
+        .psum_o (psum_s[Idx*32 +: 32]),
+        .wp_i   (wt_p_in[Idx*LaneW +: LaneW]),
+        .take_i (take[Idx]),
         .mul_a_o(mul_a[Idx*8 +: 8]),
         .mul_w_o(mul_w[Idx*8 +: 8]),
         .prod_i (mul_p[Idx*16 +: 16])
@@ -226,14 +226,14 @@ module tpu_systolic_array #(
   logic [N*OutW-1:0] out_narrow;
   for (genvar j = 0; j < N; j++) begin : g_deskew
     tpu_delay #(.Width(OutW), .Depth(N - 1 - j), .ResetEn(1'b0)) u_out (
-      .clk_i, .rst_i, .d_i(psum_s[N-1][j][OutW-1:0]), .q_o(out_narrow[j*OutW +: OutW])
+      .clk_i, .rst_i, .d_i(psum_s[((N-1)*N+j)*32 +: OutW]), .q_o(out_narrow[j*OutW +: OutW])
     );
     assign out_row_o[j*32 +: 32] = 32'($signed(out_narrow[j*OutW +: OutW]));
   end
 
   // The valid of the last PE (row N-1, column N-1) is 1 + ProdReg cycles ahead of its sum.
   tpu_delay #(.Width(1), .Depth(1 + 32'(ProdReg)), .ResetEn(1'b1)) u_out_valid (
-    .clk_i, .rst_i, .d_i(row_v_q[N-1][N-1]), .q_o(out_valid_o)
+    .clk_i, .rst_i, .d_i(row_v_q[N*N-1]), .q_o(out_valid_o)
   );
 
   if (!Bf16) begin : g_no_bf16
