@@ -40,7 +40,9 @@
 // so out_raw_o holds the fp32 words (RAW32) or the bf16 values in each lane's low half, and
 // out_sat_o counts the clamped values. The fp steps sit in their registers' `if`, so Verilator
 // evaluates them only for fp rows. in_lut_i must be 0 on fp rows.
-// Reset (synchronous, rst_i) clears the stage valid bits only.
+// A stage's data registers load only when a row enters the stage (an empty stage holds, so
+// a simulation evaluates a stage's logic only for rows in flight); no output is meaningful
+// without out_valid_o. Reset (synchronous, rst_i) clears the stage valid bits only.
 `default_nettype none
 
 module tpu_activation #(
@@ -147,59 +149,55 @@ module tpu_activation #(
     assign ls = shift[5] ? 5'd0 : shift[4:0];
     assign rs = shift[5] ? 5'(-shift) : 5'd0;
 
-    // stage 1: bias add and left shift (operand registers of the multiplier)
-    logic signed [31:0] x1, a1_d, a1_q, b1_d, b1_q;
-    always_comb begin
-      x1   = $signed(in_acc_i[32*j +: 32]) + bias;
-      a1_d = in_raw_i ? x1 : (x1 <<< ls);
-      b1_d = in_raw_i ? 32'sd1 : mult;
-    end
-
-    // stage 2: the 32 x 32 -> 64 product; the one SRDHM overflow case is flagged beside it
-    logic signed [63:0] p2_d, p2_q;
-    logic               ovf2_d, ovf2_q;
-    always_comb begin
-      p2_d   = a1_q * b1_q;
-      ovf2_d = (a1_q == 32'sh8000_0000) && (b1_q == 32'sh8000_0000);
-    end
-
-    // stage 3: SRDHM = floor((p + 2^30) / 2^31), ties toward +inf (equal to gemmlowp's nudge
-    // and truncating division); RAW rows pass p = a (b = 1)
-    logic signed [63:0] psum3;
-    logic signed [31:0] t3_d, t3_q;
-    always_comb begin
-      psum3 = p2_q + 64'sh4000_0000;
-      if (raw_q[2]) begin
-        t3_d = p2_q[31:0];
-      end else if (ovf2_q) begin
-        t3_d = 32'sh7fff_ffff;
-      end else begin
-        t3_d = psum3[62:31];
+    // The integer stages 1..4. Each stage's registers load a row only when the stage before
+    // holds one (stage 1: in_valid_i), and the stage's logic sits in that `if`, so Verilator
+    // evaluates it only for rows in flight; an empty stage holds, and no output of it is read
+    // (out_valid_o qualifies every output).
+    //   stage 1: bias add and left shift (operand registers of the multiplier)
+    //   stage 2: the 32 x 32 -> 64 product; the one SRDHM overflow case is flagged beside it
+    //   stage 3: SRDHM = floor((p + 2^30) / 2^31), ties toward +inf (equal to gemmlowp's nudge
+    //            and truncating division); RAW rows pass p = a (b = 1). Bit 63 of the sum equals
+    //            bit 62 except in the flagged overflow case; the low bits round away.
+    //   stage 4: RoundingDivideByPOT, rounding to nearest with ties away from zero: add
+    //            2^(rs-1), less one for negative values, then shift arithmetically (33 bits: no
+    //            overflow; for rs4 >= 1 the shifted sum always fits in 32 bits, and for
+    //            rs4 = 0, sum4 = t3_q)
+    logic signed [31:0] a1_q, b1_q, t3_q, y4_q;
+    logic signed [63:0] p2_q;
+    logic               ovf2_q;
+    always_ff @(posedge clk_i) begin
+      logic signed [31:0] x1;
+      logic [4:0]         rs4;
+      logic signed [32:0] rnd4, sum4;
+      if (en && in_valid_i) begin
+        x1   = $signed(in_acc_i[32*j +: 32]) + bias;
+        a1_q <= in_raw_i ? x1 : (x1 <<< ls);
+        b1_q <= in_raw_i ? 32'sd1 : mult;
+      end
+      if (en && vld_q[1]) begin
+        p2_q   <= a1_q * b1_q;
+        ovf2_q <= (a1_q == 32'sh8000_0000) && (b1_q == 32'sh8000_0000);
+      end
+      if (en && vld_q[2]) begin
+        if (raw_q[2]) begin
+          t3_q <= p2_q[31:0];
+        end else if (ovf2_q) begin
+          t3_q <= 32'sh7fff_ffff;
+        end else begin
+          t3_q <= 32'((p2_q + 64'sh4000_0000) >>> 31);
+        end
+      end
+      if (en && vld_q[3]) begin
+        rs4 = raw_q[3] ? 5'd0 : rs;
+        if (rs4 == 5'd0) begin
+          rnd4 = '0;
+        end else begin
+          rnd4 = (33'sd1 <<< (rs4 - 5'd1)) - {32'd0, t3_q[31]};
+        end
+        sum4 = {t3_q[31], t3_q} + rnd4;
+        y4_q <= 32'(sum4 >>> rs4);
       end
     end
-    // psum3[63] equals psum3[62] except in the flagged overflow case; the low bits round away.
-    logic unused_psum3;
-    assign unused_psum3 = ^{psum3[63], psum3[30:0]};
-
-    // stage 4: RoundingDivideByPOT, rounding to nearest with ties away from zero: add
-    // 2^(rs-1), less one for negative values, then shift arithmetically (33 bits: no overflow)
-    logic [4:0]         rs4;
-    logic signed [32:0] rnd4, sum4, shr4;
-    logic signed [31:0] y4_d, y4_q;
-    always_comb begin
-      rs4 = raw_q[3] ? 5'd0 : rs;
-      if (rs4 == 5'd0) begin
-        rnd4 = '0;
-      end else begin
-        rnd4 = (33'sd1 <<< (rs4 - 5'd1)) - {32'd0, t3_q[31]};
-      end
-      sum4 = {t3_q[31], t3_q} + rnd4;
-      shr4 = sum4 >>> rs4;
-      y4_d = shr4[31:0];
-    end
-    // for rs4 >= 1 the shifted 33-bit sum always fits in 32 bits (and for rs4 = 0, sum4 = t3_q)
-    logic unused_shr4;
-    assign unused_shr4 = shr4[32];
 
     // the float path's stages 1..4 (Bf16): x, its clamp flag
     logic [31:0] f1_q, f2_q, f3_q, f4_q;
@@ -238,47 +236,36 @@ module tpu_activation #(
     logic unused_fp;
     assign unused_fp = ^{f1_q, f2_q, f3_q, fs3_q};
 
-    // stage 5: + zero point (exact), clamp, saturation flag (a float row: its result)
-    logic signed [32:0] z5, zp5, qmin5, qmax5;
-    logic signed [7:0]  v5;
-    logic signed [31:0] r5_d, r5_q;
-    logic               sat5_d;
-    always_comb begin
-      zp5   = 33'($signed(zp_i));
-      qmin5 = 33'($signed(qmin_i));
-      qmax5 = 33'($signed(qmax_i));
-      z5    = {y4_q[31], y4_q} + zp5;
-      // the golden order: below qmin wins over above qmax
-      if (z5 < qmin5) begin
-        v5 = $signed(qmin_i);
-      end else if (z5 > qmax5) begin
-        v5 = $signed(qmax_i);
-      end else begin
-        v5 = z5[7:0];
-      end
-      sat5_d = !raw_q[4] && ((z5 < qmin5) || (z5 > qmax5));
-      r5_d   = raw_q[4] ? y4_q : 32'(v5);
-      if (fp_q[4]) begin
-        sat5_d = fs4_q;
-        r5_d   = raw_q[4] ? f4_q : {16'd0, tpu_fp_pkg::f32_to_bf16(f4_q)};
-      end
-    end
-
-    // stage 6: the result register; the LUT read of v + 128 happens in parallel
-    logic signed [31:0] r6_d;
-    assign r6_d = r5_q;
-
+    // stage 5: + zero point (exact), clamp, saturation flag (a float row: its result);
+    // stage 6: the result register (the LUT read of v + 128 happens in parallel). Loaded, as
+    // stages 1..4, only with a row.
+    logic signed [31:0] r5_q;
     always_ff @(posedge clk_i) begin
-      if (en) begin
-        a1_q   <= a1_d;
-        b1_q   <= b1_d;
-        p2_q   <= p2_d;
-        ovf2_q <= ovf2_d;
-        t3_q   <= t3_d;
-        y4_q   <= y4_d;
-        r5_q   <= r5_d;
-        sat5_q[j] <= sat5_d;
-        r6_q[32*j +: 32] <= r6_d;
+      logic signed [32:0] z5, zp5, qmin5, qmax5;
+      logic signed [7:0]  v5;
+      if (en && vld_q[4]) begin
+        zp5   = 33'($signed(zp_i));
+        qmin5 = 33'($signed(qmin_i));
+        qmax5 = 33'($signed(qmax_i));
+        z5    = {y4_q[31], y4_q} + zp5;
+        // the golden order: below qmin wins over above qmax
+        if (z5 < qmin5) begin
+          v5 = $signed(qmin_i);
+        end else if (z5 > qmax5) begin
+          v5 = $signed(qmax_i);
+        end else begin
+          v5 = z5[7:0];
+        end
+        if (fp_q[4]) begin
+          sat5_q[j] <= fs4_q;
+          r5_q      <= raw_q[4] ? f4_q : {16'd0, tpu_fp_pkg::f32_to_bf16(f4_q)};
+        end else begin
+          sat5_q[j] <= !raw_q[4] && ((z5 < qmin5) || (z5 > qmax5));
+          r5_q      <= raw_q[4] ? y4_q : 32'(v5);
+        end
+      end
+      if (en && vld_q[5]) begin
+        r6_q[32*j +: 32] <= r5_q;
       end
     end
 
@@ -286,16 +273,16 @@ module tpu_activation #(
   end
 
   // ---------------------------------------------------------------- saturation count
-  logic [SatWidth-1:0] sat6_d, sat6_q;
-  always_comb begin
-    sat6_d = '0;
-    for (int unsigned j = 0; j < N; j++) begin
-      sat6_d = sat6_d + SatWidth'(sat5_q[j]);
-    end
-  end
+  // (stage 6, loaded only with a row as the stages before)
+  logic [SatWidth-1:0] sat6_q;
   always_ff @(posedge clk_i) begin
-    if (en) begin
-      sat6_q <= sat6_d;
+    logic [SatWidth-1:0] count;
+    if (en && vld_q[5]) begin
+      count = '0;
+      for (int unsigned j = 0; j < N; j++) begin
+        count = count + SatWidth'(sat5_q[j]);
+      end
+      sat6_q <= count;
     end
   end
 
@@ -349,12 +336,17 @@ module tpu_activation #(
     past_ok_q       <= !rst_i;
     in_stall_q      <= in_valid_i && !in_ready_o;
     out_stall_q     <= out_valid_o && !out_ready_i;
-    past_in_acc_q   <= in_acc_i;
-    past_in_flags_q <= {in_raw_i, in_lut_i, in_last_i};
-    past_out_int8_q <= out_int8_o;
-    past_out_raw_q  <= out_raw_o;
-    past_out_sat_q  <= out_sat_o;
-    past_out_last_q <= out_last_o;
+    // (the copies are read only after a stall: taken only then)
+    if (in_valid_i && !in_ready_o) begin
+      past_in_acc_q   <= in_acc_i;
+      past_in_flags_q <= {in_raw_i, in_lut_i, in_last_i};
+    end
+    if (out_valid_o && !out_ready_i) begin
+      past_out_int8_q <= out_int8_o;
+      past_out_raw_q  <= out_raw_o;
+      past_out_sat_q  <= out_sat_o;
+      past_out_last_q <= out_last_o;
+    end
   end
   always_ff @(posedge clk_i) begin
     if (!rst_i && past_ok_q && in_stall_q) begin
