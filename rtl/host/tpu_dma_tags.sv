@@ -67,6 +67,9 @@ module tpu_dma_tags #(
   logic [Tags*OffsetW-1:0] offset_q, offset_d;
   logic [Tags*OffsetW-1:0] end_q, end_d;
   logic [Tags-1:0]         expired;        // busy, and its timer at the timeout
+`ifndef SYNTHESIS
+  logic [Tags-1:0]         timer_over;     // busy, and its timer past the timeout (never)
+`endif
   logic [TagW-1:0]         next_q, next_d;
   logic [TagW-1:0]         cpl_tag;
   logic                    cpl_hit, alloc;
@@ -144,12 +147,7 @@ module tpu_dma_tags #(
       end
     end
 `ifndef SYNTHESIS
-    always_ff @(posedge clk_i) begin
-      if (!rst_i) begin
-        assert (!busy_q[t] || 32'(timer_q) <= CplTimeoutCycles)
-          else $error("tpu_dma_tags: tag %0d timer past its timeout", t);
-      end
-    end
+    assign timer_over[t] = busy_q[t] && 32'(timer_q) > CplTimeoutCycles;
 `endif
   end
 
@@ -182,6 +180,9 @@ module tpu_dma_tags #(
       assert (32'(next_q) < Tags) else $error("tpu_dma_tags: tag %0d out of range", next_q);
       // only a busy tag is owned (stale tags are busy and not owned)
       assert ((owned_q & ~busy_q) == '0) else $error("tpu_dma_tags: idle tag owned");
+      // (one check for all tags' timers: a check per tag costs the simulation each cycle)
+      assert (timer_over == '0)
+        else $error("tpu_dma_tags: tag timers past their timeout: %b", timer_over);
     end
   end
 `endif
