@@ -8,6 +8,10 @@
 // the command fields the datapath uses (op, flags, 16 bits of a, b and rows, the data), and the
 // outputs are folded by XOR into a 32-bit signature register that shifts out (every output
 // bit still reaches uart_tx_o, so none of the datapath's logic is optimised away).
+// LaneW: the datapath's UB and weight lane width, 8, or 16 for a datapath built with Bf16
+// (scripts/fpga/flow.py sets it from the profile's tpu_datapath Bf16): the command data and
+// the weight row are N x LaneW bits, so every lane of the bf16 datapath is driven; with
+// LaneW = 16 the bf16 status (fp_loaded_o) joins the signature too.
 `default_nettype none
 /* verilator lint_off DECLFILENAME */
 /* verilator lint_off UNUSEDSIGNAL */
@@ -18,7 +22,8 @@ module tpu_board_top #(
   parameter int unsigned AccRows = 256,
   parameter int unsigned Tiles   = 2,
   parameter int unsigned ClkHz   = 48_000_000,
-  parameter int unsigned Baud    = 115_200
+  parameter int unsigned Baud    = 115_200,
+  parameter int unsigned LaneW   = 8
 ) (
   input  logic clk_i,
   input  logic rst_i,
@@ -27,11 +32,12 @@ module tpu_board_top #(
   output logic [1:0] led_o
 );
   assign led_o = 2'b00;
-  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N;
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + LaneW * N;
   localparam int unsigned TileBits = $clog2(Tiles + 2);
-  localparam int unsigned FldBits  = 4 + 4 + 3 * 16 + 8 * N;  // op, flags, a, b, rows, data
-  localparam int unsigned InBits   = FldBits + 8 * N + 4;
-  localparam int unsigned OutBits  = 32 * N + 38 + TileBits + 5 + 3 + 64;
+  localparam int unsigned FldBits  = 4 + 4 + 3 * 16 + LaneW * N;  // op, flags, a, b, rows, data
+  localparam int unsigned InBits   = FldBits + LaneW * N + 4;
+  localparam int unsigned FpBits   = LaneW == 16 ? 2 : 0;      // fp_loaded_o (Bf16)
+  localparam int unsigned OutBits  = 32 * N + 38 + TileBits + 5 + 3 + 64 + FpBits;
   localparam int unsigned SigW     = 32;
 
   logic [InBits-1:0]  in_q;
@@ -54,15 +60,16 @@ module tpu_board_top #(
   logic [TileBits-1:0] tiles;
   logic [4:0]          loaded;
   logic [63:0]         perf_busy, perf_mxu, perf_macs;
+  logic [1:0]          fp_loaded;
 
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles)) u_dp (
     .clk_i, .rst_i,
     .cmd_valid_i(in_q[0] && tick_q), .cmd_ready_o(cmd_ready), .cmd_i(cmd),
     .wpush_valid_i(in_q[1] && tick_q), .wpush_ready_o(wpush_ready),
-    .wpush_row_i(in_q[4 + FldBits +: 8 * N]), .wpush_transpose_i(in_q[2]),
+    .wpush_row_i(in_q[4 + FldBits +: LaneW * N]), .wpush_transpose_i(in_q[2]),
     .rd_valid_o(rd_valid), .rd_ready_i(in_q[3]), .rd_data_o(rd_data), .rd_last_o(rd_last),
     .mm_done_o(mm_done), .act_done_o(act_done), .act_result_o(act_result), .idle_o(idle),
-    .tiles_o(tiles), .params_loaded_o(loaded),
+    .tiles_o(tiles), .params_loaded_o(loaded), .fp_loaded_o(fp_loaded),
     .perf_busy_o(perf_busy), .perf_mxu_busy_o(perf_mxu), .perf_macs_o(perf_macs)
   );
 
@@ -74,11 +81,17 @@ module tpu_board_top #(
     cmd[tpu_pkg::DpCmdALsb +: 16]        = in_q[12 +: 16];
     cmd[tpu_pkg::DpCmdBLsb +: 16]        = in_q[28 +: 16];
     cmd[tpu_pkg::DpCmdRowsLsb +: 16]     = in_q[44 +: 16];
-    cmd[tpu_pkg::DpCmdDataLsb +: 8 * N]  = in_q[60 +: 8 * N];
+    cmd[tpu_pkg::DpCmdDataLsb +: LaneW * N] = in_q[60 +: LaneW * N];
   end
 
-  assign obs = {rd_data, act_result, rd_last, mm_done, act_done, idle, cmd_ready, wpush_ready,
-                tiles, loaded, 3'b0, perf_busy[15:0] ^ perf_mxu[15:0], perf_macs[47:0]};
+  if (FpBits != 0) begin : g_obs_fp
+    assign obs = {fp_loaded, rd_data, act_result, rd_last, mm_done, act_done, idle, cmd_ready,
+                  wpush_ready, tiles, loaded, 3'b0, perf_busy[15:0] ^ perf_mxu[15:0],
+                  perf_macs[47:0]};
+  end else begin : g_obs
+    assign obs = {rd_data, act_result, rd_last, mm_done, act_done, idle, cmd_ready, wpush_ready,
+                  tiles, loaded, 3'b0, perf_busy[15:0] ^ perf_mxu[15:0], perf_macs[47:0]};
+  end
   always_comb begin
     obs_fold = '0;
     for (int unsigned k = 0; k < OutBits; k++) begin

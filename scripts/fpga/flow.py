@@ -335,6 +335,9 @@ def main():
     if a.design == "stub":
         # the stand-in has only the datapath's parameters
         params = {k: v for k, v in params.items() if k not in BOARD_TOP_ONLY}
+        # and drives 16-bit lanes into a datapath built with Bf16 (its LaneW)
+        if cfg["module_params"].get("tpu_datapath", {}).get("Bf16"):
+            cfg["module_params"].setdefault("tpu_board_top", {})["LaneW"] = 16
     name = pname + "".join(f"_{s.replace('=', '')}" for s in a.set + a.dsp) + \
         "".join(f"_{t}" for t in tag)
     if len(name) > 200:
