@@ -18,7 +18,7 @@ module tpu_board_top #(
   parameter int unsigned AccRows = 256,
   parameter int unsigned Tiles   = 2,
   parameter int unsigned ClkHz   = 48_000_000,
-  parameter int unsigned Baud    = 115_200
+  parameter int unsigned Baud    = 115_200, parameter int unsigned LaneW = 8  // see the end
 ) (
   input  logic clk_i,
   input  logic rst_i,
@@ -27,10 +27,10 @@ module tpu_board_top #(
   output logic [1:0] led_o
 );
   assign led_o = 2'b00;
-  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * N;
+  localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + LaneW * N;
   localparam int unsigned TileBits = $clog2(Tiles + 2);
-  localparam int unsigned FldBits  = 4 + 4 + 3 * 16 + 8 * N;  // op, flags, a, b, rows, data
-  localparam int unsigned InBits   = FldBits + 8 * N + 4;
+  localparam int unsigned FldBits  = 4 + 4 + 3 * 16 + LaneW * N;  // op, flags, a, b, rows, data
+  localparam int unsigned InBits   = FldBits + LaneW * N + 4;
   localparam int unsigned OutBits  = 32 * N + 38 + TileBits + 5 + 3 + 64;
   localparam int unsigned SigW     = 32;
 
@@ -59,7 +59,7 @@ module tpu_board_top #(
     .clk_i, .rst_i,
     .cmd_valid_i(in_q[0] && tick_q), .cmd_ready_o(cmd_ready), .cmd_i(cmd),
     .wpush_valid_i(in_q[1] && tick_q), .wpush_ready_o(wpush_ready),
-    .wpush_row_i(in_q[4 + FldBits +: 8 * N]), .wpush_transpose_i(in_q[2]),
+    .wpush_row_i(in_q[4 + FldBits +: LaneW * N]), .wpush_transpose_i(in_q[2]),
     .rd_valid_o(rd_valid), .rd_ready_i(in_q[3]), .rd_data_o(rd_data), .rd_last_o(rd_last),
     .mm_done_o(mm_done), .act_done_o(act_done), .act_result_o(act_result), .idle_o(idle),
     .tiles_o(tiles), .params_loaded_o(loaded),
@@ -74,7 +74,7 @@ module tpu_board_top #(
     cmd[tpu_pkg::DpCmdALsb +: 16]        = in_q[12 +: 16];
     cmd[tpu_pkg::DpCmdBLsb +: 16]        = in_q[28 +: 16];
     cmd[tpu_pkg::DpCmdRowsLsb +: 16]     = in_q[44 +: 16];
-    cmd[tpu_pkg::DpCmdDataLsb +: 8 * N]  = in_q[60 +: 8 * N];
+    cmd[tpu_pkg::DpCmdDataLsb +: LaneW * N] = in_q[60 +: LaneW * N];
   end
 
   assign obs = {rd_data, act_result, rd_last, mm_done, act_done, idle, cmd_ready, wpush_ready,
@@ -114,5 +114,11 @@ module tpu_board_top #(
   end
   assign uart_tx_o = sig_q[SigW-1];
 endmodule
+// LaneW: the datapath's UB and weight lane width, 8, or 16 for a datapath built with Bf16
+// (scripts/fpga/flow.py sets it from the profile's tpu_datapath Bf16): the command data and
+// the weight row are N x LaneW bits, so every lane of a bf16 datapath is driven (fp_loaded_o,
+// two flags, stays unconnected like mm_ok_o .. rd_ok_o). These edits keep every line of the
+// int8 stub where it was and add no logic to it: yosys names cells by source line, and a
+// renamed netlist places differently (the iCEBreaker build, ice40_n4, must come out the same).
 
 `default_nettype wire

@@ -10,7 +10,8 @@ parameters of fpga/<board>/top.sv and of the modules below it, the timing target
 seed and the DSP budget; fpga/<board>/board.json describes the board itself (family, device,
 nextpnr arguments, constraints, board-specific RTL, DSP sites). The design is
 fpga/<board>/top.sv around tpu_board_top: rtl/board/tpu_board_top.sv (the whole device,
-"board_top"), or the stand-in fpga/common/tpu_board_stub.sv (the datapath alone, "stub").
+"board_top"), or the stand-in fpga/common/tpu_board_stub.sv (the datapath alone, "stub"; with
+LaneW = 16, 16-bit lanes, when the profile's tpu_datapath has Bf16).
 --set / --dsp / --design / --seed / --target-mhz change one run on top of the profile (the
 report records every setting). board.json "dsp_place" (ULX3S-85F) pins each PE's DSP to a site
 (scripts/fpga/dsp_place.py; --dsp place=0 leaves them to the placer). Output directory:
@@ -335,6 +336,9 @@ def main():
     if a.design == "stub":
         # the stand-in has only the datapath's parameters
         params = {k: v for k, v in params.items() if k not in BOARD_TOP_ONLY}
+        # and drives 16-bit lanes into a datapath built with Bf16 (its LaneW)
+        if cfg["module_params"].get("tpu_datapath", {}).get("Bf16"):
+            cfg["module_params"].setdefault("tpu_board_top", {})["LaneW"] = 16
     name = pname + "".join(f"_{s.replace('=', '')}" for s in a.set + a.dsp) + \
         "".join(f"_{t}" for t in tag)
     if len(name) > 200:
