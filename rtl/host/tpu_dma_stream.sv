@@ -369,6 +369,7 @@ module tpu_dma_stream #(
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
+    logic [Slots-1:0] stray;
     if (!rst_i) begin
       // a stream is taken only when ready, with a row size in range
       if (rs_req_valid_i && rs_req_ready_o && rs_req_rows_i != 0) begin
@@ -384,12 +385,15 @@ module tpu_dma_stream #(
         // the requests never pass a joint
         assert (!joint_q || issued_q <= joint_row_q)
           else $error("tpu_dma_stream: requests past the joint at row %0d", joint_row_q);
-        // a slot outside the rows in flight holds nothing
+        // a slot outside the rows in flight holds nothing (one check for all slots: a check
+        // per slot costs the simulation each cycle)
+        stray = '0;
         for (int unsigned s = 0; s < Slots; s++) begin
           if (32'(SlotW'(32'(s) - head_q)) >= issued_q - head_q + (row_offset_q != '0 ? 1 : 0))
-            assert (!slot_requested_q[s] && slot_pending_q[2*s +: 2] == 2'd0)
-              else $error("tpu_dma_stream: slot %0d busy outside the rows in flight", s);
+            stray[s] = slot_requested_q[s] || slot_pending_q[2*s +: 2] != 2'd0;
         end
+        assert (stray == '0)
+          else $error("tpu_dma_stream: slots busy outside the rows in flight: %b", stray);
       end
       if (issue_i) begin
         assert (mrd_valid_o) else $error("tpu_dma_stream: MRD sent without a row to request");
