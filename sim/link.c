@@ -685,13 +685,20 @@ bool tpu_link_removed(const struct tpu_link *l)
 static int pick_cpl(struct tpu_link *l)
 {
 	int pick = -1, n = 0;
-	uint64_t best = UINT64_MAX;
+	uint64_t best = UINT64_MAX, oldest = UINT64_MAX;
+	unsigned seen = 0;
 	int cand[256];
 
-	for (unsigned t = 0; t < 256 && n < (int)l->cpl_active; t++) {
+	/* One pass over the active completions (it ends at the last of them: called every cycle
+	 * while one waits, a scan of all 256 tags would cost the simulation more than the link):
+	 * the ready ones are the candidates, and the oldest of all is remembered. */
+	for (unsigned t = 0; t < 256 && seen < l->cpl_active; t++) {
 		struct cpl *c = &l->cpl[t];
 		if (!c->active)
 			continue;
+		seen++;
+		if (c->seq < oldest)
+			oldest = c->seq;
 		if (c->first_ps + (uint64_t)c->sent * c->beat_ps > l->now_ps)
 			continue;
 		cand[n++] = (int)t;
@@ -700,13 +707,9 @@ static int pick_cpl(struct tpu_link *l)
 			pick = (int)t;
 		}
 	}
-	if (!l->cfg.reorder) {
+	if (!l->cfg.reorder)
 		/* In order: only the oldest completion may go, even if a later one is ready. */
-		for (unsigned t = 0; t < 256; t++)
-			if (l->cpl[t].active && l->cpl[t].seq < best)
-				return -1;
-		return pick;
-	}
+		return best == oldest ? pick : -1;
 	if (n > 1)
 		pick = cand[splitmix(&l->rrng) % (uint64_t)n];
 	return pick;
