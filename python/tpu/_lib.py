@@ -105,10 +105,18 @@ class TrainStats(Structure):
                 ("macs", c_uint64), ("device_seconds", c_double), ("host_seconds", c_double)]
 
 
+class TrainGemmRec(Structure):
+    _fields_ = [("trans_a", c_int), ("trans_b", c_int), ("m", c_size_t), ("n", c_size_t),
+                ("k", c_size_t), ("cycles", c_uint64), ("macs", c_uint64)]
+
+
 class TrainCtx(Structure):
     _fields_ = [("dev", c_void_p), ("array_n", c_uint32), ("a16", POINTER(c_uint16)),
                 ("b16", POINTER(c_uint16)), ("a_cap", c_size_t), ("b_cap", c_size_t),
-                ("stats", TrainStats), ("err", c_char * 256)]
+                ("col", POINTER(c_float)), ("dcol", POINTER(c_float)),
+                ("col_cap", c_size_t), ("dcol_cap", c_size_t),
+                ("stats", TrainStats), ("trace", POINTER(TrainGemmRec)),
+                ("trace_len", c_size_t), ("trace_cap", c_size_t), ("err", c_char * 256)]
 
 
 class Optim(Structure):

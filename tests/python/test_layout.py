@@ -17,6 +17,7 @@ STRUCTS = [
     (_lib.LayerStats, "struct tpu_layer_stats", {}),
     (_lib.ModelStats, "struct tpu_model_stats", {}),
     (_lib.TrainStats, "struct tpu_train_stats", {}),
+    (_lib.TrainGemmRec, "struct tpu_train_gemm_rec", {}),
     (_lib.TrainCtx, "struct tpu_train_ctx", {}),
     (_lib.Optim, "struct tpu_optim", {}),
     # only the leading fields of struct tpu_model, which must end before its layers
