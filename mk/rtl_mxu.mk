@@ -25,7 +25,7 @@ $(RTLMXU_VDIR)/$(1)/$(1)__ALL.a: $(RTLMXU_RTL) $(RTLMXU_WAIVE) mk/rtl_mxu.mk $(V
 	@rm -rf $(RTLMXU_VDIR)/$(1) && mkdir -p $(RTLMXU_VDIR)/$(1)
 	$(Q)$(VERILATOR) $(RTLMXU_VFLAGS) --prefix $(1) --top-module $(2) $(3) \
 	  -Mdir $(RTLMXU_VDIR)/$(1) $(RTLMXU_WAIVE) $(RTLMXU_RTL)
-	$(Q)$$(MAKE) --no-print-directory -s -C $(RTLMXU_VDIR)/$(1) -f $(1).mk $(VL_SUBMAKE) OPT_FAST=-O2 \
+	$(Q)$$(MAKE) --no-print-directory -s -C $(RTLMXU_VDIR)/$(1) -f $(1).mk $(VL_SUBMAKE) OPT_FAST='$(VL_OPT_FAST)' \
 	  OPT_SLOW=-O1 $(1)__ALL.a >/dev/null
 $(RTLMXU_VDIR)/$(1)/harness.o: $(4) $(RTLMXU_HDRS) $(RTLMXU_VDIR)/$(1)/$(1)__ALL.a
 	@echo "  CXX     $$@"
