@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tpu/numerics.h"
 #include "tpu/tpu_spec.h"
 
 #ifdef __cplusplus
@@ -179,9 +180,14 @@ TPU_MUST_CHECK int tpu_cmd_load_weights(struct tpu_cmd *cmd, const tpu_buf *buf,
 TPU_MUST_CHECK int tpu_cmd_load_params(struct tpu_cmd *cmd, enum tpu_param_kind kind,
 				       const tpu_buf *buf, size_t off, uint32_t first,
 				       uint32_t count);
-/* Output zero point and clamp (no DMA); each in -128..127 and qmin <= qmax, else -EINVAL. */
+/* Output zero point and clamp (no DMA); each in -128..127 and qmin <= qmax, else -EINVAL.
+ * The rounding mode is TPU_ROUND_DOUBLE. */
 TPU_MUST_CHECK int tpu_cmd_load_output(struct tpu_cmd *cmd, int32_t zero_point, int32_t qmin,
 				       int32_t qmax);
+/* The same with the requantization rounding mode (OP0.ROUND; a mode other than
+ * TPU_ROUND_DOUBLE needs FEATURES.ROUND); a mode above TPU_ROUND_MAX is -EINVAL. */
+TPU_MUST_CHECK int tpu_cmd_load_output_round(struct tpu_cmd *cmd, int32_t zero_point,
+					     int32_t qmin, int32_t qmax, enum tpu_round round);
 /* UB rows ub_row.. x active tile -> ACC rows acc_row..; flags TPU_MATMUL_ACCUMULATE|TPU_MATMUL_POP. */
 TPU_MUST_CHECK int tpu_cmd_matmul(struct tpu_cmd *cmd, uint32_t ub_row, uint32_t acc_row,
 				  uint32_t rows, unsigned flags);
@@ -306,6 +312,8 @@ struct tpu_gemm_params {
 	int32_t clamp_min;        /* -128..127 */
 	int32_t clamp_max;        /* clamp_min..127 */
 	const int8_t *lut;        /* 256 entries or NULL; int8 output only */
+	enum tpu_round round;     /* requantization rounding (tpu/numerics.h); TPU_ROUND_DOUBLE
+				   * by default; others need FEATURES.ROUND */
 };
 
 /* Fill p with the defaults: raw output, no bias, zero points 0, clamp -128..127, no LUT. */
