@@ -131,11 +131,17 @@ int tpu_cmd_load_params(struct tpu_cmd *cmd, enum tpu_param_kind kind, const tpu
 
 int tpu_cmd_load_output(struct tpu_cmd *cmd, int32_t zero_point, int32_t qmin, int32_t qmax)
 {
+	return tpu_cmd_load_output_round(cmd, zero_point, qmin, qmax, TPU_ROUND_DOUBLE);
+}
+
+int tpu_cmd_load_output_round(struct tpu_cmd *cmd, int32_t zero_point, int32_t qmin, int32_t qmax,
+			      enum tpu_round round)
+{
 	if (!cmd || zero_point < -128 || zero_point > 127 || qmin < -128 || qmin > 127 ||
-	    qmax < -128 || qmax > 127 || qmin > qmax)
+	    qmax < -128 || qmax > 127 || qmin > qmax || (unsigned)round > TPU_ROUND_MAX)
 		return -EINVAL;
 	start(cmd, TPU_OP_LOAD_PARAMS);
-	SET(cmd, OP0, TPU_PARAM_OUTPUT);
+	SET(cmd, OP0, TPU_PARAM_OUTPUT | (uint32_t)round << TPU_LOAD_PARAMS_ROUND_SHIFT);
 	SET(cmd, OP1, (uint32_t)zero_point);
 	SET(cmd, OP2, (uint32_t)qmin);
 	SET(cmd, OP3, (uint32_t)qmax);

@@ -98,6 +98,13 @@ static int check_args(tpu_dev *dev, size_t m, size_t k, size_t n, const void *a,
 	if (p->clamp_min > p->clamp_max)
 		return reject(dev, "clamp_min: %d is above clamp_max %d", (int)p->clamp_min,
 			      (int)p->clamp_max);
+	if ((unsigned)p->round > TPU_ROUND_MAX)
+		return reject(dev, "round: %u is not a rounding mode (0 DOUBLE, 1 SINGLE, 2 FLOAT)",
+			      (unsigned)p->round);
+	if (p->round != TPU_ROUND_DOUBLE && !(dev->info.features & TPU_FEATURES_ROUND_MASK))
+		return fail(dev, -ENOTSUP, "round: %s rounding needs a device with FEATURES.ROUND; "
+				     "this one rounds as TFLite's reference kernels only (DOUBLE)",
+			    p->round == TPU_ROUND_SINGLE ? "SINGLE" : "FLOAT");
 	if ((err = check_quant(dev, n, p)))
 		return err;
 	return tpu_gemm_check_range(dev, k, p->in_zero_point);
@@ -147,6 +154,9 @@ static int check_bf16(tpu_dev *dev, const struct tpu_gemm_desc *d, const struct 
 				   "with TPU_DTYPE_BF16", (int)p->clamp_min, (int)p->clamp_max);
 	if (p->lut)
 		return reject(dev, "lut: must be NULL with TPU_DTYPE_BF16 (no LUT on fp32 output)");
+	if (p->round != TPU_ROUND_DOUBLE)
+		return reject(dev, "round: must be TPU_ROUND_DOUBLE with TPU_DTYPE_BF16 (no "
+				   "requantization)");
 	return 0;
 }
 

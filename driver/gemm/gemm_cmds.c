@@ -172,7 +172,8 @@ void gemm_first_params(struct gemm *g, const struct tpu_gemm_params *p, uint32_t
 	if (!g->q8)
 		return;
 	if (kt == ~0u) {
-		EMIT(g, tpu_cmd_load_output, p->out_zero_point, p->clamp_min, p->clamp_max);
+		EMIT(g, tpu_cmd_load_output_round, p->out_zero_point, p->clamp_min, p->clamp_max,
+		     p->round);
 		if (g->uniform)
 			EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
 	} else if (kt == (g->KT > 1 ? 1u : 0u) && g->uniform) {

@@ -188,7 +188,8 @@ static void stream_group(struct gemm *g, const struct tpu_gemm_params *p, uint32
 	     0, 0, 0);
 	/* (after the stream: the device reads MULT/SHIFT and the first bias ahead meanwhile) */
 	if (first && g->q8) {
-		EMIT(g, tpu_cmd_load_output, p->out_zero_point, p->clamp_min, p->clamp_max);
+		EMIT(g, tpu_cmd_load_output_round, p->out_zero_point, p->clamp_min, p->clamp_max,
+		     p->round);
 		if (g->uniform) {
 			EMIT(g, tpu_cmd_load_params, TPU_PARAM_MULT, g->mult, 0, 0, nc);
 			EMIT(g, tpu_cmd_load_params, TPU_PARAM_SHIFT, g->shift, 0, 0, nc);
@@ -220,7 +221,8 @@ void gemm_stream_schedule(struct gemm *g, const struct tpu_gemm_params *p)
 	/* (checked by the fused STREAM_MATMUL: loaded before it; MULT and SHIFT come in the first
 	 * command's stream, no read round trip each) */
 	if (g->fused)
-		EMIT(g, tpu_cmd_load_output, p->out_zero_point, p->clamp_min, p->clamp_max);
+		EMIT(g, tpu_cmd_load_output_round, p->out_zero_point, p->clamp_min, p->clamp_max,
+		     p->round);
 	/* (first: the group that loads OUTPUT/MULT/SHIFT when not fused, carries A when fused) */
 	for (c0 = 0; c0 < full; c0 += cmax)
 		stream_group(g, p, c0, full - c0 < cmax ? full - c0 : cmax, c0 == 0);
