@@ -46,7 +46,8 @@ static int8_t ref_act(const struct tpu_layer *l, uint32_t j, int64_t acc)
 	ref_clamp(l, &qmin, &qmax);
 	struct tpu_act_channel ch = {l->bias[j], l->multiplier[j], l->shift[j]};
 	bool lut = l->act == TPU_ACT_SIGMOID || l->act == TPU_ACT_TANH;
-	struct tpu_act_output o = {l->out.zero_point, qmin, qmax, lut ? l->lut : NULL};
+	struct tpu_act_output o = {l->out.zero_point, qmin, qmax, lut ? l->lut : NULL,
+				  TPU_ROUND_DOUBLE};
 	return tpu_activate(wrap32(acc), &ch, &o, NULL);
 }
 
