@@ -60,47 +60,45 @@ static void ref_store(const struct tpu_gemm_params *p, size_t j, int64_t sum, vo
 	((int8_t *)out)[idx] = tpu_activate(wrap32(sum), &ch, &o, NULL);
 }
 
-/* Direct convolution: padding taps are the input zero point, i.e. contribute nothing. */
+/* Direct convolution: padding taps are the input zero point, i.e. contribute nothing. With
+ * dilation (tap ky reads row oy * stride + ky * dilation - pad), groups (output channel oc sees
+ * its group's input channels; weights K/groups x out_c) and B zero points. */
 static void ref_conv(const struct tpu_conv2d_shape *s, const int8_t *in, const int8_t *w,
 		     const struct tpu_gemm_params *p, void *out)
 {
-	size_t oh = (s->in_h + s->pad_top + s->pad_bottom - s->kernel_h) / s->stride_h + 1;
-	size_t ow = (s->in_w + s->pad_left + s->pad_right - s->kernel_w) / s->stride_w + 1;
+	size_t dh = s->dilation_h ? s->dilation_h : 1, dw = s->dilation_w ? s->dilation_w : 1;
+	size_t groups = s->groups ? s->groups : 1, cin_g = s->in_c / groups;
+	size_t oc_g = s->out_c / groups;
+	size_t oh = (s->in_h + s->pad_top + s->pad_bottom - (s->kernel_h - 1) * dh - 1) /
+			s->stride_h + 1;
+	size_t ow = (s->in_w + s->pad_left + s->pad_right - (s->kernel_w - 1) * dw - 1) /
+			s->stride_w + 1;
 	size_t idx = 0;
 
 	for (size_t b = 0; b < s->batch; b++)
-		for (size_t oy = 0; oy < oh; oy++)
-			for (size_t ox = 0; ox < ow; ox++)
-				for (size_t oc = 0; oc < s->out_c; oc++, idx++) {
-					int64_t sum = p->bias ? p->bias[oc] : 0;
-					for (size_t ky = 0; ky < s->kernel_h; ky++)
-						for (size_t kx = 0; kx < s->kernel_w; kx++) {
-							long iy = (long)(oy * s->stride_h + ky) -
-								  (long)s->pad_top;
-							long ix = (long)(ox * s->stride_w + kx) -
-								  (long)s->pad_left;
-							if (iy < 0 || ix < 0 ||
-							    iy >= (long)s->in_h ||
-							    ix >= (long)s->in_w)
-								continue;
-							for (size_t c = 0; c < s->in_c; c++) {
-								int64_t x = in[(((b * s->in_h) +
-										 (size_t)iy) *
-										    s->in_w +
-										(size_t)ix) *
-										   s->in_c +
-									       c];
-								int64_t wv =
-								    w[((ky * s->kernel_w + kx) *
-									   s->in_c +
-								       c) *
-									  s->out_c +
-								      oc];
-								sum += (x - p->in_zero_point) * wv;
-							}
-						}
-					ref_store(p, oc, sum, out, idx);
-				}
+	for (size_t oy = 0; oy < oh; oy++)
+	for (size_t ox = 0; ox < ow; ox++)
+	for (size_t oc = 0; oc < s->out_c; oc++, idx++) {
+		size_t g = oc / oc_g;
+		int64_t sum = p->bias ? p->bias[oc] : 0;
+		int64_t zb = p->b_zp_channels ? p->b_zero_point[p->b_zp_channels == 1 ? 0 : oc] : 0;
+		for (size_t ky = 0; ky < s->kernel_h; ky++)
+		for (size_t kx = 0; kx < s->kernel_w; kx++) {
+			long iy = (long)(oy * s->stride_h + ky * dh) - (long)s->pad_top;
+			long ix = (long)(ox * s->stride_w + kx * dw) - (long)s->pad_left;
+			for (size_t ci = 0; ci < cin_g; ci++) {
+				/* a padding tap holds the input zero point */
+				int64_t x = iy < 0 || ix < 0 || iy >= (long)s->in_h ||
+						    ix >= (long)s->in_w
+						? p->in_zero_point
+						: in[((b * s->in_h + (size_t)iy) * s->in_w + (size_t)ix) *
+							     s->in_c + g * cin_g + ci];
+				int64_t wv = w[((ky * s->kernel_w + kx) * cin_g + ci) * s->out_c + oc];
+				sum += (x - p->in_zero_point) * (wv - zb);
+			}
+		}
+		ref_store(p, oc, sum, out, idx);
+	}
 }
 
 static void ref_dense(size_t batch, size_t in_f, size_t out_f, const int8_t *in, const int8_t *w,
@@ -109,9 +107,11 @@ static void ref_dense(size_t batch, size_t in_f, size_t out_f, const int8_t *in,
 	for (size_t b = 0; b < batch; b++)
 		for (size_t j = 0; j < out_f; j++) {
 			int64_t sum = p->bias ? p->bias[j] : 0;
+			int64_t zb = p->b_zp_channels ? p->b_zero_point[p->b_zp_channels == 1 ? 0 : j]
+						      : 0;
 			for (size_t i = 0; i < in_f; i++)
 				sum += ((int64_t)in[b * in_f + i] - p->in_zero_point) *
-				       w[i * out_f + j];
+				       (w[i * out_f + j] - zb);
 			ref_store(p, j, sum, out, b * out_f + j);
 		}
 }
@@ -123,7 +123,7 @@ struct ocase {
 	size_t m, k, n; /* GEMM view: m output pixels (or batch), k taps, n channels */
 	bool dense;
 	int8_t *in, *w, lut[256];
-	int32_t *bias, *mult, *shift;
+	int32_t *bias, *mult, *shift, *bzp;
 	struct tpu_gemm_params p;
 	const char *what; /* activation, for messages */
 };
@@ -139,7 +139,9 @@ static size_t rsz(uint64_t *seed, size_t lo, size_t hi)
 	return (size_t)harness_range(seed, (int64_t)lo, (int64_t)hi);
 }
 
-/* Random conv shape: kernel 1..4 (or 1), stride 1..3, asymmetric padding, batch 1..3. */
+/* Random conv shape: kernel 1..4 (or 1), stride 1..3, asymmetric padding, batch 1..3; one in
+ * four with dilation 1..3, one in three grouped (2 or 3 groups, or depthwise with a channel
+ * multiplier of 1 or 2). */
 static void random_conv_shape(uint64_t *seed, struct tpu_conv2d_shape *s, size_t max_hw,
 			      size_t max_c, size_t max_oc)
 {
@@ -147,24 +149,42 @@ static void random_conv_shape(uint64_t *seed, struct tpu_conv2d_shape *s, size_t
 	s->batch = rsz(seed, 1, 3);
 	s->kernel_h = rsz(seed, 1, 4);
 	s->kernel_w = rsz(seed, 1, 4);
-	s->pad_top = rsz(seed, 0, s->kernel_h - 1);
-	s->pad_bottom = rsz(seed, 0, s->kernel_h - 1);
-	s->pad_left = rsz(seed, 0, s->kernel_w - 1);
-	s->pad_right = rsz(seed, 0, s->kernel_w - 1);
+	if (rsz(seed, 0, 3) == 0) {
+		s->dilation_h = rsz(seed, 1, 3);
+		s->dilation_w = rsz(seed, 1, 3);
+	}
+	/* the dilated kernel */
+	size_t ekh = (s->kernel_h - 1) * (s->dilation_h ? s->dilation_h : 1) + 1;
+	size_t ekw = (s->kernel_w - 1) * (s->dilation_w ? s->dilation_w : 1) + 1;
+	s->pad_top = rsz(seed, 0, ekh - 1);
+	s->pad_bottom = rsz(seed, 0, ekh - 1);
+	s->pad_left = rsz(seed, 0, ekw - 1);
+	s->pad_right = rsz(seed, 0, ekw - 1);
 	s->stride_h = rsz(seed, 1, 3);
 	s->stride_w = rsz(seed, 1, 3);
 	{
-		size_t lo_h = s->kernel_h > s->pad_top + s->pad_bottom
-				  ? s->kernel_h - s->pad_top - s->pad_bottom
-				  : 1;
-		size_t lo_w = s->kernel_w > s->pad_left + s->pad_right
-				  ? s->kernel_w - s->pad_left - s->pad_right
-				  : 1;
+		size_t lo_h = ekh > s->pad_top + s->pad_bottom ? ekh - s->pad_top - s->pad_bottom : 1;
+		size_t lo_w = ekw > s->pad_left + s->pad_right ? ekw - s->pad_left - s->pad_right : 1;
 		s->in_h = rsz(seed, lo_h, lo_h > max_hw ? lo_h : max_hw);
 		s->in_w = rsz(seed, lo_w, lo_w > max_hw ? lo_w : max_hw);
 	}
 	s->in_c = rsz(seed, 1, max_c);
 	s->out_c = rsz(seed, 1, max_oc);
+	switch (rsz(seed, 0, 5)) {
+	case 0: /* depthwise */
+		s->groups = s->in_c;
+		s->out_c = s->in_c * rsz(seed, 1, 2);
+		break;
+	case 1: { /* 2 or 3 groups */
+		size_t g = rsz(seed, 2, 3);
+		s->groups = g;
+		s->in_c = g * rsz(seed, 1, max_c / g ? max_c / g : 1);
+		s->out_c = g * rsz(seed, 1, max_oc / g ? max_oc / g : 1);
+		break;
+	}
+	default:
+		break;
+	}
 }
 
 /* Quantization: raw, or int8 with per-tensor / per-channel multipliers and an activation. */
@@ -179,7 +199,8 @@ static void random_params(uint64_t *seed, struct ocase *c, int q8)
 	c->bias = malloc(n * 4);
 	c->mult = malloc(n * 4);
 	c->shift = malloc(n * 4);
-	ck_assert(c->bias && c->mult && c->shift);
+	c->bzp = malloc(n * 4);
+	ck_assert(c->bias && c->mult && c->shift && c->bzp);
 	for (size_t j = 0; j < n; j++) {
 		int32_t m;
 		int sh;
@@ -196,6 +217,13 @@ static void random_params(uint64_t *seed, struct ocase *c, int q8)
 	tpu_gemm_params_init(p);
 	p->in_zero_point = (int32_t)harness_range(seed, -128, 127);
 	p->bias = harness_range(seed, 0, 3) ? c->bias : NULL;
+	/* B zero points, one case in five (grouped convs then run group by group) */
+	for (size_t j = 0; j < n; j++)
+		c->bzp[j] = (int32_t)harness_range(seed, -128, 127);
+	if (harness_range(seed, 0, 4) == 0) {
+		p->b_zero_point = c->bzp;
+		p->b_zp_channels = harness_range(seed, 0, 1) ? n : 1;
+	}
 	c->what = "raw";
 	if (!q8)
 		return;
@@ -229,7 +257,7 @@ static void make_conv(uint64_t *seed, struct ocase *c, size_t max_hw, size_t max
 	random_conv_shape(seed, &c->s, max_hw, max_c, max_oc);
 	c->m = c->s.batch * tpu_conv2d_out_h(&c->s) * tpu_conv2d_out_w(&c->s);
 	ck_assert_uint_gt(c->m, 0);
-	c->k = c->s.kernel_h * c->s.kernel_w * c->s.in_c;
+	c->k = c->s.kernel_h * c->s.kernel_w * c->s.in_c / (c->s.groups ? c->s.groups : 1);
 	c->n = c->s.out_c;
 	c->in = malloc(c->s.batch * c->s.in_h * c->s.in_w * c->s.in_c);
 	c->w = malloc(c->k * c->n);
@@ -262,6 +290,7 @@ static void free_case(struct ocase *c)
 	free(c->bias);
 	free(c->mult);
 	free(c->shift);
+	free(c->bzp);
 }
 
 static size_t out_len(const struct ocase *c)
@@ -746,6 +775,22 @@ START_TEST(ops_conv_rejects)
 	s.kernel_h = 4; /* 2 + 1 + 0 < 4 */
 	s.pad_top = 1;
 	expect_conv_reject(dev, &s, NULL, "kernel_h");
+	s = ok;
+	s.kernel_h = 2;
+	s.dilation_h = 2; /* the dilated kernel, 3 rows, does not fit 2 */
+	expect_conv_reject(dev, &s, NULL, "kernel_h");
+	s.pad_top = 1; /* 2 + 1 >= 3 */
+	ck_assert_uint_eq(tpu_conv2d_out_h(&s), 1);
+	s.dilation_w = SIZE_MAX;
+	s.kernel_w = 3;
+	expect_conv_reject(dev, &s, NULL, "dilation_w");
+	s = ok;
+	s.in_c = 4;
+	s.out_c = 6;
+	s.groups = 4; /* divides in_c, not out_c */
+	expect_conv_reject(dev, &s, NULL, "groups");
+	s.groups = 3;
+	expect_conv_reject(dev, &s, NULL, "groups");
 	s = ok;
 	s.batch = SIZE_MAX / 2;
 	expect_conv_reject(dev, &s, NULL, "batch");

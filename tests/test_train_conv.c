@@ -350,6 +350,13 @@ START_TEST(bad_shapes_are_refused)
 	s.in_c = 0;
 	ck_assert_int_eq(tpu_train_conv2d_backward(&ctx, &s, x, w, y, w, y, x), -EINVAL);
 	ck_assert_int_eq(tpu_train_conv2d_forward(&ctx, NULL, x, w, NULL, y), -EINVAL);
+	/* a fitting shape with groups: the training ops have none */
+	s.in_c = 2;
+	s.out_c = 2;
+	s.groups = 2;
+	ck_assert_int_eq(tpu_train_conv2d_forward(&ctx, &s, x, w, NULL, y), -EINVAL);
+	ck_assert_msg(strstr(ctx.err, "groups 2"), "%s", ctx.err);
+	ck_assert_int_eq(tpu_train_im2col(&s, x, col), -EINVAL);
 	train_close(dev, &ctx);
 	ck_assert_int_eq(tpu_train_maxpool_forward(&p, x, y, am), -EINVAL);
 	p.pool_h = 1;

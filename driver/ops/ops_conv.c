@@ -3,7 +3,15 @@
  * conv2d lowers to one GEMM of M = batch*out_h*out_w rows, K = kernel_h*kernel_w*in_c, N = out_c:
  * each output pixel's receptive field is one row of the im2col matrix (taps ordered kh, kw, c,
  * matching HWIO weights), so the GEMM's row-major output is already NHWC. Padding taps hold the
- * input zero point, which the GEMM's zero-point folding turns into exact zeros.
+ * input zero point, which the GEMM's zero-point folding turns into exact zeros. Dilation only
+ * changes which input pixel a tap reads.
+ *
+ * Groups: a GEMM per pack of P consecutive groups, P = the groups whose outputs fill the
+ * array's width N (out_c/groups x P <= N, at least 1): A is the im2col of the pack's input
+ * channels, B the block-diagonal matrix of their weights (zeros elsewhere, which add nothing),
+ * and the output columns land in place through ldc = out_c. A depthwise conv at N = 16 is so
+ * one GEMM per 16 channels instead of one per channel. With B zero points P = 1 (a zero weight
+ * would then count as -zb).
  *
  * The GEMM copies A, B and its output through the device's DMA arena. When M rows do not fit,
  * the rows are split into slices (first sized from the arena, then halved on -ENOMEM); each slice
@@ -21,20 +29,27 @@
 struct conv_dims {
 	size_t oh, ow;
 	size_t m;      /* batch * oh * ow */
-	size_t k;      /* kernel_h * kernel_w * in_c */
+	size_t k;      /* kernel_h * kernel_w * in_c / groups: the weights' rows */
 	size_t in_len; /* batch * in_h * in_w * in_c */
+	size_t dh, dw; /* dilation (>= 1) */
+	size_t groups, cin_g, oc_g; /* groups (>= 1), input and output channels of one */
 };
 
 static const char *const conv_fields[] = {"batch",    "in_h",	  "in_w",     "in_c",	 "out_c",
 					  "kernel_h", "kernel_w", "stride_h", "stride_w"};
 
-/* One spatial axis: padded extent and output count. 0 or -EINVAL (message in dev). */
-static int conv_axis(tpu_dev *dev, const char *axis, size_t in, size_t kernel, size_t stride,
-		     size_t pad_a, const char *pad_a_name, size_t pad_b, const char *pad_b_name,
-		     size_t *out)
+/* One spatial axis: padded extent and output count, for the dilated kernel
+ * (kernel - 1) x dil + 1. 0 or -EINVAL (message in dev). */
+static int conv_axis(tpu_dev *dev, const char *axis, size_t in, size_t kernel, size_t dil,
+		     size_t stride, size_t pad_a, const char *pad_a_name, size_t pad_b,
+		     const char *pad_b_name, size_t *out)
 {
 	const char *kname = axis[0] == 'h' ? "kernel_h" : "kernel_w";
 	size_t padded;
+
+	if ((kernel - 1) > (SIZE_MAX - 1) / dil)
+		return tpu_ops_reject(dev, "dilation_%s: %zu x %s overflows", axis, dil, kname);
+	kernel = (kernel - 1) * dil + 1; /* the dilated extent; = kernel without dilation */
 
 	if (pad_a >= kernel)
 		return tpu_ops_reject(dev, "%s: %zu must be < %s (%zu)", pad_a_name, pad_a, kname,
@@ -63,17 +78,26 @@ static int conv_check(tpu_dev *dev, const struct tpu_conv2d_shape *s, struct con
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		if (v[i] == 0)
 			return tpu_ops_reject(dev, "%s: 0 (must be >= 1)", conv_fields[i]);
-	if ((err = conv_axis(dev, "h", s->in_h, s->kernel_h, s->stride_h, s->pad_top, "pad_top",
-			     s->pad_bottom, "pad_bottom", &d->oh)) ||
-	    (err = conv_axis(dev, "w", s->in_w, s->kernel_w, s->stride_w, s->pad_left, "pad_left",
-			     s->pad_right, "pad_right", &d->ow)))
+	d->dh = s->dilation_h ? s->dilation_h : 1;
+	d->dw = s->dilation_w ? s->dilation_w : 1;
+	d->groups = s->groups ? s->groups : 1;
+	if (s->in_c % d->groups || s->out_c % d->groups)
+		return tpu_ops_reject(dev, "groups: %zu must divide in_c (%zu) and out_c (%zu)",
+				      d->groups, s->in_c, s->out_c);
+	d->cin_g = s->in_c / d->groups;
+	d->oc_g = s->out_c / d->groups;
+	if ((err = conv_axis(dev, "h", s->in_h, s->kernel_h, d->dh, s->stride_h, s->pad_top,
+			     "pad_top", s->pad_bottom, "pad_bottom", &d->oh)) ||
+	    (err = conv_axis(dev, "w", s->in_w, s->kernel_w, d->dw, s->stride_w, s->pad_left,
+			     "pad_left", s->pad_right, "pad_right", &d->ow)))
 		return err;
 	if (!tpu_ops_mul(s->batch, d->oh, &t) || !tpu_ops_mul(t, d->ow, &d->m))
 		return tpu_ops_reject(dev, "batch: %zu x %zu x %zu output pixels overflow",
 				      s->batch, d->oh, d->ow);
-	if (!tpu_ops_mul(s->kernel_h, s->kernel_w, &t) || !tpu_ops_mul(t, s->in_c, &d->k))
+	if (!tpu_ops_mul(s->kernel_h, s->kernel_w, &t) || !tpu_ops_mul(t, s->in_c, &t))
 		return tpu_ops_reject(dev, "kernel_h x kernel_w x in_c: %zu x %zu x %zu overflows",
 				      s->kernel_h, s->kernel_w, s->in_c);
+	d->k = t / d->groups;
 	if (!tpu_ops_mul(s->batch, s->in_h, &t) || !tpu_ops_mul(t, s->in_w, &t) ||
 	    !tpu_ops_mul(t, s->in_c, &d->in_len))
 		return tpu_ops_reject(dev, "batch x in_h x in_w x in_c: input size overflows");
@@ -98,28 +122,30 @@ size_t tpu_conv2d_out_w(const struct tpu_conv2d_shape *s)
 	return s && conv_check(NULL, s, &d) == 0 ? d.ow : 0;
 }
 
-/* Rows row0 .. row0 + rows - 1 of the im2col matrix of s into cols (rows x d->k). */
+/* Rows row0 .. row0 + rows - 1 of the im2col matrix of s over input channels c0 .. c0 + c - 1
+ * into cols (rows x kernel_h x kernel_w x c). */
 static void im2col_rows(const struct tpu_conv2d_shape *s, const struct conv_dims *d,
-			const int8_t *in, int8_t pad, size_t row0, size_t rows, int8_t *cols)
+			const int8_t *in, int8_t pad, size_t c0, size_t c, size_t row0,
+			size_t rows, int8_t *cols)
 {
-	size_t pix = d->oh * d->ow, c = s->in_c;
+	size_t pix = d->oh * d->ow, ic = s->in_c;
 
 	for (size_t r = row0; r < row0 + rows; r++) {
 		size_t b = r / pix, oy = (r % pix) / d->ow, ox = r % d->ow;
-		const int8_t *img = in + b * s->in_h * s->in_w * c;
+		const int8_t *img = in + b * s->in_h * s->in_w * ic + c0;
 
 		for (size_t ky = 0; ky < s->kernel_h; ky++) {
 			/* y, x: coordinates in the padded input; padding is [0, pad) and
 			 * [pad + in, ...) */
-			size_t y = oy * s->stride_h + ky;
+			size_t y = oy * s->stride_h + ky * d->dh;
 			bool row_in = y >= s->pad_top && y - s->pad_top < s->in_h;
 
 			for (size_t kx = 0; kx < s->kernel_w; kx++, cols += c) {
-				size_t x = ox * s->stride_w + kx;
+				size_t x = ox * s->stride_w + kx * d->dw;
 
 				if (row_in && x >= s->pad_left && x - s->pad_left < s->in_w) {
 					size_t iy = y - s->pad_top, ix = x - s->pad_left;
-					memcpy(cols, img + (iy * s->in_w + ix) * c, c);
+					memcpy(cols, img + (iy * s->in_w + ix) * ic, c);
 				} else {
 					memset(cols, pad, c);
 				}
@@ -133,21 +159,25 @@ int tpu_im2col(const struct tpu_conv2d_shape *s, const int8_t *in, int8_t pad_va
 	struct conv_dims d;
 	size_t len;
 
-	if (!s || !in || !cols || conv_check(NULL, s, &d) || !tpu_ops_mul(d.m, d.k, &len))
+	if (!s || !in || !cols || conv_check(NULL, s, &d) ||
+	    !tpu_ops_mul(d.m, d.k * d.groups, &len))
 		return -EINVAL;
-	im2col_rows(s, &d, in, pad_value, 0, d.m, cols);
+	im2col_rows(s, &d, in, pad_value, 0, s->in_c, 0, d.m, cols);
 	return 0;
 }
 
 /* ------------------------------------------------------------------ sliced GEMM */
 
-/* Where the rows of A come from: a dense matrix, or the im2col of a conv input. */
+/* Where the rows of A come from: a dense matrix, or the im2col of a conv input's channels
+ * c0 .. c0 + c - 1; and where the output goes: ldc elements apart (0: packed). */
 struct rows_src {
 	const int8_t *a; /* dense: m x k, or NULL for im2col */
 	const struct tpu_conv2d_shape *s;
 	const struct conv_dims *d;
 	const int8_t *in;
 	int8_t pad;
+	size_t c0, c;
+	size_t ldc;
 };
 
 /* A first guess of the rows per GEMM that fit the arena: one call when everything fits
@@ -178,7 +208,7 @@ static int gemm_rows(tpu_dev *dev, size_t m, size_t k, size_t n, const struct ro
 		     const int8_t *w, const struct tpu_gemm_params *p, void *out)
 {
 	size_t esz = p && p->quant_channels ? 1 : 4;
-	size_t rows = initial_rows(dev, m, k, n, esz), r0 = 0;
+	size_t rows = initial_rows(dev, m, k, n, esz), r0 = 0, ldc = src->ldc ? src->ldc : n;
 	int8_t *cols = NULL;
 	int err = 0;
 
@@ -196,10 +226,15 @@ static int gemm_rows(tpu_dev *dev, size_t m, size_t k, size_t n, const struct ro
 		const int8_t *a = src->a ? src->a + r0 * k : cols;
 
 		if (!src->a)
-			im2col_rows(src->s, src->d, src->in, src->pad, r0, cnt, cols);
-		struct tpu_gemm_desc d = {
-			.m = cnt, .n = n, .k = k, .a = a, .b = w, .c = (uint8_t *)out + r0 * n * esz
-		};
+			im2col_rows(src->s, src->d, src->in, src->pad, src->c0, src->c, r0, cnt,
+				    cols);
+		struct tpu_gemm_desc d = {.m = cnt,
+					  .n = n,
+					  .k = k,
+					  .a = a,
+					  .b = w,
+					  .c = (uint8_t *)out + r0 * ldc * esz,
+					  .ldc = ldc};
 
 		err = tpu_gemm_ex(dev, &d, p);
 		if (err == -ENOMEM && cnt > 1) {
@@ -220,6 +255,72 @@ static int gemm_rows(tpu_dev *dev, size_t m, size_t k, size_t n, const struct ro
 		r0 += cnt;
 	}
 	free(cols);
+	return err;
+}
+
+/* The params of a pack of groups: p's per-channel vectors from output channel o on, n of
+ * them. */
+static struct tpu_gemm_params params_from(const struct tpu_gemm_params *p, size_t o, size_t n)
+{
+	struct tpu_gemm_params q = *p;
+
+	if (q.bias)
+		q.bias += o;
+	if (q.quant_channels > 1) {
+		q.multiplier += o;
+		q.shift += o;
+		q.quant_channels = n;
+	}
+	if (q.b_zp_channels > 1) {
+		q.b_zero_point += o;
+		q.b_zp_channels = n;
+	}
+	return q;
+}
+
+/* Grouped conv (see the top): packs of groups, each one GEMM with block-diagonal weights. */
+static int conv_groups(tpu_dev *dev, const struct tpu_conv2d_shape *s, const struct conv_dims *d,
+		       struct rows_src *src, const int8_t *w, const struct tpu_gemm_params *p,
+		       void *out)
+{
+	size_t taps = s->kernel_h * s->kernel_w, n_arr = dev->info.array_n;
+	size_t pack = p->b_zp_channels || d->oc_g >= n_arr ? 1 : n_arr / d->oc_g;
+	size_t esz = p->quant_channels ? 1 : 4, bk, bn, len;
+	int8_t *b;
+	int err = 0;
+
+	if (pack > d->groups)
+		pack = d->groups;
+	/* the largest pack's B: (taps x pack x cin_g) x (pack x oc_g) */
+	bk = taps * pack * d->cin_g;
+	bn = pack * d->oc_g;
+	if (!tpu_ops_mul(bk, bn, &len) || !(b = malloc(len))) {
+		tpu_ops_reject(dev, "groups: a pack's %zu x %zu weights do not fit host memory", bk,
+			       bn);
+		return -ENOMEM;
+	}
+	for (size_t g0 = 0; g0 < d->groups && !err; g0 += pack) {
+		size_t np = d->groups - g0 < pack ? d->groups - g0 : pack;
+		size_t k = taps * np * d->cin_g, n = np * d->oc_g;
+
+		/* block-diagonal: row (tap, gi, ci), column (go, oi) holds w[(tap, ci)][o] for
+		 * gi = go, o = (g0 + go) x oc_g + oi */
+		memset(b, 0, k * n);
+		for (size_t t = 0; t < taps; t++)
+			for (size_t gi = 0; gi < np; gi++)
+				for (size_t ci = 0; ci < d->cin_g; ci++) {
+					size_t row = (t * np + gi) * d->cin_g + ci;
+					size_t wrow = t * d->cin_g + ci;
+					memcpy(b + row * n + gi * d->oc_g,
+					       w + wrow * s->out_c + (g0 + gi) * d->oc_g, d->oc_g);
+				}
+		struct tpu_gemm_params q = params_from(p, g0 * d->oc_g, n);
+		src->c0 = g0 * d->cin_g;
+		src->c = np * d->cin_g;
+		src->ldc = s->out_c;
+		err = gemm_rows(dev, d->m, k, n, src, b, &q, (uint8_t *)out + g0 * d->oc_g * esz);
+	}
+	free(b);
 	return err;
 }
 
@@ -252,8 +353,11 @@ int tpu_conv2d(tpu_dev *dev, const struct tpu_conv2d_shape *s, const int8_t *in,
 	if (p->in_zero_point < -128 || p->in_zero_point > 127)
 		return tpu_ops_reject(dev, "in_zero_point: %d is outside -128..127",
 				      (int)p->in_zero_point);
-	src = (struct rows_src){.s = s, .d = &d, .in = in, .pad = (int8_t)p->in_zero_point};
-	return gemm_rows(dev, d.m, d.k, s->out_c, &src, w, p, out);
+	src = (struct rows_src){
+	    .s = s, .d = &d, .in = in, .pad = (int8_t)p->in_zero_point, .c = s->in_c};
+	if (d.groups == 1)
+		return gemm_rows(dev, d.m, d.k, s->out_c, &src, w, p, out);
+	return conv_groups(dev, s, &d, &src, w, p, out);
 }
 
 int tpu_dense(tpu_dev *dev, size_t batch, size_t in_features, size_t out_features, const int8_t *in,

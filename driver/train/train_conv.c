@@ -11,12 +11,13 @@
 #include "train_priv.h"
 
 /* The GEMM sizes of s: m rows (output pixels), k columns (taps); false for a shape that
- * tpu_conv2d_out_h / _w reject or whose matrix size overflows. */
+ * tpu_conv2d_out_h / _w reject or whose matrix size overflows, and for dilation or groups
+ * (the training ops have neither). */
 static bool conv_dims(const struct tpu_conv2d_shape *s, size_t *m, size_t *k)
 {
 	size_t oh, ow;
 
-	if (!s)
+	if (!s || s->dilation_h > 1 || s->dilation_w > 1 || s->groups > 1)
 		return false;
 	oh = tpu_conv2d_out_h(s);
 	ow = tpu_conv2d_out_w(s);
@@ -93,6 +94,12 @@ static int load_col(struct tpu_train_ctx *ctx, const struct tpu_conv2d_shape *s,
 
 	if (!ctx || !x)
 		return -EINVAL;
+	if (s && (s->dilation_h > 1 || s->dilation_w > 1 || s->groups > 1)) {
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "conv2d: dilation %zux%zu, groups %zu: training convolutions have neither "
+			 "(1 or 0 each)", s->dilation_h, s->dilation_w, s->groups);
+		return -EINVAL;
+	}
 	if (!conv_dims(s, m, k)) {
 		snprintf(ctx->err, sizeof(ctx->err),
 			 "conv2d: shape batch %zu, in %zux%zux%zu, kernel %zux%zu, stride %zux%zu, "

@@ -28,8 +28,14 @@ struct tpu_conv2d_shape {
 	size_t out_c;                  /* >= 1 */
 	size_t kernel_h, kernel_w;     /* >= 1 */
 	size_t stride_h, stride_w;     /* >= 1 */
-	size_t pad_top, pad_bottom;    /* < kernel_h */
-	size_t pad_left, pad_right;    /* < kernel_w */
+	size_t pad_top, pad_bottom;    /* < the dilated kernel's height, (kernel_h-1)*dil_h+1 */
+	size_t pad_left, pad_right;    /* < the dilated kernel's width */
+	size_t dilation_h, dilation_w; /* 0 or 1: none; tap (ky, kx) reads input pixel
+					* (oy*stride_h - pad_top + ky*dilation_h, ...) */
+	size_t groups;                 /* 0 or 1: one; else in_c and out_c are multiples of it and
+					* output channel o sees input channels [g*in_c/groups,
+					* (g+1)*in_c/groups) of its group g = o / (out_c/groups);
+					* depthwise: groups = in_c */
 };
 
 /* Output height/width of s (0 when the shape is invalid or the kernel does not fit). */
@@ -37,15 +43,18 @@ size_t tpu_conv2d_out_h(const struct tpu_conv2d_shape *s);
 size_t tpu_conv2d_out_w(const struct tpu_conv2d_shape *s);
 
 /* im2col on the host: in (NHWC) -> cols, a (batch*out_h*out_w) x (kernel_h*kernel_w*in_c)
- * row-major matrix, taps ordered (kh, kw, c), padding taps = pad_value.
- * Returns 0 or -EINVAL (NULL, bad shape). */
+ * row-major matrix, taps ordered (kh, kw, c), padding taps = pad_value; with dilation; every
+ * input channel (groups do not change it). Returns 0 or -EINVAL (NULL, bad shape). */
 TPU_MUST_CHECK int tpu_im2col(const struct tpu_conv2d_shape *s, const int8_t *in, int8_t pad_value,
 			      int8_t *cols);
 
 /* conv2d on the device: out (NHWC, batch x out_h x out_w x out_c) =
- * tpu_gemm(im2col(in), w, p), w being (kernel_h*kernel_w*in_c) x out_c row-major (taps ordered
- * (kh, kw, c), HWIO). p as for tpu_gemm (bias / multiplier / shift per output channel or per
- * tensor, quant_channels 0 gives int32 output). Returns as tpu_gemm. */
+ * tpu_gemm(im2col(in), w, p), w being (kernel_h*kernel_w*in_c/groups) x out_c row-major (taps
+ * ordered (kh, kw, c), HWIO; column o holds the taps of its group's channels). p as for tpu_gemm
+ * (bias / multiplier / shift per output channel or per tensor, quant_channels 0 gives int32
+ * output). With groups, as many groups as fill the array's width run as one GEMM with a
+ * block-diagonal weight matrix (one group at a time with B zero points, where the zeros would
+ * not be zeros). Returns as tpu_gemm. */
 TPU_MUST_CHECK int tpu_conv2d(tpu_dev *dev, const struct tpu_conv2d_shape *s, const int8_t *in,
 			      const int8_t *w, const struct tpu_gemm_params *p, void *out);
 

@@ -100,7 +100,8 @@ TPU_MUST_CHECK int tpu_train_dense_backward(struct tpu_train_ctx *ctx, size_t ba
  *
  * tpu_train_im2col writes col; tpu_train_col2im writes dx (NHWC, batch x in_h x in_w x in_c) =
  * the sum, per input element, of the col entries that read it (its adjoint). Both return 0 or
- * -EINVAL (a NULL pointer, a shape tpu_conv2d_out_h rejects). */
+ * -EINVAL (a NULL pointer, a shape tpu_conv2d_out_h rejects, dilation or groups: the training
+ * convolutions have neither). */
 TPU_MUST_CHECK int tpu_train_im2col(const struct tpu_conv2d_shape *s, const float *x,
 				    float *col);
 TPU_MUST_CHECK int tpu_train_col2im(const struct tpu_conv2d_shape *s, const float *col,
