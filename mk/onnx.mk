@@ -5,7 +5,7 @@
 #                    graphs of every supported pattern built and run by tests/onnx/ort_check.py
 #                    in the pinned venv .venv-onnx/ (scripts/setup --onnx), imported with
 #                    `tpu import` and run on golden, sim and sim:n=8, every output element
-#                    compared; then the ONNX backend node tests (libonnx-testdata)
+#                    compared
 ONNX_PROTO    := /usr/include/onnx/onnx.proto
 ONNX_GEN_DIR  := $(BUILD)/gen/onnx
 ONNX_PB_C     := $(ONNX_GEN_DIR)/onnx.pb-c.c
@@ -31,3 +31,12 @@ ONNX_VENV       := $(CURDIR)/.venv-onnx
 ONNX_VENV_STAMP := $(ONNX_VENV)/.pins
 $(ONNX_VENV_STAMP): scripts/setup
 	$(Q)scripts/setup --onnx
+
+ONNX_CHECK_DIR     := $(BUILD)/onnx-check
+# (deferred: SIM_ON comes from mk/sim.mk, comma from mk/install.mk, both read later)
+ONNX_CHECK_DEVICES  = golden$(if $(filter 1,$(SIM_ON)),$(comma)sim$(comma)sim:n=8)
+.PHONY: test-onnx
+test-onnx: $(ONNX_VENV_STAMP) $(CLI)
+	$(Q)$(ONNX_VENV)/bin/python tests/onnx/ort_check.py --tpu $(abspath $(CLI)) \
+	  --out $(ONNX_CHECK_DIR) --devices $(ONNX_CHECK_DEVICES)
+TEST_STEPS += test-onnx
