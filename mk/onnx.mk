@@ -24,6 +24,7 @@ $(LIB_A): $(ONNX_PB_O)
 ONNX_IMPORT_SRCS := $(wildcard driver/import/*.c)
 # (obj-pic: PIC_OBJDIR of mk/shlib.mk, read after this file)
 $(ONNX_IMPORT_SRCS:%.c=$(OBJDIR)/%.o) $(ONNX_IMPORT_SRCS:%.c=$(BUILD)/obj-pic/%.o): $(ONNX_PB_H)
+$(OBJDIR)/tests/test_import_onnx.o: $(ONNX_PB_H)
 CFLAGS_ALL += -I$(ONNX_GEN_DIR)
 LDLIBS_ALL += -lprotobuf-c
 

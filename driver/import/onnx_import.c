@@ -733,6 +733,20 @@ int tpu_import_onnx_mem(const void *data, size_t len, const char *name, struct t
 		rc = ox_fail(&x0, "not an ONNX model: no graph%s", mp->graph ? " nodes" : "");
 		goto out;
 	}
+	int64_t opset = -1;
+	for (size_t i = 0; i < mp->n_opset_import; i++) {
+		const Onnx__OperatorSetIdProto *o = mp->opset_import[i];
+		if (!o->domain || !o->domain[0] || !strcmp(o->domain, "ai.onnx"))
+			opset = o->version;
+	}
+	if (opset < 10) {
+		rc = opset < 0 ? ox_fail(&x0, "not a valid ONNX model: no opset import of the "
+					      "default domain")
+			       : ox_fail(&x0, "opset %lld of the default domain (10 or later "
+					      "expected: the QLinear operators)",
+					 (long long)opset);
+		goto out;
+	}
 	ch->x = (struct ox){.g = mp->graph, .err = err, .errlen = errlen};
 	ch->m = m;
 	set_name(m, name ? name : mp->graph->name);
