@@ -2,6 +2,7 @@
  * unless the whole model imports and validates; the file is replaced atomically
  * (tpu_model_save). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -83,11 +84,16 @@ int cmd_import(const struct cli_ctx *ctx, int argc, char **argv)
 	rc = tpu_model_save(m, out, err, sizeof(err));
 	if (rc)
 		cli_error(ctx, "%s", err);
-	else
-		printf("%s: model '%s', %u layers, input %u x %u x %u %s, %u outputs %s\n", out,
-		       m->name, m->n_layers, m->in_h, m->in_w, m->in_c,
-		       m->in_type == TPU_IO_UINT8 ? "uint8" : "int8", m->num_classes,
-		       m->out_type == TPU_IO_UINT8 ? "uint8" : "int8");
+	else {
+		/* zero points as the user's types have them (uint8: the int8 form + 128) */
+		const struct tpu_quant *q = &m->layers[m->n_layers - 1].out;
+		bool iu = m->in_type == TPU_IO_UINT8, ou = m->out_type == TPU_IO_UINT8;
+		printf("%s: model '%s', %u layers, input %u x %u x %u %s (scale %.9g, zero point "
+		       "%d), %u outputs %s (scale %.9g, zero point %d)\n",
+		       out, m->name, m->n_layers, m->in_h, m->in_w, m->in_c, iu ? "uint8" : "int8",
+		       (double)m->in.scale, (int)m->in.zero_point + (iu ? 128 : 0), m->num_classes,
+		       ou ? "uint8" : "int8", (double)q->scale, (int)q->zero_point + (ou ? 128 : 0));
+	}
 	tpu_model_free(m);
 	return rc ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
