@@ -81,8 +81,9 @@ int cli_model_input_load(const struct cli_ctx *ctx, const char *path, const stru
 	rc = -EINVAL;
 	bool u8 = m->in_type == TPU_IO_UINT8;
 	if (quantized && d.dtype != (u8 ? NPY_UINT8 : NPY_INT8)) {
-		cli_error(ctx, "%s: dtype %s, but --quantized data of model '%s' must be %s", path,
-			  npy_dtype_name(d.dtype), m->name, u8 ? "uint8 ('|u1')" : "int8 ('|i1')");
+		cli_error(ctx, "%s: dtype %s, but --quantized data must be %s", path,
+			  npy_dtype_name(d.dtype),
+			  u8 ? "uint8 ('|u1'): the model's input is uint8" : "int8 ('|i1')");
 		goto out;
 	}
 	rc = -ENOMEM;
