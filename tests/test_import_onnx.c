@@ -46,24 +46,17 @@ struct fx {
 	Onnx__TensorShapeProto__Dimension *pdin[2], *pdout[2];
 };
 
-static void scalar_f(Onnx__TensorProto *t, const char *name, float *v)
+/* A scalar initializer: one float (fv) or one int8 (iv). */
+static void scalar(Onnx__TensorProto *t, const char *name, float *fv, int32_t *iv)
 {
 	*t = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
 	t->name = (char *)name;
 	t->has_data_type = 1;
-	t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
-	t->n_float_data = 1;
-	t->float_data = v;
-}
-
-static void scalar_i8(Onnx__TensorProto *t, const char *name, int32_t *v)
-{
-	*t = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
-	t->name = (char *)name;
-	t->has_data_type = 1;
-	t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
-	t->n_int32_data = 1;
-	t->int32_data = v;
+	t->data_type = fv ? ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT : ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+	t->n_float_data = fv ? 1 : 0;
+	t->float_data = fv;
+	t->n_int32_data = iv ? 1 : 0;
+	t->int32_data = iv;
 }
 
 static void value_info(Onnx__ValueInfoProto *v, Onnx__TypeProto *t, Onnx__TypeProto__Tensor *tt,
@@ -106,8 +99,8 @@ static void fx_init(struct fx *f)
 	f->i[2] = -7;    /* yz */
 	for (int k = 0; k < K_IN * N_OUT; k++)
 		f->w[k] = (k * 37) % 255 - 127;
-	scalar_f(&f->t[0], "xs", &f->f[0]);
-	scalar_i8(&f->t[1], "xz", &f->i[0]);
+	scalar(&f->t[0], "xs", &f->f[0], NULL);
+	scalar(&f->t[1], "xz", NULL, &f->i[0]);
 	f->t[2] = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
 	f->t[2].name = (char *)"w";
 	f->t[2].has_data_type = 1;
@@ -118,10 +111,10 @@ static void fx_init(struct fx *f)
 	f->t[2].dims = f->w_dims;
 	f->t[2].n_int32_data = K_IN * N_OUT;
 	f->t[2].int32_data = f->w;
-	scalar_f(&f->t[3], "ws", &f->f[1]);
-	scalar_i8(&f->t[4], "wz", &f->i[1]);
-	scalar_f(&f->t[5], "ys", &f->f[2]);
-	scalar_i8(&f->t[6], "yz", &f->i[2]);
+	scalar(&f->t[3], "ws", &f->f[1], NULL);
+	scalar(&f->t[4], "wz", NULL, &f->i[1]);
+	scalar(&f->t[5], "ys", &f->f[2], NULL);
+	scalar(&f->t[6], "yz", NULL, &f->i[2]);
 	for (int k = 0; k < 7; k++)
 		f->inits[k] = &f->t[k];
 	f->node = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
