@@ -7,6 +7,7 @@
  * quantization/quant_gemm.cc) and round in fp32, half to even (MLAS), which FLOAT reproduces. */
 #include <errno.h>
 #include <float.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,20 +492,38 @@ static int lower_qdq(struct chain *ch, const Onnx__NodeProto *op, const char **e
 	return rc;
 }
 
-/* QLinearConv and QLinearMatMul (QOperator form). */
+/* QLinearConv, QLinearMatMul and com.microsoft QGemm (QOperator form; ONNX Runtime's quantizer
+ * writes QGemm for Gemm). */
 static int lower_qlinear(struct chain *ch, const Onnx__NodeProto *n)
 {
-	bool conv = op_is(n, "QLinearConv");
+	bool conv = op_is(n, "QLinearConv"), qgemm = !conv && !op_is(n, "QLinearMatMul");
 	struct oq_params xq, yq;
-	/* inputs: x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp[, B] */
+	int64_t trans_a = 0, trans_b = 0;
+	float alpha = 1.0f;
+	/* inputs: x, x_scale, x_zp, w, w_scale, w_zp, then y_scale, y_zp[, B] (QLinearConv) or
+	 * C, y_scale, y_zp (QGemm) */
+	size_t i_y = qgemm ? 7 : 6, i_bias = conv ? 8 : qgemm ? 6 : SIZE_MAX;
 	int rc = oq_params(&ch->x, n, 1, 2, "x", &xq);
 	if (!rc)
 		rc = take_input_q(ch, n, &xq, "input");
+	if (!rc && !ox_input(n, i_y))
+		rc = ox_node_fail(&ch->x, n, "no y_scale: a float output is not supported");
 	if (!rc)
-		rc = oq_params(&ch->x, n, 6, 7, "y", &yq);
-	if (!rc && !conv && n->n_attribute)
+		rc = oq_params(&ch->x, n, i_y, i_y + 1, "y", &yq);
+	if (!rc && qgemm) {
+		static const char *const attrs[] = {"alpha", "transA", "transB", NULL};
+		if (!(rc = ox_attrs_allowed(&ch->x, n, attrs)) &&
+		    !(rc = ox_attr_int(&ch->x, n, "transA", 0, &trans_a)) &&
+		    !(rc = ox_attr_int(&ch->x, n, "transB", 0, &trans_b)) &&
+		    !(rc = ox_attr_float(&ch->x, n, "alpha", 1.0f, &alpha)) &&
+		    (trans_a || alpha != 1.0f))
+			rc = ox_node_fail(&ch->x, n, "attribute '%s' (only transA 0 and alpha 1 are "
+						     "supported)",
+					  trans_a ? "transA" : "alpha");
+	} else if (!rc && !conv && n->n_attribute) {
 		rc = ox_node_fail(&ch->x, n, "attribute '%s' is not supported",
 				  n->attribute[0]->name);
+	}
 	if (rc)
 		return rc;
 	if (!conv && ch->rank != 2)
@@ -516,20 +535,20 @@ static int lower_qlinear(struct chain *ch, const Onnx__NodeProto *n)
 				    .i_scale = 4,
 				    .i_zp = 5,
 				    .rank = conv ? 4 : 2,
-				    .chan_axis = conv ? 0 : 1};
+				    .chan_axis = conv || trans_b ? 0 : 1};
 	struct oq_weights w;
 	if ((rc = oq_weights(&ch->x, &src, &w)))
 		return rc;
 	int32_t *bias = NULL;
-	if (conv && ox_input(n, 8) && (rc = oq_bias(&ch->x, n, 8, w.out_c, &bias))) {
+	if (ox_input(n, i_bias) && (rc = oq_bias(&ch->x, n, i_bias, w.out_c, &bias))) {
 		oq_weights_free(&w);
 		return rc;
 	}
-	if (!conv && n->n_input > 8) {
+	if (!conv && !qgemm && n->n_input > 8) {
 		oq_weights_free(&w);
 		return ox_node_fail(&ch->x, n, "%zu inputs (8 expected)", n->n_input);
 	}
-	rc = conv ? lower_conv(ch, n, &w, bias, &yq) : lower_dense(ch, n, &w, false, bias, &yq);
+	rc = conv ? lower_conv(ch, n, &w, bias, &yq) : lower_dense(ch, n, &w, trans_b, bias, &yq);
 	oq_weights_free(&w);
 	return rc;
 }
@@ -608,6 +627,13 @@ static int step(struct chain *ch, bool *done)
 		return ox_node_fail(&ch->x, n, "reads '%s' as an input other than its first",
 				    ch->cur);
 	const char *out = n->n_output ? n->output[0] : "";
+	bool ms = n->domain && !strcmp(n->domain, "com.microsoft");
+	if (ms && n->op_type && !strcmp(n->op_type, "QGemm")) {
+		rc = lower_qlinear(ch, n);
+		if (!rc)
+			ch->cur = out;
+		return rc;
+	}
 	if (!n->op_type || (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx")))
 		return ox_node_fail(&ch->x, n, "operator domain '%s' is not supported",
 				    n->domain ? n->domain : "");

@@ -16,7 +16,7 @@ static void help(void)
 	       "\n"
 	       "Import a quantized ONNX model (docs/import.md) into a model file for `tpu run`:\n"
 	       "QOperator form (QuantizeLinear of a float input or an int8/uint8 input,\n"
-	       "QLinearConv, QLinearMatMul, MaxPool, Flatten/Reshape, a trailing\n"
+	       "QLinearConv, QLinearMatMul, QGemm, MaxPool, Flatten/Reshape, a trailing\n"
 	       "DequantizeLinear) or QDQ form (DequantizeLinear -> Conv/MatMul/Gemm ->\n"
 	       "[Relu/Clip] -> QuantizeLinear). Every layer requantizes as ONNX Runtime does\n"
 	       "(rounding mode FLOAT), so `tpu run` gives its outputs element for element.\n"

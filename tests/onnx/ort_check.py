@@ -3,7 +3,8 @@
 
 Builds small random graphs of every pattern the importer supports with onnx's helper API
 (QOperator and QDQ forms, int8 and uint8 activations, per-tensor and per-channel weights,
-ReLU/Clip, convolutions with strides and pads, max pooling, dense layers, a multi-layer chain),
+ReLU/Clip, convolutions with strides and pads, max pooling, dense layers, a multi-layer chain)
+and a float CNN quantized by onnxruntime.quantization.quantize_static in 8 ways,
 runs each in ONNX Runtime (default session options, CPU), writes the model, its inputs and
 ONNX Runtime's outputs under --out, imports the model with `tpu import` and runs it with
 `tpu run` on every device of --devices, comparing every output element. Prints exact counts
@@ -341,6 +342,70 @@ def build(name, in_shape, float_in, u8, fn, rng, batch):
     return model, x, out
 
 
+def tiny_float_cnn(rng):
+    """A float CNN (conv, relu, maxpool, strided conv, relu, flatten, gemm) for
+    onnxruntime.quantization.quantize_static."""
+    def init(n, a):
+        return numpy_helper.from_array(a.astype(np.float32), n)
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Conv", ["p1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1],
+                              strides=[2, 2]),
+             helper.make_node("Relu", ["c2"], ["r2"]),
+             helper.make_node("Flatten", ["r2"], ["f"]),
+             helper.make_node("Gemm", ["f", "w3", "b3"], ["y"], transB=1)]
+    inits = [init("w1", rng.normal(0, .3, (8, 1, 3, 3))), init("b1", rng.normal(0, .1, 8)),
+             init("w2", rng.normal(0, .2, (16, 8, 3, 3))), init("b2", rng.normal(0, .1, 16)),
+             init("w3", rng.normal(0, .2, (10, 64))), init("b3", rng.normal(0, .1, 10))]
+    g = helper.make_graph(nodes, "tiny_cnn",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 1, 8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 10])],
+                          inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)])
+    m.ir_version = 8
+    return m
+
+
+def ort_quantized(out_dir, rng, batch):
+    """The tiny CNN quantized by ONNX Runtime's own quantize_static: QDQ and QOperator, uint8
+    and int8 activations, per-tensor and per-channel int8 weights."""
+    import logging
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+    logging.getLogger().setLevel(logging.ERROR)  # its advice on pre-processing and formats
+    fpath = os.path.join(out_dir, "tiny_cnn_float.onnx")
+    onnx.save(tiny_float_cnn(rng), fpath)
+    calib = rng.uniform(0, 1, (32, 1, 8, 8)).astype(np.float32)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter([{"x": calib[i:i + 1]} for i in range(len(calib))])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    for fmt in ("QDQ", "QOperator"):
+        for act in ("QUInt8", "QInt8"):
+            for pc in (False, True):
+                name = f"ortq_{fmt.lower()}_{act.lower()}_{'perchannel' if pc else 'pertensor'}"
+                path = os.path.join(out_dir, name + ".onnx")
+                quantize_static(fpath, path, Reader(), quant_format=getattr(QuantFormat, fmt),
+                                activation_type=getattr(QuantType, act),
+                                weight_type=QuantType.QInt8, per_channel=pc)
+                x = rng.uniform(0, 1, (batch, 1, 8, 8)).astype(np.float32)
+                yield name, onnx.load(path), x
+
+
+def output_quant(model):
+    """Scale and zero point of the graph's trailing DequantizeLinear."""
+    out = model.graph.output[0].name
+    node = next(n for n in model.graph.node if out in n.output)
+    assert node.op_type == "DequantizeLinear", node.op_type
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    return np.float32(inits[node.input[1]]), int(inits[node.input[2]])
+
+
 def nhwc(a):
     return np.ascontiguousarray(np.transpose(a, (0, 2, 3, 1))) if a.ndim == 4 else a
 
@@ -359,9 +424,13 @@ def main():
           f"options), numpy {np.__version__}; seed {a.seed}, batch {a.batch}")
     totals = {d: [0, 0] for d in devices}
     failures = 0
+    cases = []
     for idx, (name, in_shape, float_in, u8, fn) in enumerate(CASES):
         rng = np.random.default_rng([a.seed, idx])
-        model, x, out = build(name, in_shape, float_in, u8, fn, rng, a.batch)
+        model, x, _ = build(name, in_shape, float_in, u8, fn, rng, a.batch)
+        cases.append((name, model, x))
+    cases += list(ort_quantized(a.out, np.random.default_rng([a.seed, len(CASES)]), a.batch))
+    for name, model, x in cases:
         base = os.path.join(a.out, name)
         onnx.save(model, base + ".onnx")
         sess = ort.InferenceSession(model.SerializeToString(),
@@ -375,7 +444,8 @@ def main():
             print(f"{name}: tpu import failed: {r.stderr.strip()}")
             failures += 1
             continue
-        want = nhwc(ref).reshape(a.batch, -1)
+        want = nhwc(ref).reshape(a.batch, -1).astype(np.float32)
+        scale, zp = output_quant(model)
         for d in devices:
             outp = f"{base}_{d.replace(':', '_').replace('=', '')}.npy"
             cmd = [a.tpu, "--device", d, "run", base + ".tpum", base + "_in.npy",
@@ -387,20 +457,17 @@ def main():
                 print(f"{name}: {d}: tpu run failed: {r.stderr.strip()}")
                 failures += 1
                 continue
-            got = np.load(outp).astype(np.int32)
             # the trailing DequantizeLinear, in fp32 as ONNX Runtime computes it
-            zp = out.zp
-            deq = (got - zp).astype(np.float32) * np.float32(out.scale)
-            eq = int(np.sum(deq.view(np.uint32) == want.astype(np.float32).view(np.uint32)))
-            n = want.size
+            got = (np.load(outp).astype(np.int32) - zp).astype(np.float32) * scale
+            eq = int(np.sum(got.view(np.uint32) == want.view(np.uint32)))
             totals[d][0] += eq
-            totals[d][1] += n
-            print(f"{name}: {d}: {eq} of {n} elements equal")
-            if eq != n:
+            totals[d][1] += want.size
+            print(f"{name}: {d}: {eq} of {want.size} elements equal")
+            if eq != want.size:
                 failures += 1
     for d in devices:
         eq, n = totals[d]
-        print(f"total {d}: {eq} of {n} elements equal ({len(CASES)} models)")
+        print(f"total {d}: {eq} of {n} elements equal ({len(cases)} models)")
     if failures:
         print(f"FAILED: {failures} case/device runs differ or failed")
         return 1
