@@ -515,7 +515,7 @@ static void mix_activate(bool bf16)
 	uint32_t src = (uint32_t)harness_range(&rng, 0, ROWS - rows);
 	bool raw = harness_range(&rng, 0, 2) == 0;
 	uint32_t dst = raw ? src : (uint32_t)harness_range(&rng, 0, ROWS - rows);
-	struct tpu_act_output out = { M.zp, M.qmin, M.qmax, NULL };
+	struct tpu_act_output out = { M.zp, M.qmin, M.qmax, NULL, TPU_ROUND_DOUBLE };
 	struct gfx_sqe s = gfx_activate(src, dst, rows, raw ? TPU_ACTIVATE_RAW32 : 0);
 	uint32_t sat = 0, res;
 

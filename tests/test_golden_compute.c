@@ -320,7 +320,7 @@ static void random_params(void)
 
 static uint32_t ref_activate(uint32_t acc, uint32_t dst, uint32_t rows, bool lut)
 {
-	struct tpu_act_output out = { R.zp, R.qmin, R.qmax, lut ? R.lut : NULL };
+	struct tpu_act_output out = { R.zp, R.qmin, R.qmax, lut ? R.lut : NULL, TPU_ROUND_DOUBLE };
 	uint32_t sat_count = 0;
 
 	for (uint32_t r = 0; r < rows; r++)
