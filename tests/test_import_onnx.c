@@ -52,7 +52,8 @@ static void scalar(Onnx__TensorProto *t, const char *name, float *fv, int32_t *i
 	*t = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
 	t->name = (char *)name;
 	t->has_data_type = 1;
-	t->data_type = fv ? ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT : ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+	t->data_type =
+	    fv ? ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT : ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
 	t->n_float_data = fv ? 1 : 0;
 	t->float_data = fv;
 	t->n_int32_data = iv ? 1 : 0;
@@ -93,10 +94,10 @@ static void fx_init(struct fx *f)
 	static const char *const in_names[8] = {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"};
 	f->f[0] = 0.05f; /* xs */
 	f->f[1] = 0.01f; /* ws */
-	f->f[2] = 0.3f;  /* ys */
-	f->i[0] = 3;     /* xz */
-	f->i[1] = 0;     /* wz */
-	f->i[2] = -7;    /* yz */
+	f->f[2] = 0.3f;	 /* ys */
+	f->i[0] = 3;	 /* xz */
+	f->i[1] = 0;	 /* wz */
+	f->i[2] = -7;	 /* yz */
 	for (int k = 0; k < K_IN * N_OUT; k++)
 		f->w[k] = (k * 37) % 255 - 127;
 	scalar(&f->t[0], "xs", &f->f[0], NULL);
@@ -392,8 +393,7 @@ START_TEST(cli_writes_nothing_on_error)
 	ck_assert_uint_eq(fwrite(buf, 1, len, fp), len);
 	ck_assert_int_eq(fclose(fp), 0);
 	CLI_RUN(&r, "import", bad, "-o", out);
-	cli_expect_fail(&r, 2, "tpu import: ", "node 'mm' (Softmax): operator not supported",
-			NULL);
+	cli_expect_fail(&r, 2, "tpu import: ", "node 'mm' (Softmax): operator not supported", NULL);
 	ck_assert_int_ne(access(out, F_OK), 0);
 	CLI_RUN(&r, "import", good);
 	cli_expect_fail(&r, 2, "tpu import: ", "missing -o MODEL.tpum", NULL);

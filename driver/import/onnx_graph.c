@@ -28,7 +28,7 @@ int ox_node_fail(const struct ox *x, const Onnx__NodeProto *n, const char *fmt, 
 		idx++;
 	const char *op = n->op_type ? n->op_type : "?";
 	int k = n->name && n->name[0] ? snprintf(x->err, x->errlen, "node '%s' (%s): ", n->name, op)
-				       : snprintf(x->err, x->errlen, "node #%zu (%s): ", idx, op);
+				      : snprintf(x->err, x->errlen, "node #%zu (%s): ", idx, op);
 	if (k >= 0 && (size_t)k < x->errlen) {
 		va_list ap;
 		va_start(ap, fmt);
@@ -158,15 +158,15 @@ int ox_attr_ints(const struct ox *x, const Onnx__NodeProto *n, const char *name,
 	if (rc || !a)
 		return rc;
 	if (a->n_ints > max)
-		return ox_node_fail(x, n, "attribute '%s': %zu values (at most %zu supported)", name,
-				    a->n_ints, max);
+		return ox_node_fail(x, n, "attribute '%s': %zu values (at most %zu supported)",
+				    name, a->n_ints, max);
 	memcpy(vals, a->ints, a->n_ints * sizeof(*vals));
 	*n_vals = a->n_ints;
 	return 0;
 }
 
-int ox_attr_string(const struct ox *x, const Onnx__NodeProto *n, const char *name,
-		   const char *def, char *buf, size_t len)
+int ox_attr_string(const struct ox *x, const Onnx__NodeProto *n, const char *name, const char *def,
+		   char *buf, size_t len)
 {
 	const Onnx__AttributeProto *a;
 	int rc =
@@ -289,9 +289,8 @@ int ox_tensor_values(const struct ox *x, const Onnx__NodeProto *n, const char *w
 		v->floats = buf;
 		if (t->has_raw_data)
 			for (size_t i = 0; i < v->count; i++) {
-				uint32_t u = (uint32_t)raw_int(t->raw_data.data,
-							       ONNX__TENSOR_PROTO__DATA_TYPE__INT32,
-							       i);
+				uint32_t u = (uint32_t)raw_int(
+				    t->raw_data.data, ONNX__TENSOR_PROTO__DATA_TYPE__INT32, i);
 				memcpy(&v->floats[i], &u, 4);
 			}
 		else if (v->count)

@@ -19,8 +19,7 @@ struct ox {
 /* Format fmt into the error buffer. Returns -EINVAL. */
 __attribute__((format(printf, 2, 3))) int ox_fail(const struct ox *x, const char *fmt, ...);
 /* "node 'NAME' (OP): <fmt>", or "node #I (OP): <fmt>" for an unnamed node. Returns -EINVAL. */
-__attribute__((format(printf, 3, 4))) int ox_node_fail(const struct ox *x,
-						       const Onnx__NodeProto *n,
+__attribute__((format(printf, 3, 4))) int ox_node_fail(const struct ox *x, const Onnx__NodeProto *n,
 						       const char *fmt, ...);
 
 /* The initializer or Constant node output called name (NULL if it is neither). */
@@ -48,8 +47,8 @@ int ox_attr_float(const struct ox *x, const Onnx__NodeProto *n, const char *name
 int ox_attr_ints(const struct ox *x, const Onnx__NodeProto *n, const char *name, int64_t *vals,
 		 size_t max, size_t *n_vals);
 /* String attribute, NUL-terminated into buf (def when absent). */
-int ox_attr_string(const struct ox *x, const Onnx__NodeProto *n, const char *name,
-		   const char *def, char *buf, size_t len);
+int ox_attr_string(const struct ox *x, const Onnx__NodeProto *n, const char *name, const char *def,
+		   char *buf, size_t len);
 
 /* A tensor's values as numbers: ints for INT8/UINT8/INT32/INT64, floats for FLOAT (the other
  * array NULL). *count = the product of its dims; the data must hold exactly that many. what

@@ -24,15 +24,15 @@ struct chain {
 	struct ox x;
 	struct tpu_model *m;
 	const Onnx__NodeProto *layer_node[TPU_MODEL_MAX_LAYERS]; /* for messages */
-	const char *cur;      /* its name */
-	bool quantized;       /* false: the float graph input, before its QuantizeLinear */
-	bool have_q;          /* q known (the model's input quantization is set) */
-	bool q_assumed;       /* q is a stand-in: only pools precede (scale 1, zero point 0) */
-	bool in_u8;           /* the graph input is uint8 */
+	const char *cur;					 /* its name */
+	bool quantized; /* false: the float graph input, before its QuantizeLinear */
+	bool have_q;	/* q known (the model's input quantization is set) */
+	bool q_assumed; /* q is a stand-in: only pools precede (scale 1, zero point 0) */
+	bool in_u8;	/* the graph input is uint8 */
 	struct oq_params q;
-	uint32_t rank;        /* 4: NCHW (c, h, w); 2: (batch, features) */
-	uint32_t c, h, w;     /* rank 4: the tensor; rank 2: the NCHW tensor it flattens
-			       * (h = w = 1 for a 2-D input: c features) */
+	uint32_t rank;	  /* 4: NCHW (c, h, w); 2: (batch, features) */
+	uint32_t c, h, w; /* rank 4: the tensor; rank 2: the NCHW tensor it flattens
+			   * (h = w = 1 for a 2-D input: c features) */
 };
 
 static bool op_is(const Onnx__NodeProto *n, const char *op)
@@ -52,7 +52,8 @@ static int next_node(struct chain *ch, const Onnx__NodeProto *from, const char *
 		return ox_node_fail(&ch->x, from,
 				    "output '%s' is read by %zu nodes%s (the import takes one "
 				    "chain)",
-				    name, count, ox_is_output(&ch->x, name) ? " and the graph" : "");
+				    name, count,
+				    ox_is_output(&ch->x, name) ? " and the graph" : "");
 	return ox_fail(&ch->x, "tensor '%s' is read by %zu nodes (the import takes one chain)",
 		       name, count);
 }
@@ -78,11 +79,11 @@ static int take_input_q(struct chain *ch, const Onnx__NodeProto *n, const struct
 		return 0;
 	}
 	if (!oq_same(q, &ch->q))
-		return ox_node_fail(&ch->x, n,
-				    "%s quantization (%g, %d%s) differs from the tensor's (%g, %d%s)",
-				    what, (double)q->scale, (int)(q->zp + (q->u8 ? 128 : 0)),
-				    q->u8 ? " uint8" : "", (double)ch->q.scale,
-				    (int)(ch->q.zp + (ch->q.u8 ? 128 : 0)), ch->q.u8 ? " uint8" : "");
+		return ox_node_fail(
+		    &ch->x, n, "%s quantization (%g, %d%s) differs from the tensor's (%g, %d%s)",
+		    what, (double)q->scale, (int)(q->zp + (q->u8 ? 128 : 0)), q->u8 ? " uint8" : "",
+		    (double)ch->q.scale, (int)(ch->q.zp + (ch->q.u8 ? 128 : 0)),
+		    ch->q.u8 ? " uint8" : "");
 	return 0;
 }
 
@@ -200,15 +201,16 @@ fail:
 
 /* DENSE from weights w: (K, N), or (N, K) when trans. Row k of ONNX's flattened NCHW input is
  * row (h, w, c) of the model's NHWC one. */
-static int lower_dense(struct chain *ch, const Onnx__NodeProto *n, struct oq_weights *w,
-		       bool trans, int32_t *bias, const struct oq_params *yq)
+static int lower_dense(struct chain *ch, const Onnx__NodeProto *n, struct oq_weights *w, bool trans,
+		       int32_t *bias, const struct oq_params *yq)
 {
 	size_t K = (size_t)w->dims[trans ? 1 : 0], N = (size_t)w->dims[trans ? 0 : 1];
 	size_t C = ch->c, H = ch->h, W = ch->w;
 	if (ch->rank != 2) {
 		free(bias);
-		return ox_node_fail(&ch->x, n, "input of rank %u (a 2-D tensor expected: Flatten "
-					       "or Reshape first)",
+		return ox_node_fail(&ch->x, n,
+				    "input of rank %u (a 2-D tensor expected: Flatten "
+				    "or Reshape first)",
 				    ch->rank);
 	}
 	if (K != C * H * W) {
@@ -242,8 +244,9 @@ static int lower_dense(struct chain *ch, const Onnx__NodeProto *n, struct oq_wei
 
 static int lower_maxpool(struct chain *ch, const Onnx__NodeProto *n)
 {
-	static const char *const attrs[] = {"auto_pad", "ceil_mode", "dilations", "kernel_shape",
-					    "pads",	"storage_order", "strides", NULL};
+	static const char *const attrs[] = {"auto_pad",	    "ceil_mode", "dilations",
+					    "kernel_shape", "pads",	 "storage_order",
+					    "strides",	    NULL};
 	struct ow_window win;
 	int rc = ox_attrs_allowed(&ch->x, n, attrs);
 	if (rc)
@@ -287,8 +290,9 @@ static int lower_flatten(struct chain *ch, const Onnx__NodeProto *n)
 		    (rc = ox_attr_int(&ch->x, n, "axis", 1, &axis)))
 			return rc;
 		if (axis != 1 && axis != -(int64_t)ch->rank + 1)
-			return ox_node_fail(&ch->x, n, "attribute 'axis' = %lld (only 1 is "
-						       "supported)",
+			return ox_node_fail(&ch->x, n,
+					    "attribute 'axis' = %lld (only 1 is "
+					    "supported)",
 					    (long long)axis);
 	} else {
 		static const char *const attrs[] = {"allowzero", NULL};
@@ -320,18 +324,21 @@ static int lower_flatten(struct chain *ch, const Onnx__NodeProto *n)
  * relu_quantizelinear.cc: Relu when the zero point is the type's minimum; clip_quantizelinear.cc:
  * Clip when its range holds the quantized range, to within FLT_EPSILON), so that the output is
  * the requantized value saturated to the type, as without the activation. */
-static int check_activation(struct chain *ch, const Onnx__NodeProto *act, const struct oq_params *yq)
+static int check_activation(struct chain *ch, const Onnx__NodeProto *act,
+			    const struct oq_params *yq)
 {
-	int32_t zp = yq->zp + (yq->u8 ? 128 : 0), qmin = yq->u8 ? 0 : -128, qmax = yq->u8 ? 255 : 127;
+	int32_t zp = yq->zp + (yq->u8 ? 128 : 0), qmin = yq->u8 ? 0 : -128,
+		qmax = yq->u8 ? 255 : 127;
 	if (op_is(act, "Relu")) {
 		if (act->n_attribute)
 			return ox_node_fail(&ch->x, act, "attribute '%s' is not supported",
 					    act->attribute[0]->name);
 		if (zp != qmin)
-			return ox_node_fail(&ch->x, act,
-					    "the output zero point %d is not the type's minimum %d: "
-					    "ONNX Runtime keeps this Relu and runs the group in float",
-					    (int)zp, (int)qmin);
+			return ox_node_fail(
+			    &ch->x, act,
+			    "the output zero point %d is not the type's minimum %d: "
+			    "ONNX Runtime keeps this Relu and runs the group in float",
+			    (int)zp, (int)qmin);
 		return 0;
 	}
 	static const char *const attrs[] = {"min", "max", NULL};
@@ -432,8 +439,9 @@ static int lower_qdq(struct chain *ch, const Onnx__NodeProto *op, const char **e
 		    (rc = ox_attr_float(&ch->x, op, "beta", 1.0f, &beta)))
 			return rc;
 		if (trans_a)
-			return ox_node_fail(&ch->x, op, "attribute 'transA' = %lld (only 0 is "
-							"supported)",
+			return ox_node_fail(&ch->x, op,
+					    "attribute 'transA' = %lld (only 0 is "
+					    "supported)",
 					    (long long)trans_a);
 		if (alpha != 1.0f || beta != 1.0f)
 			return ox_node_fail(&ch->x, op, "attribute '%s' = %g (only 1 is supported)",
@@ -465,9 +473,10 @@ static int lower_qdq(struct chain *ch, const Onnx__NodeProto *op, const char **e
 		const Onnx__NodeProto *bdq = ox_producer(&ch->x, bname);
 		if (!op_is(bdq, "DequantizeLinear")) {
 			oq_weights_free(&w);
-			return ox_node_fail(&ch->x, op,
-					    "input 2 (bias) must come from a DequantizeLinear of an "
-					    "int32 initializer");
+			return ox_node_fail(
+			    &ch->x, op,
+			    "input 2 (bias) must come from a DequantizeLinear of an "
+			    "int32 initializer");
 		}
 		rc = oq_bias(&ch->x, bdq, 0, w.out_c, &bias);
 		if (!rc && ox_input(bdq, 2)) {
@@ -517,8 +526,9 @@ static int lower_qlinear(struct chain *ch, const Onnx__NodeProto *n)
 		    !(rc = ox_attr_int(&ch->x, n, "transB", 0, &trans_b)) &&
 		    !(rc = ox_attr_float(&ch->x, n, "alpha", 1.0f, &alpha)) &&
 		    (trans_a || alpha != 1.0f))
-			rc = ox_node_fail(&ch->x, n, "attribute '%s' (only transA 0 and alpha 1 are "
-						     "supported)",
+			rc = ox_node_fail(&ch->x, n,
+					  "attribute '%s' (only transA 0 and alpha 1 are "
+					  "supported)",
 					  trans_a ? "transA" : "alpha");
 	} else if (!rc && !conv && n->n_attribute) {
 		rc = ox_node_fail(&ch->x, n, "attribute '%s' is not supported",
@@ -527,8 +537,9 @@ static int lower_qlinear(struct chain *ch, const Onnx__NodeProto *n)
 	if (rc)
 		return rc;
 	if (!conv && ch->rank != 2)
-		return ox_node_fail(&ch->x, n, "input of rank %u (a 2-D tensor expected: Flatten "
-					       "or Reshape first)",
+		return ox_node_fail(&ch->x, n,
+				    "input of rank %u (a 2-D tensor expected: Flatten "
+				    "or Reshape first)",
 				    ch->rank);
 	struct oq_weight_src src = {.node = n,
 				    .i_w = 3,
@@ -577,8 +588,9 @@ static int read_input(struct chain *ch, const Onnx__ValueInfoProto **in)
 	int32_t et = t->elem_type;
 	if (et != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT &&
 	    et != ONNX__TENSOR_PROTO__DATA_TYPE__INT8 && et != ONNX__TENSOR_PROTO__DATA_TYPE__UINT8)
-		return ox_fail(&ch->x, "graph input '%s': element type %s (float, int8 or uint8 "
-				       "expected)",
+		return ox_fail(&ch->x,
+			       "graph input '%s': element type %s (float, int8 or uint8 "
+			       "expected)",
 			       name, ox_type_name(et));
 	const Onnx__TensorShapeProto *s = t->shape;
 	if (s->n_dim != 2 && s->n_dim != 4)
@@ -589,8 +601,9 @@ static int read_input(struct chain *ch, const Onnx__ValueInfoProto **in)
 		const Onnx__TensorShapeProto__Dimension *dim = s->dim[k];
 		if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ||
 		    dim->dim_value < 1 || dim->dim_value > 65535)
-			return ox_fail(&ch->x, "graph input '%s': dimension %zu is not a number "
-					       "in 1..65535",
+			return ox_fail(&ch->x,
+				       "graph input '%s': dimension %zu is not a number "
+				       "in 1..65535",
 				       name, k);
 		d[k] = (uint32_t)dim->dim_value;
 	}
@@ -639,8 +652,9 @@ static int step(struct chain *ch, bool *done)
 				    n->domain ? n->domain : "");
 	if (!ch->quantized) {
 		if (!op_is(n, "QuantizeLinear"))
-			return ox_node_fail(&ch->x, n, "the float input must be quantized first "
-						       "(QuantizeLinear)");
+			return ox_node_fail(&ch->x, n,
+					    "the float input must be quantized first "
+					    "(QuantizeLinear)");
 		struct oq_params q;
 		if ((rc = quantize_params(ch, n, &q)) || (rc = take_input_q(ch, n, &q, "input")))
 			return rc;
@@ -671,12 +685,14 @@ static int step(struct chain *ch, bool *done)
 			return rc;
 		if (!(op_is(op, "Conv") || op_is(op, "MatMul") || op_is(op, "Gemm") ||
 		      op_is(op, "MaxPool") || op_is(op, "Flatten") || op_is(op, "Reshape")))
-			return ox_node_fail(&ch->x, op,
-					    "operator not supported after a DequantizeLinear (Conv, "
-					    "MatMul, Gemm, MaxPool, Flatten, Reshape are)");
+			return ox_node_fail(
+			    &ch->x, op,
+			    "operator not supported after a DequantizeLinear (Conv, "
+			    "MatMul, Gemm, MaxPool, Flatten, Reshape are)");
 		if (!ox_input(op, 0) || strcmp(op->input[0], out))
-			return ox_node_fail(&ch->x, op, "reads '%s' as an input other than its "
-							"first",
+			return ox_node_fail(&ch->x, op,
+					    "reads '%s' as an input other than its "
+					    "first",
 					    out);
 		rc = lower_qdq(ch, op, &out);
 	} else {
@@ -744,8 +760,9 @@ int tpu_import_onnx_mem(const void *data, size_t len, const char *name, struct t
 		return ox_fail(&x0, "no data");
 	Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, data);
 	if (!mp)
-		return ox_fail(&x0, "not an ONNX model: the protobuf data is truncated or corrupt "
-				    "(%zu bytes)",
+		return ox_fail(&x0,
+			       "not an ONNX model: the protobuf data is truncated or corrupt "
+			       "(%zu bytes)",
 			       len);
 	int rc;
 	struct chain *ch = calloc(1, sizeof(*ch));
@@ -768,8 +785,9 @@ int tpu_import_onnx_mem(const void *data, size_t len, const char *name, struct t
 	if (opset < 10) {
 		rc = opset < 0 ? ox_fail(&x0, "not a valid ONNX model: no opset import of the "
 					      "default domain")
-			       : ox_fail(&x0, "opset %lld of the default domain (10 or later "
-					      "expected: the QLinear operators)",
+			       : ox_fail(&x0,
+					 "opset %lld of the default domain (10 or later "
+					 "expected: the QLinear operators)",
 					 (long long)opset);
 		goto out;
 	}

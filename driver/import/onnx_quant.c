@@ -94,15 +94,17 @@ int oq_weights(const struct ox *x, const struct oq_weight_src *src, struct oq_we
 		goto out;
 	}
 	if (z.ints && (z.type != v.type || (z.count != 1 && z.count != out_c))) {
-		ox_node_fail(x, n, "weight zero point: %zu %s values (1 or %zu of the weights' "
-				   "type %s expected)",
+		ox_node_fail(x, n,
+			     "weight zero point: %zu %s values (1 or %zu of the weights' "
+			     "type %s expected)",
 			     z.count, ox_type_name(z.type), out_c, ox_type_name(v.type));
 		goto out;
 	}
 	if (s.count > 1 && src->axis_given && src->axis != (int64_t)src->chan_axis &&
 	    src->axis != (int64_t)src->chan_axis - (int64_t)src->rank) {
-		ox_node_fail(x, n, "attribute 'axis' = %lld: per-channel scales must be along "
-				   "axis %zu (the output channels)",
+		ox_node_fail(x, n,
+			     "attribute 'axis' = %lld: per-channel scales must be along "
+			     "axis %zu (the output channels)",
 			     (long long)src->axis, src->chan_axis);
 		goto out;
 	}

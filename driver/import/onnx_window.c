@@ -26,8 +26,9 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 	if ((rc = ox_attr_ints(x, n, "kernel_shape", v, 8, &nv)))
 		return rc;
 	if (nv && (nv != 2 || (!pool && (v[0] != kh || v[1] != kw))))
-		return ox_node_fail(x, n, "attribute 'kernel_shape': %zu values that do not match "
-					  "the 2-D weights (%lld x %lld)",
+		return ox_node_fail(x, n,
+				    "attribute 'kernel_shape': %zu values that do not match "
+				    "the 2-D weights (%lld x %lld)",
 				    nv, (long long)kh, (long long)kw);
 	if (pool) {
 		if (nv != 2)
@@ -39,7 +40,8 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 		return rc;
 	for (size_t i = 0; i < nv; i++)
 		if (v[i] != 1)
-			return ox_node_fail(x, n, "attribute 'dilations': %lld (only 1 is supported)",
+			return ox_node_fail(x, n,
+					    "attribute 'dilations': %lld (only 1 is supported)",
 					    (long long)v[i]);
 	int64_t s[2] = {1, 1};
 	if ((rc = ox_attr_ints(x, n, "strides", v, 8, &nv)))
@@ -63,7 +65,8 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 	if (!strcmp(ap, "NOTSET")) {
 		for (size_t i = 0; i < nv; i++) {
 			if (v[i] < 0 || v[i] > 65535)
-				return ox_node_fail(x, n, "attribute 'pads': %lld (must be 0..65535)",
+				return ox_node_fail(x, n,
+						    "attribute 'pads': %lld (must be 0..65535)",
 						    (long long)v[i]);
 			p[i] = v[i];
 		}
@@ -75,8 +78,9 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 		return ox_node_fail(x, n, "attribute 'auto_pad': '%s' is not supported", ap);
 	}
 	if (pool && (p[0] || p[1] || p[2] || p[3]))
-		return ox_node_fail(x, n, "attribute 'pads': padding is not supported for "
-					  "pooling (pads %lld, %lld, %lld, %lld)",
+		return ox_node_fail(x, n,
+				    "attribute 'pads': padding is not supported for "
+				    "pooling (pads %lld, %lld, %lld, %lld)",
 				    (long long)p[0], (long long)p[1], (long long)p[2],
 				    (long long)p[3]);
 	for (int a = 0; a < 2; a++) {
@@ -85,14 +89,15 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 			return ox_node_fail(x, n, "kernel size %lld (must be 1..65535)",
 					    (long long)k[a]);
 		if (p[a] >= k[a] || p[a + 2] >= k[a])
-			return ox_node_fail(x, n,
-					    "attribute 'pads': %lld, %lld along %s is not below the "
-					    "kernel size %lld (the model format's limit)",
-					    (long long)p[a], (long long)p[a + 2], a ? "W" : "H",
-					    (long long)k[a]);
+			return ox_node_fail(
+			    x, n,
+			    "attribute 'pads': %lld, %lld along %s is not below the "
+			    "kernel size %lld (the model format's limit)",
+			    (long long)p[a], (long long)p[a + 2], a ? "W" : "H", (long long)k[a]);
 		if (in + p[a] + p[a + 2] < k[a])
-			return ox_node_fail(x, n, "kernel %lld does not fit the %s %lld", (long long)k[a],
-					    a ? "width" : "height", (long long)(in + p[a] + p[a + 2]));
+			return ox_node_fail(x, n, "kernel %lld does not fit the %s %lld",
+					    (long long)k[a], a ? "width" : "height",
+					    (long long)(in + p[a] + p[a + 2]));
 	}
 	if (pool) {
 		int64_t ceil_mode, order;
@@ -100,15 +105,17 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 		    (rc = ox_attr_int(x, n, "storage_order", 0, &order)))
 			return rc;
 		if (order)
-			return ox_node_fail(x, n, "attribute 'storage_order': %lld (only 0 is "
-						  "supported)",
+			return ox_node_fail(x, n,
+					    "attribute 'storage_order': %lld (only 0 is "
+					    "supported)",
 					    (long long)order);
 		for (int a = 0; ceil_mode && a < 2; a++)
 			if (((a ? in_w : in_h) - k[a]) % s[a])
-				return ox_node_fail(x, n,
-						    "attribute 'ceil_mode': 1 adds a partial window "
-						    "along %s (not supported)",
-						    a ? "W" : "H");
+				return ox_node_fail(
+				    x, n,
+				    "attribute 'ceil_mode': 1 adds a partial window "
+				    "along %s (not supported)",
+				    a ? "W" : "H");
 	}
 	win->kernel_h = (uint32_t)k[0];
 	win->kernel_w = (uint32_t)k[1];

@@ -53,7 +53,8 @@ int cmd_import(const struct cli_ctx *ctx, int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		case CLI_OPT_POSITIONAL:
 			if (in) {
-				cli_error(ctx, "unexpected argument '%s': give one MODEL.onnx", val);
+				cli_error(ctx, "unexpected argument '%s': give one MODEL.onnx",
+					  val);
 				return CLI_EXIT_USAGE;
 			}
 			in = val;
@@ -92,7 +93,8 @@ int cmd_import(const struct cli_ctx *ctx, int argc, char **argv)
 		       "%d), %u outputs %s (scale %.9g, zero point %d)\n",
 		       out, m->name, m->n_layers, m->in_h, m->in_w, m->in_c, iu ? "uint8" : "int8",
 		       (double)m->in.scale, (int)m->in.zero_point + (iu ? 128 : 0), m->num_classes,
-		       ou ? "uint8" : "int8", (double)q->scale, (int)q->zero_point + (ou ? 128 : 0));
+		       ou ? "uint8" : "int8", (double)q->scale,
+		       (int)q->zero_point + (ou ? 128 : 0));
 	}
 	tpu_model_free(m);
 	return rc ? CLI_EXIT_FAIL : CLI_EXIT_OK;
