@@ -1,4 +1,5 @@
 /* The driver tests' GEMM reference (gemm_ref.h). */
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,29 @@ static int64_t floor_div(int64_t a, int64_t b)
 	return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-/* MultiplyByQuantizedMultiplier, from its definition in docs/spec.md §7. */
-static int32_t ref_requant(int32_t x, int32_t m, int32_t s)
+static int32_t sat32(int64_t v)
 {
+	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
+/* The rounding modes other than DOUBLE, from their definitions in docs/spec.md §7: SINGLE in
+ * exact 64-bit arithmetic, FLOAT in the host's IEEE binary32 arithmetic (m an fp32
+ * significand, as the random cases make it). */
+static int32_t ref_requant_mode(int32_t x, int32_t m, int32_t s, enum tpu_round round)
+{
+	if (round == TPU_ROUND_SINGLE)
+		return sat32(floor_div((int64_t)x * m + (1ll << (30 - s)), 1ll << (31 - s)));
+	volatile float fx = (float)x, scale = ldexpf((float)m, s - 31);
+	volatile float prod = fx * scale;
+	float r = nearbyintf(prod);
+	return r >= 2147483648.0f ? INT32_MAX : r < -2147483648.0f ? INT32_MIN : (int32_t)r;
+}
+
+/* MultiplyByQuantizedMultiplier, from its definition in docs/spec.md §7. */
+static int32_t ref_requant(int32_t x, int32_t m, int32_t s, enum tpu_round round)
+{
+	if (round != TPU_ROUND_DOUBLE)
+		return ref_requant_mode(x, m, s, round);
 	int ls = s > 0 ? s : 0, rs = s > 0 ? 0 : -s;
 	int32_t x1 = (int32_t)((uint32_t)x << ls);
 	int64_t t = floor_div((int64_t)x1 * m + (1ll << 30), 1ll << 31);
@@ -49,9 +70,11 @@ void gemm_ref(const struct tpu_gemm_desc *d, const struct tpu_gemm_params *p)
 		for (size_t j = 0; j < d->n; j++) {
 			int64_t acc = p->bias ? p->bias[j] : 0;
 			int32_t x;
+			int64_t zb = p->b_zp_channels ?
+					     p->b_zero_point[p->b_zp_channels == 1 ? 0 : j] : 0;
 			for (size_t kk = 0; kk < d->k; kk++)
 				acc += (op_at(d->a, lda, d->trans_a, i, kk) - p->in_zero_point) *
-				       op_at(d->b, ldb, d->trans_b, kk, j);
+				       (op_at(d->b, ldb, d->trans_b, kk, j) - zb);
 			if (d->flags & TPU_GEMM_ACCUMULATE)
 				acc += ((int32_t *)d->c)[i * ldc + j];
 			x = wrap32(acc);
@@ -59,7 +82,8 @@ void gemm_ref(const struct tpu_gemm_desc *d, const struct tpu_gemm_params *p)
 				((int32_t *)d->c)[i * ldc + j] = x;
 			} else {
 				size_t c = p->quant_channels == 1 ? 0 : j;
-				int64_t z = (int64_t)ref_requant(x, p->multiplier[c], p->shift[c]) +
+				int64_t z = (int64_t)ref_requant(x, p->multiplier[c], p->shift[c],
+								  p->round) +
 					    p->out_zero_point;
 				int64_t v = z < p->clamp_min ? p->clamp_min :
 					    z > p->clamp_max ? p->clamp_max : z;
@@ -95,7 +119,8 @@ void gemm_ref_make_case(uint64_t *seed, struct gcase *g, size_t m, size_t k, siz
 	g->bias = malloc(n * 4);
 	g->mult = malloc(n * 4);
 	g->shift = malloc(n * 4);
-	ck_assert(g->a && g->b && g->bias && g->mult && g->shift);
+	g->bzp = malloc(n * 4);
+	ck_assert(g->a && g->b && g->bias && g->mult && g->shift && g->bzp);
 	fill8(seed, g->a, m * k);
 	fill8(seed, g->b, k * n);
 	fill8(seed, g->lut, 256);
@@ -112,6 +137,13 @@ void gemm_ref_make_case(uint64_t *seed, struct gcase *g, size_t m, size_t k, siz
 							: (int32_t)harness_range(seed, -31, 30);
 	}
 	p->bias = harness_range(seed, 0, 4) ? g->bias : NULL;
+	/* B zero points in one case of six (the host-corrected path, gemm_bzp.c) */
+	for (size_t j = 0; j < n; j++)
+		g->bzp[j] = (int32_t)harness_range(seed, -128, 127);
+	if (harness_range(seed, 0, 5) == 0) {
+		p->b_zero_point = g->bzp;
+		p->b_zp_channels = harness_range(seed, 0, 1) ? n : 1;
+	}
 	if (!q8)
 		return;
 	p->quant_channels = harness_range(seed, 0, 1) ? n : 1;
@@ -125,6 +157,11 @@ void gemm_ref_make_case(uint64_t *seed, struct gcase *g, size_t m, size_t k, siz
 		p->clamp_max = 127;
 	}
 	p->lut = harness_range(seed, 0, 2) == 0 ? g->lut : NULL;
+	/* a rounding mode; FLOAT's multipliers are fp32 significands (tpu_float_multiplier's) */
+	p->round = (enum tpu_round)harness_range(seed, 0, TPU_ROUND_MAX);
+	if (p->round == TPU_ROUND_FLOAT)
+		for (size_t j = 0; j < n; j++)
+			g->mult[j] &= ~0x7f;
 }
 
 void gemm_ref_free_case(struct gcase *g)
@@ -134,4 +171,5 @@ void gemm_ref_free_case(struct gcase *g)
 	free(g->bias);
 	free(g->mult);
 	free(g->shift);
+	free(g->bzp);
 }

@@ -13,12 +13,12 @@
 struct gcase {
 	size_t m, k, n;
 	int8_t *a, *b, lut[256];
-	int32_t *bias, *mult, *shift;
+	int32_t *bias, *mult, *shift, *bzp;
 	struct tpu_gemm_params p;
 };
 
 /* Random operands and parameters (q8: int8 output, per tensor or per channel, sometimes the
- * LUT; else int32 output), from *seed (advanced). */
+ * LUT; else int32 output; any rounding mode; sometimes B zero points), from *seed (advanced). */
 void gemm_ref_make_case(uint64_t *seed, struct gcase *g, size_t m, size_t k, size_t n, int q8);
 void gemm_ref_free_case(struct gcase *g);
 

@@ -25,9 +25,9 @@ static void check_case(tpu_dev *dev, struct gcase *g, const char *uri)
 		      tpu_strerror(err), tpu_gemm_last_error(dev));
 	for (size_t i = 0; i < len; i += esz)
 		if (memcmp(got + i, want + i, esz) != 0)
-			ck_abort_msg("%s m=%zu k=%zu n=%zu q=%zu lut=%d: element %zu differs", uri,
-				     g->m, g->k, g->n, g->p.quant_channels, g->p.lut != NULL,
-				     i / esz);
+			ck_abort_msg("%s m=%zu k=%zu n=%zu q=%zu lut=%d round=%d: element %zu "
+				     "differs", uri, g->m, g->k, g->n, g->p.quant_channels,
+				     g->p.lut != NULL, (int)g->p.round, i / esz);
 	free(got);
 	free(want);
 }
@@ -163,6 +163,7 @@ static void fused_shapes(int i, const char *golden_fmt, const size_t (*shapes)[3
 
 		gemm_ref_make_case(&seed, &g, shapes[s][0], shapes[s][1], shapes[s][2], 1);
 		g.p.quant_channels = 1; /* per tensor: the fused commands */
+		g.p.b_zp_channels = 0;  /* (B zero points take the raw, host-corrected path) */
 		ck_assert_int_eq(tpu_perf_clear(dev), 0);
 		check_case(dev, &g, uri);
 		ck_assert_int_eq(tpu_perf_read(dev, &perf), 0);
@@ -328,6 +329,7 @@ START_TEST(gemm_perf_counts_exact_macs)
 	for (int q8 = 0; q8 < 2; q8++) {
 		struct gcase g;
 		gemm_ref_make_case(&seed, &g, 45, 19, 13, q8);
+		g.p.b_zp_channels = 0; /* the device's own output bytes */
 		ck_assert_int_eq(tpu_perf_clear(dev), 0);
 		check_case(dev, &g, "perf");
 		ck_assert_int_eq(tpu_perf_read(dev, &pf), 0);
@@ -403,6 +405,9 @@ START_TEST(gemm_rejects_bad_params)
 	p.lut = lut;
 	expect_reject(dev, &p, 5, "lut");
 	p.lut = NULL;
+	p.round = (enum tpu_round)3;
+	expect_reject(dev, &p, 5, "round");
+	p.round = TPU_ROUND_FLOAT;
 	/* the parameters are fine now */
 	ck_assert_int_eq(tpu_gemm(dev, 1, 1, 5, a, a, &p, out), 0);
 	ck_assert_str_eq(tpu_gemm_last_error(dev), "");
@@ -425,6 +430,16 @@ START_TEST(gemm_rejects_bad_params)
 		ck_assert_int_eq(tpu_gemm(dev, 1024, 1024, 1, big, big, NULL, big), -ENOMEM);
 		free(big);
 	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+
+	/* a device without FEATURES.ROUND (the serial activation of small FPGA builds) */
+	ck_assert_int_eq(tpu_open("golden:n=4,mem=1M,round=0", &dev), 0);
+	p.quant_channels = 1;
+	p.round = TPU_ROUND_SINGLE;
+	ck_assert_int_eq(tpu_gemm(dev, 1, 1, 5, a, a, &p, out), -ENOTSUP);
+	ck_assert_ptr_nonnull(strstr(tpu_gemm_last_error(dev), "FEATURES.ROUND"));
+	p.round = TPU_ROUND_DOUBLE;
+	ck_assert_int_eq(tpu_gemm(dev, 1, 1, 5, a, a, &p, out), 0);
 	ck_assert_int_eq(tpu_close(dev), 0);
 }
 END_TEST

@@ -225,7 +225,7 @@ START_TEST(open_bf16_option)
 			break;
 		ck_assert_int_eq(tpu_open(uris[i], &dev), 0);
 		ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_FEATURES, &v), 0);
-		ck_assert_uint_eq(v, i >= 2 ? TPU_FEATURES_BF16_MASK : 0);
+		ck_assert_uint_eq(v, (i >= 2 ? TPU_FEATURES_BF16_MASK : 0) | TPU_FEATURES_ROUND_MASK);
 		ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_HWCFG0, &v), 0);
 		if (i >= 2)
 			ck_assert_uint_eq(v & 0xFFFFu, 8);
@@ -234,7 +234,7 @@ START_TEST(open_bf16_option)
 	if (tpu_sim_model_find(16, 0)) {
 		ck_assert_int_eq(tpu_open("sim:bf16=0", &dev), 0);
 		ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_FEATURES, &v), 0);
-		ck_assert_uint_eq(v, 0);
+		ck_assert_uint_eq(v, TPU_FEATURES_ROUND_MASK);
 		ck_assert_int_eq(tpu_close(dev), 0);
 		ck_assert_int_eq(tpu_open("sim:bf16=1,n=16", &dev), -EINVAL);
 		ck_assert_ptr_null(dev);

@@ -1019,7 +1019,7 @@ START_TEST(int8_device_refuses_bf16)
 	unsigned n = 0;
 
 	setup_dev(8, false);
-	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_FEATURES), 0);
+	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_FEATURES), TPU_FEATURES_ROUND_MASK);
 	for (uint32_t i = 0; i < ROWS * N; i++)
 		hp[H_I8 + i] = (uint8_t)harness_range(&rng, 0, 255);
 	struct gfx_sqe s = gfx_read_host(hbuf + H_I8, ROWS, N, 0, 0);
@@ -1234,11 +1234,13 @@ START_TEST(features_both_configs)
 {
 	for (int bf16 = 0; bf16 < 2; bf16++) {
 		setup_dev(4, bf16);
-		ck_assert_uint_eq(gfx_rd(&F, TPU_REG_FEATURES), bf16 ? TPU_FEATURES_BF16_MASK : 0);
+		ck_assert_uint_eq(gfx_rd(&F, TPU_REG_FEATURES),
+				  (bf16 ? TPU_FEATURES_BF16_MASK : 0) | TPU_FEATURES_ROUND_MASK);
 		memset(hp, 0xEE, 4096);
 		struct gfx_sqe s = gfx_identify(hbuf);
 		ck_assert_uint_eq(gfx_ok(&F, &s), 4096);
-		ck_assert_uint_eq(get32(hp + 32), bf16 ? TPU_FEATURES_BF16_MASK : 0);
+		ck_assert_uint_eq(get32(hp + 32),
+				  (bf16 ? TPU_FEATURES_BF16_MASK : 0) | TPU_FEATURES_ROUND_MASK);
 		for (unsigned i = 36; i < 4096; i++)
 			ck_assert_uint_eq(hp[i], 0);
 		teardown();

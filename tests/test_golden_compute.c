@@ -320,7 +320,8 @@ static void random_params(void)
 
 static uint32_t ref_activate(uint32_t acc, uint32_t dst, uint32_t rows, bool lut)
 {
-	struct tpu_act_output out = { R.zp, R.qmin, R.qmax, lut ? R.lut : NULL, TPU_ROUND_DOUBLE };
+	struct tpu_act_output out = { R.zp, R.qmin, R.qmax, lut ? R.lut : NULL,
+				      TPU_ROUND_DOUBLE };
 	uint32_t sat_count = 0;
 
 	for (uint32_t r = 0; r < rows; r++)
@@ -425,7 +426,8 @@ START_TEST(identify_page)
 	ck_assert_uint_eq(get32(p + 24), 0x3FF);
 	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_OPCODES), 0x3FF); /* the same mask as a register */
 	ck_assert_uint_eq(get32(p + 28), 131071);
-	ck_assert_uint_eq(get32(p + 32), F.cfg.bf16 ? TPU_FEATURES_BF16_MASK : 0); /* FEATURES */
+	ck_assert_uint_eq(get32(p + 32), (F.cfg.bf16 ? TPU_FEATURES_BF16_MASK : 0) |
+					     (F.cfg.round ? TPU_FEATURES_ROUND_MASK : 0)); /* FEATURES */
 	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_FEATURES), get32(p + 32));
 	for (unsigned i = 36; i < 4096; i++)
 		ck_assert_uint_eq(p[i], 0);

@@ -621,7 +621,18 @@ START_TEST(param_value_checks)
 	expect(&s, TPU_SC_SUCCESS);
 	s = gfx_load_output(5, -128, 127);
 	expect(&s, TPU_SC_SUCCESS);
-	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_PERF_ERRORS), 5);
+	/* OUTPUT's OP0.ROUND: SINGLE and FLOAT (FEATURES.ROUND), not the reserved 3, and no OP0
+	 * bit beside it */
+	ck_assert(gfx_rd(&F, TPU_REG_FEATURES) & TPU_FEATURES_ROUND_MASK);
+	GFX_SET(&s, OP0, TPU_PARAM_OUTPUT | 1u << TPU_LOAD_PARAMS_ROUND_SHIFT);
+	expect(&s, TPU_SC_SUCCESS);
+	GFX_SET(&s, OP0, TPU_PARAM_OUTPUT | 2u << TPU_LOAD_PARAMS_ROUND_SHIFT);
+	expect(&s, TPU_SC_SUCCESS);
+	GFX_SET(&s, OP0, TPU_PARAM_OUTPUT | 3u << TPU_LOAD_PARAMS_ROUND_SHIFT);
+	expect(&s, TPU_SC_INVALID_FIELD);
+	GFX_SET(&s, OP0, TPU_PARAM_OUTPUT | 1u << 10);
+	expect(&s, TPU_SC_INVALID_FIELD);
+	ck_assert_uint_eq(gfx_rd(&F, TPU_REG_PERF_ERRORS), 7);
 }
 END_TEST
 

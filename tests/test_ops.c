@@ -20,7 +20,18 @@ static int32_t wrap32(int64_t v)
 	return (int32_t)(uint32_t)((uint64_t)v & 0xFFFFFFFFu);
 }
 
-/* One output value from its exact int64 sum (bias included): raw int32 or the int8 pipeline. */
+/* FLOAT rounding by the host's IEEE binary32 arithmetic (an outside reference for the golden
+ * numerics and the RTL): fp32(x) times the fp32 scale M x 2^(s-31), rounded half to even. */
+static int32_t host_float_requant(int32_t x, int32_t m, int32_t s)
+{
+	volatile float fx = (float)x, scale = ldexpf((float)m, s - 31);
+	volatile float prod = fx * scale;
+	float r = nearbyintf(prod);
+	return r >= 2147483648.0f ? INT32_MAX : r < -2147483648.0f ? INT32_MIN : (int32_t)r;
+}
+
+/* One output value from its exact int64 sum (bias included): raw int32 or the int8 pipeline
+ * (FLOAT rounding through the host's float arithmetic, the others through tpu_activate). */
 static void ref_store(const struct tpu_gemm_params *p, size_t j, int64_t sum, void *out, size_t idx)
 {
 	struct tpu_act_channel ch;
@@ -32,12 +43,20 @@ static void ref_store(const struct tpu_gemm_params *p, size_t j, int64_t sum, vo
 		return;
 	}
 	c = p->quant_channels == 1 ? 0 : j;
+	if (p->round == TPU_ROUND_FLOAT) {
+		int64_t z = (int64_t)host_float_requant(wrap32(sum), p->multiplier[c], p->shift[c]) +
+			    p->out_zero_point;
+		int64_t v = z < p->clamp_min ? p->clamp_min : z > p->clamp_max ? p->clamp_max : z;
+		((int8_t *)out)[idx] = p->lut ? p->lut[v + 128] : (int8_t)v;
+		return;
+	}
 	ch = (struct tpu_act_channel){
 	    .bias = 0, .multiplier = p->multiplier[c], .shift = p->shift[c]};
 	o = (struct tpu_act_output){.zero_point = p->out_zero_point,
 				    .qmin = p->clamp_min,
 				    .qmax = p->clamp_max,
-				    .lut = p->lut};
+				    .lut = p->lut,
+				    .round = p->round};
 	((int8_t *)out)[idx] = tpu_activate(wrap32(sum), &ch, &o, NULL);
 }
 
@@ -154,6 +173,8 @@ static void random_params(uint64_t *seed, struct ocase *c, int q8)
 	struct tpu_gemm_params *p = &c->p;
 	size_t n = c->n;
 	int act;
+	/* the rounding mode (the multipliers of FLOAT are fp32 scales) */
+	enum tpu_round round = (enum tpu_round)harness_range(seed, 0, TPU_ROUND_MAX);
 
 	c->bias = malloc(n * 4);
 	c->mult = malloc(n * 4);
@@ -164,7 +185,10 @@ static void random_params(uint64_t *seed, struct ocase *c, int q8)
 		int sh;
 		/* scale a k-term sum into roughly the int8 range, varying per channel */
 		double r = 1.0 / ((double)harness_range(seed, 2, 64) * (double)c->k);
-		ck_assert_int_eq(tpu_quantize_multiplier(r, &m, &sh), 0);
+		if (round == TPU_ROUND_FLOAT)
+			ck_assert_int_eq(tpu_float_multiplier((float)r, &m, &sh), 0);
+		else
+			ck_assert_int_eq(tpu_quantize_multiplier(r, &m, &sh), 0);
 		c->mult[j] = m;
 		c->shift[j] = sh;
 		c->bias[j] = (int32_t)harness_range(seed, -5000, 5000);
@@ -176,6 +200,7 @@ static void random_params(uint64_t *seed, struct ocase *c, int q8)
 	if (!q8)
 		return;
 	p->quant_channels = harness_range(seed, 0, 1) ? n : 1;
+	p->round = round;
 	p->multiplier = c->mult;
 	p->shift = c->shift;
 	p->out_zero_point = (int32_t)harness_range(seed, -20, 20);

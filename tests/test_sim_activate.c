@@ -70,7 +70,7 @@ static void make_case(struct act_case *c, uint64_t seed)
 static void expect(const struct act_case *c, int8_t out[3][AROWS][AN], uint32_t sat[3])
 {
 	for (unsigned a = 0; a < 3; a++) {
-		struct tpu_act_output o = { c->zp, c->qmin, c->qmax, NULL };
+		struct tpu_act_output o = { c->zp, c->qmin, c->qmax, NULL, TPU_ROUND_DOUBLE };
 
 		sat[a] = 0;
 		if (a > 0)

@@ -211,7 +211,9 @@ static void preamble(struct stream *st, uint64_t *s)
 	c->dw[TPU_SQE_OP0_DW] = TPU_PARAM_LUT;
 	set_dma(c, 1, 256, 256, 0);
 	c = add(st, TPU_OP_LOAD_PARAMS);
-	c->dw[TPU_SQE_OP0_DW] = TPU_PARAM_OUTPUT;
+	/* (a random rounding mode: both devices have FEATURES.ROUND) */
+	c->dw[TPU_SQE_OP0_DW] =
+		TPU_PARAM_OUTPUT | rnd(s, 0, TPU_ROUND_MAX) << TPU_LOAD_PARAMS_ROUND_SHIFT;
 	c->dw[TPU_SQE_OP1_DW] = (uint32_t)(int32_t)((int)rnd(s, 0, 40) - 20);
 	c->dw[TPU_SQE_OP2_DW] = (uint32_t)(int32_t)((int)rnd(s, 0, 100) - 128);
 	c->dw[TPU_SQE_OP3_DW] = (uint32_t)(int32_t)rnd(s, 0, 127);
@@ -299,6 +301,8 @@ static void random_cmd(struct stream *st, uint64_t *s)
 			c->dw[TPU_SQE_OP3_DW] = hi;
 		} else if (kind == TPU_PARAM_OUTPUT) {
 			int32_t lo = (int32_t)rnd(s, 0, 255) - 128, hi = (int32_t)rnd(s, 0, 255) - 128;
+			/* OP0.ROUND: every mode, and the reserved 3 */
+			c->dw[TPU_SQE_OP0_DW] |= rnd(s, 0, 3) << TPU_LOAD_PARAMS_ROUND_SHIFT;
 			c->dw[TPU_SQE_OP1_DW] = (uint32_t)((int32_t)rnd(s, 0, 255) - 128);
 			c->dw[TPU_SQE_OP2_DW] = (uint32_t)(lo < hi ? lo : hi);
 			c->dw[TPU_SQE_OP3_DW] = (uint32_t)(lo < hi ? hi : lo);

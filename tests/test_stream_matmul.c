@@ -293,7 +293,8 @@ START_TEST(stream_matmul_activate)
 		bool acc0 = harness_range(&rng, 0, 1), use_lut = harness_range(&rng, 0, 1);
 		int32_t zp = (int32_t)harness_range(&rng, -20, 20);
 		struct tpu_act_output o = { zp, (int32_t)harness_range(&rng, -128, -60),
-					    (int32_t)harness_range(&rng, 60, 127), use_lut ? lut : NULL };
+					    (int32_t)harness_range(&rng, 60, 127), use_lut ? lut : NULL,
+					    TPU_ROUND_DOUBLE };
 
 		s.cols = n;
 		if (s.stride)
@@ -405,7 +406,7 @@ START_TEST(stream_matmul_activate_overlap)
 	const uint32_t per = k + TPU_STREAM_MATMUL_BIAS_ROWS;
 	static int8_t ub[ROWS][MAXN];
 	int32_t mult[MAXN], shift[MAXN];
-	struct tpu_act_output o = { 3, -100, 110, NULL };
+	struct tpu_act_output o = { 3, -100, 110, NULL, TPU_ROUND_DOUBLE };
 	struct golden_config c;
 	struct gfx_sqe q;
 
@@ -809,7 +810,7 @@ START_TEST(stream_matmul_astream)
 	const uint32_t n = _i & 1 ? 16 : 8, rows = 512;
 	static uint32_t acc[512][MAXN];
 	int32_t mult[MAXN], shift[MAXN];
-	struct tpu_act_output o = { -2, -120, 115, NULL };
+	struct tpu_act_output o = { -2, -120, 115, NULL, TPU_ROUND_DOUBLE };
 	uint32_t arow[8]; /* (k <= 4n + 3: at most 5 K-tiles) */
 	char ctx[128];
 	uint64_t hb;
@@ -1040,7 +1041,7 @@ START_TEST(stream_matmul_write_back)
 	static uint32_t acc[512][MAXN];
 	static int8_t ub[512][MAXN];
 	int32_t mult[MAXN], shift[MAXN];
-	struct tpu_act_output o = { 5, -110, 120, NULL };
+	struct tpu_act_output o = { 5, -110, 120, NULL, TPU_ROUND_DOUBLE };
 	uint64_t hb;
 	uint8_t *h;
 	struct gfx_sqe q;
@@ -1359,7 +1360,7 @@ START_TEST(stream_matmul_kmajor)
 	static int8_t ub[512][MAXN], lut[256];
 	uint32_t tile[KM_BLOCKS][KM_TILES], bias[KM_BLOCKS], arow[KM_TILES];
 	int32_t mult[MAXN], shift[MAXN];
-	struct tpu_act_output o = { 3, -118, 121, NULL };
+	struct tpu_act_output o = { 3, -118, 121, NULL, TPU_ROUND_DOUBLE };
 	char ctx[160];
 	uint64_t hb;
 	uint8_t *h;
@@ -1541,7 +1542,7 @@ START_TEST(stream_matmul_params)
 	const uint32_t prows = TPU_STREAM_MATMUL_PARAMS_ROWS, srows = prows + blocks * per;
 	int8_t ub[2 * 3][MAXN];
 	int32_t mult[MAXN], shift[MAXN];
-	struct tpu_act_output o = { -3, -100, 110, NULL };
+	struct tpu_act_output o = { -3, -100, 110, NULL, TPU_ROUND_DOUBLE };
 	struct golden_config cfg;
 	struct gfx_sqe q, qp;
 	struct gfx_cqe c;

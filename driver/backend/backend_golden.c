@@ -20,39 +20,40 @@ struct golden_be {
 /* The message for a bad option value; static per thread like tpu_last_open_error. */
 static _Thread_local char golden_what[96];
 
-/* The golden model's own options: bf16=0|1 (the bf16 mode, spec 6.12) and stream=0|1
- * (STREAM_MATMUL implemented, default 1). *what names a bad one. */
+/* The golden model's own options, each 0 or 1: bf16 (the bf16 mode, spec 6.12), stream
+ * (STREAM_MATMUL implemented, default 1) and round (the SINGLE and FLOAT requantization
+ * roundings, FEATURES.ROUND, default 1). *what names a bad one. */
 static int parse_extra(const char *extra, struct golden_config *cfg, const char **what)
 {
+	static const char *const keys[] = {"bf16", "stream", "round"};
+	uint32_t *const fields[] = {&cfg->bf16, &cfg->stream_mm, &cfg->round};
+	bool seen[3] = {false, false, false};
 	const char *p = extra;
 	struct tpu_opt_item it;
-	bool bf16_seen = false, stream_seen = false;
 
 	while (tpu_opt_next(&p, &it)) {
-		bool bf16 = it.has_value && tpu_opt_key_is(&it, "bf16");
-		bool *seen = bf16 ? &bf16_seen : &stream_seen;
+		size_t k = 0;
 		uint64_t v;
 
-		if (!bf16 && !(it.has_value && tpu_opt_key_is(&it, "stream"))) {
+		while (k < 3 && !(it.has_value && tpu_opt_key_is(&it, keys[k])))
+			k++;
+		if (k == 3) {
 			*what = it.item; /* not an option of the golden model */
 			return -EINVAL;
 		}
-		if (*seen) {
-			*what = bf16 ? "'bf16' given twice" : "'stream' given twice";
-			return -EINVAL;
-		}
-		*seen = true;
-		if (tpu_opt_parse_dec(it.value, it.vlen, 1, &v)) {
-			snprintf(golden_what, sizeof(golden_what), "'%s': '%.*s' is not 0 or 1",
-				 bf16 ? "bf16" : "stream", it.vlen > 32 ? 32 : (int)it.vlen,
-				 it.value);
+		if (seen[k]) {
+			snprintf(golden_what, sizeof(golden_what), "'%s' given twice", keys[k]);
 			*what = golden_what;
 			return -EINVAL;
 		}
-		if (bf16)
-			cfg->bf16 = (uint32_t)v;
-		else
-			cfg->stream_mm = (uint32_t)v;
+		seen[k] = true;
+		if (tpu_opt_parse_dec(it.value, it.vlen, 1, &v)) {
+			snprintf(golden_what, sizeof(golden_what), "'%s': '%.*s' is not 0 or 1",
+				 keys[k], it.vlen > 32 ? 32 : (int)it.vlen, it.value);
+			*what = golden_what;
+			return -EINVAL;
+		}
+		*fields[k] = (uint32_t)v;
 	}
 	return 0;
 }

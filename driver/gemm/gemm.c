@@ -107,6 +107,20 @@ static int check_args(tpu_dev *dev, size_t m, size_t k, size_t n, const void *a,
 			    p->round == TPU_ROUND_SINGLE ? "SINGLE" : "FLOAT");
 	if ((err = check_quant(dev, n, p)))
 		return err;
+	if (p->b_zp_channels) {
+		if (p->b_zp_channels != 1 && p->b_zp_channels != n)
+			return reject(dev, "b_zp_channels: %zu must be 0, 1 or n (%zu)",
+				      p->b_zp_channels, n);
+		if (!p->b_zero_point)
+			return reject(dev, "b_zero_point: NULL with b_zp_channels %zu",
+				      p->b_zp_channels);
+		for (size_t j = 0; j < p->b_zp_channels; j++)
+			if (p->b_zero_point[j] < -128 || p->b_zero_point[j] > 127)
+				return reject(dev, "b_zero_point[%zu]: %d is outside -128..127", j,
+					      (int)p->b_zero_point[j]);
+		return tpu_gemm_check_range_bzp(dev, k, p->in_zero_point, p->b_zero_point,
+						p->b_zp_channels);
+	}
 	return tpu_gemm_check_range(dev, k, p->in_zero_point);
 }
 
@@ -157,6 +171,8 @@ static int check_bf16(tpu_dev *dev, const struct tpu_gemm_desc *d, const struct 
 	if (p->round != TPU_ROUND_DOUBLE)
 		return reject(dev, "round: must be TPU_ROUND_DOUBLE with TPU_DTYPE_BF16 (no "
 				   "requantization)");
+	if (p->b_zp_channels)
+		return reject(dev, "b_zp_channels: must be 0 with TPU_DTYPE_BF16");
 	return 0;
 }
 
@@ -225,8 +241,8 @@ void gemm_recover(struct gemm *g, size_t submitted)
 }
 
 /* One run of a checked GEMM (ld: the explicit leading dimensions of A, B, C). */
-static int run(tpu_dev *dev, const struct tpu_gemm_desc *d, const size_t ld[3],
-	       const struct tpu_gemm_params *p)
+int gemm_run_checked(tpu_dev *dev, const struct tpu_gemm_desc *d, const size_t ld[3],
+		     const struct tpu_gemm_params *p)
 {
 	struct gemm g = { 0 };
 	size_t submitted = 0;
@@ -298,7 +314,9 @@ int tpu_gemm_ex(tpu_dev *dev, const struct tpu_gemm_desc *d, const struct tpu_ge
 		err = check_layout(dev, d, p, ld);
 	if (err)
 		return err;
-	return run(dev, d, ld, p);
+	if (p->b_zp_channels)
+		return gemm_bzp_run(dev, d, ld, p);
+	return gemm_run_checked(dev, d, ld, p);
 }
 
 int tpu_gemm(tpu_dev *dev, size_t m, size_t k, size_t n, const int8_t *a, const int8_t *b,

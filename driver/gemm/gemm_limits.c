@@ -35,3 +35,30 @@ int tpu_gemm_check_range(tpu_dev *dev, size_t k, int32_t z)
 			 k, (unsigned long long)lim, (int)z);
 	return -ERANGE;
 }
+
+/* The largest |v - z| over int8 v. */
+static uint64_t max_offset(int32_t z)
+{
+	return (uint64_t)(z >= 0 ? 128 + z : 127 - z);
+}
+
+int tpu_gemm_check_range_bzp(tpu_dev *dev, size_t k, int32_t z, const int32_t *zb, size_t count)
+{
+	uint64_t worst = 0;
+	int err = tpu_gemm_check_range(dev, k, z);
+
+	if (err)
+		return err;
+	for (size_t j = 0; j < count; j++)
+		if (max_offset(zb[j]) > worst)
+			worst = max_offset(zb[j]);
+	uint64_t lim = 0x7FFFFFFFull / (max_offset(z) * worst);
+	if (k <= lim)
+		return 0;
+	snprintf(dev->gemm_err, sizeof(dev->gemm_err),
+		 "k: %zu exceeds %llu, the K limit with in_zero_point %d and B zero points up to "
+		 "%llu away from int8's ends: a sum of more (a - z) x (b - zb) products can "
+		 "overflow int32",
+		 k, (unsigned long long)lim, (int)z, (unsigned long long)worst);
+	return -ERANGE;
+}

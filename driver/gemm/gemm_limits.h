@@ -15,4 +15,10 @@ uint64_t tpu_gemm_k_limit(int32_t in_zero_point);
 /* 0, or -ERANGE with the reason in dev->gemm_err when k exceeds tpu_gemm_k_limit(z). */
 int tpu_gemm_check_range(tpu_dev *dev, size_t k, int32_t in_zero_point);
 
+/* The same for sum_k (a - z) . (b - zb) with B zero points zb (count values): K times the
+ * largest |a - z| times the largest |b - zb| must fit int32, and the device's own sum
+ * (tpu_gemm_check_range) too. */
+int tpu_gemm_check_range_bzp(tpu_dev *dev, size_t k, int32_t in_zero_point, const int32_t *zb,
+			     size_t count);
+
 #endif /* TPU_GEMM_LIMITS_H */

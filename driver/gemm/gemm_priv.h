@@ -195,6 +195,12 @@ size_t gemm_stream_bias_off(const struct gemm *g, uint32_t c);
 void gemm_stream_pack(const struct gemm *g, uint8_t *dst);
 
 /* gemm_bf16.c: a checked TPU_DTYPE_BF16 GEMM (ld: the explicit leading dimensions). */
+/* An int8 GEMM whose arguments were checked (gemm.c), and the same with B zero points
+ * (gemm_bzp.c: the device's raw product, corrected and requantized on the host). */
+int gemm_run_checked(tpu_dev *dev, const struct tpu_gemm_desc *d, const size_t ld[3],
+		     const struct tpu_gemm_params *p);
+int gemm_bzp_run(tpu_dev *dev, const struct tpu_gemm_desc *d, const size_t ld[3],
+		 const struct tpu_gemm_params *p);
 int gemm_bf16_run(tpu_dev *dev, const struct tpu_gemm_desc *d, const size_t ld[3],
 		  const struct tpu_gemm_params *p);
 

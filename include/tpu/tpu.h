@@ -314,6 +314,13 @@ struct tpu_gemm_params {
 	const int8_t *lut;        /* 256 entries or NULL; int8 output only */
 	enum tpu_round round;     /* requantization rounding (tpu/numerics.h); TPU_ROUND_DOUBLE
 				   * by default; others need FEATURES.ROUND */
+	/* B's zero points: C = f((op(A) - in_zero_point) . (op(B) - zb) + bias) with zb =
+	 * b_zero_point[0] (b_zp_channels 1) or b_zero_point[j] for column j (n); 0 = none. Each
+	 * in -128..127. The device computes (A - in_zero_point) . B; the host subtracts
+	 * zb[j] x sum_k (A[i][k] - in_zero_point) exactly and requantizes with the golden
+	 * numerics (docs/ops.md "Weight zero points"). */
+	const int32_t *b_zero_point;
+	size_t b_zp_channels;     /* 0, 1 or n */
 };
 
 /* Fill p with the defaults: raw output, no bias, zero points 0, clamp -128..127, no LUT. */

@@ -71,7 +71,9 @@ class GemmParams(Structure):
     _fields_ = [("in_zero_point", c_int32), ("bias", POINTER(c_int32)),
                 ("quant_channels", c_size_t), ("multiplier", POINTER(c_int32)),
                 ("shift", POINTER(c_int32)), ("out_zero_point", c_int32),
-                ("clamp_min", c_int32), ("clamp_max", c_int32), ("lut", POINTER(c_int8))]
+                ("clamp_min", c_int32), ("clamp_max", c_int32), ("lut", POINTER(c_int8)),
+                ("round", c_int), ("b_zero_point", POINTER(c_int32)),
+                ("b_zp_channels", c_size_t)]
 
 
 class Quant(Structure):
@@ -129,6 +131,7 @@ class Optim(Structure):
 TRANS_N, TRANS_T = 0, 1
 OPTIM_SGD, OPTIM_ADAMW = 1, 2
 FEATURES_BF16_MASK = 1  # FEATURES.BF16, tpu_spec.h's TPU_FEATURES_BF16_MASK
+FEATURES_ROUND_MASK = 2  # FEATURES.ROUND, TPU_FEATURES_ROUND_MASK
 
 # ------------------------------------------------------------------ prototypes
 P_I8, P_U8, P_I32, P_U16, P_U32, P_F32 = (POINTER(t) for t in (c_int8, c_uint8, c_int32,

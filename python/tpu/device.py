@@ -5,10 +5,13 @@ import numpy as np
 
 from . import _args
 from ._owner import Owner
-from ._lib import FEATURES_BF16_MASK, GemmParams, Info, Perf, check, fields, lib, ptr, text
+from ._lib import (FEATURES_BF16_MASK, FEATURES_ROUND_MASK, GemmParams, Info, Perf, check, fields,
+                   lib, ptr, text)
 
 INT32_MIN, INT32_MAX = -2**31, 2**31 - 1
-_INT8_ONLY = ("multiplier", "shift", "out_zero_point", "clamp", "lut")
+_INT8_ONLY = ("multiplier", "shift", "out_zero_point", "clamp", "lut", "round", "b_zero_point")
+# enum tpu_round (include/tpu/numerics.h)
+ROUNDING = {"double": 0, "single": 1, "float": 2}
 
 
 class Device(Owner):
@@ -45,12 +48,15 @@ class Device(Owner):
     def info(self):
         """struct tpu_info as a dict (id, version, array_n, ub_rows, acc_rows, fifo_tiles,
         num_queues, num_windows, max_queue_entries, timeout_units, queue_depth, opcodes,
-        features, backend), plus bf16: whether the device has the bf16 mode."""
+        features, backend), plus bf16: whether the device has the bf16 mode, and rounding:
+        the requantization roundings it has ("double" always, "single" and "float" with
+        FEATURES.ROUND)."""
         i = Info()
         check(lib.tpu_get_info(self.handle, ctypes.byref(i)), "info")
         d = fields(i)
         d["backend"] = text(i.backend)
         d["bf16"] = bool(i.features & FEATURES_BF16_MASK)
+        d["rounding"] = list(ROUNDING) if i.features & FEATURES_ROUND_MASK else ["double"]
         return d
 
     def perf(self):
@@ -64,14 +70,19 @@ class Device(Owner):
 
     # ------------------------------------------------------------------ GEMM
     def matmul(self, a, b, *, dtype="int8", bias=None, in_zero_point=0, multiplier=None,
-               shift=None, out_zero_point=None, clamp=None, lut=None):
+               shift=None, out_zero_point=None, clamp=None, lut=None, round=None,
+               b_zero_point=None):
         """C = A·B on the device.
 
         dtype "int8" (tpu_gemm): a int8 (m, k), b int8 (k, n), bias None or n integers.
         Without multiplier C is int32 (m, n): (A - in_zero_point)·B + bias. With multiplier
         (one value or n, 0..2**31-1) and shift (one or n, -31..30, default 0) C is int8,
         requantized per tensor or per channel, + out_zero_point (default 0), clamped to clamp
-        (lo, hi) (default (-128, 127)), then through lut (256 int8) when given.
+        (lo, hi) (default (-128, 127)), then through lut (256 int8) when given. round: the
+        requantization rounding, "double" (TFLite reference, default), "single" (LiteRT's
+        optimized kernels) or "float" (ONNX Runtime; multiplier/shift from an fp32 scale,
+        tpu_float_multiplier). b_zero_point (one value or n, -128..127): B's zero points,
+        C = f((A - in_zero_point)·(B - b_zero_point) + bias).
 
         dtype "bf16" (a device with the bf16 mode): a, b float32, rounded to bf16 to nearest
         even, fp32 sums in the device's tile order; bias None or n float32 added after the
@@ -81,10 +92,10 @@ class Device(Owner):
         library refuses or the device fails (the K limit, a device without bf16, ...)."""
         if dtype == "int8":
             return self._matmul_int8(a, b, bias, in_zero_point, multiplier, shift,
-                                     out_zero_point, clamp, lut)
+                                     out_zero_point, clamp, lut, round, b_zero_point)
         if dtype == "bf16":
             given = dict(multiplier=multiplier, shift=shift, out_zero_point=out_zero_point,
-                         clamp=clamp, lut=lut)
+                         clamp=clamp, lut=lut, round=round, b_zero_point=b_zero_point)
             for name in _INT8_ONLY:
                 if given[name] is not None:
                     raise ValueError(f"{name}: int8 only (not with dtype='bf16')")
@@ -94,7 +105,7 @@ class Device(Owner):
         raise ValueError(f"dtype: {dtype!r}, expected 'int8' or 'bf16'")
 
     def _matmul_int8(self, a, b, bias, in_zero_point, multiplier, shift, out_zero_point,
-                     clamp, lut):
+                     clamp, lut, round, b_zero_point):
         a = _args.array("a", a, np.int8, 2)
         b = _args.array("b", b, np.int8, 2)
         m, k, n = _args.matmul_shapes(a, b)
@@ -102,12 +113,17 @@ class Device(Owner):
         lib.tpu_gemm_params_init(ctypes.byref(p))
         p.in_zero_point = _args.int_scalar("in_zero_point", in_zero_point, -128, 127)
         keep = []  # the arrays p points into
+        if b_zero_point is not None:
+            keep.append(_args.int_vector("b_zero_point", b_zero_point, n, -128, 127,
+                                         scalar_ok=True))
+            p.b_zero_point = ptr(keep[-1], ctypes.c_int32)
+            p.b_zp_channels = keep[-1].size
         if bias is not None:
             keep.append(_args.int_vector("bias", bias, n, INT32_MIN, INT32_MAX))
             p.bias = ptr(keep[-1], ctypes.c_int32)
         if multiplier is None:
             for name, val in (("shift", shift), ("out_zero_point", out_zero_point),
-                              ("clamp", clamp), ("lut", lut)):
+                              ("clamp", clamp), ("lut", lut), ("round", round)):
                 if val is not None:
                     raise ValueError(f"{name}: needs multiplier (requantized int8 output)")
             out = np.empty((m, n), np.int32)
@@ -121,6 +137,11 @@ class Device(Owner):
             keep += [mult, sh]
             p.quant_channels = channels
             p.multiplier, p.shift = ptr(mult, ctypes.c_int32), ptr(sh, ctypes.c_int32)
+            if round is not None:
+                if round not in ROUNDING:
+                    raise ValueError(f"round: {round!r}, expected one of "
+                                     f"{', '.join(map(repr, ROUNDING))}")
+                p.round = ROUNDING[round]
             p.out_zero_point = _args.int_scalar(
                 "out_zero_point", 0 if out_zero_point is None else out_zero_point, -128, 127)
             lo, hi = self._clamp((-128, 127) if clamp is None else clamp)

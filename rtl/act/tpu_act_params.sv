@@ -10,14 +10,15 @@
 //                so entry i belongs to v = i - 128); ignored for OUTPUT
 //   wr_data_i    BIAS, MULT: the int32 value; SHIFT: the int32 value (bits [5:0] kept, -31..30);
 //                LUT: entry in bits [7:0];
-//                OUTPUT: zero point in [7:0], clamp min in [15:8], clamp max in [23:16] (int8 each)
+//                OUTPUT: zero point in [7:0], clamp min in [15:8], clamp max in [23:16] (int8 each),
+//                rounding mode (OP0.ROUND) in [25:24]
 //   A write of kind k sets loaded_o[k] (bit index = the param_kind_e value). The command
 //   processor writes only committed values, so "first write" = "first successful load".
 //   Out-of-range kinds/channels are not written (and trip an assertion in simulation).
 //
 // Outputs, valid the cycle after the write (plain registers, never reset; only loaded_o is):
 //   bias_o[32j+31:32j], mult_o[32j+31:32j], shift_o[6j+5:6j] (two's complement, -31..30),
-//   zp_o, qmin_o, qmax_o (int8).
+//   zp_o, qmin_o, qmax_o (int8), round_o (tpu_round: 0 DOUBLE, 1 SINGLE, 2 FLOAT).
 //
 // LUT read port, N lookups per cycle: the LUT is stored N times, one tpu_ram (256 x 8) replica
 // per channel, all written together; replica j serves channel j. Registered read like tpu_ram:
@@ -69,6 +70,7 @@ module tpu_act_params #(
   output logic [7:0]      zp_o,
   output logic [7:0]      qmin_o,
   output logic [7:0]      qmax_o,
+  output logic [1:0]      round_o,
   // channel read port (ChanRam)
   input  logic            ch_re_i,
   input  logic [ChW-1:0]  ch_raddr_i,
@@ -196,13 +198,16 @@ module tpu_act_params #(
 
   // ---------------------------------------------------------------- layer-wide registers
   logic [7:0] zp_q, qmin_q, qmax_q;
+  logic [1:0] round_q;
   always_ff @(posedge clk_i) begin
     if (wr_output) begin
-      zp_q   <= wr_data_i[7:0];
-      qmin_q <= wr_data_i[15:8];
-      qmax_q <= wr_data_i[23:16];
+      zp_q    <= wr_data_i[7:0];
+      qmin_q  <= wr_data_i[15:8];
+      qmax_q  <= wr_data_i[23:16];
+      round_q <= wr_data_i[25:24];
     end
   end
+  assign round_o = round_q;
 
   // ---------------------------------------------------------------- loaded flags (control)
   logic [4:0] loaded_q, loaded_d;

@@ -11,6 +11,8 @@
 // channel RAMs) read through their output registers (tpu_act_params OutReg); the serial unit
 // waits a cycle more for each channel's parameters and takes the LUT data two cycles after
 // its read (tpu_act_serial ParOutReg). Same results.
+// Rounding modes (OP0.ROUND of OUTPUT, FEATURES.ROUND): pipelined only; the serial unit rounds
+// as DOUBLE, and a device with it refuses the others (tpu_device, tpu_cmd_check).
 // Bf16 (pipelined only): the float path of tpu_activation (rows with in_fp_i) and its
 // parameters (tpu_act_fp_params: SCALE, FCLAMP; fp_loaded_o = {FCLAMP, SCALE}).
 `default_nettype none
@@ -55,6 +57,7 @@ module tpu_act_unit #(
   logic [N*32-1:0] bias, mult;
   logic [N*6-1:0]  shift;
   logic [7:0]      zp, qmin, qmax;
+  logic [1:0]      round;  // OP0.ROUND of the last OUTPUT load
   logic            lut_re;
   logic [N*8-1:0]  lut_raddr, lut_rdata;
   // channel read port (ActLanes = 1)
@@ -84,6 +87,7 @@ module tpu_act_unit #(
     .zp_o       (zp),
     .qmin_o     (qmin),
     .qmax_o     (qmax),
+    .round_o    (round),
     .ch_re_i    (ch_re),
     .ch_raddr_i (ch_raddr),
     .ch_bias_o  (ch_bias),
@@ -135,6 +139,7 @@ module tpu_act_unit #(
       .zp_i       (zp),
       .qmin_i     (qmin),
       .qmax_i     (qmax),
+      .round_i    (round),
       .scale_i    (scale),
       .fmin_i     (fmin),
       .fmax_i     (fmax),
@@ -201,6 +206,9 @@ module tpu_act_unit #(
     assign ch_raddr = ChW'(par_addr);
     logic unused_fp;
     assign unused_fp = ^{scale, fmin, fmax, in_fp_i, in_scale_i, in_clamp_i};
+    // (DOUBLE only: the device without FEATURES.ROUND refuses other modes, tpu_cmd_check)
+    logic unused_round;
+    assign unused_round = ^round;
   end
 endmodule
 

@@ -9,6 +9,15 @@
 //   stage 5  z = y + zp (exact, 33 bits); v = clamp(z, qmin, qmax); sat = (v != z)
 //   stage 6  LUT read (address v + 128, registered read in tpu_act_params) and the row's
 //            saturation count (popcount of sat); out_int8 = lut ? LUT[v + 128] : v
+// The rounding mode round_i (a parameter, as zp_i: tpu_round) changes stages 1, 3 and 4:
+//   SINGLE   stage 1: a = x (no left shift); stage 3: t = sat32((p + 2^(30-s)) >>> (31-s))
+//            (one rounding, ties toward +inf); stage 4 passes t
+//   FLOAT    stage 1: a = x rounded to 24 significant bits half to even (fp32(x)), as its
+//            signed significand with the bits dropped (d, 0..8) beside it; stage 3: |p|
+//            rounded to 24 significant bits half to even (the fp32 product) as q with its
+//            exponent E = d + the bits dropped; stage 4: y = sat32(+-round_half_even(q x
+//            2^(E + s - 31))), the sign being p's (M >= 0)
+//   (numerics.c requantize_float is the same in C.)
 // RAW32 rows (in_raw_i): b = 1, ls = rs = 0, stage 3 passes p[31:0], stage 5 passes y, so
 //   out_raw_o = acc + bias (wrapping); out_sat_o = 0; out_int8_o is meaningless.
 // Non-RAW rows: out_int8_o is the result; out_raw_o holds sign-extended v (not meaningful).
@@ -59,6 +68,7 @@ module tpu_activation #(
   input  logic [7:0]                 zp_i,
   input  logic [7:0]                 qmin_i,
   input  logic [7:0]                 qmax_i,
+  input  logic [1:0]                 round_i,  // rounding mode (tpu_round; 3 = DOUBLE)
   input  logic [N*32-1:0]            scale_i,  // Bf16: fp32 per channel
   input  logic [31:0]                fmin_i,   // Bf16: the fp32 clamp limits
   input  logic [31:0]                fmax_i,
@@ -87,6 +97,8 @@ module tpu_activation #(
   localparam int unsigned LutStage = 6;  // the LUT read data arrives with the row in stage 6
   localparam int unsigned Latency  = LutStage + (LutReg ? 1 : 0);
   localparam int unsigned SatWidth = $clog2(N + 1);
+  localparam logic [1:0]  RoundSingle = 2'd1;
+  localparam logic [1:0]  RoundFloat  = 2'd2;
 
   if (N < 1 || N > 256) begin : g_bad_n
     $error("tpu_activation: N must be in 1..256");
@@ -133,6 +145,60 @@ module tpu_activation #(
     end
   end
 
+  // ---------------------------------------------------------------- FLOAT rounding helpers
+  // v (a magnitude below 2^32) rounded to 24 significant bits, half to even: the significand
+  // (up to 2^24 after a carry) and the bits dropped (0..8).
+  function automatic logic [24:0] round24(input logic [31:0] v, output logic [3:0] dropped);
+    logic [4:0]  msb;
+    logic [31:0] low;
+    logic [24:0] q;
+    logic        guard, sticky;
+    msb = '0;
+    for (int i = 0; i < 32; i++) begin
+      if (v[i]) msb = 5'(i);
+    end
+    dropped = msb > 5'd23 ? 4'(msb - 5'd23) : 4'd0;
+    q      = 25'(v >> dropped);
+    low    = v & ((32'd1 << dropped) - 32'd1);
+    guard  = dropped != 0 && v[5'(dropped - 4'd1)];
+    sticky = dropped > 4'd1 && (low & ((32'd1 << (dropped - 4'd1)) - 32'd1)) != 0;
+    round24 = q + 25'(guard && (sticky || q[0]));
+  endfunction
+  // The same for a magnitude below 2^57 (the product): bits dropped 0..33.
+  function automatic logic [24:0] round24_wide(input logic [63:0] v, output logic [5:0] dropped);
+    logic [5:0]  msb;
+    logic [63:0] low;
+    logic [24:0] q;
+    logic        guard, sticky;
+    msb = '0;
+    for (int i = 0; i < 57; i++) begin
+      if (v[i]) msb = 6'(i);
+    end
+    dropped = msb > 6'd23 ? msb - 6'd23 : 6'd0;
+    q      = 25'(v >> dropped);
+    low    = v & ((64'd1 << dropped) - 64'd1);
+    guard  = dropped != 0 && v[dropped - 6'd1];
+    sticky = dropped > 6'd1 && (low & ((64'd1 << (dropped - 6'd1)) - 64'd1)) != 0;
+    round24_wide = q + 25'(guard && (sticky || q[0]));
+  endfunction
+  // q x 2^-r rounded to an integer half to even (r in -128..127; q <= 2^24): a left shift for
+  // r <= 0 (by at most 39 here: q x 2^39 < 2^64), 0 for r >= 26.
+  function automatic logic [63:0] rne_shift(input logic [24:0] q, input logic signed [7:0] r);
+    logic [24:0] t, low;
+    logic        guard, sticky;
+    if (r <= 0) begin
+      rne_shift = (r < -8'sd39) ? 64'hffff_ffff_ffff_ffff : 64'(q) << (-r);
+    end else if (r >= 8'sd26) begin
+      rne_shift = '0;
+    end else begin
+      t      = q >> r;
+      low    = q & ((25'd1 << r) - 25'd1);
+      guard  = q[5'(r - 8'sd1)];
+      sticky = (low & ((25'd1 << (r - 8'sd1)) - 25'd1)) != 0;
+      rne_shift = 64'(t) + 64'(guard && (sticky || t[0]));
+    end
+  endfunction
+
   // ---------------------------------------------------------------- per-channel datapath
   logic [N-1:0]    sat5_q;       // stage 5: the clamp changed this channel
   logic [N*32-1:0] r6_q;         // stage 6: result (v sign-extended, or the RAW32 value)
@@ -162,25 +228,65 @@ module tpu_activation #(
     //            2^(rs-1), less one for negative values, then shift arithmetically (33 bits: no
     //            overflow; for rs4 >= 1 the shifted sum always fits in 32 bits, and for
     //            rs4 = 0, sum4 = t3_q)
+    // FLOAT keeps beside them: the bits fp32(x) dropped (d1, d2), and the product's 24-bit
+    // significand, sign and exponent (q3, n3, e3).
     logic signed [31:0] a1_q, b1_q, t3_q, y4_q;
     logic signed [63:0] p2_q;
     logic               ovf2_q;
+    logic [3:0]         d1_q, d2_q;
+    logic [24:0]        q3_q;
+    logic               n3_q;
+    logic [5:0]         e3_q;
     always_ff @(posedge clk_i) begin
       logic signed [31:0] x1;
       logic [4:0]         rs4;
       logic signed [32:0] rnd4, sum4;
+      logic [5:0]         ts3;
+      logic signed [63:0] s3, r3;
+      logic [24:0]        m1;
+      logic [63:0]        mag3;
+      logic [3:0]         d1;
+      logic [5:0]         e3;
+      logic signed [7:0]  r4;
+      logic [63:0]        f4;
       if (en && in_valid_i) begin
-        x1   = $signed(in_acc_i[32*j +: 32]) + bias;
-        a1_q <= in_raw_i ? x1 : (x1 <<< ls);
+        x1 = $signed(in_acc_i[32*j +: 32]) + bias;
         b1_q <= in_raw_i ? 32'sd1 : mult;
+        d1_q <= '0;
+        if (in_raw_i) begin
+          a1_q <= x1;
+        end else if (round_i == RoundFloat) begin
+          // fp32(x): |x| rounded to 24 significant bits, half to even
+          m1 = round24(x1[31] ? 32'(-x1) : 32'(x1), d1);
+          a1_q <= x1[31] ? -$signed(32'(m1)) : $signed(32'(m1));
+          d1_q <= d1;
+        end else if (round_i == RoundSingle) begin
+          a1_q <= x1;
+        end else begin
+          a1_q <= x1 <<< ls;
+        end
       end
       if (en && vld_q[1]) begin
         p2_q   <= a1_q * b1_q;
         ovf2_q <= (a1_q == 32'sh8000_0000) && (b1_q == 32'sh8000_0000);
+        d2_q   <= d1_q;
       end
       if (en && vld_q[2]) begin
         if (raw_q[2]) begin
           t3_q <= p2_q[31:0];
+        end else if (round_i == RoundFloat) begin
+          // the fp32 product: |p| (< 2^56) rounded to 24 significant bits, half to even
+          mag3 = p2_q[63] ? 64'(-p2_q) : 64'(p2_q);
+          q3_q <= round24_wide(mag3, e3);
+          n3_q <= p2_q[63];
+          e3_q <= e3 + 6'(d2_q);
+        end else if (round_i == RoundSingle) begin
+          // one rounding: (p + 2^(ts-1)) >>> ts, ts = 31 - s in 1..62, saturated to int32
+          ts3  = 6'(7'sd31 - 7'(shift));
+          s3   = p2_q + (64'sd1 <<< (ts3 - 6'd1));
+          r3   = s3 >>> ts3;
+          t3_q <= (r3 > 64'sh7fff_ffff) ? 32'sh7fff_ffff :
+                  (r3 < -64'sh8000_0000) ? 32'sh8000_0000 : 32'(r3);
         end else if (ovf2_q) begin
           t3_q <= 32'sh7fff_ffff;
         end else begin
@@ -188,14 +294,25 @@ module tpu_activation #(
         end
       end
       if (en && vld_q[3]) begin
-        rs4 = raw_q[3] ? 5'd0 : rs;
-        if (rs4 == 5'd0) begin
-          rnd4 = '0;
+        if (!raw_q[3] && round_i == RoundFloat) begin
+          // q x 2^-r4, r4 = 31 - s - E, rounded half to even, signed, saturated to int32
+          r4 = 8'sd31 - 8'(shift) - 8'(e3_q);
+          f4 = rne_shift(q3_q, r4);
+          if (n3_q) begin
+            y4_q <= (f4 > 64'h8000_0000) ? 32'sh8000_0000 : -$signed(32'(f4));
+          end else begin
+            y4_q <= (f4 > 64'h7fff_ffff) ? 32'sh7fff_ffff : $signed(32'(f4));
+          end
         end else begin
-          rnd4 = (33'sd1 <<< (rs4 - 5'd1)) - {32'd0, t3_q[31]};
+          rs4 = (raw_q[3] || round_i == RoundSingle) ? 5'd0 : rs;
+          if (rs4 == 5'd0) begin
+            rnd4 = '0;
+          end else begin
+            rnd4 = (33'sd1 <<< (rs4 - 5'd1)) - {32'd0, t3_q[31]};
+          end
+          sum4 = {t3_q[31], t3_q} + rnd4;
+          y4_q <= 32'(sum4 >>> rs4);
         end
-        sum4 = {t3_q[31], t3_q} + rnd4;
-        y4_q <= 32'(sum4 >>> rs4);
       end
     end
 

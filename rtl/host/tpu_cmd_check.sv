@@ -32,6 +32,7 @@ module tpu_cmd_check #(
   parameter bit          SpanSerial = 1'b0,
   parameter bit          StreamMm   = 1'b1,
   parameter bit          Bf16       = 1'b0,
+  parameter bit          Round      = 1'b0,  // OUTPUT's OP0.ROUND may be SINGLE or FLOAT
   localparam int unsigned TW        = Tiles > 1 ? $clog2(Tiles) : 1,
   localparam int unsigned KW        = $clog2(N + 1)
 ) (
@@ -162,7 +163,7 @@ module tpu_cmd_check #(
     sm_wf    = (f_op0 & tpu_pkg::StreamMatmulWFirst) != 0;
     sm_wlen  = 64'(f_op2[7:0]) * 64'(f_op1[15:0]) * 64'(N);
     lp_lut   = f_op0 == 32'(tpu_pkg::ParamLut);
-    lp_out   = f_op0 == 32'(tpu_pkg::ParamOutput);
+    lp_out   = (f_op0 & ~tpu_pkg::LoadParamsRoundMask) == 32'(tpu_pkg::ParamOutput);
     wh_acc   = (f_op0 & tpu_pkg::WriteHostFromAcc) != 0;
     act_raw  = (f_op0 & tpu_pkg::ActivateRaw32) != 0;
     act_lut  = (f_op0 & tpu_pkg::ActivateLut) != 0;
@@ -319,7 +320,8 @@ module tpu_cmd_check #(
           if (lp_out) begin
             if (nz_addr || f_len != 0 || f_stride != 0 || f_la != 0 || f_la2 != 0 ||
                 f_rows != 0 || f_cols != 0 || !int8_ok(f_op1) || !int8_ok(f_op2) ||
-                !int8_ok(f_op3) || $signed(f_op2) > $signed(f_op3))
+                !int8_ok(f_op3) || $signed(f_op2) > $signed(f_op3) || f_op0[9:8] == 2'd3 ||
+                (!Round && f_op0[9:8] != 2'd0))
               status_o = tpu_pkg::ScInvalidField;
           end else if (lp_fcl) begin
             if (nz_addr || f_len != 0 || f_stride != 0 || f_la != 0 || f_la2 != 0 ||

@@ -64,6 +64,8 @@ module tpu_cmd_proc #(
   // is held, into a third staging region of StageRows rows; 1: one at a time
   parameter int unsigned RhDepth   = 1,
   parameter bit          Bf16      = 1'b0,   // the bf16 mode (above)
+  // the SINGLE and FLOAT roundings (LOAD_PARAMS OUTPUT OP0.ROUND; the pipelined activation)
+  parameter bit          Round     = 1'b0,
   localparam int unsigned RB       = Bf16 ? 2 * N : N,  // UB row bytes
   localparam int unsigned RbW      = $clog2(RB + 1),
   localparam int unsigned CmdWidth = tpu_pkg::DpCmdDataLsb + 8 * RB
@@ -281,7 +283,7 @@ module tpu_cmd_proc #(
   // ---------------------------------------------------------------- the command and sequencer
   tpu_cmd_check #(
     .N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles), .LutStage(LutStage),
-    .SpanSerial(SpanSerial), .StreamMm(StreamMm), .Bf16(Bf16)
+    .SpanSerial(SpanSerial), .StreamMm(StreamMm), .Bf16(Bf16), .Round(Round)
   ) u_check (
     .clk_i, .check1_i(check1), .sqe_i(sqe), .fifo_count_i(fifo_count),
     .active_valid_i(fifo_active), .params_loaded_i(loaded), .mm_bf16_i(mm_bf16),
@@ -305,7 +307,7 @@ module tpu_cmd_proc #(
     .sqe_o(sqe), .qid_o(qid), .check1_o(check1), .op_i(f_op), .flags_i(f_flags),
     .check_sc_i(check_sc), .addr_i(f_addr), .stride_i(stride), .len_i(f_len), .local_i(f_la),
     .local2_i(f_la2), .rows_i(f_rows), .cols_i(f_cols[KW-1:0]), .op0_i(f_op0),
-    .row_bytes_i(row_bytes), .out_param_i({f_op3[7:0], f_op2[7:0], f_op1[7:0]}),
+    .row_bytes_i(row_bytes), .out_param_i({f_op0[9:8], f_op3[7:0], f_op2[7:0], f_op1[7:0]}),
     .is_wh_i(is_wh), .is_fence_i(is_fence), .lut_rs_i(lut_rs), .lp_out_i(lp_out),
     .wh_acc_i(wh_acc), .act_raw_i(act_raw),
     .act_lut_i(act_lut), .mm_pop_i(mm_pop), .bf16_i(f_bf16), .lp_fclamp_i(lp_fcl),

@@ -67,7 +67,7 @@ module tpu_cmd_seq #(
   input  logic [63:0]          addr_i, stride_i,
   input  logic [31:0]          len_i, local_i, local2_i, rows_i, op0_i, row_bytes_i,
   input  logic [KW-1:0]        cols_i,
-  input  logic [23:0]          out_param_i,    // LOAD_PARAMS OUTPUT: OP3..OP1 bytes 0
+  input  logic [25:0]          out_param_i,    // LOAD_PARAMS OUTPUT: OP0.ROUND, OP3..OP1 bytes 0
   input  logic                 is_wh_i, is_fence_i, lut_rs_i, lp_out_i, wh_acc_i, act_raw_i,
   input  logic                 act_lut_i, mm_pop_i,
   input  logic                 bf16_i, lp_fclamp_i,  // (Bf16) FLAGS.BF16, an FCLAMP load
@@ -248,7 +248,7 @@ module tpu_cmd_seq #(
             tpu_pkg::OpLoadParams: begin
               if (lp_out_i) begin
                 slot_cmd_o[COp +: 4] = DpParam;  slot_cmd_o[CFl +: 3] = 3'(tpu_pkg::ParamOutput);
-                slot_cmd_o[CData +: 24] = out_param_i;
+                slot_cmd_o[CData +: 26] = out_param_i;
                 slot_load_o = 1'b1;
                 loaded_d[tpu_pkg::ParamOutput] = 1'b1;
                 state_d = SDpCmd;

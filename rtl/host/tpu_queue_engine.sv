@@ -152,7 +152,8 @@ module tpu_queue_engine #(
   logic                     pf_lp;                  // a parameter read is due: no prefetch
   logic                     pf_idle_q, pf_idle_d;   // IdlePf: the job in flight is IDLE's fetch
   function automatic logic lp_read(input logic [7:0] op, input logic [31:0] op0);
-    lp_read = op == tpu_pkg::OpLoadParams && op0 != 32'(tpu_pkg::ParamOutput);
+    lp_read = op == tpu_pkg::OpLoadParams &&
+              (op0 & ~tpu_pkg::LoadParamsRoundMask) != 32'(tpu_pkg::ParamOutput);
   endfunction
 
   function automatic logic [16:0] incr(input logic [15:0] v, input logic [31:0] size);

@@ -152,7 +152,8 @@ module tpu_device #(
     .NumWindows(NumWindows), .MaxQueueEntries(MaxQueueEntries), .WatchdogUnits(WatchdogUnits),
     .Opcodes(32'((64'd1 << tpu_pkg::OpCount) - 64'd1) &
              ~(StreamMm ? 32'd0 : 32'd1 << tpu_pkg::OpStreamMatmul)),
-    .Features(Bf16 ? 32'd1 << tpu_pkg::FeaturesBf16Lsb : 32'd0)
+    .Features((Bf16 ? 32'd1 << tpu_pkg::FeaturesBf16Lsb : 32'd0) |
+              (ActLanes >= N ? 32'd1 << tpu_pkg::FeaturesRoundLsb : 32'd0))
   ) u_regs (
     .clk_i, .rst_i,
     .mreq_valid_i, .mreq_ready_o, .mreq_write_i, .mreq_addr_i, .mreq_wdata_i, .mreq_tag_i,
@@ -356,7 +357,8 @@ module tpu_device #(
     .RdBytes(RdBytes), .WrBytes(WrBytes), .LenW(LenW), .PeekN(PeekN), .RaT(ReadAheadTiles),
     .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial),
     .BgBypass(ReadAhead && !RegSlices), .StreamMm(StreamMm),
-    .RdChain(StreamMm && UbReadPort2 && ActLanes >= N), .RhDepth(RhDepth), .Bf16(Bf16)
+    .RdChain(StreamMm && UbReadPort2 && ActLanes >= N), .RhDepth(RhDepth), .Bf16(Bf16),
+    .Round(ActLanes >= N)
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),

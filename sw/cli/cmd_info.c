@@ -12,8 +12,10 @@ static void help(void)
 	       "Open the device and print its identity and configuration: ID, interface version,\n"
 	       "backend, array size N, unified buffer and accumulator rows, weight FIFO tiles,\n"
 	       "queues, DMA windows, queue sizes, the implemented opcodes (STREAM_MATMUL is\n"
-	       "optional), the features (the bf16 mode is optional) and the K limit: the largest K of a GEMM, since a sum of more int8\n"
-	       "products can overflow int32 (tpu_gemm and tpu matmul refuse a larger one).\n"
+	       "optional), the features (the bf16 mode and the single and float requantization\n"
+	       "roundings are optional) and the K limit: the largest K of a GEMM, since a sum of\n"
+	       "more int8 products can overflow int32 (tpu_gemm and tpu matmul refuse a larger\n"
+	       "one).\n"
 	       "\n"
 	       "Options:\n"
 	       "  --device URI   device to use (default: the global --device)\n"
@@ -83,10 +85,12 @@ int cmd_info(const struct cli_ctx *ctx, int argc, char **argv)
 	/* OPCODES lists the optional STREAM_MATMUL; 0 = a device without the register */
 	printf("%-18s 0x%03x (STREAM_MATMUL %s)\n", "opcodes", info.opcodes,
 	       (info.opcodes >> TPU_OP_STREAM_MATMUL) & 1u ? "implemented" : "not implemented");
-	/* FEATURES: the optional bf16 mode (tpu matmul --dtype bf16) */
-	printf("%-18s 0x%x (bf16 %s)\n", "features", info.features,
+	/* FEATURES: the optional bf16 mode (tpu matmul --dtype bf16) and rounding modes */
+	printf("%-18s 0x%x (bf16 %s; requantization %s)\n", "features", info.features,
 	       info.features & TPU_FEATURES_BF16_MASK ? "implemented: --dtype bf16"
-						      : "not implemented: int8 only");
+						      : "not implemented: int8 only",
+	       info.features & TPU_FEATURES_ROUND_MASK ? "rounding double, single or float"
+						       : "rounding double only");
 	if (info.timeout_units)
 		printf("%-18s %u x 1024 cycles\n", "watchdog", info.timeout_units);
 	else

@@ -17,6 +17,7 @@ void golden_config_default(struct golden_config *cfg)
 	cfg->max_queue_entries = TPU_MAX_QUEUE_ENTRIES_DEFAULT;
 	cfg->bf16 = TPU_BF16_DEFAULT;
 	cfg->stream_mm = 1;
+	cfg->round = 1;
 }
 
 int golden_config_check(const struct golden_config *cfg, const char **what)
@@ -38,6 +39,8 @@ int golden_config_check(const struct golden_config *cfg, const char **what)
 #undef CHECK_FIELD
 	else if (cfg->bf16 > TPU_BF16_MAX) /* (TPU_BF16_MIN is 0: unsigned) */
 		bad = "bf16";
+	else if (cfg->round > 1)
+		bad = "round";
 	else if (cfg->stream_mm > 1)
 		bad = "stream";
 	if (what)
@@ -258,7 +261,9 @@ uint32_t golden_mmio_read(struct golden *g, uint32_t off)
 	case TPU_REG_HWCFG2: return g->cfg.acc_rows;
 	case TPU_REG_CAP: return cap(g);
 	case TPU_REG_OPCODES: return golden_opcodes(g);
-	case TPU_REG_FEATURES: return g->cfg.bf16 ? TPU_FEATURES_BF16_MASK : 0;
+	case TPU_REG_FEATURES:
+		return (g->cfg.bf16 ? TPU_FEATURES_BF16_MASK : 0) |
+		       (g->cfg.round ? TPU_FEATURES_ROUND_MASK : 0);
 	case TPU_REG_CC: return g->cc;
 	case TPU_REG_CSTS: return g->csts;
 	case TPU_REG_GSTAT: return g->gstat;

@@ -22,6 +22,10 @@ struct golden_config {
 	/* 1 = STREAM_MATMUL is implemented (OPCODES bit 9; default); 0 as a device built without
 	 * it (small FPGA builds, the bf16 sim model): INVALID_OPCODE */
 	uint32_t stream_mm;
+	/* 1 = the SINGLE and FLOAT requantization roundings (FEATURES.ROUND; default, as the
+	 * pipelined activation of every sim model); 0 as a device with the serial activation
+	 * (small FPGA builds): OUTPUT with OP0.ROUND != 0 is INVALID_FIELD */
+	uint32_t round;
 };
 
 /* The device's view of host memory (a link / IOMMU): both return 0 or a negative errno when any

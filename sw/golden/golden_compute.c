@@ -88,6 +88,7 @@ static uint32_t activate_int8(struct golden *g, uint32_t src, uint32_t dst, uint
 		.qmin = g->out_min,
 		.qmax = g->out_max,
 		.lut = use_lut ? g->lut : NULL,
+		.round = (enum tpu_round)g->out_round,
 	};
 
 	for (i = 0; i < rows; i++) {

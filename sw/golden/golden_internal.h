@@ -105,6 +105,7 @@ struct golden {
 	int32_t *bias, *mult, *shift;
 	int8_t lut[TPU_LUT_ENTRIES];
 	int32_t out_zp, out_min, out_max;
+	uint32_t out_round; /* OP0.ROUND of the last OUTPUT load (enum tpu_round) */
 	uint32_t *scale;   /* fp32 SCALE per channel (cfg.bf16 only, else NULL) */
 	uint32_t fmin, fmax; /* FCLAMP limits, fp32 after the input rules */
 	bool loaded[TPU_PARAM_KIND_COUNT];

@@ -114,7 +114,10 @@ static bool int8_range(uint32_t v)
 
 static void load_output(struct golden *g, const struct golden_cmd *c, struct golden_result *r)
 {
-	if (SQE(c, HOST_ADDR_LO) || SQE(c, HOST_ADDR_HI) || SQE(c, LENGTH) || SQE(c, STRIDE) ||
+	uint32_t round = (SQE(c, OP0) & TPU_LOAD_PARAMS_ROUND_MASK) >> TPU_LOAD_PARAMS_ROUND_SHIFT;
+
+	if (round > TPU_ROUND_MAX || (round != TPU_ROUND_DOUBLE && !g->cfg.round) ||
+	    SQE(c, HOST_ADDR_LO) || SQE(c, HOST_ADDR_HI) || SQE(c, LENGTH) || SQE(c, STRIDE) ||
 	    SQE(c, LOCAL_ADDR) || SQE(c, LOCAL_ADDR2) || SQE(c, ROWS) || SQE(c, COLS) ||
 	    !int8_range(SQE(c, OP1)) || !int8_range(SQE(c, OP2)) || !int8_range(SQE(c, OP3)) ||
 	    (int32_t)SQE(c, OP2) > (int32_t)SQE(c, OP3)) {
@@ -124,6 +127,7 @@ static void load_output(struct golden *g, const struct golden_cmd *c, struct gol
 	g->out_zp = (int32_t)SQE(c, OP1);
 	g->out_min = (int32_t)SQE(c, OP2);
 	g->out_max = (int32_t)SQE(c, OP3);
+	g->out_round = round;
 	g->loaded[TPU_PARAM_OUTPUT] = true;
 }
 
@@ -151,7 +155,7 @@ void golden_cmd_load_params(struct golden *g, const struct golden_cmd *c,
 	bool lut = kind == TPU_PARAM_LUT;
 	int32_t *dst;
 
-	if (kind == TPU_PARAM_OUTPUT) {
+	if ((kind & ~TPU_LOAD_PARAMS_ROUND_MASK) == TPU_PARAM_OUTPUT) {
 		load_output(g, c, r);
 		return;
 	}

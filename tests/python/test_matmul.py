@@ -52,6 +52,30 @@ def test_int8_transposed_views_are_copied(dev, rng):
     np.testing.assert_array_equal(dev.matmul(a.T, b.T), a.T.astype(np.int64) @ b.T)
 
 
+def test_int8_b_zero_point_equals_numpy(dev, rng):
+    a, b = int8(rng, 11, 50), int8(rng, 50, 13)
+    zb = rng.integers(-128, 128, 13, dtype=np.int32)
+    for given, want_zb in ((zb, zb), (-128, -128)):
+        c = dev.matmul(a, b, in_zero_point=4, b_zero_point=given)
+        np.testing.assert_array_equal(
+            c, (a.astype(np.int64) - 4) @ (b.astype(np.int64) - want_zb))
+
+
+def test_int8_float_rounding_equals_numpy_float32(dev, rng):
+    """round="float" is ONNX Runtime's requantization: fp32(acc) x fp32 scale, rounded half to
+    even, here against NumPy's float32 arithmetic (np.rint rounds half to even)."""
+    a, b = int8(rng, 16, 64), int8(rng, 64, 12)
+    scale = np.float32(0.0037)
+    m = np.frombuffer(np.float32(scale).tobytes(), np.uint32)[0]
+    mant, exp = (m & 0x7FFFFF) | 0x800000, int(m >> 23) - 127
+    # scale = mant x 2^(exp - 23) = (mant << 7) x 2^(shift - 31) with shift = exp + 1
+    c = dev.matmul(a, b, multiplier=int(mant) << 7, shift=exp + 1, out_zero_point=3,
+                   round="float")
+    acc = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float32)
+    want = np.clip(np.rint(acc * scale) + 3, -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(c, want)
+
+
 REQUANT = {
     "raw": {},
     "raw_bias_zp": dict(bias="bias", in_zero_point=3),
@@ -174,6 +198,10 @@ def test_bf16_equals_cli(bf16_dev, rng, tmp_path):
     (dict(shift=3), "shift"),
     (dict(out_zero_point=1), "out_zero_point"),
     (dict(multiplier=1 << 30, clamp=(5, 4)), "clamp"),
+    (dict(multiplier=1 << 30, round="nearest"), "round"),
+    (dict(round="float"), "round"),
+    (dict(b_zero_point=128), "b_zero_point"),
+    (dict(b_zero_point=np.zeros(3, np.int32)), "b_zero_point"),
     (dict(multiplier=1 << 30, clamp=7), "clamp"),
     (dict(multiplier=1 << 30, lut=np.zeros(255, np.int8)), "lut"),
     (dict(dtype="fp16"), "dtype"),

@@ -3,7 +3,8 @@
  * the golden numerics (tpu_activate, sw/golden/numerics.c): every output value and the row's
  * saturation count, with random idle cycles on the input and random back-pressure on the
  * output; edge numerics (every shift, SRDHM and RDBPOT ties, INT32 extremes, multiplier 0 and
- * 2^31-1, bias wrap, zero point and clamp extremes, LUT on/off, RAW32), the pipeline latency,
+ * 2^31-1, bias wrap, zero point and clamp extremes, LUT on/off, RAW32; the pipelined unit in
+ * each rounding mode, DOUBLE, SINGLE and FLOAT), the pipeline latency,
  * the loaded flags and reset, parameter read-back through the pipeline, and that the
  * handshake assertions are live. */
 #include <inttypes.h>
@@ -50,6 +51,7 @@ static unsigned capacity(const struct tpu_vact_ops *ops)
 struct params {
 	struct tpu_act_channel ch[MAX_N];
 	int32_t zp, qmin, qmax;
+	enum tpu_round round; /* DOUBLE on the serial unit (no FEATURES.ROUND) */
 	int8_t lut[256];
 };
 
@@ -117,7 +119,7 @@ static void write_param(struct sim *s, unsigned kind, unsigned index, uint32_t d
 static uint32_t output_word(const struct params *p)
 {
 	return ((uint32_t)p->zp & 0xff) | ((uint32_t)p->qmin & 0xff) << 8 |
-	       ((uint32_t)p->qmax & 0xff) << 16;
+	       ((uint32_t)p->qmax & 0xff) << 16 | (uint32_t)p->round << 24;
 }
 
 /* Loads every parameter of p (channels in random order); with_lut also the 256 LUT entries. */
@@ -140,7 +142,7 @@ static void load_params(struct sim *s, const struct params *p, bool with_lut)
 static bool check_row(const struct sim *s, const struct params *p, const struct row *r, size_t idx)
 {
 	const struct tpu_vact_out *o = &s->out;
-	struct tpu_act_output out = { p->zp, p->qmin, p->qmax, r->lut ? p->lut : NULL };
+	struct tpu_act_output out = { p->zp, p->qmin, p->qmax, r->lut ? p->lut : NULL, p->round };
 	unsigned sat_count = 0;
 	bool ok = true;
 
@@ -166,9 +168,9 @@ static bool check_row(const struct sim *s, const struct params *p, const struct 
 		if (o->out_int8[j] != want) {
 			printf("%s row %zu ch %u: acc %" PRId32 " bias %" PRId32 " M %" PRId32
 			       " s %" PRId32 " zp %" PRId32 " clamp [%" PRId32 ",%" PRId32
-			       "] lut %d -> %d, want %d\n",
+			       "] lut %d round %d -> %d, want %d\n",
 			       s->ops->name, idx, j, r->acc[j], ch->bias, ch->multiplier, ch->shift,
-			       p->zp, p->qmin, p->qmax, r->lut, o->out_int8[j], want);
+			       p->zp, p->qmin, p->qmax, r->lut, (int)p->round, o->out_int8[j], want);
 			ok = false;
 		}
 	}
@@ -264,8 +266,10 @@ static int32_t rand_acc(uint64_t *rng, int32_t bias)
 	}
 }
 
-static void rand_params(uint64_t *rng, struct params *p, unsigned n)
+/* Random parameters; modes: a random rounding mode (the pipelined unit), else DOUBLE. */
+static void rand_params(uint64_t *rng, struct params *p, unsigned n, bool modes)
 {
+	p->round = modes ? (enum tpu_round)harness_range(rng, 0, TPU_ROUND_MAX) : TPU_ROUND_DOUBLE;
 	for (unsigned j = 0; j < n; j++) {
 		struct tpu_act_channel *ch = &p->ch[j];
 		switch (harness_range(rng, 0, 15)) {
@@ -275,8 +279,14 @@ static void rand_params(uint64_t *rng, struct params *p, unsigned n)
 		case 1:
 			ch->multiplier = INT32_MAX;
 			break;
-		case 2: /* outside the spec's range, but the golden function defines it */
-			ch->multiplier = (int32_t)harness_range(rng, INT32_MIN, -1);
+		case 2: /* outside the spec's range, but the golden function defines it (for
+			 * DOUBLE; FLOAT takes every M <= 0 as 0 and the RTL does not) */
+			ch->multiplier = p->round == TPU_ROUND_FLOAT
+						 ? (int32_t)harness_range(rng, 1, 1 << 30)
+						 : (int32_t)harness_range(rng, INT32_MIN, -1);
+			break;
+		case 3: /* an fp32 significand (what tpu_float_multiplier gives) */
+			ch->multiplier = (int32_t)harness_range(rng, 1 << 23, (1 << 24) - 1) << 7;
 			break;
 		default:
 			ch->multiplier = (int32_t)harness_range(rng, 1 << 30, INT32_MAX);
@@ -315,7 +325,7 @@ START_TEST(act_random_stream)
 
 	sim_open(&s, ops, harness_seed() ^ 0x72616e64ull ^ ((uint64_t)ops->n << 40));
 	for (int set = 0; set < 12; set++) {
-		rand_params(&s.rng, &p, s.n);
+		rand_params(&s.rng, &p, s.n, s.ops->lanes == 0);
 		load_params(&s, &p, true);
 		for (int batch = 0; batch < 4; batch++) {
 			/* one "command": the same flags for its rows, last on its final row */
@@ -347,7 +357,7 @@ START_TEST(act_mixed_flags)
 	static struct row rows[BATCH_MAX];
 
 	sim_open(&s, ops, harness_seed() ^ 0x6d697864ull ^ ((uint64_t)ops->n << 40));
-	rand_params(&s.rng, &p, s.n);
+	rand_params(&s.rng, &p, s.n, s.ops->lanes == 0);
 	load_params(&s, &p, true);
 	for (int batch = 0; batch < 6; batch++) {
 		for (size_t r = 0; r < BATCH_MAX; r++) {
@@ -407,7 +417,9 @@ static size_t edge_values(int32_t *v, size_t max)
 }
 
 /* Every shift -31..30 with a set of multipliers (0, 1, 2^15, 2^30, 2^31-1, INT32_MIN and
- * random), rows of edge values, rotating zero point / clamp extremes and the LUT. */
+ * random), rows of edge values, rotating zero point / clamp extremes and the LUT; the whole
+ * sweep in each rounding mode on the pipelined unit (FLOAT with 2^31 - 128, an fp32
+ * significand, for INT32_MIN, a multiplier LOAD_PARAMS refuses). */
 START_TEST(act_edge_numerics)
 {
 	const struct tpu_vact_ops *ops = models[_i];
@@ -429,11 +441,16 @@ START_TEST(act_edge_numerics)
 	sim_open(&s, ops, harness_seed() ^ 0x65646765ull ^ ((uint64_t)ops->n << 40));
 	for (unsigned i = 0; i < 256; i++)
 		p.lut[i] = (int8_t)(255 - i); /* a LUT that visibly differs from the identity */
-	for (unsigned base = 0, load = 0; base < n_cfg; base += s.n, load++) {
+	unsigned modes = ops->lanes ? 1 : TPU_ROUND_MAX + 1;
+	for (unsigned sweep = 0, load = 0; sweep < modes * n_cfg; sweep += s.n, load++) {
+		unsigned base = sweep % n_cfg;
+		p.round = (enum tpu_round)(sweep / n_cfg);
 		for (unsigned j = 0; j < s.n; j++) {
 			unsigned c = (base + j) % n_cfg;
 			p.ch[j].shift = TPU_SHIFT_MIN + (int32_t)(c % n_shifts);
 			p.ch[j].multiplier = mults[c / n_shifts];
+			if (p.round == TPU_ROUND_FLOAT && p.ch[j].multiplier < 0)
+				p.ch[j].multiplier = 0x7fffff80;
 			p.ch[j].bias = 0;
 		}
 		const int32_t *o = outs[load % (sizeof(outs) / sizeof(outs[0]))];
@@ -503,7 +520,7 @@ START_TEST(act_latency_and_stall)
 	struct sim s;
 
 	sim_open(&s, ops, harness_seed() ^ 0x6c6174ull ^ ((uint64_t)ops->n << 40));
-	rand_params(&s.rng, &p, s.n);
+	rand_params(&s.rng, &p, s.n, s.ops->lanes == 0);
 	load_params(&s, &p, false);
 
 	/* latency */
@@ -601,7 +618,7 @@ START_TEST(act_loaded_flags_and_reset)
 		want |= 1u << kinds[k];
 		ck_assert_uint_eq(s.out.loaded, want);
 	}
-	rand_params(&s.rng, &p, s.n);
+	rand_params(&s.rng, &p, s.n, s.ops->lanes == 0);
 	load_params(&s, &p, true);
 	s.in.rst = true;
 	sim_cycle(&s);
