@@ -27,7 +27,7 @@ comma        := ,
 pc_tpu = 'prefix=$(1)' 'includedir=$(2)' 'libdir=$(3)' '' 'Name: tpu' \
          'Description: host driver of the tpu accelerator (golden and, with tpu-sim, sim)' \
          'Version: $(TPU_VERSION)' 'Cflags: -I$${includedir}$(4)' 'Libs: -L$${libdir}$(5) -ltpu' \
-         'Libs.private: -lm'
+         'Libs.private: -lm -lprotobuf-c'
 # the sim models: no symbol of libtpu_sim.so is referenced strongly, so keep it linked even
 # where the toolchain links --as-needed
 pc_sim = 'prefix=$(1)' 'libdir=$(3)' '' 'Name: tpu-sim' \

@@ -26,8 +26,16 @@ void mfx_requantize(struct tpu_model *m, uint32_t i)
 	struct tpu_layer *l = &m->layers[i];
 	for (uint32_t j = 0; j < l->out_c; j++) {
 		int shift;
-		double r = (double)q_in->scale * (double)l->w_scale[j] / (double)l->out.scale;
-		ck_assert_int_eq(tpu_quantize_multiplier(r, &l->multiplier[j], &shift), 0);
+		if (l->round == TPU_ROUND_FLOAT) {
+			float p = q_in->scale * l->w_scale[j];
+			float r = p / l->out.scale;
+			ck_assert_int_eq(tpu_float_multiplier(r, &l->multiplier[j], &shift), 0);
+		} else {
+			double r =
+			    (double)q_in->scale * (double)l->w_scale[j] / (double)l->out.scale;
+			ck_assert_int_eq(tpu_quantize_multiplier(r, &l->multiplier[j], &shift),
+					 0);
+		}
 		l->shift[j] = shift;
 	}
 }
@@ -131,6 +139,18 @@ struct tpu_model *mfx_small(uint64_t *seed)
 	return mfx_build(seed, "small", 6, 6, 2, spec, 3);
 }
 
+struct tpu_model *mfx_small_v2(uint64_t *seed)
+{
+	struct tpu_model *m = mfx_small(seed);
+	m->layers[0].round = TPU_ROUND_SINGLE;
+	m->layers[2].round = TPU_ROUND_FLOAT;
+	mfx_requantize(m, 2);
+	m->in_type = TPU_IO_UINT8;
+	m->out_type = TPU_IO_UINT8;
+	m->in_round = TPU_INPUT_ROUND_EVEN;
+	return m;
+}
+
 /* Array sizes of layer i, from the shapes of the layers before it. */
 static void layer_sizes(const struct tpu_model *m, uint32_t i, size_t *nw, size_t *nc)
 {
@@ -174,6 +194,9 @@ void mfx_assert_equal(const struct tpu_model *a, const struct tpu_model *b)
 	ck_assert_msg(!memcmp(&a->float_accuracy, &b->float_accuracy, 4), "float_accuracy");
 	ck_assert_msg(!memcmp(&a->int8_accuracy, &b->int8_accuracy, 4), "int8_accuracy");
 	ck_assert_uint_eq(a->n_layers, b->n_layers);
+	ck_assert_uint_eq(a->in_type, b->in_type);
+	ck_assert_uint_eq(a->out_type, b->out_type);
+	ck_assert_uint_eq(a->in_round, b->in_round);
 	for (uint32_t i = 0; i < a->n_layers; i++) {
 		const struct tpu_layer *x = &a->layers[i], *y = &b->layers[i];
 		const uint32_t fx[] = {x->type,	     x->kernel_h, x->kernel_w,	 x->stride_h,
@@ -183,6 +206,7 @@ void mfx_assert_equal(const struct tpu_model *a, const struct tpu_model *b)
 				       y->stride_w,  y->pad_top,  y->pad_bottom, y->pad_left,
 				       y->pad_right, y->out_c,	  y->act};
 		ck_assert_msg(!memcmp(fx, fy, sizeof(fx)), "layer %u: shape fields differ", i);
+		ck_assert_uint_eq(x->round, y->round);
 		ck_assert_msg(!memcmp(&x->out, &y->out, sizeof(x->out)), "layer %u: out", i);
 		size_t nw, nc;
 		layer_sizes(a, i, &nw, &nc);

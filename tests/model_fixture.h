@@ -26,7 +26,12 @@ struct tpu_model *mfx_build(uint64_t *seed, const char *name, uint32_t in_h, uin
  * DENSE 27 -> 4 with SIGMOID (LUT). */
 struct tpu_model *mfx_small(uint64_t *seed);
 
-/* Recompute layer i's multiplier/shift from its scales (after a test changed one). */
+/* mfx_small with every format-2 field set: CONV2D in SINGLE, DENSE in FLOAT rounding, uint8
+ * input and output, input rounded half to even. */
+struct tpu_model *mfx_small_v2(uint64_t *seed);
+
+/* Recompute layer i's multiplier/shift from its scales and rounding mode (after a test changed
+ * one). */
 void mfx_requantize(struct tpu_model *m, uint32_t i);
 
 /* Assert that a and b are the same model, field by field and array by array. */

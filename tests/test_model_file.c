@@ -13,6 +13,7 @@
 
 #include "harness.h"
 #include "model_fixture.h"
+#include "model_priv.h"
 #include "tpu/model.h"
 #include "tpu/numerics.h"
 
@@ -301,7 +302,8 @@ END_TEST
 START_TEST(truncated_at_every_offset)
 {
 	uint64_t seed = harness_seed() ^ 0x7a;
-	struct tpu_model *m = mfx_small(&seed);
+	/* _i = 0: format 1.0, 1: format 2.0 */
+	struct tpu_model *m = _i ? mfx_small_v2(&seed) : mfx_small(&seed);
 	size_t len;
 	uint8_t *img = image_of(m, &len);
 	for (size_t n = 0; n < len; n++) {
@@ -471,16 +473,19 @@ START_TEST(bad_header)
 	expect_load_err((const uint8_t *)"PK\3\4", 4, -EINVAL, "bad magic");
 	expect_load_err((const uint8_t *)"TPU", 3, -EINVAL, "truncated");
 	expect_load_err(NULL, 0, -EINVAL, "truncated");
-	expect_edit_err(img, len, 4, 2, "unsupported format version 2.0");
+	expect_edit_err(img, len, 4, 3, "unsupported format version 3.0 (this reader reads 1.x "
+					"and 2.x)");
 	expect_edit_err(img, len, 4, 0, "unsupported format version 0.0");
 	expect_edit_err(img, len, 4, 0xFFFF, "unsupported format version 65535.0");
+	/* a 1.0 file that says 2.0 lacks the format-2 fields */
+	expect_edit_err(img, len, 4, 2, "model section: body of 72 bytes (format 2 expects 84)");
 	/* a version change without the CRC fixed is still a version error: the version is read
 	 * first, so files of a future layout get the right message */
 	uint8_t *b = malloc(len);
 	ck_assert_ptr_nonnull(b);
 	memcpy(b, img, len);
-	b[4] = 2;
-	expect_load_err(b, len, -EINVAL, "unsupported format version 2.0");
+	b[4] = 3;
+	expect_load_err(b, len, -EINVAL, "unsupported format version 3.0");
 	memcpy(b, img, len);
 	b[13] ^= 1;
 	expect_load_err(b, len, -EINVAL, "file header: checksum mismatch");
@@ -743,6 +748,186 @@ START_TEST(layer_out_shapes)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------------ format 2 */
+
+/* A model with a format-2 field is written as 2.0: the MODL body grows by in_type, out_type
+ * and in_round, each LAYR body by round after the LUT; it loads back equal and saves to the
+ * same bytes. */
+START_TEST(format2_round_trip_and_layout)
+{
+	uint64_t seed = harness_seed() ^ 0x90;
+	struct tpu_model *m = mfx_small_v2(&seed), *back;
+	char err[256];
+	size_t len, len2;
+	uint8_t *img = image_of(m, &len);
+	ck_assert_uint_eq(rd32(img + 4), 2); /* major 2, minor 0 */
+	size_t mb = body_at(img, len, 0);
+	ck_assert_uint_eq(rd32(img + mb - 4), 84);
+	ck_assert_uint_eq(rd32(img + mb + 72), TPU_IO_UINT8);
+	ck_assert_uint_eq(rd32(img + mb + 76), TPU_IO_UINT8);
+	ck_assert_uint_eq(rd32(img + mb + 80), TPU_INPUT_ROUND_EVEN);
+	static const uint32_t want_round[3] = {TPU_ROUND_SINGLE, 0, TPU_ROUND_FLOAT};
+	for (unsigned s = 1; s <= 3; s++) {
+		size_t b = body_at(img, len, s);
+		uint32_t blen = rd32(img + b - 4);
+		ck_assert_uint_eq(rd32(img + b + blen - 4), want_round[s - 1]);
+	}
+	ck_assert_msg(tpu_model_load_mem(img, len, &back, err, sizeof(err)) == 0, "%s", err);
+	mfx_assert_equal(m, back);
+	uint8_t *img2 = image_of(back, &len2);
+	ck_assert_uint_eq(len, len2);
+	ck_assert(!memcmp(img, img2, len));
+	/* one format-2 field alone is enough for 2.0; none gives 1.0 */
+	tpu_model_free(back);
+	back = mfx_small(&seed);
+	ck_assert_uint_eq(tpu_model_format_major(back), 1);
+	back->out_type = TPU_IO_UINT8;
+	ck_assert_uint_eq(tpu_model_format_major(back), 2);
+	back->out_type = 0;
+	back->layers[0].round = TPU_ROUND_SINGLE;
+	ck_assert_uint_eq(tpu_model_format_major(back), 2);
+	tpu_model_free(back);
+	free(img2);
+	free(img);
+	tpu_model_free(m);
+}
+END_TEST
+
+/* The shipped models use only format-1 fields: they load and save to their own bytes, 1.0. */
+START_TEST(format1_models_unchanged)
+{
+	static const char *const paths[] = {"models/digits-mlp.tpum", "models/digits-cnn.tpum"};
+	for (size_t k = 0; k < 2; k++) {
+		struct tpu_model *m;
+		char err[256];
+		size_t len, len2;
+		uint8_t *file = slurp(paths[k], &len);
+		ck_assert_uint_eq(rd32(file + 4), 1);
+		ck_assert_msg(tpu_model_load_mem(file, len, &m, err, sizeof(err)) == 0, "%s: %s",
+			      paths[k], err);
+		uint8_t *img = image_of(m, &len2);
+		ck_assert_uint_eq(len, len2);
+		ck_assert_msg(!memcmp(file, img, len), "%s: saved bytes differ", paths[k]);
+		free(img);
+		free(file);
+		tpu_model_free(m);
+	}
+}
+END_TEST
+
+/* A reader of format 1.0 only (the rules of the releases before format 2) refuses a 2.0 file
+ * with the message those readers give. */
+START_TEST(format2_refused_by_format1_reader)
+{
+	uint64_t seed = harness_seed() ^ 0x91;
+	struct tpu_model *m = mfx_small_v2(&seed), *out = NULL;
+	size_t len;
+	uint8_t *img = image_of(m, &len);
+	char err[256];
+	ck_assert_int_eq(tpu_model_load_mem_major(img, len, 1, &out, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_null(out);
+	ck_assert_str_eq(err, "unsupported format version 2.0 (this reader reads 1.x)");
+	free(img);
+	tpu_model_free(m);
+	m = mfx_small(&seed);
+	img = image_of(m, &len);
+	ck_assert_msg(tpu_model_load_mem_major(img, len, 1, &out, err, sizeof(err)) == 0, "%s", err);
+	tpu_model_free(out);
+	free(img);
+	tpu_model_free(m);
+}
+END_TEST
+
+START_TEST(format2_bad_fields)
+{
+	uint64_t seed = harness_seed() ^ 0x92;
+	struct tpu_model *m = mfx_small_v2(&seed);
+	size_t len;
+	uint8_t *img = image_of(m, &len);
+	size_t mb = body_at(img, len, 0), c = body_at(img, len, 1), p = body_at(img, len, 2),
+	       d = body_at(img, len, 3);
+	size_t c_round = c + rd32(img + c - 4) - 4, p_round = p + rd32(img + p - 4) - 4,
+	       d_round = d + rd32(img + d - 4) - 4;
+	/* in a file, with the checksums fixed */
+	expect_edit_err(img, len, mb + 72, 2, "model: in_type: 2 (0 INT8, 1 UINT8)");
+	expect_edit_err(img, len, mb + 76, 9, "model: out_type: 9 (0 INT8, 1 UINT8)");
+	expect_edit_err(img, len, mb + 80, 2, "model: in_round: 2");
+	expect_edit_err(img, len, c_round, 3, "layer 0 (CONV2D): round: unknown rounding mode 3");
+	expect_edit_err(img, len, p_round, 1, "layer 1 (MAXPOOL2D): round: 1 (must be 0");
+	/* DOUBLE checks the multiplier in double: the fp32 ratio's encoding differs */
+	expect_edit_err(img, len, d_round, TPU_ROUND_DOUBLE,
+			"layer 2 (DENSE): multiplier[0] = ");
+	/* in memory */
+	char err[256];
+	ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
+	m->in_type = 2;
+	expect_invalid(m, "model: in_type: 2");
+	m->in_type = TPU_IO_UINT8;
+	m->layers[2].round = 7;
+	expect_invalid(m, "layer 2 (DENSE): round: unknown rounding mode 7 (0 DOUBLE, 1 SINGLE, "
+			  "2 FLOAT)");
+	/* FLOAT: the multiplier of the fp32 ratio, not of the double one */
+	m->layers[2].round = TPU_ROUND_FLOAT;
+	int32_t keep = m->layers[2].multiplier[1];
+	m->layers[2].multiplier[1] = keep ^ 0x40;
+	expect_invalid(m, "layer 2 (DENSE): multiplier[1] = ");
+	m->layers[2].multiplier[1] = keep;
+	/* a ratio below the normal floats has no FLOAT encoding */
+	m->layers[2].w_scale[0] = 1e-37f;
+	m->layers[2].out.scale = 1e6f;
+	expect_invalid(m, "layer 2 (DENSE): w_scale[0]: in.scale x w_scale / out.scale");
+	free(img);
+	tpu_model_free(m);
+}
+END_TEST
+
+/* The FLOAT check computes in.scale x w_scale / out.scale in fp32, in that order: a case where
+ * the fp32 and double ratios have different encodings, each accepted in its own mode only. */
+START_TEST(format2_float_ratio)
+{
+	uint64_t seed = harness_seed() ^ 0x93;
+	struct tpu_model *m = mfx_small_v2(&seed);
+	struct tpu_layer *d = &m->layers[2];
+	const struct tpu_quant *q = &m->layers[1].out;
+	float pf = q->scale * d->w_scale[0];
+	float rf = pf / d->out.scale;
+	double rd = (double)q->scale * (double)d->w_scale[0] / (double)d->out.scale;
+	/* the fp32 ratio encoded exactly: significand << 7 and the binary exponent */
+	int e;
+	float sig = frexpf(rf, &e);
+	ck_assert_int_eq(d->multiplier[0], (int32_t)ldexpf(sig, 24) << 7);
+	ck_assert_int_eq(d->shift[0], e);
+	if ((double)rf != rd) { /* almost always: the double ratio is not an fp32 value */
+		int32_t mq;
+		int sq;
+		ck_assert_int_eq(tpu_quantize_multiplier(rd, &mq, &sq), 0);
+		ck_assert(mq != d->multiplier[0] || sq != d->shift[0]);
+	}
+	tpu_model_free(m);
+}
+END_TEST
+
+/* Input rounding: half away from zero (1.0 models), half to even (ONNX). */
+START_TEST(input_rounding)
+{
+	uint64_t seed = harness_seed() ^ 0x94;
+	struct tpu_model *m = mfx_small(&seed);
+	m->in.scale = 1.0f;
+	m->in.zero_point = 0;
+	m->in_range = 1.0f;
+	const float raw[6] = {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 300.0f};
+	static const int8_t away[6] = {1, 2, 3, -1, -3, 127}, even[6] = {0, 2, 2, 0, -2, 127};
+	int8_t q[6];
+	tpu_model_quantize_input(m, raw, 6, q);
+	ck_assert(!memcmp(q, away, 6));
+	m->in_round = TPU_INPUT_ROUND_EVEN;
+	tpu_model_quantize_input(m, raw, 6, q);
+	ck_assert(!memcmp(q, even, 6));
+	tpu_model_free(m);
+}
+END_TEST
+
 static Suite *model_file_suite(void)
 {
 	Suite *s = suite_create("model_file");
@@ -751,7 +936,7 @@ static Suite *model_file_suite(void)
 	tcase_add_test(tc, crc32_known_value);
 	tcase_add_test(tc, round_trip_and_layout);
 	tcase_add_test(tc, name_padding_is_canonical);
-	tcase_add_test(tc, truncated_at_every_offset);
+	tcase_add_loop_test(tc, truncated_at_every_offset, 0, 2);
 	tcase_add_test(tc, trailing_bytes);
 	tcase_add_test(tc, every_single_bit_flip);
 	tcase_add_test(tc, random_edits_with_valid_crcs);
@@ -761,6 +946,12 @@ static Suite *model_file_suite(void)
 	tcase_add_test(tc, bad_models_in_memory);
 	tcase_add_test(tc, load_and_save_errors);
 	tcase_add_test(tc, layer_out_shapes);
+	tcase_add_test(tc, format2_round_trip_and_layout);
+	tcase_add_test(tc, format1_models_unchanged);
+	tcase_add_test(tc, format2_refused_by_format1_reader);
+	tcase_add_test(tc, format2_bad_fields);
+	tcase_add_test(tc, format2_float_ratio);
+	tcase_add_test(tc, input_rounding);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -47,7 +47,7 @@ static int8_t ref_act(const struct tpu_layer *l, uint32_t j, int64_t acc)
 	struct tpu_act_channel ch = {l->bias[j], l->multiplier[j], l->shift[j]};
 	bool lut = l->act == TPU_ACT_SIGMOID || l->act == TPU_ACT_TANH;
 	struct tpu_act_output o = {l->out.zero_point, qmin, qmax, lut ? l->lut : NULL,
-				  TPU_ROUND_DOUBLE};
+				   (enum tpu_round)l->round};
 	return tpu_activate(wrap32(acc), &ch, &o, NULL);
 }
 
@@ -276,6 +276,50 @@ START_TEST(sim_matches_golden_and_reference)
 }
 END_TEST
 
+/* Layers in the SINGLE and FLOAT rounding modes (format 2.0) run with their own mode on a
+ * device with FEATURES.ROUND (golden and sim, each against the reference), and are refused
+ * with -ENOTSUP, nothing run, on one without. */
+START_TEST(rounding_modes_per_layer)
+{
+	uint64_t seed = harness_seed() ^ 0x3003;
+	static const struct mfx_spec spec[] = {
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 4, TPU_ACT_RELU},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_NONE},
+	};
+	struct tpu_model *m = mfx_build(&seed, "rounds", 6, 6, 2, spec, 3);
+	m->layers[0].round = TPU_ROUND_SINGLE;
+	m->layers[2].round = TPU_ROUND_FLOAT;
+	mfx_requantize(m, 0);
+	mfx_requantize(m, 2);
+	size_t batch = 7;
+	int8_t *in = random_input(&seed, m, batch);
+	int8_t *want = malloc(batch * m->num_classes), *got = malloc(batch * m->num_classes);
+	ck_assert(want && got);
+	ref_run(m, batch, in, want);
+	assert_varied(want, batch * m->num_classes);
+	const char *uris[2] = {"golden", sim_have(8) ? "sim:n=8,latency=10" : NULL};
+	for (int k = 0; k < 2 && uris[k]; k++) {
+		tpu_dev *dev;
+		struct tpu_info info;
+		ck_assert_int_eq(tpu_open(uris[k], &dev), 0);
+		ck_assert_int_eq(tpu_get_info(dev, &info), 0);
+		int rc = tpu_model_run(dev, m, batch, in, got, NULL);
+		if (info.features & TPU_FEATURES_ROUND_MASK) {
+			ck_assert_msg(rc == 0, "%s: %s", uris[k], tpu_ops_last_error(dev));
+			assert_same(got, want, batch * m->num_classes, uris[k]);
+		} else {
+			ck_assert_int_eq(rc, -ENOTSUP);
+		}
+		ck_assert_int_eq(tpu_close(dev), 0);
+	}
+	free(got);
+	free(want);
+	free(in);
+	tpu_model_free(m);
+}
+END_TEST
+
 START_TEST(big_batch_small_arena)
 {
 	/* 300 examples through a 64 KiB DMA arena: the first conv's im2col alone is
@@ -361,6 +405,7 @@ static Suite *model_run_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, golden_matches_reference);
 	tcase_add_test(tc, sim_matches_golden_and_reference);
+	tcase_add_test(tc, rounding_modes_per_layer);
 	tcase_add_test(tc, big_batch_small_arena);
 	tcase_add_test(tc, run_rejects_bad_arguments);
 	tcase_add_test(tc, quantize_input_and_argmax);

@@ -13,6 +13,7 @@
 
 static const char *const act_names[] = {"NONE", "RELU", "RELU6", "SIGMOID", "TANH"};
 #define N_ACTS (sizeof(act_names) / sizeof(act_names[0]))
+static const char *const round_names[] = {"DOUBLE", "SINGLE", "FLOAT"};
 
 const char *tpu_layer_type_name(uint32_t type)
 {
@@ -215,6 +216,14 @@ int tpu_model_layer_geom(const struct tpu_layer *l, uint32_t i, uint32_t in_h, u
 					    "act: unknown activation %u (0 NONE, 1 RELU, 2 RELU6, "
 					    "3 SIGMOID, 4 TANH)",
 					    l->act);
+	if (l->type == TPU_LAYER_MAXPOOL2D && l->round)
+		return tpu_model_layer_fail(err, errlen, i, l->type,
+					    "round: %u (must be 0 for MAXPOOL2D)", l->round);
+	if (l->round > TPU_ROUND_MAX)
+		return tpu_model_layer_fail(err, errlen, i, l->type,
+					    "round: unknown rounding mode %u (0 DOUBLE, 1 SINGLE, "
+					    "2 FLOAT)",
+					    l->round);
 	uint64_t out_elems = (uint64_t)g->out_h * g->out_w * g->out_c;
 	if (out_elems > TPU_MODEL_MAX_ELEMS)
 		return tpu_model_layer_fail(err, errlen, i, l->type,
@@ -285,6 +294,16 @@ int tpu_model_check_header(const struct tpu_model *m, char *err, size_t errlen)
 	if (m->n_layers < 1 || m->n_layers > TPU_MODEL_MAX_LAYERS)
 		return tpu_model_fail(err, errlen, -EINVAL, "model: n_layers: %u (must be 1..%d)",
 				      m->n_layers, TPU_MODEL_MAX_LAYERS);
+	if (m->in_type > TPU_IO_UINT8)
+		return tpu_model_fail(err, errlen, -EINVAL,
+				      "model: in_type: %u (0 INT8, 1 UINT8)", m->in_type);
+	if (m->out_type > TPU_IO_UINT8)
+		return tpu_model_fail(err, errlen, -EINVAL,
+				      "model: out_type: %u (0 INT8, 1 UINT8)", m->out_type);
+	if (m->in_round > TPU_INPUT_ROUND_EVEN)
+		return tpu_model_fail(err, errlen, -EINVAL,
+				      "model: in_round: %u (0 half away from zero, 1 half to even)",
+				      m->in_round);
 	if (m->num_classes < 1 || m->num_classes > TPU_MODEL_MAX_ELEMS)
 		return tpu_model_fail(err, errlen, -EINVAL,
 				      "model: num_classes: %u (must be 1..%u)", m->num_classes,
@@ -309,16 +328,30 @@ static int check_channels(const struct tpu_layer *l, uint32_t i, const struct tp
 			return tpu_model_layer_fail(err, errlen, i, l->type,
 						    "shift[%u] = %d (must be %d..%d)", j,
 						    (int)l->shift[j], TPU_SHIFT_MIN, TPU_SHIFT_MAX);
-		/* the same expression the quantizer uses, so the result is bit-identical */
-		double r = (double)q_in->scale * (double)l->w_scale[j] / (double)l->out.scale;
 		int32_t mult;
 		int shift;
-		if (tpu_quantize_multiplier(r, &mult, &shift))
+		double r;
+		int bad;
+		if (l->round == TPU_ROUND_FLOAT) {
+			/* ONNX Runtime's output scale: x_scale * w_scale / y_scale in fp32, in that
+			 * order (onnxruntime/core/providers/cpu/quantization/qlinearconv.cc,
+			 * quantize_linear_matmul.cc); each assignment rounds to float */
+			float p = q_in->scale * l->w_scale[j];
+			float rf = p / l->out.scale;
+			r = rf;
+			bad = tpu_float_multiplier(rf, &mult, &shift);
+		} else {
+			/* the same expression the quantizer uses, so the result is bit-identical */
+			r = (double)q_in->scale * (double)l->w_scale[j] / (double)l->out.scale;
+			bad = tpu_quantize_multiplier(r, &mult, &shift);
+		}
+		if (bad)
 			return tpu_model_layer_fail(
 			    err, errlen, i, l->type,
 			    "w_scale[%u]: in.scale x w_scale / out.scale = %g "
-			    "needs a shift above %d",
-			    j, r, TPU_SHIFT_MAX);
+			    "is not a valid %s multiplier (a shift above %d%s)",
+			    j, r, round_names[l->round], TPU_SHIFT_MAX,
+			    l->round == TPU_ROUND_FLOAT ? ", or below the normal floats" : "");
 		if (l->multiplier[j] != mult)
 			return tpu_model_layer_fail(err, errlen, i, l->type,
 						    "multiplier[%u] = %d does not match scales "

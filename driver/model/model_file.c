@@ -19,7 +19,9 @@
 #define HEADER_BYTES 16u
 #define SECTION_FRAMING 12u    /* tag, body length, CRC */
 #define MODEL_BODY_BYTES 72u   /* name[32] + 10 x 4 */
+#define MODEL_BODY2_BYTES 12u  /* format 2 appends in_type, out_type, in_round */
 #define LAYER_FIXED_BYTES 56u  /* index, 11 u32 fields, out.scale, out.zero_point */
+#define LAYER_BODY2_BYTES 4u   /* format 2 appends round after the arrays */
 #define LAYER_COUNTS_BYTES 24u /* one u32 count per array */
 
 /* ---------------------------------------------------------------- CRC-32 (IEEE 802.3, zlib) */
@@ -122,15 +124,16 @@ static void w_section_end(struct wbuf *w, size_t start)
 	w_u32(w, tpu_model_crc32(0, w->p + start, w->off - start));
 }
 
-static uint64_t layer_body_bytes(const struct tpu_layer_geom *g)
+static uint64_t layer_body_bytes(const struct tpu_layer_geom *g, uint32_t major)
 {
-	return LAYER_FIXED_BYTES + LAYER_COUNTS_BYTES + g->n_weights + 16ull * g->n_chan + g->n_lut;
+	return LAYER_FIXED_BYTES + LAYER_COUNTS_BYTES + g->n_weights + 16ull * g->n_chan + g->n_lut +
+	       (major >= 2 ? LAYER_BODY2_BYTES : 0);
 }
 
 static void write_layer(struct wbuf *w, const struct tpu_layer *l, uint32_t i,
-			const struct tpu_layer_geom *g)
+			const struct tpu_layer_geom *g, uint32_t major)
 {
-	size_t start = w_section_begin(w, "LAYR", (uint32_t)layer_body_bytes(g));
+	size_t start = w_section_begin(w, "LAYR", (uint32_t)layer_body_bytes(g, major));
 	const uint32_t fixed[] = {i,	       l->type,	     l->kernel_h, l->kernel_w,
 				  l->stride_h, l->stride_w,  l->pad_top,  l->pad_bottom,
 				  l->pad_left, l->pad_right, l->out_c,	  l->act};
@@ -146,7 +149,19 @@ static void write_layer(struct wbuf *w, const struct tpu_layer *l, uint32_t i,
 	w_array32(w, l->shift, g->n_chan);
 	w_u32(w, g->n_lut);
 	w_bytes(w, l->lut, g->n_lut);
+	if (major >= 2)
+		w_u32(w, l->round);
 	w_section_end(w, start);
+}
+
+uint32_t tpu_model_format_major(const struct tpu_model *m)
+{
+	if (m->in_type || m->out_type || m->in_round)
+		return 2;
+	for (uint32_t i = 0; i < m->n_layers && i < TPU_MODEL_MAX_LAYERS; i++)
+		if (m->layers[i].round)
+			return 2;
+	return 1;
 }
 
 int tpu_model_serialize(const struct tpu_model *m, uint8_t **out, size_t *out_len, char *err,
@@ -160,13 +175,15 @@ int tpu_model_serialize(const struct tpu_model *m, uint8_t **out, size_t *out_le
 	int rc = tpu_model_validate(m, err, errlen);
 	if (rc)
 		return rc;
-	uint64_t total = HEADER_BYTES + SECTION_FRAMING + MODEL_BODY_BYTES;
+	uint32_t major = tpu_model_format_major(m);
+	uint32_t model_body = MODEL_BODY_BYTES + (major >= 2 ? MODEL_BODY2_BYTES : 0);
+	uint64_t total = HEADER_BYTES + SECTION_FRAMING + model_body;
 	uint32_t h = m->in_h, wd = m->in_w, c = m->in_c;
 	for (uint32_t i = 0; i < m->n_layers; i++) {
 		rc = tpu_model_layer_geom(&m->layers[i], i, h, wd, c, &geom[i], err, errlen);
 		if (rc)
 			return rc;
-		total += SECTION_FRAMING + layer_body_bytes(&geom[i]);
+		total += SECTION_FRAMING + layer_body_bytes(&geom[i], major);
 		h = geom[i].out_h;
 		wd = geom[i].out_w;
 		c = geom[i].out_c;
@@ -180,11 +197,11 @@ int tpu_model_serialize(const struct tpu_model *m, uint8_t **out, size_t *out_le
 		return tpu_model_fail(err, errlen, -ENOMEM, "out of memory for %llu bytes",
 				      (unsigned long long)total);
 	w_bytes(&w, MODEL_MAGIC, 4);
-	w_u32(&w, TPU_MODEL_FORMAT_MAJOR | (uint32_t)TPU_MODEL_FORMAT_MINOR << 16);
+	w_u32(&w, major | (uint32_t)TPU_MODEL_FORMAT_MINOR << 16);
 	w_u32(&w, (uint32_t)total);
 	w_u32(&w, tpu_model_crc32(0, w.p, 12));
 
-	size_t start = w_section_begin(&w, "MODL", MODEL_BODY_BYTES);
+	size_t start = w_section_begin(&w, "MODL", model_body);
 	char name[TPU_MODEL_NAME_MAX] = {0}; /* zero padding after the NUL: one encoding */
 	memcpy(name, m->name, strnlen(m->name, TPU_MODEL_NAME_MAX));
 	w_bytes(&w, name, sizeof(name));
@@ -198,9 +215,14 @@ int tpu_model_serialize(const struct tpu_model *m, uint8_t **out, size_t *out_le
 	w_f32(&w, m->float_accuracy);
 	w_f32(&w, m->int8_accuracy);
 	w_u32(&w, m->n_layers);
+	if (major >= 2) {
+		w_u32(&w, m->in_type);
+		w_u32(&w, m->out_type);
+		w_u32(&w, m->in_round);
+	}
 	w_section_end(&w, start);
 	for (uint32_t i = 0; i < m->n_layers; i++)
-		write_layer(&w, &m->layers[i], i, &geom[i]);
+		write_layer(&w, &m->layers[i], i, &geom[i], major);
 	*out = w.p;
 	*out_len = (size_t)total;
 	return 0;
@@ -277,22 +299,28 @@ static int read_section(struct rd *r, const char *tag, const char *what, struct 
 
 /* The body's bytes after what this reader knows: none, unless the file is a newer minor
  * version (which may append fields; they are covered by the CRC and ignored). */
-static int check_body_end(const struct rd *b, uint32_t minor, const char *what, char *err,
+struct version {
+	uint32_t major, minor;
+};
+
+static int check_body_end(const struct rd *b, struct version v, const char *what, char *err,
 			  size_t errlen)
 {
-	if (b->off == b->len || minor > TPU_MODEL_FORMAT_MINOR)
+	if (b->off == b->len || v.minor > TPU_MODEL_FORMAT_MINOR)
 		return 0;
 	return tpu_model_fail(err, errlen, -EINVAL,
 			      "%s: %zu bytes after the last field (format %u.%u has none)", what,
-			      b->len - b->off, TPU_MODEL_FORMAT_MAJOR, minor);
+			      b->len - b->off, v.major, v.minor);
 }
 
-static int parse_model(struct rd *b, uint32_t minor, struct tpu_model *m, char *err, size_t errlen)
+static int parse_model(struct rd *b, struct version v, struct tpu_model *m, char *err,
+		       size_t errlen)
 {
-	if (b->len < MODEL_BODY_BYTES)
+	uint32_t want = MODEL_BODY_BYTES + (v.major >= 2 ? MODEL_BODY2_BYTES : 0);
+	if (b->len < want)
 		return tpu_model_fail(err, errlen, -EINVAL,
-				      "model section: body of %zu bytes (expected %u)", b->len,
-				      MODEL_BODY_BYTES);
+				      "model section: body of %zu bytes (format %u expects %u)",
+				      b->len, v.major, want);
 	memcpy(m->name, b->p, TPU_MODEL_NAME_MAX);
 	b->off = TPU_MODEL_NAME_MAX;
 	size_t nlen = strnlen(m->name, TPU_MODEL_NAME_MAX);
@@ -312,7 +340,12 @@ static int parse_model(struct rd *b, uint32_t minor, struct tpu_model *m, char *
 	m->float_accuracy = u32_to_f32(r_u32(b));
 	m->int8_accuracy = u32_to_f32(r_u32(b));
 	m->n_layers = r_u32(b);
-	int rc = check_body_end(b, minor, "model section", err, errlen);
+	if (v.major >= 2) {
+		m->in_type = r_u32(b);
+		m->out_type = r_u32(b);
+		m->in_round = r_u32(b);
+	}
+	int rc = check_body_end(b, v, "model section", err, errlen);
 	if (!rc)
 		rc = tpu_model_check_header(m, err, errlen);
 	return rc;
@@ -354,7 +387,7 @@ static int read_array(struct rd *b, uint32_t i, uint32_t type, const char *field
 	return 0;
 }
 
-static int parse_layer(struct rd *b, uint32_t minor, uint32_t i, struct tpu_layer *l, uint32_t *h,
+static int parse_layer(struct rd *b, struct version v, uint32_t i, struct tpu_layer *l, uint32_t *h,
 		       uint32_t *w, uint32_t *c, char *err, size_t errlen)
 {
 	char what[32];
@@ -395,7 +428,13 @@ static int parse_layer(struct rd *b, uint32_t minor, uint32_t i, struct tpu_laye
 		memcpy(l->lut, lut, sizeof(l->lut));
 		free(lut);
 	}
-	rc = check_body_end(b, minor, what, err, errlen);
+	if (v.major >= 2) {
+		if (b->len - b->off < LAYER_BODY2_BYTES)
+			return tpu_model_layer_fail(err, errlen, i, l->type,
+						    "round: truncated: no room for it");
+		l->round = r_u32(b);
+	}
+	rc = check_body_end(b, v, what, err, errlen);
 	*h = g.out_h;
 	*w = g.out_w;
 	*c = g.out_c;
@@ -404,6 +443,12 @@ static int parse_layer(struct rd *b, uint32_t minor, uint32_t i, struct tpu_laye
 
 int tpu_model_load_mem(const void *data, size_t len, struct tpu_model **out, char *err,
 		       size_t errlen)
+{
+	return tpu_model_load_mem_major(data, len, TPU_MODEL_FORMAT_MAJOR_MAX, out, err, errlen);
+}
+
+int tpu_model_load_mem_major(const void *data, size_t len, uint32_t max_major,
+			     struct tpu_model **out, char *err, size_t errlen)
 {
 	if (err && errlen)
 		err[0] = '\0';
@@ -422,11 +467,17 @@ int tpu_model_load_mem(const void *data, size_t len, struct tpu_model **out, cha
 				      "truncated: %zu bytes, the file header alone has %u", len,
 				      HEADER_BYTES);
 	uint32_t version = get_u32(p + 4);
-	uint32_t major = version & 0xFFFF, minor = version >> 16;
-	if (major != TPU_MODEL_FORMAT_MAJOR)
+	struct version v = {.major = version & 0xFFFF, .minor = version >> 16};
+	if (v.major < TPU_MODEL_FORMAT_MAJOR_MIN || v.major > max_major) {
+		/* a 1.0 reader's words exactly, so that old and new readers refuse alike */
+		char reads[32] = "1.x";
+		for (uint32_t k = TPU_MODEL_FORMAT_MAJOR_MIN + 1; k <= max_major; k++)
+			snprintf(reads + strlen(reads), sizeof(reads) - strlen(reads), " and %u.x",
+				 k);
 		return tpu_model_fail(err, errlen, -EINVAL,
-				      "unsupported format version %u.%u (this reader reads %u.x)",
-				      major, minor, TPU_MODEL_FORMAT_MAJOR);
+				      "unsupported format version %u.%u (this reader reads %s)",
+				      v.major, v.minor, reads);
+	}
 	uint32_t stored = get_u32(p + 12), crc = tpu_model_crc32(0, p, 12);
 	if (stored != crc)
 		return tpu_model_fail(err, errlen, -EINVAL,
@@ -449,7 +500,7 @@ int tpu_model_load_mem(const void *data, size_t len, struct tpu_model **out, cha
 	struct rd r = {.p = p, .len = len, .off = HEADER_BYTES}, b;
 	int rc = read_section(&r, "MODL", "model section", &b, err, errlen);
 	if (!rc)
-		rc = parse_model(&b, minor, m, err, errlen);
+		rc = parse_model(&b, v, m, err, errlen);
 	uint32_t n = rc ? 0 : m->n_layers;
 	if (rc)
 		m->n_layers = 0; /* nothing allocated yet; keep tpu_model_free away from layers */
@@ -459,7 +510,7 @@ int tpu_model_load_mem(const void *data, size_t len, struct tpu_model **out, cha
 		snprintf(what, sizeof(what), "layer %u section", i);
 		rc = read_section(&r, "LAYR", what, &b, err, errlen);
 		if (!rc)
-			rc = parse_layer(&b, minor, i, &m->layers[i], &h, &w, &c, err, errlen);
+			rc = parse_layer(&b, v, i, &m->layers[i], &h, &w, &c, err, errlen);
 	}
 	if (!rc && r.off != r.len)
 		rc = tpu_model_fail(err, errlen, -EINVAL,

@@ -14,8 +14,11 @@
 #define TPU_MODEL_MAX_ELEMS (1u << 24)	 /* elements of any tensor of one example */
 #define TPU_MODEL_MAX_WEIGHTS (1u << 28) /* int8 weights of one layer */
 
-/* Version of the file format this code writes and reads (docs/model-format.md). */
-#define TPU_MODEL_FORMAT_MAJOR 1u
+/* Versions of the file format this code writes and reads (docs/model-format.md): a model that
+ * uses only format-1 fields is written as 1.0, one with a format-2 field (a rounding mode, uint8
+ * I/O, input rounding) as 2.0; the reader reads both majors. */
+#define TPU_MODEL_FORMAT_MAJOR_MIN 1u
+#define TPU_MODEL_FORMAT_MAJOR_MAX 2u
 #define TPU_MODEL_FORMAT_MINOR 0u
 
 /* Shape of one layer, from its input shape and its own fields. */
@@ -56,5 +59,13 @@ uint32_t tpu_model_crc32(uint32_t crc, const void *data, size_t len);
  * (err says why) or -ENOMEM. tpu_model_save writes exactly these bytes. */
 int tpu_model_serialize(const struct tpu_model *m, uint8_t **out, size_t *out_len, char *err,
 			size_t errlen);
+
+/* The major version m's file needs: 1 when every format-2 field is 0, else 2. */
+uint32_t tpu_model_format_major(const struct tpu_model *m);
+
+/* tpu_model_load_mem for a reader that knows the majors up to max_major (1: the format-1.0
+ * reader's rules, which refuse a 2.0 file; tests/test_model_file.c). */
+int tpu_model_load_mem_major(const void *data, size_t len, uint32_t max_major,
+			     struct tpu_model **out, char *err, size_t errlen);
 
 #endif /* TPU_DRIVER_MODEL_PRIV_H */

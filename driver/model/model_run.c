@@ -50,6 +50,7 @@ static int layer_params(const struct tpu_layer *l, int32_t z_in, struct tpu_gemm
 	p->shift = l->shift;
 	p->out_zero_point = l->out.zero_point;
 	p->lut = l->act == TPU_ACT_SIGMOID || l->act == TPU_ACT_TANH ? l->lut : NULL;
+	p->round = (enum tpu_round)l->round;
 	return tpu_act_clamp((enum tpu_activation)l->act, l->out.scale, l->out.zero_point,
 			     &p->clamp_min, &p->clamp_max);
 }
@@ -219,8 +220,11 @@ void tpu_model_quantize_input(const struct tpu_model *m, const float *raw, size_
 		return;
 	for (size_t i = 0; i < count; i++) {
 		/* float arithmetic in this order, as the quantizer that recorded the model's
-		 * int8 accuracy does; roundf rounds half away from zero */
-		float v = roundf(raw[i] / m->in_range / m->in.scale);
+		 * int8 accuracy does; roundf rounds half away from zero, rintf (in the default
+		 * rounding mode) half to even as ONNX QuantizeLinear (ONNX Runtime's MLAS:
+		 * x / scale in fp32, then to nearest even) */
+		float x = raw[i] / m->in_range / m->in.scale;
+		float v = m->in_round == TPU_INPUT_ROUND_EVEN ? rintf(x) : roundf(x);
 		float z = v + (float)m->in.zero_point;
 		q[i] = (int8_t)(isnan(z)      ? m->in.zero_point
 				: z < -128.0f ? -128

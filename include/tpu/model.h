@@ -6,7 +6,8 @@
  * symmetric with one scale per output channel, activations int8 with (scale, zero point), bias
  * int32 with scale in_scale x w_scale[j] and NOT folded (the input zero point is folded when the
  * layer runs). multiplier/shift are QuantizeMultiplier(in_scale x w_scale[j] / out_scale) and
- * are checked against the scales on load.
+ * are checked against the scales on load: QuantizeMultiplier(double ratio) for the DOUBLE and
+ * SINGLE rounding modes, tpu_float_multiplier(fp32 ratio) for FLOAT (struct tpu_layer.round).
  *
  * Loading validates everything (magic, version, sizes, checksums, shapes chaining from layer to
  * layer, value ranges, multiplier/shift consistency): a truncated, corrupt or inconsistent file
@@ -34,6 +35,20 @@ enum tpu_layer_type {
 	TPU_LAYER_DENSE = 3,
 };
 
+/* Element type of the model's quantized input or output as its user sees it. A UINT8 tensor
+ * with zero point z is stored and run as the int8 tensor q - 128 with zero point z - 128 (the
+ * same real values); tpu run converts at the edges (docs/model-format.md). */
+enum tpu_model_io_type {
+	TPU_IO_INT8 = 0,
+	TPU_IO_UINT8 = 1,
+};
+
+/* How tpu_model_quantize_input rounds raw / in_range / in.scale to an integer. */
+enum tpu_input_round {
+	TPU_INPUT_ROUND_AWAY = 0, /* half away from zero (roundf): the shipped models */
+	TPU_INPUT_ROUND_EVEN = 1, /* half to even: ONNX QuantizeLinear */
+};
+
 /* Quantization of an activation tensor: real = scale x (q - zero_point). */
 struct tpu_quant {
 	float scale;        /* > 0, finite */
@@ -58,6 +73,8 @@ struct tpu_layer {
 	int32_t *shift;           /* out_c */
 	struct tpu_quant out;     /* output quantization (MAXPOOL2D: equal to its input's) */
 	int8_t lut[256];          /* act SIGMOID/TANH: tpu_act_lut(); otherwise all 0 */
+	uint32_t round;           /* enum tpu_round (tpu/numerics.h) of the requantization,
+				   * CONV2D/DENSE; MAXPOOL2D 0. Non-zero needs format 2 */
 };
 
 struct tpu_model {
@@ -73,6 +90,10 @@ struct tpu_model {
 	float int8_accuracy;
 	uint32_t n_layers;              /* 1..TPU_MODEL_MAX_LAYERS */
 	struct tpu_layer layers[TPU_MODEL_MAX_LAYERS];
+	/* Format 2 only (all 0 in a 1.0 file): */
+	uint32_t in_type;               /* enum tpu_model_io_type of the quantized input */
+	uint32_t out_type;              /* enum tpu_model_io_type of the last layer's output */
+	uint32_t in_round;              /* enum tpu_input_round */
 };
 
 /* Load and validate a model file. On failure *out is NULL and err (if non-NULL, errlen > 0)
@@ -102,8 +123,9 @@ void tpu_model_free(struct tpu_model *m);
 void tpu_model_layer_out_shape(const struct tpu_model *m, uint32_t i, uint32_t *h, uint32_t *w,
 			       uint32_t *c);
 
-/* Quantize count raw input values (divided by in_range, then by in.scale, rounded half away
- * from zero, + zero point, saturated). */
+/* Quantize count raw input values (divided by in_range, then by in.scale, in float, rounded as
+ * in_round says, + zero point, saturated to int8). The result is the int8 form also for a
+ * UINT8 input (add 128 for the uint8 values). */
 void tpu_model_quantize_input(const struct tpu_model *m, const float *raw, size_t count,
 			      int8_t *q);
 

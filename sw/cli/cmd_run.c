@@ -19,7 +19,7 @@ static void help(void)
 {
 	printf(
 	    "usage: tpu run [--device URI] MODEL DATA.npy [--labels LABELS.npy] [-o PRED.npy]\n"
-	    "               [--json] [--compare URI] [--quantized]\n"
+	    "               [--outputs OUT.npy] [--json] [--compare URI] [--quantized]\n"
 	    "\n"
 	    "Run a quantized model (a .tpum file, docs/model-format.md) on every example of\n"
 	    "DATA.npy and report the accuracy, the device's cycles and MXU utilization, the\n"
@@ -29,11 +29,14 @@ static void help(void)
 	    "DATA.npy holds raw values, shape (B, H, W), (B, H, W, C) or (B, H*W*C) for the\n"
 	    "model's H x W x C input, or one example (H*W*C,), any of int8, uint8, int32,\n"
 	    "float32; they are divided by the model's input range and quantized with its input\n"
-	    "scale and zero point (with --quantized, int8 values are taken as they are).\n"
+	    "scale and zero point (with --quantized, int8 values are taken as they are, or\n"
+	    "uint8 ones for a model with a uint8 input, e.g. one from `tpu import`).\n"
 	    "\n"
 	    "Options:\n"
 	    "  --labels LABELS.npy  the classes, int8/uint8/int32 of shape (B,): report accuracy\n"
 	    "  -o, --output PRED.npy  write the predicted classes (int32, shape (B,))\n"
+	    "  --outputs OUT.npy    write the raw quantized outputs, shape (B, outputs): int8,\n"
+	    "                       or uint8 for a model with a uint8 output\n"
 	    "  --json               print one JSON object instead of the text report\n"
 	    "  --compare URI        run the same inputs on a second device and compare the\n"
 	    "                       predictions and the raw int8 outputs (exit 1 if they differ)\n"
@@ -57,17 +60,19 @@ enum {
 	OPT_QUANTIZED,
 	OPT_DEVICE,
 	OPT_HELP,
+	OPT_RAW,
 };
 
 static const struct cli_opt opts[] = {
     {"labels", 0, true, OPT_LABELS},	    {"output", 'o', true, OPT_OUT},
     {"json", 0, false, OPT_JSON},	    {"compare", 0, true, OPT_COMPARE},
     {"quantized", 0, false, OPT_QUANTIZED}, {"device", 0, true, OPT_DEVICE},
-    {"help", 'h', false, OPT_HELP},	    {NULL, 0, false, 0},
+    {"help", 'h', false, OPT_HELP},	    {"outputs", 0, true, OPT_RAW},
+    {NULL, 0, false, 0},
 };
 
 struct run_args {
-	const char *device, *model, *data, *labels, *out, *compare;
+	const char *device, *model, *data, *labels, *out, *compare, *raw;
 	bool json, quantized;
 };
 
@@ -92,6 +97,9 @@ static int parse_args(const struct cli_ctx *ctx, int argc, char **argv, struct r
 			break;
 		case OPT_OUT:
 			a->out = val;
+			break;
+		case OPT_RAW:
+			a->raw = val;
 			break;
 		case OPT_JSON:
 			a->json = true;
@@ -271,6 +279,32 @@ static int write_predictions(const struct cli_ctx *ctx, const char *path, const 
 	return 0;
 }
 
+/* The raw outputs (batch x num_classes int8) as int8, or uint8 (+ 128) for a uint8 output. */
+static int write_outputs(const struct cli_ctx *ctx, const char *path, const struct tpu_model *m,
+			 int8_t *out, size_t batch)
+{
+	size_t n = batch * m->num_classes;
+	bool u8 = m->out_type == TPU_IO_UINT8;
+	struct npy_array a = {.dtype = u8 ? NPY_UINT8 : NPY_INT8,
+			      .rank = 2,
+			      .shape = {batch, m->num_classes, 1, 1},
+			      .count = n,
+			      .data = out};
+	char err[512];
+	if (u8)
+		for (size_t i = 0; i < n; i++)
+			((uint8_t *)out)[i] = (uint8_t)(out[i] + 128);
+	int rc = npy_save(path, &a, 0, err, sizeof(err));
+	if (u8)
+		for (size_t i = 0; i < n; i++)
+			out[i] = (int8_t)(((uint8_t *)out)[i] - 128);
+	if (rc) {
+		cli_error(ctx, "%s: %s", path, err);
+		return -1;
+	}
+	return 0;
+}
+
 static int run_all(const struct cli_ctx *ctx, const struct run_args *a, struct run_inputs *in)
 {
 	const struct tpu_model *m = in->model;
@@ -315,6 +349,8 @@ static int run_all(const struct cli_ctx *ctx, const struct run_args *a, struct r
 		}
 	}
 	if (a->out && write_predictions(ctx, a->out, pred, in->batch))
+		goto out_free;
+	if (a->raw && write_outputs(ctx, a->raw, m, out, in->batch))
 		goto out_free;
 	if (a->json)
 		run_print_json(r);

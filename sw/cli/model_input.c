@@ -79,9 +79,11 @@ int cli_model_input_load(const struct cli_ctx *ctx, const char *path, const stru
 	if (rc)
 		goto out;
 	rc = -EINVAL;
-	if (quantized && d.dtype != NPY_INT8) {
-		cli_error(ctx, "%s: dtype %s, but --quantized data must be int8 ('|i1')", path,
-			  npy_dtype_name(d.dtype));
+	bool u8 = m->in_type == TPU_IO_UINT8;
+	if (quantized && d.dtype != (u8 ? NPY_UINT8 : NPY_INT8)) {
+		cli_error(ctx, "%s: dtype %s, but --quantized data must be %s", path,
+			  npy_dtype_name(d.dtype),
+			  u8 ? "uint8 ('|u1'): the model's input is uint8" : "int8 ('|i1')");
 		goto out;
 	}
 	rc = -ENOMEM;
@@ -94,7 +96,9 @@ int cli_model_input_load(const struct cli_ctx *ctx, const char *path, const stru
 		goto out;
 	}
 	if (quantized) {
-		memcpy(*q, d.data, d.count);
+		/* a uint8 tensor u is the int8 tensor u - 128 (docs/model-format.md) */
+		for (size_t i = 0; i < d.count; i++)
+			(*q)[i] = (int8_t)(((const uint8_t *)d.data)[i] - (u8 ? 128 : 0));
 		rc = 0;
 		goto out;
 	}

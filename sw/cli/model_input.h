@@ -1,7 +1,8 @@
 /* The inputs of a model subcommand (`tpu run`, `tpu bench model`): the model file and
  * DATA.npy turned into int8 examples for it. One rule for both commands: DATA.npy holds raw
  * values (int8, uint8, int32 or float32), divided by the model's input range and quantized
- * with its input scale and zero point, unless `quantized` says it is int8 already quantized. */
+ * with its input scale and zero point, unless `quantized` says it is already quantized (int8,
+ * or uint8 for a model whose input is uint8, taken as the int8 values u - 128). */
 #ifndef TPU_CLI_MODEL_INPUT_H
 #define TPU_CLI_MODEL_INPUT_H
 

@@ -58,7 +58,8 @@ static int8_t activate(const struct tpu_layer *l, size_t j, int32_t acc, int32_t
 		       int32_t qmax)
 {
 	struct tpu_act_channel ch = { l->bias[j], l->multiplier[j], l->shift[j] };
-	struct tpu_act_output o = { l->out.zero_point, qmin, qmax, NULL, TPU_ROUND_DOUBLE };
+	struct tpu_act_output o = { l->out.zero_point, qmin, qmax, NULL,
+				    (enum tpu_round)l->round };
 
 	return tpu_activate(acc, &ch, &o, NULL);
 }

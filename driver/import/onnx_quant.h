@@ -1,0 +1,53 @@
+/* Quantization parameters, weights and biases of ONNX nodes in the tpu model's terms. Private
+ * to driver/import. */
+#ifndef TPU_DRIVER_ONNX_QUANT_H
+#define TPU_DRIVER_ONNX_QUANT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "onnx_graph.h"
+
+/* An activation's quantization in int8 form: a uint8 tensor (u8) with zero point z is the int8
+ * tensor q - 128 with zero point z - 128. */
+struct oq_params {
+	float scale;
+	int32_t zp; /* -128..127 */
+	bool u8;
+};
+
+/* Inputs i_scale (one finite float > 0) and i_zp (one int8/uint8; absent: uint8 0, ONNX's
+ * default) of n; what names them ("x", "y"). */
+int oq_params(const struct ox *x, const Onnx__NodeProto *n, size_t i_scale, size_t i_zp,
+	      const char *what, struct oq_params *q);
+/* The same parameters, bit for bit. */
+bool oq_same(const struct oq_params *a, const struct oq_params *b);
+
+/* Where a weight tensor and its quantization are: constant inputs i_w, i_scale, i_zp (the zero
+ * point may be absent) of node, rank the weights must have, chan_axis their output-channel
+ * axis, and the node's 'axis' attribute when given (per-channel scales must follow
+ * chan_axis). */
+struct oq_weight_src {
+	const Onnx__NodeProto *node;
+	size_t i_w, i_scale, i_zp;
+	size_t rank, chan_axis;
+	bool axis_given;
+	int64_t axis;
+};
+/* Weights as int8 (zero point 0) in their ONNX order, with out_c scales. */
+struct oq_weights {
+	int8_t *w;
+	float *scale;
+	size_t out_c, count, rank;
+	int64_t dims[8];
+};
+/* Read the weights: int8 with zero point 0 or uint8 with zero point 128, per tensor or per
+ * output channel; any other zero point is an error naming the node and the value. */
+int oq_weights(const struct ox *x, const struct oq_weight_src *src, struct oq_weights *w);
+void oq_weights_free(struct oq_weights *w);
+
+/* Constant int32 bias input i of n with out_c values into *bias (malloc'ed). */
+int oq_bias(const struct ox *x, const Onnx__NodeProto *n, size_t i, size_t out_c, int32_t **bias);
+
+#endif

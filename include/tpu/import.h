@@ -1,0 +1,44 @@
+/* Import of quantized ONNX models into tpu models (docs/import.md).
+ *
+ * The graph must be one chain from one input to one output, in either of ONNX's quantized
+ * forms: QOperator (QuantizeLinear of a float input, or an int8/uint8 input; QLinearConv,
+ * QLinearMatMul with a constant B, com.microsoft QGemm, MaxPool, Flatten/Reshape to 2-D, a
+ * trailing DequantizeLinear) or QDQ (DequantizeLinear -> Conv/MatMul/Gemm with DequantizeLinear'd
+ * constant weights and int32 bias -> optional Relu/Clip -> QuantizeLinear). Every imported
+ * layer requantizes with TPU_ROUND_FLOAT, ONNX Runtime's arithmetic, so that tpu_model_run
+ * gives ONNX Runtime's outputs element for element. Tensors stay NHWC on the device: the
+ * model's input and output are the ONNX tensors transposed from NCHW (DENSE weights are
+ * permuted so that a Flatten of an NCHW tensor computes the same products).
+ *
+ * The file is parsed with protobuf-c from ONNX's own schema; a file that is not an ONNX model,
+ * is truncated or corrupt, or uses anything outside what is listed above gives -EINVAL and
+ * one line naming the node (its name, or #index when it has none), its op type and the
+ * attribute or input at fault; nothing is ever partly imported. */
+#ifndef TPU_IMPORT_H
+#define TPU_IMPORT_H
+
+#include <stddef.h>
+
+#include "tpu/model.h"
+#include "tpu/tpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Import the ONNX model in the len bytes at data. name (NULL: the graph's name, else "onnx")
+ * becomes the model's name, cut to TPU_MODEL_NAME_MAX - 1 printable bytes. On success *out is
+ * a valid model (tpu_model_validate) for tpu_model_save / tpu_model_run, to be freed with
+ * tpu_model_free; on failure *out is NULL and err (if non-NULL, errlen > 0) says why.
+ * Returns 0, -EINVAL or -ENOMEM. */
+TPU_MUST_CHECK int tpu_import_onnx_mem(const void *data, size_t len, const char *name,
+				       struct tpu_model **out, char *err, size_t errlen);
+
+/* The same from a file. Returns 0, -ENOENT, -EIO, -EINVAL or -ENOMEM. */
+TPU_MUST_CHECK int tpu_import_onnx(const char *path, const char *name, struct tpu_model **out,
+				   char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TPU_IMPORT_H */

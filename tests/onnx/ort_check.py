@@ -1,0 +1,479 @@
+#!/usr/bin/env python3
+"""Cross-check of `tpu import` against ONNX Runtime (docs/import.md, "Cross-check").
+
+Builds small random graphs of every pattern the importer supports with onnx's helper API
+(QOperator and QDQ forms, int8 and uint8 activations, per-tensor and per-channel weights,
+ReLU/Clip, convolutions with strides and pads, max pooling, dense layers, a multi-layer chain)
+and a float CNN quantized by onnxruntime.quantization.quantize_static in 8 ways,
+runs each in ONNX Runtime (default session options, CPU), writes the model, its inputs and
+ONNX Runtime's outputs under --out, imports the model with `tpu import` and runs it with
+`tpu run` on every device of --devices, comparing every output element. Prints exact counts
+("N of N elements equal") and exits 1 on any difference or failure.
+
+usage: ort_check.py --tpu build/bin/tpu --out build/onnx-check [--devices golden,sim,sim:n=8]
+                    [--seed N] [--batch B]
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 13
+I8, U8 = TensorProto.INT8, TensorProto.UINT8
+
+
+class G:
+    """A graph under construction: nodes, initializers, unique names."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.nodes, self.inits, self.k = [], [], 0
+
+    def name(self, base):
+        self.k += 1
+        return f"{base}{self.k}"
+
+    def const(self, base, arr):
+        n = self.name(base)
+        self.inits.append(numpy_helper.from_array(np.asarray(arr), n))
+        return n
+
+    def node(self, op, inputs, n_out=1, **attrs):
+        outs = [self.name(op.lower() + "_out") for _ in range(n_out)]
+        self.nodes.append(helper.make_node(op, inputs, outs, name=self.name(op), **attrs))
+        return outs[0]
+
+    def qparams(self, scale, zp, u8):
+        return (self.const("scale", np.float32(scale)),
+                self.const("zp", np.uint8(zp) if u8 else np.int8(zp)))
+
+
+def act_zp(rng, u8):
+    return int(rng.integers(90, 166)) if u8 else int(rng.integers(-40, 41))
+
+
+def weights(rng, shape, u8w):
+    """int8 weights (zero point 0), or uint8 ones with zero point 128."""
+    w = rng.integers(-127, 128, size=shape)
+    return (w + 128).astype(np.uint8) if u8w else w.astype(np.int8)
+
+
+def w_scales(rng, n, per_channel):
+    s = rng.uniform(0.002, 0.02, size=n if per_channel else 1).astype(np.float32)
+    return s if per_channel else s[0]
+
+
+def out_scale(rng, x_scale, w_scale, k):
+    """An output scale that spreads the products over the int8 range, with some saturation."""
+    return np.float32(x_scale * float(np.mean(w_scale)) * np.sqrt(k) * rng.uniform(30.0, 110.0))
+
+
+class Chain:
+    """Shape and quantization of the tensor a graph has reached."""
+
+    def __init__(self, name, shape, scale, zp, u8):
+        self.name, self.shape, self.scale, self.zp, self.u8 = name, list(shape), scale, zp, u8
+
+
+def qop_input(g, rng, shape, u8, float_in):
+    scale, zp = np.float32(rng.uniform(0.01, 0.05)), act_zp(rng, u8)
+    if float_in:
+        s, z = g.qparams(scale, zp, u8)
+        t = g.node("QuantizeLinear", ["x", s, z])
+        return Chain(t, shape, scale, zp, u8)
+    return Chain("x", shape, scale, zp, u8)
+
+
+def qop_conv(g, rng, c, out_c, k, stride, pads, per_channel, u8w, out_u8, bias=True):
+    w = weights(rng, (out_c, c.shape[1], k, k), u8w)
+    ws = w_scales(rng, out_c, per_channel)
+    ys, yz = out_scale(rng, c.scale, ws, c.shape[1] * k * k), act_zp(rng, out_u8)
+    xs, xz = g.qparams(c.scale, c.zp, c.u8)
+    wz = np.full(out_c if per_channel else (), 128 if u8w else 0,
+                 np.uint8 if u8w else np.int8)
+    ins = [c.name, xs, xz, g.const("w", w), g.const("ws", ws), g.const("wz", wz),
+           *g.qparams(ys, yz, out_u8)]
+    if bias:
+        ins.append(g.const("b", rng.integers(-3000, 3000, size=out_c).astype(np.int32)))
+    t = g.node("QLinearConv", ins, kernel_shape=[k, k], strides=[stride, stride], pads=pads)
+    h = (c.shape[2] + pads[0] + pads[2] - k) // stride + 1
+    wd = (c.shape[3] + pads[1] + pads[3] - k) // stride + 1
+    return Chain(t, [c.shape[0], out_c, h, wd], ys, yz, out_u8)
+
+
+def maxpool(g, c, k, stride):
+    t = g.node("MaxPool", [c.name], kernel_shape=[k, k], strides=[stride, stride])
+    h, w = (c.shape[2] - k) // stride + 1, (c.shape[3] - k) // stride + 1
+    return Chain(t, [c.shape[0], c.shape[1], h, w], c.scale, c.zp, c.u8)
+
+
+def flatten(g, c, reshape=False):
+    feat = int(np.prod(c.shape[1:]))
+    if reshape:
+        t = g.node("Reshape", [c.name, g.const("shape", np.array([-1, feat], np.int64))])
+    else:
+        t = g.node("Flatten", [c.name], axis=1)
+    return Chain(t, [c.shape[0], feat], c.scale, c.zp, c.u8)
+
+
+def qop_matmul(g, rng, c, n, per_channel, u8w, out_u8):
+    k = c.shape[1]
+    w = weights(rng, (k, n), u8w)
+    ws = w_scales(rng, n, per_channel)
+    ys, yz = out_scale(rng, c.scale, ws, k), act_zp(rng, out_u8)
+    wz = np.full(n if per_channel else (), 128 if u8w else 0, np.uint8 if u8w else np.int8)
+    t = g.node("QLinearMatMul", [c.name, *g.qparams(c.scale, c.zp, c.u8), g.const("w", w),
+                                 g.const("ws", ws), g.const("wz", wz), *g.qparams(ys, yz, out_u8)])
+    return Chain(t, [c.shape[0], n], ys, yz, out_u8)
+
+
+def dq(g, c):
+    return g.node("DequantizeLinear", [c.name, *g.qparams(c.scale, c.zp, c.u8)])
+
+
+def q(g, t, c):
+    return g.node("QuantizeLinear", [t, *g.qparams(c.scale, c.zp, c.u8)])
+
+
+def qdq_weights(g, rng, shape, chan_axis, per_channel, u8w):
+    w = weights(rng, shape, u8w)
+    n = shape[chan_axis]
+    ws = w_scales(rng, n, per_channel)
+    wz = np.full(n if per_channel else (), 128 if u8w else 0, np.uint8 if u8w else np.int8)
+    attrs = {"axis": chan_axis} if per_channel else {}
+    t = g.node("DequantizeLinear", [g.const("w", w), g.const("ws", ws), g.const("wz", wz)],
+               **attrs)
+    return t, ws
+
+
+def qdq_bias(g, rng, c, ws, n):
+    """int32 bias with scale x_scale * w_scale, as ONNX Runtime's quantizer writes it."""
+    b = rng.integers(-3000, 3000, size=n).astype(np.int32)
+    bs = np.asarray(np.float32(c.scale) * np.asarray(ws, np.float32), np.float32)
+    ins = [g.const("b", b), g.const("bs", bs)]
+    return g.node("DequantizeLinear", ins, axis=0) if bs.ndim else g.node("DequantizeLinear", ins)
+
+
+def qdq_act(g, rng, t, act, out_u8):
+    """ReLU or Clip before the QuantizeLinear; the zero point makes ONNX Runtime drop it."""
+    if act == "relu":
+        return g.node("Relu", [t]), (0 if out_u8 else -128)
+    if act == "clip":
+        return g.node("Clip", [t, g.const("lo", np.float32(0.0)),
+                               g.const("hi", np.float32(1e4))]), (0 if out_u8 else -128)
+    return t, None
+
+
+def qdq_conv(g, rng, c, out_c, k, stride, pads, per_channel, u8w, out_u8, act=None):
+    x = dq(g, c)
+    w, ws = qdq_weights(g, rng, (out_c, c.shape[1], k, k), 0, per_channel, u8w)
+    b = qdq_bias(g, rng, c, ws, out_c)
+    t = g.node("Conv", [x, w, b], kernel_shape=[k, k], strides=[stride, stride], pads=pads)
+    t, zp = qdq_act(g, rng, t, act, out_u8)
+    ys = out_scale(rng, c.scale, ws, c.shape[1] * k * k)
+    h = (c.shape[2] + pads[0] + pads[2] - k) // stride + 1
+    wd = (c.shape[3] + pads[1] + pads[3] - k) // stride + 1
+    out = Chain(None, [c.shape[0], out_c, h, wd], ys,
+                act_zp(rng, out_u8) if zp is None else zp, out_u8)
+    out.name = q(g, t, out)
+    return out
+
+
+def qdq_dense(g, rng, c, n, per_channel, u8w, out_u8, gemm, act=None):
+    x = dq(g, c)
+    k = c.shape[1]
+    if gemm:
+        w, ws = qdq_weights(g, rng, (n, k), 0, per_channel, u8w)
+        t = g.node("Gemm", [x, w, qdq_bias(g, rng, c, ws, n)], transB=1)
+    else:
+        w, ws = qdq_weights(g, rng, (k, n), 1, per_channel, u8w)
+        t = g.node("MatMul", [x, w])
+    t, zp = qdq_act(g, rng, t, act, out_u8)
+    out = Chain(None, [c.shape[0], n], out_scale(rng, c.scale, ws, k),
+                act_zp(rng, out_u8) if zp is None else zp, out_u8)
+    out.name = q(g, t, out)
+    return out
+
+
+def qdq_passthrough(g, c, op):
+    """MaxPool / Flatten between a DQ and a Q of the same parameters (ONNX Runtime drops them)."""
+    x = dq(g, c)
+    if op == "maxpool":
+        t = g.node("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+        out = Chain(None, [c.shape[0], c.shape[1], c.shape[2] // 2, c.shape[3] // 2],
+                    c.scale, c.zp, c.u8)
+    else:
+        t = g.node("Flatten", [x], axis=1)
+        out = Chain(None, [c.shape[0], int(np.prod(c.shape[1:]))], c.scale, c.zp, c.u8)
+    out.name = q(g, t, out)
+    return out
+
+
+# ------------------------------------------------------------------ the cases
+# each: (name, input shape without batch, float input?, input uint8?, builder(g, rng, chain))
+
+def c_qop_conv_s8(g, rng, c):
+    return qop_conv(g, rng, c, 5, 3, 1, [1, 1, 1, 1], False, False, False)
+
+
+def c_qop_conv_u8_pc(g, rng, c):
+    return qop_conv(g, rng, c, 6, 3, 2, [1, 0, 2, 1], True, False, True)
+
+
+def c_qop_conv_u8w(g, rng, c):
+    return qop_conv(g, rng, c, 4, 2, 1, [0, 1, 1, 0], False, True, True)
+
+
+def c_qop_conv_nobias_s8(g, rng, c):
+    return qop_conv(g, rng, c, 3, 5, 3, [2, 2, 0, 0], True, False, False, bias=False)
+
+
+def c_qop_matmul_s8(g, rng, c):
+    return qop_matmul(g, rng, c, 12, False, False, False)
+
+
+def c_qop_matmul_u8_pc(g, rng, c):
+    return qop_matmul(g, rng, c, 9, True, True, True)
+
+
+def c_qop_chain(g, rng, c):
+    c = qop_conv(g, rng, c, 4, 3, 1, [1, 1, 1, 1], True, True, True)
+    c = maxpool(g, c, 2, 2)
+    c = qop_conv(g, rng, c, 6, 3, 1, [0, 0, 0, 0], True, False, True)
+    c = flatten(g, c)
+    c = qop_matmul(g, rng, c, 16, True, False, True)
+    c = qop_matmul(g, rng, c, 10, False, False, True)
+    return c
+
+
+def c_qop_chain_s8(g, rng, c):
+    c = qop_conv(g, rng, c, 5, 3, 2, [1, 1, 1, 1], True, False, False)
+    c = maxpool(g, c, 3, 1)
+    c = flatten(g, c, reshape=True)
+    return qop_matmul(g, rng, c, 7, True, False, False)
+
+
+def c_qdq_conv_relu_s8(g, rng, c):
+    return qdq_conv(g, rng, c, 5, 3, 1, [1, 1, 1, 1], True, False, False, act="relu")
+
+
+def c_qdq_conv_clip_u8(g, rng, c):
+    return qdq_conv(g, rng, c, 4, 3, 2, [1, 1, 1, 1], False, False, True, act="clip")
+
+
+def c_qdq_conv_s8(g, rng, c):
+    return qdq_conv(g, rng, c, 6, 2, 1, [0, 0, 1, 1], False, False, False)
+
+
+def c_qdq_gemm_s8(g, rng, c):
+    return qdq_dense(g, rng, c, 11, True, False, False, gemm=True, act="relu")
+
+
+def c_qdq_matmul_u8(g, rng, c):
+    return qdq_dense(g, rng, c, 8, False, False, True, gemm=False)
+
+
+def c_qdq_chain_u8(g, rng, c):
+    c = qdq_conv(g, rng, c, 4, 3, 1, [1, 1, 1, 1], True, False, True, act="relu")
+    c = qdq_passthrough(g, c, "maxpool")
+    c = qdq_conv(g, rng, c, 8, 3, 1, [1, 1, 1, 1], True, False, True, act="clip")
+    c = qdq_passthrough(g, c, "flatten")
+    c = qdq_dense(g, rng, c, 16, True, False, True, gemm=True, act="relu")
+    return qdq_dense(g, rng, c, 10, True, False, True, gemm=True)
+
+
+def c_qdq_chain_s8(g, rng, c):
+    c = qdq_conv(g, rng, c, 6, 3, 2, [1, 1, 1, 1], True, False, False, act="relu")
+    c = qdq_passthrough(g, c, "flatten")
+    return qdq_dense(g, rng, c, 10, True, False, False, gemm=False)
+
+
+CASES = [
+    # name, (C, H, W) or (K,), float input, uint8 activations, QDQ (needs float edges), builder
+    ("qop_conv_s8", (3, 8, 8), False, False, c_qop_conv_s8),
+    ("qop_conv_u8_perchannel_stride2", (2, 9, 7), False, True, c_qop_conv_u8_pc),
+    ("qop_conv_u8_weights_u8", (3, 6, 6), True, True, c_qop_conv_u8w),
+    ("qop_conv_nobias_perchannel_s8", (4, 11, 10), True, False, c_qop_conv_nobias_s8),
+    ("qop_matmul_s8", (20,), False, False, c_qop_matmul_s8),
+    ("qop_matmul_u8_perchannel_u8w", (33,), True, True, c_qop_matmul_u8_pc),
+    ("qop_chain_u8", (3, 12, 12), True, True, c_qop_chain),
+    ("qop_chain_s8", (2, 10, 10), False, False, c_qop_chain_s8),
+    ("qdq_conv_relu_perchannel_s8", (3, 8, 8), True, False, c_qdq_conv_relu_s8),
+    ("qdq_conv_clip_u8", (2, 9, 9), True, True, c_qdq_conv_clip_u8),
+    ("qdq_conv_s8", (3, 7, 7), True, False, c_qdq_conv_s8),
+    ("qdq_gemm_relu_s8", (24,), True, False, c_qdq_gemm_s8),
+    ("qdq_matmul_u8", (30,), True, True, c_qdq_matmul_u8),
+    ("qdq_chain_u8", (1, 12, 12), True, True, c_qdq_chain_u8),
+    ("qdq_chain_s8", (3, 8, 8), True, False, c_qdq_chain_s8),
+]
+
+
+def build(name, in_shape, float_in, u8, fn, rng, batch):
+    """The model, its input (NCHW, for ONNX Runtime) and whether it ends in float."""
+    g = G(rng)
+    shape = [batch, *in_shape]
+    qdq = name.startswith("qdq")
+    c = qop_input(g, rng, shape, u8, float_in or qdq)
+    out = fn(g, rng, c)
+    out_name = dq(g, out)  # a trailing DequantizeLinear: float output
+    in_type = TensorProto.FLOAT if (float_in or qdq) else (U8 if u8 else I8)
+    sym = ["N", *in_shape]
+    graph = helper.make_graph(
+        g.nodes, name, [helper.make_tensor_value_info("x", in_type, sym)],
+        [helper.make_tensor_value_info(out_name, TensorProto.FLOAT, ["N", *out.shape[1:]])],
+        g.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    if in_type == TensorProto.FLOAT:
+        x = rng.uniform(-1.2, 1.2, size=shape).astype(np.float32) * np.float32(
+            c.scale * 127)
+        # a few values exactly half-way between two quantization steps (ties to even)
+        flat = x.reshape(-1)
+        flat[::7] = (np.round(flat[::7] / c.scale) + np.float32(0.5)) * np.float32(c.scale)
+    else:
+        lo, hi = (0, 255) if u8 else (-128, 127)
+        x = rng.integers(lo, hi + 1, size=shape).astype(np.uint8 if u8 else np.int8)
+    return model, x, out
+
+
+def tiny_float_cnn(rng):
+    """A float CNN (conv, relu, maxpool, strided conv, relu, flatten, gemm) for
+    onnxruntime.quantization.quantize_static."""
+    def init(n, a):
+        return numpy_helper.from_array(a.astype(np.float32), n)
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Conv", ["p1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1],
+                              strides=[2, 2]),
+             helper.make_node("Relu", ["c2"], ["r2"]),
+             helper.make_node("Flatten", ["r2"], ["f"]),
+             helper.make_node("Gemm", ["f", "w3", "b3"], ["y"], transB=1)]
+    inits = [init("w1", rng.normal(0, .3, (8, 1, 3, 3))), init("b1", rng.normal(0, .1, 8)),
+             init("w2", rng.normal(0, .2, (16, 8, 3, 3))), init("b2", rng.normal(0, .1, 16)),
+             init("w3", rng.normal(0, .2, (10, 64))), init("b3", rng.normal(0, .1, 10))]
+    g = helper.make_graph(nodes, "tiny_cnn",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 1, 8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 10])],
+                          inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)])
+    m.ir_version = 8
+    return m
+
+
+def ort_quantized(out_dir, rng, batch):
+    """The tiny CNN quantized by ONNX Runtime's own quantize_static: QDQ and QOperator, uint8
+    and int8 activations, per-tensor and per-channel int8 weights."""
+    import logging
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+    logging.getLogger().setLevel(logging.ERROR)  # its advice on pre-processing and formats
+    fpath = os.path.join(out_dir, "tiny_cnn_float.onnx")
+    onnx.save(tiny_float_cnn(rng), fpath)
+    calib = rng.uniform(0, 1, (32, 1, 8, 8)).astype(np.float32)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter([{"x": calib[i:i + 1]} for i in range(len(calib))])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    for fmt in ("QDQ", "QOperator"):
+        for act in ("QUInt8", "QInt8"):
+            for pc in (False, True):
+                name = f"ortq_{fmt.lower()}_{act.lower()}_{'perchannel' if pc else 'pertensor'}"
+                path = os.path.join(out_dir, name + ".onnx")
+                quantize_static(fpath, path, Reader(), quant_format=getattr(QuantFormat, fmt),
+                                activation_type=getattr(QuantType, act),
+                                weight_type=QuantType.QInt8, per_channel=pc)
+                x = rng.uniform(0, 1, (batch, 1, 8, 8)).astype(np.float32)
+                yield name, onnx.load(path), x
+
+
+def output_quant(model):
+    """Scale and zero point of the graph's trailing DequantizeLinear."""
+    out = model.graph.output[0].name
+    node = next(n for n in model.graph.node if out in n.output)
+    assert node.op_type == "DequantizeLinear", node.op_type
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    return np.float32(inits[node.input[1]]), int(inits[node.input[2]])
+
+
+def nhwc(a):
+    return np.ascontiguousarray(np.transpose(a, (0, 2, 3, 1))) if a.ndim == 4 else a
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tpu", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--devices", default="golden,sim,sim:n=8")
+    ap.add_argument("--seed", type=int, default=27)
+    ap.add_argument("--batch", type=int, default=16)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    devices = [d for d in a.devices.split(",") if d]
+    print(f"onnx {onnx.__version__}, onnxruntime {ort.__version__} (CPU, default session "
+          f"options), numpy {np.__version__}; seed {a.seed}, batch {a.batch}")
+    totals = {d: [0, 0] for d in devices}
+    failures = 0
+    cases = []
+    for idx, (name, in_shape, float_in, u8, fn) in enumerate(CASES):
+        rng = np.random.default_rng([a.seed, idx])
+        model, x, _ = build(name, in_shape, float_in, u8, fn, rng, a.batch)
+        cases.append((name, model, x))
+    cases += list(ort_quantized(a.out, np.random.default_rng([a.seed, len(CASES)]), a.batch))
+    for name, model, x in cases:
+        base = os.path.join(a.out, name)
+        onnx.save(model, base + ".onnx")
+        sess = ort.InferenceSession(model.SerializeToString(),
+                                    providers=["CPUExecutionProvider"])
+        ref = sess.run(None, {"x": x})[0]
+        np.save(base + "_in.npy", nhwc(x))
+        np.save(base + "_ort.npy", ref)
+        r = subprocess.run([a.tpu, "import", base + ".onnx", "-o", base + ".tpum"],
+                           capture_output=True, text=True)
+        if r.returncode:
+            print(f"{name}: tpu import failed: {r.stderr.strip()}")
+            failures += 1
+            continue
+        want = nhwc(ref).reshape(a.batch, -1).astype(np.float32)
+        scale, zp = output_quant(model)
+        for d in devices:
+            outp = f"{base}_{d.replace(':', '_').replace('=', '')}.npy"
+            cmd = [a.tpu, "--device", d, "run", base + ".tpum", base + "_in.npy",
+                   "--outputs", outp, "--json"]
+            if x.dtype != np.float32:
+                cmd.append("--quantized")
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode:
+                print(f"{name}: {d}: tpu run failed: {r.stderr.strip()}")
+                failures += 1
+                continue
+            # the trailing DequantizeLinear, in fp32 as ONNX Runtime computes it
+            got = (np.load(outp).astype(np.int32) - zp).astype(np.float32) * scale
+            eq = int(np.sum(got.view(np.uint32) == want.view(np.uint32)))
+            totals[d][0] += eq
+            totals[d][1] += want.size
+            print(f"{name}: {d}: {eq} of {want.size} elements equal")
+            if eq != want.size:
+                failures += 1
+    for d in devices:
+        eq, n = totals[d]
+        print(f"total {d}: {eq} of {n} elements equal ({len(cases)} models)")
+    if failures:
+        print(f"FAILED: {failures} case/device runs differ or failed")
+        return 1
+    print("all equal")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,422 @@
+/* ONNX import's errors (driver/import, docs/import.md): a small QLinearMatMul model built here
+ * with protobuf-c (the same generated code the importer reads with) imports to the expected
+ * layer; truncated and corrupted files, an unsupported operator, attribute or zero point, a
+ * missing initializer and inconsistent shapes give one clear line and no model; `tpu import`
+ * writes nothing then. Bit-exactness against ONNX Runtime is make test-onnx's
+ * (tests/onnx/ort_check.py). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_fixture.h"
+#include "harness.h"
+#include "onnx.pb-c.h"
+#include "tpu/import.h"
+#include "tpu/numerics.h"
+
+/* ------------------------------------------------------------------ a model built here */
+
+#define K_IN 4
+#define N_OUT 3
+
+struct fx {
+	Onnx__ModelProto model;
+	Onnx__GraphProto graph;
+	Onnx__OperatorSetIdProto opset;
+	Onnx__OperatorSetIdProto *opsets[1];
+	Onnx__NodeProto node;
+	Onnx__NodeProto *nodes[1];
+	char *node_in[8], *node_out[1];
+	Onnx__AttributeProto attr;
+	Onnx__AttributeProto *attrs[1];
+	Onnx__TensorProto t[7];
+	Onnx__TensorProto *inits[7];
+	int64_t w_dims[2];
+	float f[4];
+	int32_t i[4];
+	int32_t w[K_IN * N_OUT];
+	Onnx__ValueInfoProto vin, vout;
+	Onnx__ValueInfoProto *ins[1], *outs[1];
+	Onnx__TypeProto tin, tout;
+	Onnx__TypeProto__Tensor ttin, ttout;
+	Onnx__TensorShapeProto sin, sout;
+	Onnx__TensorShapeProto__Dimension din[2], dout[2];
+	Onnx__TensorShapeProto__Dimension *pdin[2], *pdout[2];
+};
+
+/* A scalar initializer: one float (fv) or one int8 (iv). */
+static void scalar(Onnx__TensorProto *t, const char *name, float *fv, int32_t *iv)
+{
+	*t = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
+	t->name = (char *)name;
+	t->has_data_type = 1;
+	t->data_type =
+	    fv ? ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT : ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+	t->n_float_data = fv ? 1 : 0;
+	t->float_data = fv;
+	t->n_int32_data = iv ? 1 : 0;
+	t->int32_data = iv;
+}
+
+static void value_info(Onnx__ValueInfoProto *v, Onnx__TypeProto *t, Onnx__TypeProto__Tensor *tt,
+		       Onnx__TensorShapeProto *s, Onnx__TensorShapeProto__Dimension *d,
+		       Onnx__TensorShapeProto__Dimension **pd, const char *name, int64_t n)
+{
+	*v = (Onnx__ValueInfoProto)ONNX__VALUE_INFO_PROTO__INIT;
+	*t = (Onnx__TypeProto)ONNX__TYPE_PROTO__INIT;
+	*tt = (Onnx__TypeProto__Tensor)ONNX__TYPE_PROTO__TENSOR__INIT;
+	*s = (Onnx__TensorShapeProto)ONNX__TENSOR_SHAPE_PROTO__INIT;
+	for (int k = 0; k < 2; k++) {
+		d[k] = (Onnx__TensorShapeProto__Dimension)ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
+		pd[k] = &d[k];
+	}
+	d[0].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+	d[0].dim_param = (char *)"N";
+	d[1].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+	d[1].dim_value = n;
+	s->n_dim = 2;
+	s->dim = pd;
+	tt->has_elem_type = 1;
+	tt->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+	tt->shape = s;
+	t->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	t->tensor_type = tt;
+	v->name = (char *)name;
+	v->type = t;
+}
+
+/* x (N, 4) int8 -> QLinearMatMul 'mm' with constant B (4 x 3) -> y (N, 3) int8. */
+static void fx_init(struct fx *f)
+{
+	memset(f, 0, sizeof(*f));
+	static const char *const in_names[8] = {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"};
+	f->f[0] = 0.05f; /* xs */
+	f->f[1] = 0.01f; /* ws */
+	f->f[2] = 0.3f;	 /* ys */
+	f->i[0] = 3;	 /* xz */
+	f->i[1] = 0;	 /* wz */
+	f->i[2] = -7;	 /* yz */
+	for (int k = 0; k < K_IN * N_OUT; k++)
+		f->w[k] = (k * 37) % 255 - 127;
+	scalar(&f->t[0], "xs", &f->f[0], NULL);
+	scalar(&f->t[1], "xz", NULL, &f->i[0]);
+	f->t[2] = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
+	f->t[2].name = (char *)"w";
+	f->t[2].has_data_type = 1;
+	f->t[2].data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+	f->w_dims[0] = K_IN;
+	f->w_dims[1] = N_OUT;
+	f->t[2].n_dims = 2;
+	f->t[2].dims = f->w_dims;
+	f->t[2].n_int32_data = K_IN * N_OUT;
+	f->t[2].int32_data = f->w;
+	scalar(&f->t[3], "ws", &f->f[1], NULL);
+	scalar(&f->t[4], "wz", NULL, &f->i[1]);
+	scalar(&f->t[5], "ys", &f->f[2], NULL);
+	scalar(&f->t[6], "yz", NULL, &f->i[2]);
+	for (int k = 0; k < 7; k++)
+		f->inits[k] = &f->t[k];
+	f->node = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
+	for (int k = 0; k < 8; k++)
+		f->node_in[k] = (char *)in_names[k];
+	f->node_out[0] = (char *)"y";
+	f->node.n_input = 8;
+	f->node.input = f->node_in;
+	f->node.n_output = 1;
+	f->node.output = f->node_out;
+	f->node.name = (char *)"mm";
+	f->node.op_type = (char *)"QLinearMatMul";
+	f->nodes[0] = &f->node;
+	f->attr = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
+	f->attrs[0] = &f->attr;
+	value_info(&f->vin, &f->tin, &f->ttin, &f->sin, f->din, f->pdin, "x", K_IN);
+	value_info(&f->vout, &f->tout, &f->ttout, &f->sout, f->dout, f->pdout, "y", N_OUT);
+	f->ins[0] = &f->vin;
+	f->outs[0] = &f->vout;
+	f->graph = (Onnx__GraphProto)ONNX__GRAPH_PROTO__INIT;
+	f->graph.name = (char *)"fx";
+	f->graph.n_node = 1;
+	f->graph.node = f->nodes;
+	f->graph.n_initializer = 7;
+	f->graph.initializer = f->inits;
+	f->graph.n_input = 1;
+	f->graph.input = f->ins;
+	f->graph.n_output = 1;
+	f->graph.output = f->outs;
+	f->opset = (Onnx__OperatorSetIdProto)ONNX__OPERATOR_SET_ID_PROTO__INIT;
+	f->opset.has_version = 1;
+	f->opset.version = 13;
+	f->opsets[0] = &f->opset;
+	f->model = (Onnx__ModelProto)ONNX__MODEL_PROTO__INIT;
+	f->model.has_ir_version = 1;
+	f->model.ir_version = 8;
+	f->model.n_opset_import = 1;
+	f->model.opset_import = f->opsets;
+	f->model.graph = &f->graph;
+}
+
+/* The serialized model (malloc'ed). */
+static uint8_t *fx_pack(const struct fx *f, size_t *len)
+{
+	*len = onnx__model_proto__get_packed_size(&f->model);
+	uint8_t *buf = malloc(*len);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(onnx__model_proto__pack(&f->model, buf), *len);
+	return buf;
+}
+
+/* Import must fail with -EINVAL and one line containing want. */
+static void expect_fail(const struct fx *f, const char *want)
+{
+	size_t len;
+	uint8_t *buf = fx_pack(f, &len);
+	struct tpu_model *m = (struct tpu_model *)(uintptr_t)1;
+	char err[512];
+	int rc = tpu_import_onnx_mem(buf, len, NULL, &m, err, sizeof(err));
+	ck_assert_msg(rc == -EINVAL, "rc %d for '%s': %s", rc, want, err);
+	ck_assert_ptr_null(m);
+	ck_assert_msg(strstr(err, want), "message '%s' lacks '%s'", err, want);
+	ck_assert_msg(!strchr(err, '\n'), "message has a newline: '%s'", err);
+	free(buf);
+}
+
+/* ------------------------------------------------------------------ tests */
+
+START_TEST(imports_the_fixture)
+{
+	struct fx f;
+	fx_init(&f);
+	size_t len;
+	uint8_t *buf = fx_pack(&f, &len);
+	struct tpu_model *m;
+	char err[512];
+	ck_assert_msg(tpu_import_onnx_mem(buf, len, NULL, &m, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(m->name, "fx");
+	ck_assert_uint_eq(m->n_layers, 1);
+	ck_assert_uint_eq(m->in_c * m->in_h * m->in_w, K_IN);
+	ck_assert_int_eq(m->in.zero_point, 3);
+	ck_assert_uint_eq(m->in_type, TPU_IO_INT8);
+	const struct tpu_layer *l = &m->layers[0];
+	ck_assert_uint_eq(l->type, TPU_LAYER_DENSE);
+	ck_assert_uint_eq(l->round, TPU_ROUND_FLOAT);
+	ck_assert_uint_eq(l->out_c, N_OUT);
+	ck_assert_int_eq(l->out.zero_point, -7);
+	for (int k = 0; k < K_IN * N_OUT; k++)
+		ck_assert_int_eq(l->weights[k], f.w[k]);
+	/* 0.05 x 0.01 / 0.3 in fp32, encoded exactly */
+	float p = 0.05f * 0.01f, r = p / 0.3f;
+	int32_t mult;
+	int shift;
+	ck_assert_int_eq(tpu_float_multiplier(r, &mult, &shift), 0);
+	ck_assert_int_eq(l->multiplier[2], mult);
+	ck_assert_int_eq(l->shift[2], shift);
+	tpu_model_free(m);
+	/* a name given wins; unprintable bytes are dropped */
+	ck_assert_int_eq(tpu_import_onnx_mem(buf, len, "my\tnet", &m, err, sizeof(err)), 0);
+	ck_assert_str_eq(m->name, "mynet");
+	tpu_model_free(m);
+	free(buf);
+}
+END_TEST
+
+/* Every truncation fails cleanly (a prefix that parses is an incomplete graph) and so does the
+ * empty file; run under ASan by make test-san. */
+START_TEST(truncated_at_every_offset)
+{
+	struct fx f;
+	fx_init(&f);
+	size_t len;
+	uint8_t *buf = fx_pack(&f, &len);
+	for (size_t n = 0; n < len; n++) {
+		uint8_t *cut = malloc(n ? n : 1);
+		ck_assert_ptr_nonnull(cut);
+		memcpy(cut, buf, n);
+		struct tpu_model *m = NULL;
+		char err[512] = "";
+		int rc = tpu_import_onnx_mem(cut, n, NULL, &m, err, sizeof(err));
+		ck_assert_msg(rc == -EINVAL && !m, "cut to %zu of %zu bytes: rc %d", n, len, rc);
+		ck_assert_msg(err[0] && !strchr(err, '\n'), "cut to %zu: message '%s'", n, err);
+		free(cut);
+	}
+	free(buf);
+}
+END_TEST
+
+/* Random byte changes: an error with a message, or a model that validates (a changed weight
+ * is still a model); never a crash. */
+START_TEST(corrupted_bytes)
+{
+	struct fx f;
+	fx_init(&f);
+	size_t len;
+	uint8_t *buf = fx_pack(&f, &len);
+	uint8_t *b = malloc(len);
+	ck_assert_ptr_nonnull(b);
+	uint64_t seed = harness_seed() ^ 0x1a;
+	int refused = 0;
+	for (int trial = 0; trial < 3000; trial++) {
+		memcpy(b, buf, len);
+		int edits = (int)harness_range(&seed, 1, 4);
+		for (int e = 0; e < edits; e++)
+			b[harness_range(&seed, 0, (int64_t)len - 1)] =
+			    (uint8_t)harness_range(&seed, 0, 255);
+		struct tpu_model *m = NULL;
+		char err[512] = "";
+		int rc = tpu_import_onnx_mem(b, len, NULL, &m, err, sizeof(err));
+		if (rc) {
+			ck_assert_msg(rc == -EINVAL && !m && err[0], "trial %d: rc %d '%s'", trial,
+				      rc, err);
+			refused++;
+		} else {
+			ck_assert_int_eq(tpu_model_validate(m, err, sizeof(err)), 0);
+			tpu_model_free(m);
+		}
+	}
+	ck_assert_int_gt(refused, 100);
+	free(b);
+	free(buf);
+}
+END_TEST
+
+START_TEST(unsupported_and_inconsistent)
+{
+	struct fx f;
+	fx_init(&f);
+	f.node.op_type = (char *)"Softmax";
+	expect_fail(&f, "node 'mm' (Softmax): operator not supported");
+	fx_init(&f);
+	f.node.name = NULL;
+	f.node.op_type = (char *)"QLinearConv";
+	f.attr.name = (char *)"group";
+	f.attr.has_type = 1;
+	f.attr.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+	f.attr.has_i = 1;
+	f.attr.i = 2;
+	f.node.n_attribute = 1;
+	f.node.attribute = f.attrs;
+	/* the 2-D weights of a matmul are not a convolution's */
+	expect_fail(&f, "node #0 (QLinearConv): weights: rank 2 (4 expected)");
+	fx_init(&f);
+	f.attr.name = (char *)"transA";
+	f.attr.has_type = 1;
+	f.attr.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+	f.node.n_attribute = 1;
+	f.node.attribute = f.attrs;
+	expect_fail(&f, "node 'mm' (QLinearMatMul): attribute 'transA' is not supported");
+	fx_init(&f);
+	f.node.domain = (char *)"com.microsoft";
+	expect_fail(&f, "node 'mm' (QLinearMatMul): operator domain 'com.microsoft'");
+	/* a weight zero point the device cannot take yet */
+	fx_init(&f);
+	f.i[1] = 3;
+	expect_fail(&f, "node 'mm' (QLinearMatMul): weight zero point 3 (channel 0)");
+	/* a missing initializer */
+	fx_init(&f);
+	f.graph.n_initializer = 2; /* xs, xz only */
+	expect_fail(&f, "input 6 (y scale) 'ys' is not an initializer or Constant (missing "
+			"initializer)");
+	fx_init(&f);
+	f.inits[2] = f.inits[6];
+	f.graph.n_initializer = 6;
+	expect_fail(&f, "input 3 (weights) 'w' is not an initializer or Constant");
+	/* shapes: weights of 4 rows against 5 input features; data that do not fill the dims */
+	fx_init(&f);
+	f.din[1].dim_value = 5;
+	expect_fail(&f, "node 'mm' (QLinearMatMul): weights have 4 rows, the input 5 features");
+	fx_init(&f);
+	f.w_dims[0] = 5;
+	expect_fail(&f, "weights: 12 values stored for 15 elements");
+	fx_init(&f);
+	f.f[2] = -1.0f;
+	expect_fail(&f, "y scale: -1 (must be finite and > 0)");
+	/* two consumers of the input: not a chain */
+	fx_init(&f);
+	f.node_in[4] = (char *)"x";
+	expect_fail(&f, "tensor 'x' is read by 2 nodes");
+	/* the graph's input of an unsupported type and rank */
+	fx_init(&f);
+	f.ttin.elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
+	expect_fail(&f, "graph input 'x': element type int32");
+	fx_init(&f);
+	f.sin.n_dim = 3;
+	expect_fail(&f, "graph input 'x': rank 3");
+	/* no opset of the default domain, or one older than the QLinear operators */
+	fx_init(&f);
+	f.model.n_opset_import = 0;
+	expect_fail(&f, "no opset import of the default domain");
+	fx_init(&f);
+	f.opset.version = 9;
+	expect_fail(&f, "opset 9 of the default domain (10 or later expected");
+	/* not an ONNX model at all */
+	struct tpu_model *m;
+	char err[512];
+	ck_assert_int_eq(tpu_import_onnx_mem("TPUM\1\0\0\0", 8, NULL, &m, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not an ONNX model"));
+	ck_assert_int_eq(tpu_import_onnx("/nonexistent/m.onnx", NULL, &m, err, sizeof(err)),
+			 -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/m.onnx: cannot open"));
+}
+END_TEST
+
+/* `tpu import` on a bad file: exit 2, one line naming the node, no output file. On a good one:
+ * a model file tpu run accepts. */
+START_TEST(cli_writes_nothing_on_error)
+{
+	struct cli_dir d;
+	struct cli_run r;
+	struct fx f;
+	cli_dir_init(&d, "import");
+	const char *bad = cli_dir_path(&d, "bad.onnx"), *good = cli_dir_path(&d, "good.onnx"),
+		   *out = cli_dir_path(&d, "m.tpum");
+	fx_init(&f);
+	size_t len;
+	uint8_t *buf = fx_pack(&f, &len);
+	FILE *fp = fopen(good, "wb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(buf, 1, len, fp), len);
+	ck_assert_int_eq(fclose(fp), 0);
+	fp = fopen(bad, "wb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(buf, 1, len / 2, fp), len / 2);
+	ck_assert_int_eq(fclose(fp), 0);
+	CLI_RUN(&r, "import", bad, "-o", out);
+	cli_expect_fail(&r, 2, "tpu import: ", bad, NULL);
+	ck_assert_int_ne(access(out, F_OK), 0);
+	f.node.op_type = (char *)"Softmax";
+	free(buf);
+	buf = fx_pack(&f, &len);
+	fp = fopen(bad, "wb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(buf, 1, len, fp), len);
+	ck_assert_int_eq(fclose(fp), 0);
+	CLI_RUN(&r, "import", bad, "-o", out);
+	cli_expect_fail(&r, 2, "tpu import: ", "node 'mm' (Softmax): operator not supported", NULL);
+	ck_assert_int_ne(access(out, F_OK), 0);
+	CLI_RUN(&r, "import", good);
+	cli_expect_fail(&r, 2, "tpu import: ", "missing -o MODEL.tpum", NULL);
+	CLI_RUN(&r, "import", good, "-o", out);
+	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+	ck_assert_ptr_nonnull(strstr(r.out, "model 'fx', 1 layers"));
+	ck_assert_int_eq(access(out, F_OK), 0);
+	free(buf);
+	cli_dir_fini(&d);
+}
+END_TEST
+
+static Suite *import_onnx_suite(void)
+{
+	Suite *s = suite_create("import_onnx");
+	TCase *tc = tcase_create("import_onnx");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, imports_the_fixture);
+	tcase_add_test(tc, truncated_at_every_offset);
+	tcase_add_test(tc, corrupted_bytes);
+	tcase_add_test(tc, unsupported_and_inconsistent);
+	tcase_add_test(tc, cli_writes_nothing_on_error);
+	suite_add_tcase(s, tc);
+	return s;
+}
+TPU_TEST_SUITE(import_onnx_suite)
