@@ -148,6 +148,16 @@ struct tpu_model *mfx_small_v2(uint64_t *seed)
 	m->in_type = TPU_IO_UINT8;
 	m->out_type = TPU_IO_UINT8;
 	m->in_round = TPU_INPUT_ROUND_EVEN;
+	/* weight zero points: per tensor on the CONV2D, per channel on the DENSE */
+	struct tpu_layer *c = &m->layers[0], *d = &m->layers[2];
+	c->b_zp_count = 1;
+	c->b_zero_point = malloc(sizeof(int32_t));
+	d->b_zp_count = d->out_c;
+	d->b_zero_point = malloc(d->out_c * sizeof(int32_t));
+	ck_assert(c->b_zero_point && d->b_zero_point);
+	c->b_zero_point[0] = 7;
+	for (uint32_t j = 0; j < d->out_c; j++)
+		d->b_zero_point[j] = (int32_t)j * 50 - 128;
 	return m;
 }
 
@@ -207,6 +217,9 @@ void mfx_assert_equal(const struct tpu_model *a, const struct tpu_model *b)
 				       y->pad_right, y->out_c,	  y->act};
 		ck_assert_msg(!memcmp(fx, fy, sizeof(fx)), "layer %u: shape fields differ", i);
 		ck_assert_uint_eq(x->round, y->round);
+		ck_assert_uint_eq(x->b_zp_count, y->b_zp_count);
+		assert_same_bits(x->b_zero_point, y->b_zero_point, 4 * (size_t)x->b_zp_count, i,
+				 "b_zero_point");
 		ck_assert_msg(!memcmp(&x->out, &y->out, sizeof(x->out)), "layer %u: out", i);
 		size_t nw, nc;
 		layer_sizes(a, i, &nw, &nc);

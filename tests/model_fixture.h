@@ -27,7 +27,8 @@ struct tpu_model *mfx_build(uint64_t *seed, const char *name, uint32_t in_h, uin
 struct tpu_model *mfx_small(uint64_t *seed);
 
 /* mfx_small with every format-2 field set: CONV2D in SINGLE, DENSE in FLOAT rounding, uint8
- * input and output, input rounded half to even. */
+ * input and output, input rounded half to even, weight zero points (per tensor on the CONV2D,
+ * per channel on the DENSE). */
 struct tpu_model *mfx_small_v2(uint64_t *seed);
 
 /* Recompute layer i's multiplier/shift from its scales and rounding mode (after a test changed

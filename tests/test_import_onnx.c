@@ -5,6 +5,7 @@
  * writes nothing then. Bit-exactness against ONNX Runtime is make test-onnx's
  * (tests/onnx/ort_check.py). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,11 +214,57 @@ START_TEST(imports_the_fixture)
 	ck_assert_int_eq(l->multiplier[2], mult);
 	ck_assert_int_eq(l->shift[2], shift);
 	tpu_model_free(m);
+	ck_assert_uint_eq(l->b_zp_count, 0);
+	ck_assert_ptr_null(l->b_zero_point);
 	/* a name given wins; unprintable bytes are dropped */
 	ck_assert_int_eq(tpu_import_onnx_mem(buf, len, "my\tnet", &m, err, sizeof(err)), 0);
 	ck_assert_str_eq(m->name, "mynet");
 	tpu_model_free(m);
 	free(buf);
+}
+END_TEST
+
+/* Weight zero points: int8 with a nonzero one, uint8 with any (stored as w - 128, z - 128),
+ * uint8 without the input (ONNX's default 0), and uint8 with 128 (none at all). */
+START_TEST(weight_zero_points)
+{
+	struct fx f;
+	struct tpu_model *m;
+	char err[512];
+	size_t len;
+	static const struct {
+		int32_t type, zp;
+		bool given;
+		uint32_t count;
+		int32_t want;
+	} cases[] = {
+	    {ONNX__TENSOR_PROTO__DATA_TYPE__INT8, 3, true, 1, 3},
+	    {ONNX__TENSOR_PROTO__DATA_TYPE__INT8, -128, true, 1, -128},
+	    {ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, 255, true, 1, 127},
+	    {ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, 0, false, 1, -128},
+	    {ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, 128, true, 0, 0},
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		fx_init(&f);
+		bool u8 = cases[c].type == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+		f.t[2].data_type = f.t[4].data_type = cases[c].type;
+		for (int k = 0; u8 && k < K_IN * N_OUT; k++)
+			f.w[k] += 128;
+		f.i[1] = cases[c].zp;
+		if (!cases[c].given)
+			f.node_in[5] = (char *)"";
+		uint8_t *buf = fx_pack(&f, &len);
+		ck_assert_msg(tpu_import_onnx_mem(buf, len, NULL, &m, err, sizeof(err)) == 0,
+			      "case %zu: %s", c, err);
+		const struct tpu_layer *l = &m->layers[0];
+		ck_assert_uint_eq(l->b_zp_count, cases[c].count);
+		if (cases[c].count)
+			ck_assert_int_eq(l->b_zero_point[0], cases[c].want);
+		for (int k = 0; k < K_IN * N_OUT; k++)
+			ck_assert_int_eq(l->weights[k], f.w[k] - (u8 ? 128 : 0));
+		tpu_model_free(m);
+		free(buf);
+	}
 }
 END_TEST
 
@@ -308,10 +355,11 @@ START_TEST(unsupported_and_inconsistent)
 	fx_init(&f);
 	f.node.domain = (char *)"com.microsoft";
 	expect_fail(&f, "node 'mm' (QLinearMatMul): operator domain 'com.microsoft'");
-	/* a weight zero point the device cannot take yet */
+	/* a weight zero point of another type than the weights' */
 	fx_init(&f);
-	f.i[1] = 3;
-	expect_fail(&f, "node 'mm' (QLinearMatMul): weight zero point 3 (channel 0)");
+	f.t[4].data_type = ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+	expect_fail(&f, "node 'mm' (QLinearMatMul): weight zero point: 1 uint8 values (1 or 3 of "
+			"the weights' type int8 expected)");
 	/* a missing initializer */
 	fx_init(&f);
 	f.graph.n_initializer = 2; /* xs, xz only */
@@ -412,6 +460,7 @@ static Suite *import_onnx_suite(void)
 	TCase *tc = tcase_create("import_onnx");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, imports_the_fixture);
+	tcase_add_test(tc, weight_zero_points);
 	tcase_add_test(tc, truncated_at_every_offset);
 	tcase_add_test(tc, corrupted_bytes);
 	tcase_add_test(tc, unsupported_and_inconsistent);

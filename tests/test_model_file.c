@@ -787,6 +787,10 @@ START_TEST(format2_round_trip_and_layout)
 	back->out_type = 0;
 	back->layers[0].round = TPU_ROUND_SINGLE;
 	ck_assert_uint_eq(tpu_model_format_major(back), 2);
+	back->layers[0].round = 0;
+	back->layers[0].b_zp_count = 1;
+	ck_assert_uint_eq(tpu_model_format_major(back), 2);
+	back->layers[0].b_zp_count = 0;
 	tpu_model_free(back);
 	free(img2);
 	free(img);
@@ -855,6 +859,14 @@ START_TEST(format2_bad_fields)
 	expect_edit_err(img, len, mb + 80, 2, "model: in_round: 2");
 	expect_edit_err(img, len, c_round, 3, "layer 0 (CONV2D): round: unknown rounding mode 3");
 	expect_edit_err(img, len, p_round, 1, "layer 1 (MAXPOOL2D): round: 1 (must be 0");
+	/* the weight zero points: a count other than 0, 1 or out_c (before anything is
+	 * allocated), a value outside int8; the CONV2D's one value sits before its round */
+	expect_edit_err(img, len, c_round - 8, 2,
+			"layer 0 (CONV2D): b_zero_point: count 2 (must be 0, 1 or out_c = 3)");
+	expect_edit_err(img, len, c_round - 8, 0x7fffffff, "b_zero_point: count 2147483647");
+	expect_edit_err(img, len, c_round - 4, 128,
+			"layer 0 (CONV2D): b_zero_point[0] = 128 (must be -128..127)");
+	expect_edit_err(img, len, p_round - 4, 1, "layer 1 (MAXPOOL2D): b_zero_point: count 1");
 	/* DOUBLE checks the multiplier in double: the fp32 ratio's encoding differs */
 	expect_edit_err(img, len, d_round, TPU_ROUND_DOUBLE,
 			"layer 2 (DENSE): multiplier[0] = ");
@@ -864,6 +876,17 @@ START_TEST(format2_bad_fields)
 	m->in_type = 2;
 	expect_invalid(m, "model: in_type: 2");
 	m->in_type = TPU_IO_UINT8;
+	m->layers[2].b_zero_point[3] = -129;
+	expect_invalid(m, "layer 2 (DENSE): b_zero_point[3] = -129 (must be -128..127)");
+	m->layers[2].b_zero_point[3] = 0;
+	m->layers[2].b_zp_count = 2;
+	expect_invalid(m, "layer 2 (DENSE): b_zp_count: 2 (must be 0, 1 or out_c = 4)");
+	m->layers[2].b_zp_count = 0;
+	expect_invalid(m, "layer 2 (DENSE): b_zero_point: set with b_zp_count 0");
+	m->layers[2].b_zp_count = 4;
+	m->layers[1].b_zp_count = 1;
+	expect_invalid(m, "layer 1 (MAXPOOL2D): b_zp_count: 1 (must be 0 for a pool)");
+	m->layers[1].b_zp_count = 0;
 	m->layers[2].round = 7;
 	expect_invalid(m, "layer 2 (DENSE): round: unknown rounding mode 7 (0 DOUBLE, 1 SINGLE, "
 			  "2 FLOAT)");

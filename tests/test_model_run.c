@@ -51,6 +51,13 @@ static int8_t ref_act(const struct tpu_layer *l, uint32_t j, int64_t acc)
 	return tpu_activate(wrap32(acc), &ch, &o, NULL);
 }
 
+/* Weight j of a layer less its zero point (none, per tensor, or per output channel). */
+static int32_t ref_w(const struct tpu_layer *l, size_t t, uint32_t j)
+{
+	int32_t zb = l->b_zp_count ? l->b_zero_point[l->b_zp_count == 1 ? 0 : j] : 0;
+	return l->weights[t * l->out_c + j] - zb;
+}
+
 static struct ten ref_layer(const struct tpu_layer *l, int32_t z_in, const struct ten *x)
 {
 	struct ten y;
@@ -72,8 +79,7 @@ static struct ten ref_layer(const struct tpu_layer *l, int32_t z_in, const struc
 				if (l->type == TPU_LAYER_DENSE) {
 					int64_t acc = 0;
 					for (size_t i = 0; i < k_in; i++)
-						acc += (int64_t)(x->v[i] - z_in) *
-						       l->weights[i * l->out_c + j];
+						acc += (int64_t)(x->v[i] - z_in) * ref_w(l, i, j);
 					*dst = ref_act(l, j, acc);
 					continue;
 				}
@@ -98,7 +104,7 @@ static struct ten ref_layer(const struct tpu_layer *l, int32_t z_in, const struc
 							    ((size_t)ky * l->kernel_w + kx) * x->c +
 							    ci;
 							acc += (int64_t)(px[ci] - z_in) *
-							       l->weights[t * l->out_c + j];
+							       ref_w(l, t, j);
 						}
 					}
 				*dst = l->type == TPU_LAYER_MAXPOOL2D ? (int8_t)best
@@ -320,6 +326,64 @@ START_TEST(rounding_modes_per_layer)
 }
 END_TEST
 
+/* Weight zero points (format 2.0): per tensor on a CONV2D, per channel on a DENSE, in FLOAT
+ * and DOUBLE rounding; golden and sim against the reference. */
+START_TEST(weight_zero_points)
+{
+	uint64_t seed = harness_seed() ^ 0x3004;
+	static const struct mfx_spec spec[] = {
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 4, TPU_ACT_RELU},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_NONE},
+	};
+	struct tpu_model *m = mfx_build(&seed, "bzp", 6, 6, 2, spec, 3);
+	m->layers[2].round = TPU_ROUND_FLOAT;
+	mfx_requantize(m, 2);
+	struct tpu_layer *c = &m->layers[0], *d = &m->layers[2];
+	c->b_zp_count = 1;
+	c->b_zero_point = malloc(sizeof(int32_t));
+	d->b_zp_count = d->out_c;
+	d->b_zero_point = malloc(d->out_c * sizeof(int32_t));
+	ck_assert(c->b_zero_point && d->b_zero_point);
+	c->b_zero_point[0] = -5;
+	for (uint32_t j = 0; j < d->out_c; j++)
+		d->b_zero_point[j] = (int32_t)(j * 23 % 256) - 128;
+	char err[256];
+	ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
+	size_t batch = 9;
+	int8_t *in = random_input(&seed, m, batch);
+	int8_t *want = malloc(batch * m->num_classes), *got = malloc(batch * m->num_classes);
+	ck_assert(want && got);
+	ref_run(m, batch, in, want);
+	assert_varied(want, batch * m->num_classes);
+	const char *uris[2] = {"golden", sim_have(8) ? "sim:n=8,latency=10" : NULL};
+	for (int k = 0; k < 2 && uris[k]; k++) {
+		tpu_dev *dev;
+		ck_assert_int_eq(tpu_open(uris[k], &dev), 0);
+		ck_assert_msg(tpu_model_run(dev, m, batch, in, got, NULL) == 0, "%s: %s", uris[k],
+			      tpu_ops_last_error(dev));
+		assert_same(got, want, batch * m->num_classes, uris[k]);
+		ck_assert_int_eq(tpu_close(dev), 0);
+	}
+	/* the zero points matter: without them the outputs differ */
+	uint32_t keep = d->b_zp_count;
+	d->b_zp_count = 0;
+	int32_t *zp = d->b_zero_point;
+	d->b_zero_point = NULL;
+	tpu_dev *dev;
+	ck_assert_int_eq(tpu_open("golden", &dev), 0);
+	ck_assert_int_eq(tpu_model_run(dev, m, batch, in, got, NULL), 0);
+	ck_assert(memcmp(got, want, batch * m->num_classes));
+	ck_assert_int_eq(tpu_close(dev), 0);
+	d->b_zp_count = keep;
+	d->b_zero_point = zp;
+	free(got);
+	free(want);
+	free(in);
+	tpu_model_free(m);
+}
+END_TEST
+
 START_TEST(big_batch_small_arena)
 {
 	/* 300 examples through a 64 KiB DMA arena: the first conv's im2col alone is
@@ -406,6 +470,7 @@ static Suite *model_run_suite(void)
 	tcase_add_test(tc, golden_matches_reference);
 	tcase_add_test(tc, sim_matches_golden_and_reference);
 	tcase_add_test(tc, rounding_modes_per_layer);
+	tcase_add_test(tc, weight_zero_points);
 	tcase_add_test(tc, big_batch_small_arena);
 	tcase_add_test(tc, run_rejects_bad_arguments);
 	tcase_add_test(tc, quantize_input_and_argmax);

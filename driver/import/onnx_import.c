@@ -113,6 +113,9 @@ static int finish_layer(struct chain *ch, const Onnx__NodeProto *n, struct tpu_l
 	l->bias = bias ? bias : calloc(oc, sizeof(int32_t));
 	l->w_scale = w->scale;
 	w->scale = NULL;
+	l->b_zero_point = w->zp;
+	l->b_zp_count = (uint32_t)w->zp_count;
+	w->zp = NULL;
 	l->multiplier = malloc(oc * sizeof(int32_t));
 	l->shift = malloc(oc * sizeof(int32_t));
 	if (!l->bias || !l->multiplier || !l->shift) {

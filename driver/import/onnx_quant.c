@@ -109,15 +109,6 @@ int oq_weights(const struct ox *x, const struct oq_weight_src *src, struct oq_we
 		goto out;
 	}
 	for (size_t j = 0; j < out_c; j++) {
-		int64_t zp = z.ints ? z.ints[per(z.count, j)] : 0;
-		if (zp != (u8 ? 128 : 0)) {
-			ox_node_fail(x, n,
-				     "weight zero point %lld (channel %zu): only int8 weights with "
-				     "zero point 0 or uint8 weights with zero point 128 are "
-				     "supported",
-				     (long long)zp, j);
-			goto out;
-		}
 		float sc = s.floats[per(s.count, j)];
 		if (!isfinite(sc) || sc <= 0.0f) {
 			ox_node_fail(x, n, "weight scale[%zu] = %g (must be finite and > 0)", j,
@@ -130,9 +121,17 @@ int oq_weights(const struct ox *x, const struct oq_weight_src *src, struct oq_we
 	w->count = v.count;
 	w->rank = v.rank;
 	memcpy(w->dims, v.dims, sizeof(w->dims));
+	/* zero points in int8 form; none at all when each is 0 (int8 0, uint8 128). Without the
+	 * input, ONNX's default 0: for uint8 weights that is -128 in int8 form. */
+	size_t nz = z.ints ? z.count : 1;
+	bool any_zp = false;
+	for (size_t j = 0; j < nz; j++)
+		any_zp |= (z.ints ? z.ints[j] : 0) != (u8 ? 128 : 0);
+	w->zp_count = any_zp ? nz : 0;
 	w->w = malloc(v.count ? v.count : 1);
 	w->scale = malloc(out_c * sizeof(float));
-	if (!w->w || !w->scale) {
+	w->zp = any_zp ? malloc(nz * sizeof(int32_t)) : NULL;
+	if (!w->w || !w->scale || (any_zp && !w->zp)) {
 		ox_fail(x, "out of memory");
 		oq_weights_free(w);
 		goto out;
@@ -141,6 +140,8 @@ int oq_weights(const struct ox *x, const struct oq_weight_src *src, struct oq_we
 		w->w[i] = (int8_t)(v.ints[i] - (u8 ? 128 : 0));
 	for (size_t j = 0; j < out_c; j++)
 		w->scale[j] = s.floats[per(s.count, j)];
+	for (size_t j = 0; j < w->zp_count; j++)
+		w->zp[j] = (int32_t)(z.ints ? z.ints[j] : 0) - (u8 ? 128 : 0);
 	rc = 0;
 out:
 	ox_values_free(&v);
@@ -153,8 +154,10 @@ void oq_weights_free(struct oq_weights *w)
 {
 	free(w->w);
 	free(w->scale);
+	free(w->zp);
 	w->w = NULL;
 	w->scale = NULL;
+	w->zp = NULL;
 }
 
 int oq_bias(const struct ox *x, const Onnx__NodeProto *n, size_t i, size_t out_c, int32_t **bias)

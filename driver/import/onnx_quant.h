@@ -35,15 +35,18 @@ struct oq_weight_src {
 	bool axis_given;
 	int64_t axis;
 };
-/* Weights as int8 (zero point 0) in their ONNX order, with out_c scales. */
+/* Weights as int8 in their ONNX order, with out_c scales and their zero points in int8 form
+ * (uint8 weights w with zero point z: w - 128 and z - 128): zp_count 0 when every zero point is
+ * 0 (zp NULL), 1 per tensor, out_c per output channel. */
 struct oq_weights {
 	int8_t *w;
 	float *scale;
-	size_t out_c, count, rank;
+	int32_t *zp;
+	size_t out_c, count, rank, zp_count;
 	int64_t dims[8];
 };
-/* Read the weights: int8 with zero point 0 or uint8 with zero point 128, per tensor or per
- * output channel; any other zero point is an error naming the node and the value. */
+/* Read the weights: int8 or uint8 with any zero point of their type, per tensor or per output
+ * channel. */
 int oq_weights(const struct ox *x, const struct oq_weight_src *src, struct oq_weights *w);
 void oq_weights_free(struct oq_weights *w);
 

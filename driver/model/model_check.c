@@ -366,6 +366,26 @@ static int check_channels(const struct tpu_layer *l, uint32_t i, const struct tp
 	return 0;
 }
 
+/* The weight zero points of a CONV2D/DENSE layer with n output channels: none, one, or n. */
+static int check_b_zero_points(const struct tpu_layer *l, uint32_t i, uint32_t n, char *err,
+			       size_t errlen)
+{
+	if (l->b_zp_count != 0 && l->b_zp_count != 1 && l->b_zp_count != n)
+		return tpu_model_layer_fail(err, errlen, i, l->type,
+					    "b_zp_count: %u (must be 0, 1 or out_c = %u)",
+					    l->b_zp_count, n);
+	if (!l->b_zp_count != !l->b_zero_point)
+		return tpu_model_layer_fail(err, errlen, i, l->type,
+					    "b_zero_point: %s with b_zp_count %u",
+					    l->b_zero_point ? "set" : "NULL", l->b_zp_count);
+	for (uint32_t j = 0; j < l->b_zp_count; j++)
+		if (!is_i8(l->b_zero_point[j]))
+			return tpu_model_layer_fail(err, errlen, i, l->type,
+						    "b_zero_point[%u] = %d (must be -128..127)", j,
+						    (int)l->b_zero_point[j]);
+	return 0;
+}
+
 static int check_lut(const struct tpu_layer *l, uint32_t i, bool want, char *err, size_t errlen)
 {
 	if (want)
@@ -398,10 +418,16 @@ static int check_values(const struct tpu_layer *l, uint32_t i, const struct tpu_
 				  : l->multiplier ? "multiplier"
 				  : l->shift	  ? "shift"
 						  : NULL;
+		if (!bad && l->b_zero_point)
+			bad = "b_zero_point";
 		if (bad)
 			return tpu_model_layer_fail(err, errlen, i, l->type,
 						    "%s: must be NULL (a pool has no parameters)",
 						    bad);
+		if (l->b_zp_count)
+			return tpu_model_layer_fail(err, errlen, i, l->type,
+						    "b_zp_count: %u (must be 0 for a pool)",
+						    l->b_zp_count);
 		if (l->out.scale != q_in->scale || l->out.zero_point != q_in->zero_point)
 			return tpu_model_layer_fail(
 			    err, errlen, i, l->type,
@@ -419,6 +445,8 @@ static int check_values(const struct tpu_layer *l, uint32_t i, const struct tpu_
 	if (missing)
 		return tpu_model_layer_fail(err, errlen, i, l->type, "%s: NULL", missing);
 	int rc = check_channels(l, i, q_in, g->n_chan, err, errlen);
+	if (!rc)
+		rc = check_b_zero_points(l, i, g->n_chan, err, errlen);
 	if (rc)
 		return rc;
 	int32_t qmin, qmax;

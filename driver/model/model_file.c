@@ -21,7 +21,8 @@
 #define MODEL_BODY_BYTES 72u   /* name[32] + 10 x 4 */
 #define MODEL_BODY2_BYTES 12u  /* format 2 appends in_type, out_type, in_round */
 #define LAYER_FIXED_BYTES 56u  /* index, 11 u32 fields, out.scale, out.zero_point */
-#define LAYER_BODY2_BYTES 4u   /* format 2 appends round after the arrays */
+#define LAYER_BODY2_BYTES 8u   /* format 2 appends the b_zero_point count (and its values), then
+				* round, after the arrays */
 #define LAYER_COUNTS_BYTES 24u /* one u32 count per array */
 
 /* ---------------------------------------------------------------- CRC-32 (IEEE 802.3, zlib) */
@@ -124,16 +125,17 @@ static void w_section_end(struct wbuf *w, size_t start)
 	w_u32(w, tpu_model_crc32(0, w->p + start, w->off - start));
 }
 
-static uint64_t layer_body_bytes(const struct tpu_layer_geom *g, uint32_t major)
+static uint64_t layer_body_bytes(const struct tpu_layer *l, const struct tpu_layer_geom *g,
+				 uint32_t major)
 {
 	return LAYER_FIXED_BYTES + LAYER_COUNTS_BYTES + g->n_weights + 16ull * g->n_chan + g->n_lut +
-	       (major >= 2 ? LAYER_BODY2_BYTES : 0);
+	       (major >= 2 ? LAYER_BODY2_BYTES + 4ull * l->b_zp_count : 0);
 }
 
 static void write_layer(struct wbuf *w, const struct tpu_layer *l, uint32_t i,
 			const struct tpu_layer_geom *g, uint32_t major)
 {
-	size_t start = w_section_begin(w, "LAYR", (uint32_t)layer_body_bytes(g, major));
+	size_t start = w_section_begin(w, "LAYR", (uint32_t)layer_body_bytes(l, g, major));
 	const uint32_t fixed[] = {i,	       l->type,	     l->kernel_h, l->kernel_w,
 				  l->stride_h, l->stride_w,  l->pad_top,  l->pad_bottom,
 				  l->pad_left, l->pad_right, l->out_c,	  l->act};
@@ -149,8 +151,10 @@ static void write_layer(struct wbuf *w, const struct tpu_layer *l, uint32_t i,
 	w_array32(w, l->shift, g->n_chan);
 	w_u32(w, g->n_lut);
 	w_bytes(w, l->lut, g->n_lut);
-	if (major >= 2)
+	if (major >= 2) {
+		w_array32(w, l->b_zero_point, l->b_zp_count);
 		w_u32(w, l->round);
+	}
 	w_section_end(w, start);
 }
 
@@ -159,7 +163,7 @@ uint32_t tpu_model_format_major(const struct tpu_model *m)
 	if (m->in_type || m->out_type || m->in_round)
 		return 2;
 	for (uint32_t i = 0; i < m->n_layers && i < TPU_MODEL_MAX_LAYERS; i++)
-		if (m->layers[i].round)
+		if (m->layers[i].round || m->layers[i].b_zp_count)
 			return 2;
 	return 1;
 }
@@ -183,7 +187,7 @@ int tpu_model_serialize(const struct tpu_model *m, uint8_t **out, size_t *out_le
 		rc = tpu_model_layer_geom(&m->layers[i], i, h, wd, c, &geom[i], err, errlen);
 		if (rc)
 			return rc;
-		total += SECTION_FRAMING + layer_body_bytes(&geom[i], major);
+		total += SECTION_FRAMING + layer_body_bytes(&m->layers[i], &geom[i], major);
 		h = geom[i].out_h;
 		wd = geom[i].out_w;
 		c = geom[i].out_c;
@@ -429,7 +433,25 @@ static int parse_layer(struct rd *b, struct version v, uint32_t i, struct tpu_la
 		free(lut);
 	}
 	if (v.major >= 2) {
-		if (b->len - b->off < LAYER_BODY2_BYTES)
+		/* the zero points' count, checked before anything is allocated for them */
+		if (b->len - b->off < 4)
+			return tpu_model_layer_fail(err, errlen, i, l->type,
+						    "b_zero_point: truncated: no room for its count");
+		uint32_t nzp = get_u32(b->p + b->off);
+		if (nzp && !g.n_chan)
+			return tpu_model_layer_fail(err, errlen, i, l->type,
+						    "b_zero_point: count %u (must be 0 for a pool)",
+						    nzp);
+		if (nzp > 1 && nzp != g.n_chan)
+			return tpu_model_layer_fail(err, errlen, i, l->type,
+						    "b_zero_point: count %u (must be 0, 1 or out_c = "
+						    "%u)",
+						    nzp, g.n_chan);
+		if ((rc = read_array(b, i, l->type, "b_zero_point", nzp, 4,
+				     (void **)&l->b_zero_point, err, errlen)))
+			return rc;
+		l->b_zp_count = nzp;
+		if (b->len - b->off < 4)
 			return tpu_model_layer_fail(err, errlen, i, l->type,
 						    "round: truncated: no room for it");
 		l->round = r_u32(b);
@@ -592,6 +614,7 @@ void tpu_model_free(struct tpu_model *m)
 		free(l->w_scale);
 		free(l->multiplier);
 		free(l->shift);
+		free(l->b_zero_point);
 	}
 	free(m);
 }

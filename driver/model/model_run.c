@@ -51,6 +51,8 @@ static int layer_params(const struct tpu_layer *l, int32_t z_in, struct tpu_gemm
 	p->out_zero_point = l->out.zero_point;
 	p->lut = l->act == TPU_ACT_SIGMOID || l->act == TPU_ACT_TANH ? l->lut : NULL;
 	p->round = (enum tpu_round)l->round;
+	p->b_zero_point = l->b_zero_point;
+	p->b_zp_channels = l->b_zp_count;
 	return tpu_act_clamp((enum tpu_activation)l->act, l->out.scale, l->out.zero_point,
 			     &p->clamp_min, &p->clamp_max);
 }

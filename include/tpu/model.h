@@ -3,7 +3,8 @@
  *
  * A model is a chain of layers over one NHWC int8 tensor: CONV2D, MAXPOOL2D, DENSE (a DENSE
  * layer flattens its input in H, W, C order). Quantization per design.md §3: weights int8
- * symmetric with one scale per output channel, activations int8 with (scale, zero point), bias
+ * with one scale per output channel (and, format 2, optional zero points per tensor or per
+ * output channel), activations int8 with (scale, zero point), bias
  * int32 with scale in_scale x w_scale[j] and NOT folded (the input zero point is folded when the
  * layer runs). multiplier/shift are QuantizeMultiplier(in_scale x w_scale[j] / out_scale) and
  * are checked against the scales on load: QuantizeMultiplier(double ratio) for the DOUBLE and
@@ -75,6 +76,13 @@ struct tpu_layer {
 	int8_t lut[256];          /* act SIGMOID/TANH: tpu_act_lut(); otherwise all 0 */
 	uint32_t round;           /* enum tpu_round (tpu/numerics.h) of the requantization,
 				   * CONV2D/DENSE; MAXPOOL2D 0. Non-zero needs format 2 */
+	/* Weight (B) zero points, CONV2D/DENSE (format 2): the layer computes
+	 * (x - z_in) . (w - zb[j]) with zb[j] = b_zero_point[0] (b_zp_count 1) or
+	 * b_zero_point[j] (b_zp_count out_c); b_zp_count 0 (b_zero_point NULL): none. Each
+	 * -128..127 (uint8 weights with zero point z are stored as w - 128 with z - 128).
+	 * Owned by the model. */
+	uint32_t b_zp_count;
+	int32_t *b_zero_point;
 };
 
 struct tpu_model {

@@ -4,7 +4,7 @@
 Builds small random graphs of every pattern the importer supports with onnx's helper API
 (QOperator and QDQ forms, int8 and uint8 activations, per-tensor and per-channel weights,
 ReLU/Clip, convolutions with strides and pads, max pooling, dense layers, a multi-layer chain)
-and a float CNN quantized by onnxruntime.quantization.quantize_static in 8 ways,
+and a float CNN quantized by onnxruntime.quantization.quantize_static in 12 ways,
 runs each in ONNX Runtime (default session options, CPU), writes the model, its inputs and
 ONNX Runtime's outputs under --out, imports the model with `tpu import` and runs it with
 `tpu run` on every device of --devices, comparing every output element. Prints exact counts
@@ -58,9 +58,21 @@ def act_zp(rng, u8):
 
 
 def weights(rng, shape, u8w):
-    """int8 weights (zero point 0), or uint8 ones with zero point 128."""
-    w = rng.integers(-127, 128, size=shape)
-    return (w + 128).astype(np.uint8) if u8w else w.astype(np.int8)
+    """int8 weights, or uint8 ones (the full range of the type)."""
+    if u8w:
+        return rng.integers(0, 256, size=shape).astype(np.uint8)
+    return rng.integers(-128, 128, size=shape).astype(np.int8)
+
+
+def w_zps(rng, n, per_channel, u8w, asym):
+    """Weight zero points: symmetric (int8 0, uint8 128) or asymmetric (any value of the type,
+    per tensor or per channel)."""
+    shape = n if per_channel else ()
+    if not asym:
+        return np.full(shape, 128 if u8w else 0, np.uint8 if u8w else np.int8)
+    if u8w:
+        return rng.integers(0, 256, size=shape).astype(np.uint8)
+    return rng.integers(-128, 128, size=shape).astype(np.int8)
 
 
 def w_scales(rng, n, per_channel):
@@ -89,13 +101,13 @@ def qop_input(g, rng, shape, u8, float_in):
     return Chain("x", shape, scale, zp, u8)
 
 
-def qop_conv(g, rng, c, out_c, k, stride, pads, per_channel, u8w, out_u8, bias=True):
+def qop_conv(g, rng, c, out_c, k, stride, pads, per_channel, u8w, out_u8, bias=True,
+             asym=False):
     w = weights(rng, (out_c, c.shape[1], k, k), u8w)
     ws = w_scales(rng, out_c, per_channel)
     ys, yz = out_scale(rng, c.scale, ws, c.shape[1] * k * k), act_zp(rng, out_u8)
     xs, xz = g.qparams(c.scale, c.zp, c.u8)
-    wz = np.full(out_c if per_channel else (), 128 if u8w else 0,
-                 np.uint8 if u8w else np.int8)
+    wz = w_zps(rng, out_c, per_channel, u8w, asym)
     ins = [c.name, xs, xz, g.const("w", w), g.const("ws", ws), g.const("wz", wz),
            *g.qparams(ys, yz, out_u8)]
     if bias:
@@ -121,12 +133,12 @@ def flatten(g, c, reshape=False):
     return Chain(t, [c.shape[0], feat], c.scale, c.zp, c.u8)
 
 
-def qop_matmul(g, rng, c, n, per_channel, u8w, out_u8):
+def qop_matmul(g, rng, c, n, per_channel, u8w, out_u8, asym=False):
     k = c.shape[1]
     w = weights(rng, (k, n), u8w)
     ws = w_scales(rng, n, per_channel)
     ys, yz = out_scale(rng, c.scale, ws, k), act_zp(rng, out_u8)
-    wz = np.full(n if per_channel else (), 128 if u8w else 0, np.uint8 if u8w else np.int8)
+    wz = w_zps(rng, n, per_channel, u8w, asym)
     t = g.node("QLinearMatMul", [c.name, *g.qparams(c.scale, c.zp, c.u8), g.const("w", w),
                                  g.const("ws", ws), g.const("wz", wz), *g.qparams(ys, yz, out_u8)])
     return Chain(t, [c.shape[0], n], ys, yz, out_u8)
@@ -140,11 +152,11 @@ def q(g, t, c):
     return g.node("QuantizeLinear", [t, *g.qparams(c.scale, c.zp, c.u8)])
 
 
-def qdq_weights(g, rng, shape, chan_axis, per_channel, u8w):
+def qdq_weights(g, rng, shape, chan_axis, per_channel, u8w, asym=False):
     w = weights(rng, shape, u8w)
     n = shape[chan_axis]
     ws = w_scales(rng, n, per_channel)
-    wz = np.full(n if per_channel else (), 128 if u8w else 0, np.uint8 if u8w else np.int8)
+    wz = w_zps(rng, n, per_channel, u8w, asym)
     attrs = {"axis": chan_axis} if per_channel else {}
     t = g.node("DequantizeLinear", [g.const("w", w), g.const("ws", ws), g.const("wz", wz)],
                **attrs)
@@ -169,9 +181,10 @@ def qdq_act(g, rng, t, act, out_u8):
     return t, None
 
 
-def qdq_conv(g, rng, c, out_c, k, stride, pads, per_channel, u8w, out_u8, act=None):
+def qdq_conv(g, rng, c, out_c, k, stride, pads, per_channel, u8w, out_u8, act=None,
+             asym=False):
     x = dq(g, c)
-    w, ws = qdq_weights(g, rng, (out_c, c.shape[1], k, k), 0, per_channel, u8w)
+    w, ws = qdq_weights(g, rng, (out_c, c.shape[1], k, k), 0, per_channel, u8w, asym)
     b = qdq_bias(g, rng, c, ws, out_c)
     t = g.node("Conv", [x, w, b], kernel_shape=[k, k], strides=[stride, stride], pads=pads)
     t, zp = qdq_act(g, rng, t, act, out_u8)
@@ -184,14 +197,14 @@ def qdq_conv(g, rng, c, out_c, k, stride, pads, per_channel, u8w, out_u8, act=No
     return out
 
 
-def qdq_dense(g, rng, c, n, per_channel, u8w, out_u8, gemm, act=None):
+def qdq_dense(g, rng, c, n, per_channel, u8w, out_u8, gemm, act=None, asym=False):
     x = dq(g, c)
     k = c.shape[1]
     if gemm:
-        w, ws = qdq_weights(g, rng, (n, k), 0, per_channel, u8w)
+        w, ws = qdq_weights(g, rng, (n, k), 0, per_channel, u8w, asym)
         t = g.node("Gemm", [x, w, qdq_bias(g, rng, c, ws, n)], transB=1)
     else:
-        w, ws = qdq_weights(g, rng, (k, n), 1, per_channel, u8w)
+        w, ws = qdq_weights(g, rng, (k, n), 1, per_channel, u8w, asym)
         t = g.node("MatMul", [x, w])
     t, zp = qdq_act(g, rng, t, act, out_u8)
     out = Chain(None, [c.shape[0], n], out_scale(rng, c.scale, ws, k),
@@ -293,6 +306,31 @@ def c_qdq_chain_s8(g, rng, c):
     return qdq_dense(g, rng, c, 10, True, False, False, gemm=False)
 
 
+def c_qop_conv_asym_u8w(g, rng, c):
+    return qop_conv(g, rng, c, 5, 3, 1, [1, 1, 1, 1], False, True, True, asym=True)
+
+
+def c_qop_conv_asym_s8w_pc(g, rng, c):
+    return qop_conv(g, rng, c, 4, 3, 2, [1, 0, 1, 1], True, False, False, asym=True)
+
+
+def c_qop_matmul_asym_u8w_pc(g, rng, c):
+    return qop_matmul(g, rng, c, 10, True, True, True, asym=True)
+
+
+def c_qop_matmul_asym_s8w(g, rng, c):
+    return qop_matmul(g, rng, c, 7, False, False, False, asym=True)
+
+
+def c_qdq_conv_asym_u8w(g, rng, c):
+    return qdq_conv(g, rng, c, 4, 3, 1, [1, 1, 1, 1], False, True, True, act="relu",
+                    asym=True)
+
+
+def c_qdq_gemm_asym_u8w_pc(g, rng, c):
+    return qdq_dense(g, rng, c, 9, True, True, True, gemm=True, asym=True)
+
+
 CASES = [
     # name, (C, H, W) or (K,), float input, uint8 activations, QDQ (needs float edges), builder
     ("qop_conv_s8", (3, 8, 8), False, False, c_qop_conv_s8),
@@ -310,6 +348,12 @@ CASES = [
     ("qdq_matmul_u8", (30,), True, True, c_qdq_matmul_u8),
     ("qdq_chain_u8", (1, 12, 12), True, True, c_qdq_chain_u8),
     ("qdq_chain_s8", (3, 8, 8), True, False, c_qdq_chain_s8),
+    ("qop_conv_asym_u8w", (3, 7, 7), False, True, c_qop_conv_asym_u8w),
+    ("qop_conv_asym_s8w_perchannel", (2, 9, 8), True, False, c_qop_conv_asym_s8w_pc),
+    ("qop_matmul_asym_u8w_perchannel", (26,), False, True, c_qop_matmul_asym_u8w_pc),
+    ("qop_matmul_asym_s8w", (19,), True, False, c_qop_matmul_asym_s8w),
+    ("qdq_conv_asym_u8w_relu", (2, 8, 8), True, True, c_qdq_conv_asym_u8w),
+    ("qdq_gemm_asym_u8w_perchannel", (21,), True, True, c_qdq_gemm_asym_u8w_pc),
 ]
 
 
@@ -385,16 +429,20 @@ def ort_quantized(out_dir, rng, batch):
         def get_next(self):
             return next(self.it, None)
 
-    for fmt in ("QDQ", "QOperator"):
-        for act in ("QUInt8", "QInt8"):
-            for pc in (False, True):
-                name = f"ortq_{fmt.lower()}_{act.lower()}_{'perchannel' if pc else 'pertensor'}"
-                path = os.path.join(out_dir, name + ".onnx")
-                quantize_static(fpath, path, Reader(), quant_format=getattr(QuantFormat, fmt),
-                                activation_type=getattr(QuantType, act),
-                                weight_type=QuantType.QInt8, per_channel=pc)
-                x = rng.uniform(0, 1, (batch, 1, 8, 8)).astype(np.float32)
-                yield name, onnx.load(path), x
+    # int8 weights in every combination; uint8 (asymmetric) weights with uint8 activations
+    combos = [(f, a, "QInt8", pc) for f in ("QDQ", "QOperator") for a in ("QUInt8", "QInt8")
+              for pc in (False, True)]
+    combos += [(f, "QUInt8", "QUInt8", pc) for f in ("QDQ", "QOperator") for pc in (False, True)]
+    for fmt, act, wt, pc in combos:
+        name = (f"ortq_{fmt.lower()}_{act.lower()}_"
+                f"{'perchannel' if pc else 'pertensor'}"
+                f"{'_u8w' if wt == 'QUInt8' else ''}")
+        path = os.path.join(out_dir, name + ".onnx")
+        quantize_static(fpath, path, Reader(), quant_format=getattr(QuantFormat, fmt),
+                        activation_type=getattr(QuantType, act),
+                        weight_type=getattr(QuantType, wt), per_channel=pc)
+        x = rng.uniform(0, 1, (batch, 1, 8, 8)).astype(np.float32)
+        yield name, onnx.load(path), x
 
 
 def output_quant(model):
