@@ -102,9 +102,14 @@ struct tpu_model *mfx_build(uint64_t *seed, const char *name, uint32_t in_h, uin
 		l->act = s->act;
 		switch (s->type) {
 		case TPU_LAYER_CONV2D: {
-			uint32_t k = s->kernel_h * s->kernel_w * c;
-			h = (h + s->pad_top + s->pad_bottom - s->kernel_h) / s->stride_h + 1;
-			w = (w + s->pad_left + s->pad_right - s->kernel_w) / s->stride_w + 1;
+			uint32_t d = s->dilation ? s->dilation : 1, gr = s->groups ? s->groups : 1;
+			uint32_t k = s->kernel_h * s->kernel_w * (c / gr);
+			l->dilation_h = l->dilation_w = s->dilation;
+			l->groups = s->groups;
+			h = (h + s->pad_top + s->pad_bottom - (s->kernel_h - 1) * d - 1) / s->stride_h +
+			    1;
+			w = (w + s->pad_left + s->pad_right - (s->kernel_w - 1) * d - 1) / s->stride_w +
+			    1;
 			c = s->out_c;
 			fill_params(seed, m, i, k);
 			break;
@@ -132,9 +137,9 @@ struct tpu_model *mfx_build(uint64_t *seed, const char *name, uint32_t in_h, uin
 struct tpu_model *mfx_small(uint64_t *seed)
 {
 	static const struct mfx_spec spec[] = {
-	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 3, TPU_ACT_RELU},
-	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0},
-	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 4, TPU_ACT_SIGMOID},
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 3, TPU_ACT_RELU, 0, 0},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 4, TPU_ACT_SIGMOID, 0, 0},
 	};
 	return mfx_build(seed, "small", 6, 6, 2, spec, 3);
 }
@@ -172,14 +177,16 @@ static void layer_sizes(const struct tpu_model *m, uint32_t i, size_t *nw, size_
 			c = l->out_c;
 			continue;
 		}
-		h = (h + l->pad_top + l->pad_bottom - l->kernel_h) / l->stride_h + 1;
-		w = (w + l->pad_left + l->pad_right - l->kernel_w) / l->stride_w + 1;
+		uint32_t d = l->dilation_h ? l->dilation_h : 1, dw = l->dilation_w ? l->dilation_w : 1;
+		h = (h + l->pad_top + l->pad_bottom - (l->kernel_h - 1) * d - 1) / l->stride_h + 1;
+		w = (w + l->pad_left + l->pad_right - (l->kernel_w - 1) * dw - 1) / l->stride_w + 1;
 		if (l->type == TPU_LAYER_CONV2D)
 			c = l->out_c;
 	}
 	const struct tpu_layer *l = &m->layers[i];
+	uint32_t gr = l->groups ? l->groups : 1;
 	*nc = l->type == TPU_LAYER_MAXPOOL2D ? 0 : l->out_c;
-	*nw = l->type == TPU_LAYER_CONV2D  ? (size_t)l->kernel_h * l->kernel_w * c * l->out_c
+	*nw = l->type == TPU_LAYER_CONV2D  ? (size_t)l->kernel_h * l->kernel_w * (c / gr) * l->out_c
 	      : l->type == TPU_LAYER_DENSE ? (size_t)h * w * c * l->out_c
 					   : 0;
 }
@@ -211,10 +218,12 @@ void mfx_assert_equal(const struct tpu_model *a, const struct tpu_model *b)
 		const struct tpu_layer *x = &a->layers[i], *y = &b->layers[i];
 		const uint32_t fx[] = {x->type,	     x->kernel_h, x->kernel_w,	 x->stride_h,
 				       x->stride_w,  x->pad_top,  x->pad_bottom, x->pad_left,
-				       x->pad_right, x->out_c,	  x->act};
+				       x->pad_right, x->out_c,	  x->act,	 x->dilation_h,
+				       x->dilation_w, x->groups};
 		const uint32_t fy[] = {y->type,	     y->kernel_h, y->kernel_w,	 y->stride_h,
 				       y->stride_w,  y->pad_top,  y->pad_bottom, y->pad_left,
-				       y->pad_right, y->out_c,	  y->act};
+				       y->pad_right, y->out_c,	  y->act,	 y->dilation_h,
+				       y->dilation_w, y->groups};
 		ck_assert_msg(!memcmp(fx, fy, sizeof(fx)), "layer %u: shape fields differ", i);
 		ck_assert_uint_eq(x->round, y->round);
 		ck_assert_uint_eq(x->b_zp_count, y->b_zp_count);

@@ -15,6 +15,7 @@ struct mfx_spec {
 	uint32_t kernel_h, kernel_w, stride_h, stride_w;
 	uint32_t pad_top, pad_bottom, pad_left, pad_right;
 	uint32_t out_c, act;
+	uint32_t dilation, groups; /* CONV2D: both axes' dilation and the groups (0: none) */
 };
 
 /* A valid model of the given layers on an in_h x in_w x in_c input, random values from *seed.

@@ -211,11 +211,11 @@ START_TEST(round_trip_and_layout)
 {
 	uint64_t seed = harness_seed() ^ 0x70e1;
 	static const struct mfx_spec specs[][4] = {
-	    {{TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 3, TPU_ACT_NONE}},
-	    {{TPU_LAYER_CONV2D, 2, 3, 1, 2, 1, 0, 2, 1, 5, TPU_ACT_RELU6},
-	     {TPU_LAYER_MAXPOOL2D, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0},
-	     {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 7, TPU_ACT_TANH},
-	     {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 2, TPU_ACT_SIGMOID}},
+	    {{TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 3, TPU_ACT_NONE, 0, 0}},
+	    {{TPU_LAYER_CONV2D, 2, 3, 1, 2, 1, 0, 2, 1, 5, TPU_ACT_RELU6, 0, 0},
+	     {TPU_LAYER_MAXPOOL2D, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+	     {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 7, TPU_ACT_TANH, 0, 0},
+	     {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 2, TPU_ACT_SIGMOID, 0, 0}},
 	};
 	struct tpu_model *models[3] = {
 	    mfx_build(&seed, "d", 1, 1, 9, specs[0], 1),
@@ -377,9 +377,9 @@ START_TEST(every_single_bit_flip)
 {
 	uint64_t seed = harness_seed() ^ 0x7c;
 	static const struct mfx_spec spec[] = {
-	    {TPU_LAYER_CONV2D, 2, 2, 1, 1, 0, 1, 1, 0, 2, TPU_ACT_RELU},
-	    {TPU_LAYER_MAXPOOL2D, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0},
-	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 2, TPU_ACT_TANH},
+	    {TPU_LAYER_CONV2D, 2, 2, 1, 1, 0, 1, 1, 0, 2, TPU_ACT_RELU, 0, 0},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 2, TPU_ACT_TANH, 0, 0},
 	};
 	struct tpu_model *m = mfx_build(&seed, "flip", 3, 3, 1, spec, 3);
 	size_t len;
@@ -905,6 +905,54 @@ START_TEST(format2_bad_fields)
 }
 END_TEST
 
+/* Dilation and groups (format 2.0, inserted after out.zero_point because the weights' size
+ * depends on groups): a grouped, dilated model round-trips; bad values are refused in a file
+ * and in memory. */
+START_TEST(format2_dilation_and_groups)
+{
+	uint64_t seed = harness_seed() ^ 0x95;
+	static const struct mfx_spec spec[] = {
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 8, TPU_ACT_RELU, 0, 4},
+	    {TPU_LAYER_CONV2D, 3, 2, 1, 2, 2, 3, 1, 1, 6, TPU_ACT_NONE, 2, 2},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+	};
+	struct tpu_model *m = mfx_build(&seed, "dg", 7, 7, 4, spec, 3), *back;
+	char err[256];
+	size_t len, len2;
+	uint8_t *img = image_of(m, &len);
+	ck_assert_uint_eq(rd32(img + 4), 2);
+	size_t c0 = body_at(img, len, 1), c1 = body_at(img, len, 2), p = body_at(img, len, 3);
+	ck_assert_uint_eq(rd32(img + c1 + 56), 2); /* dilation_h */
+	ck_assert_uint_eq(rd32(img + c1 + 60), 2); /* dilation_w */
+	ck_assert_uint_eq(rd32(img + c1 + 64), 2); /* groups */
+	ck_assert_uint_eq(rd32(img + c1 + 68), 3 * 2 * 4 * 6); /* weights: K = 3 x 2 x 8 / 2 */
+	ck_assert_msg(tpu_model_load_mem(img, len, &back, err, sizeof(err)) == 0, "%s", err);
+	mfx_assert_equal(m, back);
+	uint8_t *img2 = image_of(back, &len2);
+	ck_assert(len == len2 && !memcmp(img, img2, len));
+	free(img2);
+	tpu_model_free(back);
+	/* in a file: groups that do not divide, a dilation that pushes the kernel out of the
+	 * input, dilation or groups on a pool */
+	expect_edit_err(img, len, c0 + 64, 3,
+			"layer 0 (CONV2D): groups: 3 does not divide in_c 4 and out_c 8");
+	expect_edit_err(img, len, c1 + 56, 9,
+			"layer 1 (CONV2D): kernel_h: 3 (dilated) does not fit the padded input "
+			"height 12");
+	expect_edit_err(img, len, c1 + 60, 70000, "layer 1 (CONV2D): dilation_w: 70000");
+	expect_edit_err(img, len, p + 64, 1, "layer 2 (MAXPOOL2D): groups: 1 (must be 0 for "
+					     "MAXPOOL2D)");
+	expect_edit_err(img, len, p + 56, 2, "layer 2 (MAXPOOL2D): dilation_h: 2 (must be 0");
+	/* in memory: a pad at the dilated extent (5) */
+	ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
+	m->layers[1].pad_top = 5;
+	expect_invalid(m, "layer 1 (CONV2D): pad_top: 5 (must be below the dilated kernel_h 5)");
+	m->layers[1].pad_top = 2;
+	free(img);
+	tpu_model_free(m);
+}
+END_TEST
+
 /* The FLOAT check computes in.scale x w_scale / out.scale in fp32, in that order: a case where
  * the fp32 and double ratios have different encodings, each accepted in its own mode only. */
 START_TEST(format2_float_ratio)
@@ -974,6 +1022,7 @@ static Suite *model_file_suite(void)
 	tcase_add_test(tc, format2_refused_by_format1_reader);
 	tcase_add_test(tc, format2_bad_fields);
 	tcase_add_test(tc, format2_float_ratio);
+	tcase_add_test(tc, format2_dilation_and_groups);
 	tcase_add_test(tc, input_rounding);
 	suite_add_tcase(s, tc);
 	return s;

@@ -64,11 +64,18 @@ static struct ten ref_layer(const struct tpu_layer *l, int32_t z_in, const struc
 	if (l->type == TPU_LAYER_DENSE) {
 		y.h = y.w = 1;
 		y.c = l->out_c;
-	} else {
-		y.h = (x->h + l->pad_top + l->pad_bottom - l->kernel_h) / l->stride_h + 1;
-		y.w = (x->w + l->pad_left + l->pad_right - l->kernel_w) / l->stride_w + 1;
+	}
+	uint32_t dh = l->dilation_h ? l->dilation_h : 1, dw = l->dilation_w ? l->dilation_w : 1;
+	uint32_t groups = l->groups ? l->groups : 1;
+	if (l->type != TPU_LAYER_DENSE) {
+		y.h = (x->h + l->pad_top + l->pad_bottom - (l->kernel_h - 1) * dh - 1) / l->stride_h +
+		      1;
+		y.w = (x->w + l->pad_left + l->pad_right - (l->kernel_w - 1) * dw - 1) / l->stride_w +
+		      1;
 		y.c = l->type == TPU_LAYER_CONV2D ? l->out_c : x->c;
 	}
+	/* a group's input channels: cg of them from channel (j / (out_c / groups)) * cg */
+	uint32_t cg = x->c / groups;
 	y.v = malloc((size_t)y.h * y.w * y.c);
 	ck_assert_ptr_nonnull(y.v);
 	size_t k_in = (size_t)x->h * x->w * x->c;
@@ -87,10 +94,10 @@ static struct ten ref_layer(const struct tpu_layer *l, int32_t z_in, const struc
 				int best = -129;
 				for (uint32_t ky = 0; ky < l->kernel_h; ky++)
 					for (uint32_t kx = 0; kx < l->kernel_w; kx++) {
-						long iy =
-						    (long)(oy * l->stride_h + ky) - l->pad_top;
-						long ix =
-						    (long)(ox * l->stride_w + kx) - l->pad_left;
+						long iy = (long)(oy * l->stride_h + ky * dh) -
+							  l->pad_top;
+						long ix = (long)(ox * l->stride_w + kx * dw) -
+							  l->pad_left;
 						if (iy < 0 || ix < 0 || iy >= x->h || ix >= x->w)
 							continue; /* padding: z_in - z_in = 0 */
 						const int8_t *px =
@@ -99,11 +106,11 @@ static struct ten ref_layer(const struct tpu_layer *l, int32_t z_in, const struc
 							best = px[j] > best ? px[j] : best;
 							continue;
 						}
-						for (uint32_t ci = 0; ci < x->c; ci++) {
+						uint32_t c0 = j / (l->out_c / groups) * cg;
+						for (uint32_t ci = 0; ci < cg; ci++) {
 							size_t t =
-							    ((size_t)ky * l->kernel_w + kx) * x->c +
-							    ci;
-							acc += (int64_t)(px[ci] - z_in) *
+							    ((size_t)ky * l->kernel_w + kx) * cg + ci;
+							acc += (int64_t)(px[c0 + ci] - z_in) *
 							       ref_w(l, t, j);
 						}
 					}
@@ -220,11 +227,11 @@ static void check_stats(const struct tpu_model *m, size_t batch, const struct tp
 }
 
 static const struct mfx_spec spec_big[] = {
-    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 8, TPU_ACT_RELU},
-    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0},
-    {TPU_LAYER_CONV2D, 2, 2, 1, 1, 0, 1, 0, 1, 6, TPU_ACT_RELU6},
-    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_TANH},
-    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 10, TPU_ACT_NONE},
+    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 8, TPU_ACT_RELU, 0, 0},
+    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0},
+    {TPU_LAYER_CONV2D, 2, 2, 1, 1, 0, 1, 0, 1, 6, TPU_ACT_RELU6, 0, 0},
+    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_TANH, 0, 0},
+    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 10, TPU_ACT_NONE, 0, 0},
 };
 
 /* ------------------------------------------------------------------ tests */
@@ -289,9 +296,9 @@ START_TEST(rounding_modes_per_layer)
 {
 	uint64_t seed = harness_seed() ^ 0x3003;
 	static const struct mfx_spec spec[] = {
-	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 4, TPU_ACT_RELU},
-	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0},
-	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_NONE},
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 4, TPU_ACT_RELU, 0, 0},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_NONE, 0, 0},
 	};
 	struct tpu_model *m = mfx_build(&seed, "rounds", 6, 6, 2, spec, 3);
 	m->layers[0].round = TPU_ROUND_SINGLE;
@@ -332,9 +339,9 @@ START_TEST(weight_zero_points)
 {
 	uint64_t seed = harness_seed() ^ 0x3004;
 	static const struct mfx_spec spec[] = {
-	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 4, TPU_ACT_RELU},
-	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0},
-	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_NONE},
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 4, TPU_ACT_RELU, 0, 0},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_NONE, 0, 0},
 	};
 	struct tpu_model *m = mfx_build(&seed, "bzp", 6, 6, 2, spec, 3);
 	m->layers[2].round = TPU_ROUND_FLOAT;
@@ -377,6 +384,53 @@ START_TEST(weight_zero_points)
 	ck_assert_int_eq(tpu_close(dev), 0);
 	d->b_zp_count = keep;
 	d->b_zero_point = zp;
+	free(got);
+	free(want);
+	free(in);
+	tpu_model_free(m);
+}
+END_TEST
+
+/* Grouped, depthwise (with a channel multiplier) and dilated convolutions (format 2.0), with
+ * weight zero points on the grouped one; golden and sim against the reference. */
+START_TEST(grouped_and_dilated_convolutions)
+{
+	uint64_t seed = harness_seed() ^ 0x3005;
+	static const struct mfx_spec spec[] = {
+	    /* depthwise, channel multiplier 2: 4 -> 8 channels */
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 8, TPU_ACT_RELU, 0, 4},
+	    /* dilation 2, pads below the dilated extent 5 */
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 2, 3, 4, 1, 6, TPU_ACT_NONE, 2, 0},
+	    /* 3 groups, stride 2, dilation 2 */
+	    {TPU_LAYER_CONV2D, 2, 2, 2, 2, 1, 0, 0, 1, 9, TPU_ACT_NONE, 2, 3},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 5, TPU_ACT_NONE, 0, 0},
+	};
+	struct tpu_model *m = mfx_build(&seed, "groups", 9, 8, 4, spec, 4);
+	m->layers[1].round = TPU_ROUND_FLOAT;
+	mfx_requantize(m, 1);
+	struct tpu_layer *g = &m->layers[2];
+	g->b_zp_count = g->out_c;
+	g->b_zero_point = malloc(g->out_c * sizeof(int32_t));
+	ck_assert_ptr_nonnull(g->b_zero_point);
+	for (uint32_t j = 0; j < g->out_c; j++)
+		g->b_zero_point[j] = (int32_t)(j * 29 % 41) - 20;
+	char err[256];
+	ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
+	size_t batch = 5;
+	int8_t *in = random_input(&seed, m, batch);
+	int8_t *want = malloc(batch * m->num_classes), *got = malloc(batch * m->num_classes);
+	ck_assert(want && got);
+	ref_run(m, batch, in, want);
+	assert_varied(want, batch * m->num_classes);
+	const char *uris[3] = {"golden", "golden:n=4", sim_have(8) ? "sim:n=8,latency=10" : NULL};
+	for (int k = 0; k < 3 && uris[k]; k++) {
+		tpu_dev *dev;
+		ck_assert_int_eq(tpu_open(uris[k], &dev), 0);
+		ck_assert_msg(tpu_model_run(dev, m, batch, in, got, NULL) == 0, "%s: %s", uris[k],
+			      tpu_ops_last_error(dev));
+		assert_same(got, want, batch * m->num_classes, uris[k]);
+		ck_assert_int_eq(tpu_close(dev), 0);
+	}
 	free(got);
 	free(want);
 	free(in);
@@ -471,6 +525,7 @@ static Suite *model_run_suite(void)
 	tcase_add_test(tc, sim_matches_golden_and_reference);
 	tcase_add_test(tc, rounding_modes_per_layer);
 	tcase_add_test(tc, weight_zero_points);
+	tcase_add_test(tc, grouped_and_dilated_convolutions);
 	tcase_add_test(tc, big_batch_small_arena);
 	tcase_add_test(tc, run_rejects_bad_arguments);
 	tcase_add_test(tc, quantize_input_and_argmax);

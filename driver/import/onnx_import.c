@@ -152,18 +152,22 @@ static int lower_conv(struct chain *ch, const Onnx__NodeProto *n, struct oq_weig
 	if (rc)
 		goto fail;
 	rc = -EINVAL;
-	if (group != 1) {
-		ox_node_fail(&ch->x, n, "attribute 'group' = %lld (only 1 is supported)",
-			     (long long)group);
-		goto fail;
-	}
 	if (ch->rank != 4) {
 		ox_node_fail(&ch->x, n, "input of rank %u (a 4-D NCHW tensor expected)", ch->rank);
 		goto fail;
 	}
-	if (w->dims[1] != ch->c) {
-		ox_node_fail(&ch->x, n, "weights have %lld input channels, the input %u",
-			     (long long)w->dims[1], ch->c);
+	if (group < 1 || group > ch->c || ch->c % group || w->out_c % (size_t)group) {
+		ox_node_fail(&ch->x, n,
+			     "attribute 'group' = %lld does not divide the %u input and %zu "
+			     "output channels",
+			     (long long)group, ch->c, w->out_c);
+		goto fail;
+	}
+	if (w->dims[1] * group != ch->c) {
+		ox_node_fail(&ch->x, n,
+			     "weights have %lld input channels per group, the input %u in %lld "
+			     "group(s)",
+			     (long long)w->dims[1], ch->c, (long long)group);
 		goto fail;
 	}
 	if ((rc = ow_window(&ch->x, n, ch->h, ch->w, w->dims[2], w->dims[3], false, &win)))
@@ -180,13 +184,17 @@ static int lower_conv(struct chain *ch, const Onnx__NodeProto *n, struct oq_weig
 	l->pad_bottom = win.pad_bottom;
 	l->pad_left = win.pad_left;
 	l->pad_right = win.pad_right;
-	size_t M = w->out_c, C = ch->c, KH = win.kernel_h, KW = win.kernel_w;
+	l->dilation_h = win.dilation_h;
+	l->dilation_w = win.dilation_w;
+	l->groups = group > 1 ? (uint32_t)group : 0;
+	/* C: the input channels of one group (all of them without groups) */
+	size_t M = w->out_c, C = ch->c / (size_t)group, KH = win.kernel_h, KW = win.kernel_w;
 	l->weights = malloc(w->count ? w->count : 1);
 	if (!l->weights) {
 		free(bias);
 		return -ENOMEM;
 	}
-	/* OIHW -> HWIO */
+	/* OIHW -> HWIO; with groups, I is the channel within the output channel's group */
 	for (size_t m = 0; m < M; m++)
 		for (size_t c = 0; c < C; c++)
 			for (size_t y = 0; y < KH; y++)

@@ -36,13 +36,24 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 		k[0] = v[0];
 		k[1] = v[1];
 	}
+	int64_t d[2] = {1, 1};
 	if ((rc = ox_attr_ints(x, n, "dilations", v, 8, &nv)))
 		return rc;
-	for (size_t i = 0; i < nv; i++)
-		if (v[i] != 1)
+	if (nv && nv != 2)
+		return ox_node_fail(x, n, "attribute 'dilations': %zu values (2 expected)", nv);
+	for (size_t i = 0; i < nv; i++) {
+		if (pool && v[i] != 1)
 			return ox_node_fail(x, n,
-					    "attribute 'dilations': %lld (only 1 is supported)",
+					    "attribute 'dilations': %lld (only 1 is supported for "
+					    "pooling)",
 					    (long long)v[i]);
+		if (v[i] < 1 || v[i] > 65535)
+			return ox_node_fail(x, n, "attribute 'dilations': %lld (must be 1..65535)",
+					    (long long)v[i]);
+		d[i] = v[i];
+	}
+	/* the extent of the dilated kernel along each axis */
+	int64_t e[2] = {(k[0] - 1) * d[0] + 1, (k[1] - 1) * d[1] + 1};
 	int64_t s[2] = {1, 1};
 	if ((rc = ox_attr_ints(x, n, "strides", v, 8, &nv)))
 		return rc;
@@ -72,8 +83,8 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 		}
 	} else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
 		bool up = ap[5] == 'U';
-		same_pads(in_h, k[0], s[0], up, &p[0], &p[2]);
-		same_pads(in_w, k[1], s[1], up, &p[1], &p[3]);
+		same_pads(in_h, e[0], s[0], up, &p[0], &p[2]);
+		same_pads(in_w, e[1], s[1], up, &p[1], &p[3]);
 	} else if (strcmp(ap, "VALID")) {
 		return ox_node_fail(x, n, "attribute 'auto_pad': '%s' is not supported", ap);
 	}
@@ -88,15 +99,16 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 		if (k[a] < 1 || k[a] > 65535)
 			return ox_node_fail(x, n, "kernel size %lld (must be 1..65535)",
 					    (long long)k[a]);
-		if (p[a] >= k[a] || p[a + 2] >= k[a])
+		if (p[a] >= e[a] || p[a + 2] >= e[a])
 			return ox_node_fail(
 			    x, n,
 			    "attribute 'pads': %lld, %lld along %s is not below the "
-			    "kernel size %lld (the model format's limit)",
-			    (long long)p[a], (long long)p[a + 2], a ? "W" : "H", (long long)k[a]);
-		if (in + p[a] + p[a + 2] < k[a])
+			    "%skernel size %lld (the model format's limit)",
+			    (long long)p[a], (long long)p[a + 2], a ? "W" : "H",
+			    d[a] > 1 ? "dilated " : "", (long long)e[a]);
+		if (in + p[a] + p[a + 2] < e[a])
 			return ox_node_fail(x, n, "kernel %lld does not fit the %s %lld",
-					    (long long)k[a], a ? "width" : "height",
+					    (long long)e[a], a ? "width" : "height",
 					    (long long)(in + p[a] + p[a + 2]));
 	}
 	if (pool) {
@@ -125,7 +137,9 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 	win->pad_left = (uint32_t)p[1];
 	win->pad_bottom = (uint32_t)p[2];
 	win->pad_right = (uint32_t)p[3];
-	win->out_h = (uint32_t)((in_h + p[0] + p[2] - k[0]) / s[0] + 1);
-	win->out_w = (uint32_t)((in_w + p[1] + p[3] - k[1]) / s[1] + 1);
+	win->dilation_h = d[0] > 1 ? (uint32_t)d[0] : 0;
+	win->dilation_w = d[1] > 1 ? (uint32_t)d[1] : 0;
+	win->out_h = (uint32_t)((in_h + p[0] + p[2] - e[0]) / s[0] + 1);
+	win->out_w = (uint32_t)((in_w + p[1] + p[3] - e[1]) / s[1] + 1);
 	return 0;
 }

@@ -80,32 +80,42 @@ static int check_range(const struct tpu_layer *l, uint32_t i, const char *field,
 
 /* The window/kernel fields of CONV2D and MAXPOOL2D: output size along one axis. */
 static int window_axis(const struct tpu_layer *l, uint32_t i, const char *axis, uint32_t in,
-		       uint32_t kernel, uint32_t stride, uint32_t pad_lo, uint32_t pad_hi,
-		       uint32_t *out, char *err, size_t errlen)
+		       uint32_t kernel, uint32_t stride, uint32_t dilation, uint32_t pad_lo,
+		       uint32_t pad_hi, uint32_t *out, char *err, size_t errlen)
 {
-	char kname[16], sname[16];
+	char kname[16], sname[16], dname[16], ename[64];
 	snprintf(kname, sizeof(kname), "kernel_%s", axis);
 	snprintf(sname, sizeof(sname), "stride_%s", axis);
+	snprintf(dname, sizeof(dname), "dilation_%s", axis);
 	int rc = check_range(l, i, kname, kernel, 1, TPU_MODEL_MAX_DIM, err, errlen);
 	if (!rc)
 		rc = check_range(l, i, sname, stride, 1, TPU_MODEL_MAX_DIM, err, errlen);
+	if (!rc)
+		rc = check_range(l, i, dname, dilation, 0, TPU_MODEL_MAX_DIM, err, errlen);
 	if (rc)
 		return rc;
+	/* the extent of the (dilated) kernel */
+	uint64_t ext = (uint64_t)(kernel - 1) * (dilation ? dilation : 1) + 1;
+	if (dilation > 1)
+		snprintf(ename, sizeof(ename), "the dilated %s %llu", kname,
+			 (unsigned long long)ext);
+	else
+		snprintf(ename, sizeof(ename), "%s %u", kname, kernel);
 	const char *lo_name = axis[0] == 'h' ? "pad_top" : "pad_left";
 	const char *hi_name = axis[0] == 'h' ? "pad_bottom" : "pad_right";
-	if (pad_lo >= kernel)
-		return tpu_model_layer_fail(err, errlen, i, l->type, "%s: %u (must be below %s %u)",
-					    lo_name, pad_lo, kname, kernel);
-	if (pad_hi >= kernel)
-		return tpu_model_layer_fail(err, errlen, i, l->type, "%s: %u (must be below %s %u)",
-					    hi_name, pad_hi, kname, kernel);
+	if (pad_lo >= ext)
+		return tpu_model_layer_fail(err, errlen, i, l->type, "%s: %u (must be below %s)",
+					    lo_name, pad_lo, ename);
+	if (pad_hi >= ext)
+		return tpu_model_layer_fail(err, errlen, i, l->type, "%s: %u (must be below %s)",
+					    hi_name, pad_hi, ename);
 	uint64_t padded = (uint64_t)in + pad_lo + pad_hi;
-	if (padded < kernel)
+	if (padded < ext)
 		return tpu_model_layer_fail(
-		    err, errlen, i, l->type, "%s: %u does not fit the %sinput %s %llu", kname,
-		    kernel, pad_lo || pad_hi ? "padded " : "", axis[0] == 'h' ? "height" : "width",
-		    (unsigned long long)padded);
-	*out = (uint32_t)((padded - kernel) / stride + 1);
+		    err, errlen, i, l->type, "%s: %u%s does not fit the %sinput %s %llu", kname,
+		    kernel, dilation > 1 ? " (dilated)" : "", pad_lo || pad_hi ? "padded " : "",
+		    axis[0] == 'h' ? "height" : "width", (unsigned long long)padded);
+	*out = (uint32_t)((padded - ext) / stride + 1);
 	return 0;
 }
 
@@ -123,22 +133,29 @@ static int check_zero(const struct tpu_layer *l, uint32_t i, const char *const *
 static int geom_conv(const struct tpu_layer *l, uint32_t i, struct tpu_layer_geom *g, char *err,
 		     size_t errlen)
 {
-	int rc = window_axis(l, i, "h", g->in_h, l->kernel_h, l->stride_h, l->pad_top,
-			     l->pad_bottom, &g->out_h, err, errlen);
+	int rc = window_axis(l, i, "h", g->in_h, l->kernel_h, l->stride_h, l->dilation_h,
+			     l->pad_top, l->pad_bottom, &g->out_h, err, errlen);
 	if (!rc)
-		rc = window_axis(l, i, "w", g->in_w, l->kernel_w, l->stride_w, l->pad_left,
-				 l->pad_right, &g->out_w, err, errlen);
+		rc = window_axis(l, i, "w", g->in_w, l->kernel_w, l->stride_w, l->dilation_w,
+				 l->pad_left, l->pad_right, &g->out_w, err, errlen);
 	if (!rc)
 		rc = check_range(l, i, "out_c", l->out_c, 1, TPU_MODEL_MAX_DIM, err, errlen);
+	if (!rc)
+		rc = check_range(l, i, "groups", l->groups, 0, TPU_MODEL_MAX_DIM, err, errlen);
 	if (rc)
 		return rc;
+	uint32_t groups = l->groups ? l->groups : 1;
+	if (g->in_c % groups || l->out_c % groups)
+		return tpu_model_layer_fail(err, errlen, i, l->type,
+					    "groups: %u does not divide in_c %u and out_c %u",
+					    groups, g->in_c, l->out_c);
 	g->out_c = l->out_c;
-	g->k = (uint64_t)l->kernel_h * l->kernel_w * g->in_c;
+	g->k = (uint64_t)l->kernel_h * l->kernel_w * (g->in_c / groups);
 	if (g->k > TPU_K_NO_OVERFLOW)
 		return tpu_model_layer_fail(err, errlen, i, l->type,
-					    "kernel_h x kernel_w x in_c = %u x %u x %u = %llu taps "
-					    "exceeds %u (int32 accumulator limit)",
-					    l->kernel_h, l->kernel_w, g->in_c,
+					    "kernel_h x kernel_w x in_c / groups = %u x %u x %u = "
+					    "%llu taps exceeds %u (int32 accumulator limit)",
+					    l->kernel_h, l->kernel_w, g->in_c / groups,
 					    (unsigned long long)g->k, TPU_K_NO_OVERFLOW);
 	return 0;
 }
@@ -146,17 +163,18 @@ static int geom_conv(const struct tpu_layer *l, uint32_t i, struct tpu_layer_geo
 static int geom_pool(const struct tpu_layer *l, uint32_t i, struct tpu_layer_geom *g, char *err,
 		     size_t errlen)
 {
-	static const char *const names[] = {"pad_top",	 "pad_bottom", "pad_left",
-					    "pad_right", "out_c",      "act"};
-	const uint32_t vals[] = {l->pad_top,   l->pad_bottom, l->pad_left,
-				 l->pad_right, l->out_c,      l->act};
-	int rc = check_zero(l, i, names, vals, 6, err, errlen);
+	static const char *const names[] = {"pad_top", "pad_bottom", "pad_left",   "pad_right",
+					    "out_c",   "act",	     "dilation_h", "dilation_w",
+					    "groups"};
+	const uint32_t vals[] = {l->pad_top, l->pad_bottom, l->pad_left,   l->pad_right, l->out_c,
+				 l->act,     l->dilation_h, l->dilation_w, l->groups};
+	int rc = check_zero(l, i, names, vals, 9, err, errlen);
 	if (!rc)
-		rc = window_axis(l, i, "h", g->in_h, l->kernel_h, l->stride_h, 0, 0, &g->out_h, err,
-				 errlen);
+		rc = window_axis(l, i, "h", g->in_h, l->kernel_h, l->stride_h, 0, 0, 0, &g->out_h,
+				 err, errlen);
 	if (!rc)
-		rc = window_axis(l, i, "w", g->in_w, l->kernel_w, l->stride_w, 0, 0, &g->out_w, err,
-				 errlen);
+		rc = window_axis(l, i, "w", g->in_w, l->kernel_w, l->stride_w, 0, 0, 0, &g->out_w,
+				 err, errlen);
 	g->out_c = g->in_c;
 	return rc;
 }
@@ -164,11 +182,13 @@ static int geom_pool(const struct tpu_layer *l, uint32_t i, struct tpu_layer_geo
 static int geom_dense(const struct tpu_layer *l, uint32_t i, struct tpu_layer_geom *g, char *err,
 		      size_t errlen)
 {
-	static const char *const names[] = {"kernel_h", "kernel_w",   "stride_h", "stride_w",
-					    "pad_top",	"pad_bottom", "pad_left", "pad_right"};
-	const uint32_t vals[] = {l->kernel_h, l->kernel_w,   l->stride_h, l->stride_w,
-				 l->pad_top,  l->pad_bottom, l->pad_left, l->pad_right};
-	int rc = check_zero(l, i, names, vals, 8, err, errlen);
+	static const char *const names[] = {"kernel_h",	 "kernel_w",   "stride_h", "stride_w",
+					    "pad_top",	 "pad_bottom", "pad_left", "pad_right",
+					    "dilation_h", "dilation_w", "groups"};
+	const uint32_t vals[] = {l->kernel_h,  l->kernel_w,   l->stride_h, l->stride_w,
+				 l->pad_top,   l->pad_bottom, l->pad_left, l->pad_right,
+				 l->dilation_h, l->dilation_w, l->groups};
+	int rc = check_zero(l, i, names, vals, 11, err, errlen);
 	if (!rc)
 		rc = check_range(l, i, "out_c", l->out_c, 1, TPU_MODEL_MAX_DIM, err, errlen);
 	if (rc)

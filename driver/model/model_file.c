@@ -21,7 +21,9 @@
 #define MODEL_BODY_BYTES 72u   /* name[32] + 10 x 4 */
 #define MODEL_BODY2_BYTES 12u  /* format 2 appends in_type, out_type, in_round */
 #define LAYER_FIXED_BYTES 56u  /* index, 11 u32 fields, out.scale, out.zero_point */
-#define LAYER_BODY2_BYTES 8u   /* format 2 appends the b_zero_point count (and its values), then
+#define LAYER_FIXED2_BYTES 12u /* format 2 inserts dilation_h, dilation_w, groups after the
+				* fixed fields (the arrays' sizes depend on them) */
+#define LAYER_BODY2_BYTES 8u   /* and appends the b_zero_point count (and its values), then
 				* round, after the arrays */
 #define LAYER_COUNTS_BYTES 24u /* one u32 count per array */
 
@@ -129,7 +131,7 @@ static uint64_t layer_body_bytes(const struct tpu_layer *l, const struct tpu_lay
 				 uint32_t major)
 {
 	return LAYER_FIXED_BYTES + LAYER_COUNTS_BYTES + g->n_weights + 16ull * g->n_chan + g->n_lut +
-	       (major >= 2 ? LAYER_BODY2_BYTES + 4ull * l->b_zp_count : 0);
+	       (major >= 2 ? LAYER_FIXED2_BYTES + LAYER_BODY2_BYTES + 4ull * l->b_zp_count : 0);
 }
 
 static void write_layer(struct wbuf *w, const struct tpu_layer *l, uint32_t i,
@@ -143,6 +145,11 @@ static void write_layer(struct wbuf *w, const struct tpu_layer *l, uint32_t i,
 		w_u32(w, fixed[f]);
 	w_f32(w, l->out.scale);
 	w_u32(w, (uint32_t)l->out.zero_point);
+	if (major >= 2) {
+		w_u32(w, l->dilation_h);
+		w_u32(w, l->dilation_w);
+		w_u32(w, l->groups);
+	}
 	w_u32(w, (uint32_t)g->n_weights);
 	w_bytes(w, l->weights, (size_t)g->n_weights);
 	w_array32(w, l->bias, g->n_chan);
@@ -163,7 +170,8 @@ uint32_t tpu_model_format_major(const struct tpu_model *m)
 	if (m->in_type || m->out_type || m->in_round)
 		return 2;
 	for (uint32_t i = 0; i < m->n_layers && i < TPU_MODEL_MAX_LAYERS; i++)
-		if (m->layers[i].round || m->layers[i].b_zp_count)
+		if (m->layers[i].round || m->layers[i].b_zp_count || m->layers[i].dilation_h ||
+		    m->layers[i].dilation_w || m->layers[i].groups)
 			return 2;
 	return 1;
 }
@@ -396,10 +404,11 @@ static int parse_layer(struct rd *b, struct version v, uint32_t i, struct tpu_la
 {
 	char what[32];
 	snprintf(what, sizeof(what), "layer %u section", i);
-	if (b->len < LAYER_FIXED_BYTES)
+	uint32_t fixed = LAYER_FIXED_BYTES + (v.major >= 2 ? LAYER_FIXED2_BYTES : 0);
+	if (b->len < fixed)
 		return tpu_model_fail(err, errlen, -EINVAL,
 				      "%s: body of %zu bytes (at least %u expected)", what, b->len,
-				      LAYER_FIXED_BYTES);
+				      fixed);
 	uint32_t index = r_u32(b);
 	l->type = r_u32(b);
 	if (index != i)
@@ -412,6 +421,11 @@ static int parse_layer(struct rd *b, struct version v, uint32_t i, struct tpu_la
 		*fields[f] = r_u32(b);
 	l->out.scale = u32_to_f32(r_u32(b));
 	l->out.zero_point = (int32_t)r_u32(b);
+	if (v.major >= 2) {
+		l->dilation_h = r_u32(b);
+		l->dilation_w = r_u32(b);
+		l->groups = r_u32(b);
+	}
 	struct tpu_layer_geom g;
 	int rc = tpu_model_layer_geom(l, i, *h, *w, *c, &g, err, errlen);
 	if (rc)

@@ -103,6 +103,9 @@ static int run_layer(tpu_dev *dev, const struct tpu_layer *l, const struct tpu_l
 		    .pad_bottom = l->pad_bottom,
 		    .pad_left = l->pad_left,
 		    .pad_right = l->pad_right,
+		    .dilation_h = l->dilation_h,
+		    .dilation_w = l->dilation_w,
+		    .groups = l->groups,
 		};
 		rc = tpu_conv2d(dev, &cs, src, l->weights, &p, dst);
 	} else {

@@ -58,7 +58,8 @@ struct tpu_quant {
 
 struct tpu_layer {
 	uint32_t type;            /* enum tpu_layer_type */
-	/* CONV2D: kernel, stride, padding (filled with the input zero point).
+	/* CONV2D: kernel, stride, padding (filled with the input zero point; each pad below the
+	 * dilated kernel's size, (kernel - 1) x dilation + 1).
 	 * MAXPOOL2D: kernel = pool window, stride; pad must be 0. DENSE: all 0. */
 	uint32_t kernel_h, kernel_w;
 	uint32_t stride_h, stride_w;
@@ -66,8 +67,8 @@ struct tpu_layer {
 	uint32_t out_c;           /* CONV2D output channels, DENSE output features; MAXPOOL2D 0 */
 	uint32_t act;             /* enum tpu_activation (CONV2D, DENSE); MAXPOOL2D 0 */
 	/* CONV2D / DENSE only (NULL for MAXPOOL2D); owned by the model. */
-	int8_t *weights;          /* K x out_c row-major; K = kernel_h*kernel_w*in_c (HWIO) or
-				   * in_h*in_w*in_c for DENSE */
+	int8_t *weights;          /* K x out_c row-major; K = kernel_h*kernel_w*in_c/groups
+				   * (HWIO) or in_h*in_w*in_c for DENSE */
 	int32_t *bias;            /* out_c */
 	float *w_scale;           /* out_c, > 0 */
 	int32_t *multiplier;      /* out_c, QuantizeMultiplier(in.scale*w_scale[j]/out.scale) */
@@ -83,6 +84,13 @@ struct tpu_layer {
 	 * Owned by the model. */
 	uint32_t b_zp_count;
 	int32_t *b_zero_point;
+	/* CONV2D (format 2; 0 for the other types): dilation 0 or 1 none, else tap (ky, kx) reads
+	 * input pixel (oy*stride_h - pad_top + ky*dilation_h, ...); groups 0 or 1 one, else in_c
+	 * and out_c are multiples of it and the weights are (kernel_h*kernel_w*in_c/groups) x
+	 * out_c, output channel o seeing the input channels of its group (struct
+	 * tpu_conv2d_shape; depthwise: groups = in_c). */
+	uint32_t dilation_h, dilation_w;
+	uint32_t groups;
 };
 
 struct tpu_model {

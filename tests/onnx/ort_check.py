@@ -101,21 +101,36 @@ def qop_input(g, rng, shape, u8, float_in):
     return Chain("x", shape, scale, zp, u8)
 
 
+def conv_out(c, out_c, k, stride, pads, dil):
+    """Output shape of a convolution (dilated kernel extent (k - 1) * dil + 1)."""
+    e = (k - 1) * dil + 1
+    return [c.shape[0], out_c, (c.shape[2] + pads[0] + pads[2] - e) // stride + 1,
+            (c.shape[3] + pads[1] + pads[3] - e) // stride + 1]
+
+
+def conv_attrs(k, stride, pads, group, dil):
+    a = {"kernel_shape": [k, k], "strides": [stride, stride], "pads": pads}
+    if group > 1:
+        a["group"] = group
+    if dil > 1:
+        a["dilations"] = [dil, dil]
+    return a
+
+
 def qop_conv(g, rng, c, out_c, k, stride, pads, per_channel, u8w, out_u8, bias=True,
-             asym=False):
-    w = weights(rng, (out_c, c.shape[1], k, k), u8w)
+             asym=False, group=1, dil=1):
+    cg = c.shape[1] // group
+    w = weights(rng, (out_c, cg, k, k), u8w)
     ws = w_scales(rng, out_c, per_channel)
-    ys, yz = out_scale(rng, c.scale, ws, c.shape[1] * k * k), act_zp(rng, out_u8)
+    ys, yz = out_scale(rng, c.scale, ws, cg * k * k), act_zp(rng, out_u8)
     xs, xz = g.qparams(c.scale, c.zp, c.u8)
     wz = w_zps(rng, out_c, per_channel, u8w, asym)
     ins = [c.name, xs, xz, g.const("w", w), g.const("ws", ws), g.const("wz", wz),
            *g.qparams(ys, yz, out_u8)]
     if bias:
         ins.append(g.const("b", rng.integers(-3000, 3000, size=out_c).astype(np.int32)))
-    t = g.node("QLinearConv", ins, kernel_shape=[k, k], strides=[stride, stride], pads=pads)
-    h = (c.shape[2] + pads[0] + pads[2] - k) // stride + 1
-    wd = (c.shape[3] + pads[1] + pads[3] - k) // stride + 1
-    return Chain(t, [c.shape[0], out_c, h, wd], ys, yz, out_u8)
+    t = g.node("QLinearConv", ins, **conv_attrs(k, stride, pads, group, dil))
+    return Chain(t, conv_out(c, out_c, k, stride, pads, dil), ys, yz, out_u8)
 
 
 def maxpool(g, c, k, stride):
@@ -182,16 +197,15 @@ def qdq_act(g, rng, t, act, out_u8):
 
 
 def qdq_conv(g, rng, c, out_c, k, stride, pads, per_channel, u8w, out_u8, act=None,
-             asym=False):
+             asym=False, group=1, dil=1):
     x = dq(g, c)
-    w, ws = qdq_weights(g, rng, (out_c, c.shape[1], k, k), 0, per_channel, u8w, asym)
+    cg = c.shape[1] // group
+    w, ws = qdq_weights(g, rng, (out_c, cg, k, k), 0, per_channel, u8w, asym)
     b = qdq_bias(g, rng, c, ws, out_c)
-    t = g.node("Conv", [x, w, b], kernel_shape=[k, k], strides=[stride, stride], pads=pads)
+    t = g.node("Conv", [x, w, b], **conv_attrs(k, stride, pads, group, dil))
     t, zp = qdq_act(g, rng, t, act, out_u8)
-    ys = out_scale(rng, c.scale, ws, c.shape[1] * k * k)
-    h = (c.shape[2] + pads[0] + pads[2] - k) // stride + 1
-    wd = (c.shape[3] + pads[1] + pads[3] - k) // stride + 1
-    out = Chain(None, [c.shape[0], out_c, h, wd], ys,
+    ys = out_scale(rng, c.scale, ws, cg * k * k)
+    out = Chain(None, conv_out(c, out_c, k, stride, pads, dil), ys,
                 act_zp(rng, out_u8) if zp is None else zp, out_u8)
     out.name = q(g, t, out)
     return out
@@ -331,6 +345,35 @@ def c_qdq_gemm_asym_u8w_pc(g, rng, c):
     return qdq_dense(g, rng, c, 9, True, True, True, gemm=True, asym=True)
 
 
+def c_qop_depthwise_mult2_u8(g, rng, c):
+    return qop_conv(g, rng, c, 8, 3, 1, [1, 1, 1, 1], True, True, True, group=4, asym=True)
+
+
+def c_qop_groups3_dil2_s8(g, rng, c):
+    return qop_conv(g, rng, c, 6, 3, 1, [2, 1, 2, 3], True, False, False, group=3, dil=2)
+
+
+def c_qop_dil2_stride2_u8(g, rng, c):
+    return qop_conv(g, rng, c, 5, 3, 2, [1, 1, 0, 2], False, False, True, dil=2)
+
+
+def c_qdq_depthwise_s8(g, rng, c):
+    return qdq_conv(g, rng, c, 3, 3, 2, [1, 1, 1, 1], True, False, False, act="relu",
+                    group=3)
+
+
+def c_qdq_groups2_dil2_u8(g, rng, c):
+    return qdq_conv(g, rng, c, 6, 2, 1, [1, 0, 1, 1], True, False, True, group=2, dil=2)
+
+
+def c_qop_chain_depthwise(g, rng, c):
+    c = qop_conv(g, rng, c, 6, 3, 1, [1, 1, 1, 1], True, False, True, group=3)
+    c = qop_conv(g, rng, c, 6, 3, 1, [2, 2, 2, 2], True, False, True, group=6, dil=2)
+    c = qop_conv(g, rng, c, 4, 1, 1, [0, 0, 0, 0], True, False, True)
+    c = flatten(g, c)
+    return qop_matmul(g, rng, c, 10, True, False, True)
+
+
 CASES = [
     # name, (C, H, W) or (K,), float input, uint8 activations, QDQ (needs float edges), builder
     ("qop_conv_s8", (3, 8, 8), False, False, c_qop_conv_s8),
@@ -354,6 +397,12 @@ CASES = [
     ("qop_matmul_asym_s8w", (19,), True, False, c_qop_matmul_asym_s8w),
     ("qdq_conv_asym_u8w_relu", (2, 8, 8), True, True, c_qdq_conv_asym_u8w),
     ("qdq_gemm_asym_u8w_perchannel", (21,), True, True, c_qdq_gemm_asym_u8w_pc),
+    ("qop_depthwise_mult2_u8", (4, 7, 7), False, True, c_qop_depthwise_mult2_u8),
+    ("qop_groups3_dilation2_s8", (6, 9, 8), True, False, c_qop_groups3_dil2_s8),
+    ("qop_dilation2_stride2_u8", (3, 10, 9), False, True, c_qop_dil2_stride2_u8),
+    ("qdq_depthwise_relu_s8", (3, 8, 8), True, False, c_qdq_depthwise_s8),
+    ("qdq_groups2_dilation2_u8", (4, 7, 8), True, True, c_qdq_groups2_dil2_u8),
+    ("qop_chain_depthwise_u8", (3, 9, 9), True, True, c_qop_chain_depthwise),
 ]
 
 
