@@ -611,7 +611,7 @@ START_TEST(ops_maxpool_random)
 	}
 	/* known: 2x2 pool of a 2x2 image, all -128 but one */
 	{
-		struct tpu_pool2d_shape s = {1, 2, 2, 1, 2, 2, 1, 1};
+		struct tpu_pool2d_shape s = {1, 2, 2, 1, 2, 2, 1, 1, 0, 0, 0, 0, 0};
 		const int8_t in[4] = {-128, -128, -127, -128};
 		int8_t out = 0;
 		ck_assert_int_eq(tpu_maxpool2d(&s, in, &out), 0);
@@ -878,7 +878,7 @@ END_TEST
 
 START_TEST(ops_host_ops_reject)
 {
-	const struct tpu_pool2d_shape ok = {1, 4, 4, 2, 2, 2, 2, 2};
+	const struct tpu_pool2d_shape ok = {1, 4, 4, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0};
 	struct tpu_pool2d_shape s;
 	int8_t in[32] = {0}, out[32], lut[256];
 	int32_t lo, hi;

@@ -2,16 +2,24 @@
  * the backward routes each output's gradient there. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "tpu/train.h"
+
+/* The training pools have no padding and no ceil_mode. */
+static bool unpadded(const struct tpu_pool2d_shape *s)
+{
+	return s && !s->pad_top && !s->pad_bottom && !s->pad_left && !s->pad_right &&
+	       !s->ceil_mode;
+}
 
 int tpu_train_maxpool_forward(const struct tpu_pool2d_shape *s, const float *x, float *y,
 			      size_t *argmax)
 {
 	size_t oh, ow, c, i = 0;
 
-	if (!x || !y || !argmax || tpu_pool2d_out(s, &oh, &ow))
+	if (!x || !y || !argmax || !unpadded(s) || tpu_pool2d_out(s, &oh, &ow))
 		return -EINVAL;
 	c = s->channels;
 	for (size_t b = 0; b < s->batch; b++) {
@@ -44,7 +52,7 @@ int tpu_train_maxpool_backward(const struct tpu_pool2d_shape *s, const size_t *a
 {
 	size_t oh, ow, in_len, out_len;
 
-	if (!argmax || !dy || !dx || tpu_pool2d_out(s, &oh, &ow))
+	if (!argmax || !dy || !dx || !unpadded(s) || tpu_pool2d_out(s, &oh, &ow))
 		return -EINVAL;
 	in_len = s->batch * s->in_h * s->in_w * s->channels;
 	out_len = s->batch * oh * ow * s->channels;

@@ -64,17 +64,56 @@ TPU_MUST_CHECK int tpu_dense(tpu_dev *dev, size_t batch, size_t in_features, siz
 			     const int8_t *in, const int8_t *w, const struct tpu_gemm_params *p,
 			     void *out);
 
-/* Max-pool over NHWC int8 (host side: the device has no pooling unit yet). No padding; out_h =
- * (in_h - pool_h) / stride_h + 1, likewise w. Returns 0 or -EINVAL. */
+/* Pooling over NHWC int8 on the host (the device has no pooling unit yet). Output (oy, ox)
+ * pools input rows oy*stride_h - pad_top .. + pool_h - 1 and the columns likewise, clipped to
+ * the input: padded taps are never part of a window. out_h = floor((in_h + pad_top +
+ * pad_bottom - pool_h) / stride_h) + 1, or with ceil_mode the ceiling, less one when that last
+ * window would start at or after in_h + pad_top (ONNX's rule: no window starts in the end
+ * padding); likewise out_w. The fields after stride_w are new; zero keeps the plain pool. */
 struct tpu_pool2d_shape {
 	size_t batch, in_h, in_w, channels;
-	size_t pool_h, pool_w;         /* 1..in_h / 1..in_w */
+	size_t pool_h, pool_w;         /* >= 1; pool_h <= in_h + pad_top + pad_bottom, likewise w */
 	size_t stride_h, stride_w;     /* >= 1 */
+	size_t pad_top, pad_bottom;    /* each < pool_h */
+	size_t pad_left, pad_right;    /* each < pool_w */
+	int ceil_mode;                 /* 0 or 1 */
 };
+/* Max-pool: the largest in-bounds value of each window. Returns 0 or -EINVAL. */
 TPU_MUST_CHECK int tpu_maxpool2d(const struct tpu_pool2d_shape *s, const int8_t *in, int8_t *out);
-/* Output height and width of s: 0, or -EINVAL (s NULL, a size 0, a window larger than the input,
- * a tensor whose size overflows). */
+/* Output height and width of s: 0, or -EINVAL (s NULL, a size 0, a pad not below its window, a
+ * window larger than the padded input, ceil_mode not 0/1, a tensor whose size overflows). */
 TPU_MUST_CHECK int tpu_pool2d_out(const struct tpu_pool2d_shape *s, size_t *out_h, size_t *out_w);
+
+/* Average pooling: whose arithmetic, bit for bit (docs/ops.md "Pooling"). */
+enum tpu_avgpool_mode {
+	/* TFLite's reference AVERAGE_POOL_2D (int8 and uint8): the integer sum of the window's
+	 * in-bounds taps divided by their count, rounded half away from zero, then clamped.
+	 * Input and output share one quantization (TFLite requires it); scales and zero points
+	 * are not used. */
+	TPU_AVGPOOL_TFLITE = 0,
+	/* ONNX Runtime's QLinearAveragePool (com.microsoft; what it runs for a QDQ AveragePool):
+	 * fp32 dequantization, an fp32 sum divided by the tap count, requantized with
+	 * nearbyintf(y / out_scale + out_zero_point) in fp32; a window of the whole input
+	 * without padding takes ONNX Runtime's integer global average pool instead. */
+	TPU_AVGPOOL_ONNXRT = 1,
+};
+#define TPU_AVGPOOL_COUNT_PAD 1u /* ONNXRT: divide by pool_h * pool_w (count_include_pad) */
+#define TPU_AVGPOOL_UINT8 2u	 /* the runtime's tensors are uint8: the int8 values here are
+				  * q - 128 and the zero points and clamp their int8 form, but
+				  * the rounding is done on the uint8 values, as the runtime does */
+struct tpu_avgpool2d_params {
+	enum tpu_avgpool_mode mode;
+	unsigned flags;                        /* TPU_AVGPOOL_*; TFLITE: UINT8 only */
+	float in_scale, out_scale;             /* ONNXRT: finite, > 0 */
+	int32_t in_zero_point, out_zero_point; /* ONNXRT: -128..127 (int8 form) */
+	int32_t clamp_min, clamp_max;          /* -128 <= min <= max <= 127 (int8 form): TFLite's
+						* fused activation; -128, 127 for none */
+};
+/* Average-pool in (NHWC, s's shape) into out (batch x out_h x out_w x channels). Returns 0 or
+ * -EINVAL with err (if non-NULL, errlen > 0) naming the field and its limit. */
+TPU_MUST_CHECK int tpu_avgpool2d(const struct tpu_pool2d_shape *s,
+				 const struct tpu_avgpool2d_params *p, const int8_t *in,
+				 int8_t *out, char *err, size_t errlen);
 
 /* Activation functions applied through the activation pipeline's clamp and LUT. */
 enum tpu_activation {

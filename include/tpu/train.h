@@ -131,8 +131,8 @@ TPU_MUST_CHECK int tpu_train_conv2d_backward(struct tpu_train_ctx *ctx,
  * (in - pool) / stride + 1 per axis): y the maximum of each window and argmax its offset in x
  * (the first maximum in scan order row, column; a NaN is never the maximum unless the whole
  * window is). Backward: dx (as x) = 0 but dx[argmax[i]] += dy[i], in output order. Both return
- * 0 or -EINVAL (a NULL pointer, a shape tpu_pool2d_out rejects; backward also an argmax outside
- * the input, dx then partly written). */
+ * 0 or -EINVAL (a NULL pointer, a pad or ceil_mode, a shape tpu_pool2d_out rejects; backward
+ * also an argmax outside the input, dx then partly written). */
 TPU_MUST_CHECK int tpu_train_maxpool_forward(const struct tpu_pool2d_shape *s, const float *x,
 					     float *y, size_t *argmax);
 TPU_MUST_CHECK int tpu_train_maxpool_backward(const struct tpu_pool2d_shape *s,
