@@ -71,6 +71,16 @@ static void fill_params(uint64_t *seed, struct tpu_model *m, uint32_t i, uint32_
 				 0);
 }
 
+/* A pool's output size along one axis: floor, or ceil without a window that starts in the end
+ * padding. */
+static uint32_t pool_out(uint32_t in, uint32_t k, uint32_t s, uint32_t lo, uint32_t hi,
+			 uint32_t ceil_mode)
+{
+	uint32_t span = in + lo + hi - k;
+	uint32_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+	return ceil_mode && (out - 1) * s >= in + lo ? out - 1 : out;
+}
+
 struct tpu_model *mfx_build(uint64_t *seed, const char *name, uint32_t in_h, uint32_t in_w,
 			    uint32_t in_c, const struct mfx_spec *spec, uint32_t n_layers)
 {
@@ -115,9 +125,19 @@ struct tpu_model *mfx_build(uint64_t *seed, const char *name, uint32_t in_h, uin
 			break;
 		}
 		case TPU_LAYER_MAXPOOL2D:
-			h = (h - s->kernel_h) / s->stride_h + 1;
-			w = (w - s->kernel_w) / s->stride_w + 1;
+		case TPU_LAYER_AVGPOOL2D:
+			h = pool_out(h, s->kernel_h, s->stride_h, s->pad_top, s->pad_bottom,
+				     s->ceil_mode);
+			w = pool_out(w, s->kernel_w, s->stride_w, s->pad_left, s->pad_right,
+				     s->ceil_mode);
+			l->ceil_mode = s->ceil_mode;
+			l->avg_mode = s->avg_mode;
+			l->avg_flags = s->avg_flags;
 			l->out = i ? m->layers[i - 1].out : m->in;
+			if (s->type == TPU_LAYER_AVGPOOL2D && s->avg_mode == TPU_AVGPOOL_ONNXRT) {
+				l->out.scale *= (float)urand(seed, 0.5, 2.0);
+				l->out.zero_point = (int32_t)harness_range(seed, -20, 20);
+			}
 			break;
 		case TPU_LAYER_DENSE: {
 			uint32_t k = h * w * c;
@@ -137,9 +157,9 @@ struct tpu_model *mfx_build(uint64_t *seed, const char *name, uint32_t in_h, uin
 struct tpu_model *mfx_small(uint64_t *seed)
 {
 	static const struct mfx_spec spec[] = {
-	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 3, TPU_ACT_RELU, 0, 0},
-	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0},
-	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 4, TPU_ACT_SIGMOID, 0, 0},
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 3, TPU_ACT_RELU, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 4, TPU_ACT_SIGMOID, 0, 0, 0, 0, 0},
 	};
 	return mfx_build(seed, "small", 6, 6, 2, spec, 3);
 }
@@ -178,14 +198,24 @@ static void layer_sizes(const struct tpu_model *m, uint32_t i, size_t *nw, size_
 			continue;
 		}
 		uint32_t d = l->dilation_h ? l->dilation_h : 1, dw = l->dilation_w ? l->dilation_w : 1;
-		h = (h + l->pad_top + l->pad_bottom - (l->kernel_h - 1) * d - 1) / l->stride_h + 1;
-		w = (w + l->pad_left + l->pad_right - (l->kernel_w - 1) * dw - 1) / l->stride_w + 1;
-		if (l->type == TPU_LAYER_CONV2D)
+		if (l->type == TPU_LAYER_CONV2D) {
+			h = (h + l->pad_top + l->pad_bottom - (l->kernel_h - 1) * d - 1) /
+				l->stride_h +
+			    1;
+			w = (w + l->pad_left + l->pad_right - (l->kernel_w - 1) * dw - 1) /
+				l->stride_w +
+			    1;
 			c = l->out_c;
+		} else {
+			h = pool_out(h, l->kernel_h, l->stride_h, l->pad_top, l->pad_bottom,
+				     l->ceil_mode);
+			w = pool_out(w, l->kernel_w, l->stride_w, l->pad_left, l->pad_right,
+				     l->ceil_mode);
+		}
 	}
 	const struct tpu_layer *l = &m->layers[i];
 	uint32_t gr = l->groups ? l->groups : 1;
-	*nc = l->type == TPU_LAYER_MAXPOOL2D ? 0 : l->out_c;
+	*nc = l->type == TPU_LAYER_MAXPOOL2D || l->type == TPU_LAYER_AVGPOOL2D ? 0 : l->out_c;
 	*nw = l->type == TPU_LAYER_CONV2D  ? (size_t)l->kernel_h * l->kernel_w * (c / gr) * l->out_c
 	      : l->type == TPU_LAYER_DENSE ? (size_t)h * w * c * l->out_c
 					   : 0;
@@ -219,11 +249,13 @@ void mfx_assert_equal(const struct tpu_model *a, const struct tpu_model *b)
 		const uint32_t fx[] = {x->type,	     x->kernel_h, x->kernel_w,	 x->stride_h,
 				       x->stride_w,  x->pad_top,  x->pad_bottom, x->pad_left,
 				       x->pad_right, x->out_c,	  x->act,	 x->dilation_h,
-				       x->dilation_w, x->groups};
+				       x->dilation_w, x->groups,  x->ceil_mode,	 x->avg_mode,
+				       x->avg_flags};
 		const uint32_t fy[] = {y->type,	     y->kernel_h, y->kernel_w,	 y->stride_h,
 				       y->stride_w,  y->pad_top,  y->pad_bottom, y->pad_left,
 				       y->pad_right, y->out_c,	  y->act,	 y->dilation_h,
-				       y->dilation_w, y->groups};
+				       y->dilation_w, y->groups,  y->ceil_mode,	 y->avg_mode,
+				       y->avg_flags};
 		ck_assert_msg(!memcmp(fx, fy, sizeof(fx)), "layer %u: shape fields differ", i);
 		ck_assert_uint_eq(x->round, y->round);
 		ck_assert_uint_eq(x->b_zp_count, y->b_zp_count);

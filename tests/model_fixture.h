@@ -16,6 +16,8 @@ struct mfx_spec {
 	uint32_t pad_top, pad_bottom, pad_left, pad_right;
 	uint32_t out_c, act;
 	uint32_t dilation, groups; /* CONV2D: both axes' dilation and the groups (0: none) */
+	uint32_t ceil_mode, avg_mode, avg_flags; /* pools (AVGPOOL2D in ONNXRT mode gets an
+						  * output quantization of its own) */
 };
 
 /* A valid model of the given layers on an in_h x in_w x in_c input, random values from *seed.

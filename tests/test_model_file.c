@@ -211,11 +211,11 @@ START_TEST(round_trip_and_layout)
 {
 	uint64_t seed = harness_seed() ^ 0x70e1;
 	static const struct mfx_spec specs[][4] = {
-	    {{TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 3, TPU_ACT_NONE, 0, 0}},
-	    {{TPU_LAYER_CONV2D, 2, 3, 1, 2, 1, 0, 2, 1, 5, TPU_ACT_RELU6, 0, 0},
-	     {TPU_LAYER_MAXPOOL2D, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
-	     {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 7, TPU_ACT_TANH, 0, 0},
-	     {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 2, TPU_ACT_SIGMOID, 0, 0}},
+	    {{TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 3, TPU_ACT_NONE, 0, 0, 0, 0, 0}},
+	    {{TPU_LAYER_CONV2D, 2, 3, 1, 2, 1, 0, 2, 1, 5, TPU_ACT_RELU6, 0, 0, 0, 0, 0},
+	     {TPU_LAYER_MAXPOOL2D, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	     {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 7, TPU_ACT_TANH, 0, 0, 0, 0, 0},
+	     {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 2, TPU_ACT_SIGMOID, 0, 0, 0, 0, 0}},
 	};
 	struct tpu_model *models[3] = {
 	    mfx_build(&seed, "d", 1, 1, 9, specs[0], 1),
@@ -377,9 +377,9 @@ START_TEST(every_single_bit_flip)
 {
 	uint64_t seed = harness_seed() ^ 0x7c;
 	static const struct mfx_spec spec[] = {
-	    {TPU_LAYER_CONV2D, 2, 2, 1, 1, 0, 1, 1, 0, 2, TPU_ACT_RELU, 0, 0},
-	    {TPU_LAYER_MAXPOOL2D, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
-	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 2, TPU_ACT_TANH, 0, 0},
+	    {TPU_LAYER_CONV2D, 2, 2, 1, 1, 0, 1, 1, 0, 2, TPU_ACT_RELU, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 2, TPU_ACT_TANH, 0, 0, 0, 0, 0},
 	};
 	struct tpu_model *m = mfx_build(&seed, "flip", 3, 3, 1, spec, 3);
 	size_t len;
@@ -561,7 +561,10 @@ START_TEST(bad_layer_fields_in_file)
 			"layer 0 (CONV2D): weights: count 54 (expected 72)");
 	expect_edit_err(img, len, c + L_ACT, 7, "layer 0 (CONV2D): act: unknown activation 7");
 	expect_edit_err(img, len, p + L_PT, 1,
-			"layer 1 (MAXPOOL2D): pad_top: 1 (must be 0 for MAXPOOL2D)");
+			"layer 1 (MAXPOOL2D): pad_top: 1 (must be 0 for a pool in a format 1.0 "
+			"file)");
+	expect_edit_err(img, len, p + L_TYPE, TPU_LAYER_AVGPOOL2D,
+			"layer 1 (AVGPOOL2D): type: 4 needs format 2 (this file is 1.0)");
 	expect_edit_err(img, len, p + L_KW, 7,
 			"layer 1 (MAXPOOL2D): kernel_w: 7 does not fit the input width 6");
 	expect_edit_err(img, len, p + L_OUTC, 3,
@@ -912,9 +915,9 @@ START_TEST(format2_dilation_and_groups)
 {
 	uint64_t seed = harness_seed() ^ 0x95;
 	static const struct mfx_spec spec[] = {
-	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 8, TPU_ACT_RELU, 0, 4},
-	    {TPU_LAYER_CONV2D, 3, 2, 1, 2, 2, 3, 1, 1, 6, TPU_ACT_NONE, 2, 2},
-	    {TPU_LAYER_MAXPOOL2D, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 8, TPU_ACT_RELU, 0, 4, 0, 0, 0},
+	    {TPU_LAYER_CONV2D, 3, 2, 1, 2, 2, 3, 1, 1, 6, TPU_ACT_NONE, 2, 2, 0, 0, 0},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 	};
 	struct tpu_model *m = mfx_build(&seed, "dg", 7, 7, 4, spec, 3), *back;
 	char err[256];
@@ -925,7 +928,7 @@ START_TEST(format2_dilation_and_groups)
 	ck_assert_uint_eq(rd32(img + c1 + 56), 2); /* dilation_h */
 	ck_assert_uint_eq(rd32(img + c1 + 60), 2); /* dilation_w */
 	ck_assert_uint_eq(rd32(img + c1 + 64), 2); /* groups */
-	ck_assert_uint_eq(rd32(img + c1 + 68), 3 * 2 * 4 * 6); /* weights: K = 3 x 2 x 8 / 2 */
+	ck_assert_uint_eq(rd32(img + c1 + 80), 3 * 2 * 4 * 6); /* weights: K = 3 x 2 x 8 / 2 */
 	ck_assert_msg(tpu_model_load_mem(img, len, &back, err, sizeof(err)) == 0, "%s", err);
 	mfx_assert_equal(m, back);
 	uint8_t *img2 = image_of(back, &len2);
@@ -948,6 +951,56 @@ START_TEST(format2_dilation_and_groups)
 	m->layers[1].pad_top = 5;
 	expect_invalid(m, "layer 1 (CONV2D): pad_top: 5 (must be below the dilated kernel_h 5)");
 	m->layers[1].pad_top = 2;
+	free(img);
+	tpu_model_free(m);
+}
+END_TEST
+
+/* Pools of format 2.0: pads, ceil_mode, AVGPOOL2D in both modes round-trip; bad values are
+ * refused in a file and in memory. */
+START_TEST(format2_pools)
+{
+	uint64_t seed = harness_seed() ^ 0x96;
+	static const struct mfx_spec spec[] = {
+	    {TPU_LAYER_MAXPOOL2D, 3, 3, 2, 2, 1, 0, 2, 1, 0, 0, 0, 0, 1, 0, 0},
+	    {TPU_LAYER_AVGPOOL2D, 2, 2, 1, 1, 1, 1, 0, 1, 0, TPU_ACT_RELU, 0, 0, 0,
+	     TPU_AVGPOOL_TFLITE, TPU_AVGPOOL_UINT8},
+	    {TPU_LAYER_AVGPOOL2D, 3, 2, 2, 2, 1, 2, 1, 0, 0, 0, 0, 0, 1, TPU_AVGPOOL_ONNXRT,
+	     TPU_AVGPOOL_COUNT_PAD},
+	};
+	struct tpu_model *m = mfx_build(&seed, "pools", 9, 8, 3, spec, 3), *back;
+	char err[256];
+	size_t len, len2;
+	uint8_t *img = image_of(m, &len);
+	ck_assert_uint_eq(rd32(img + 4), 2);
+	size_t p0 = body_at(img, len, 1), a1 = body_at(img, len, 2), a2 = body_at(img, len, 3);
+	ck_assert_uint_eq(rd32(img + p0 + 68), 1); /* ceil_mode */
+	ck_assert_uint_eq(rd32(img + a2 + 72), TPU_AVGPOOL_ONNXRT);
+	ck_assert_uint_eq(rd32(img + a2 + 76), TPU_AVGPOOL_COUNT_PAD);
+	ck_assert_msg(tpu_model_load_mem(img, len, &back, err, sizeof(err)) == 0, "%s", err);
+	mfx_assert_equal(m, back);
+	uint8_t *img2 = image_of(back, &len2);
+	ck_assert(len == len2 && !memcmp(img, img2, len));
+	free(img2);
+	tpu_model_free(back);
+	expect_edit_err(img, len, p0 + 68, 2, "layer 0 (MAXPOOL2D): ceil_mode: 2 (must be 0..1)");
+	expect_edit_err(img, len, p0 + 72, 1, "layer 0 (MAXPOOL2D): avg_mode: 1 (must be 0");
+	expect_edit_err(img, len, a1 + 72, 2, "layer 1 (AVGPOOL2D): avg_mode: 2 (0 TFLITE, 1 ONNXRT)");
+	expect_edit_err(img, len, a1 + 76, 1,
+			"layer 1 (AVGPOOL2D): avg_flags: 0x1 (avg_mode TFLITE knows 0x2)");
+	expect_edit_err(img, len, a2 + 44, TPU_ACT_RELU,
+			"layer 2 (AVGPOOL2D): act: 1 (avg_mode ONNXRT takes 0 NONE)");
+	expect_edit_err(img, len, a1 + 24, 2, "layer 1 (AVGPOOL2D): pad_top: 2 (must be below "
+					      "kernel_h 2)");
+	/* TFLite's average keeps its input's quantization; ONNX Runtime's need not */
+	expect_edit_err(img, len, a1 + 52, (uint32_t)m->layers[1].out.zero_point + 1,
+			"layer 1 (AVGPOOL2D): out = ");
+	ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
+	m->layers[2].round = 1;
+	expect_invalid(m, "layer 2 (AVGPOOL2D): round: 1 (must be 0 for AVGPOOL2D)");
+	m->layers[2].round = 0;
+	m->layers[0].ceil_mode = 0;
+	ck_assert_uint_eq(tpu_model_format_major(m), 2); /* the pads and the AVGPOOL2D */
 	free(img);
 	tpu_model_free(m);
 }
@@ -1023,6 +1076,7 @@ static Suite *model_file_suite(void)
 	tcase_add_test(tc, format2_bad_fields);
 	tcase_add_test(tc, format2_float_ratio);
 	tcase_add_test(tc, format2_dilation_and_groups);
+	tcase_add_test(tc, format2_pools);
 	tcase_add_test(tc, input_rounding);
 	suite_add_tcase(s, tc);
 	return s;

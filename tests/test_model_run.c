@@ -58,8 +58,64 @@ static int32_t ref_w(const struct tpu_layer *l, size_t t, uint32_t j)
 	return l->weights[t * l->out_c + j] - zb;
 }
 
-static struct ten ref_layer(const struct tpu_layer *l, int32_t z_in, const struct ten *x)
+/* A pool's output size along one axis, counted window by window: floor, or with ceil_mode
+ * also a last partial window, unless it starts in the end padding. */
+static uint32_t ref_pool_out(uint32_t in, uint32_t k, uint32_t s, uint32_t lo, uint32_t hi,
+			     uint32_t ceil_mode)
 {
+	uint32_t n = 0;
+	while (n * s + k <= in + lo + hi ||
+	       (ceil_mode && n * s + k < in + lo + hi + s && n * s < in + lo))
+		n++;
+	return n;
+}
+
+/* AVGPOOL2D: its arithmetic is tpu_avgpool2d's (checked against references of its own in
+ * tests/test_ops_pool.c); here the model's plumbing: shape, quantization, clamp. */
+static struct ten ref_avgpool(const struct tpu_layer *l, const struct tpu_quant *q_in,
+			      const struct ten *x)
+{
+	struct ten y = {ref_pool_out(x->h, l->kernel_h, l->stride_h, l->pad_top, l->pad_bottom,
+				     l->ceil_mode),
+			ref_pool_out(x->w, l->kernel_w, l->stride_w, l->pad_left, l->pad_right,
+				     l->ceil_mode),
+			x->c, NULL};
+	y.v = malloc((size_t)y.h * y.w * y.c);
+	ck_assert_ptr_nonnull(y.v);
+	struct tpu_pool2d_shape s = {.batch = 1,
+				     .in_h = x->h,
+				     .in_w = x->w,
+				     .channels = x->c,
+				     .pool_h = l->kernel_h,
+				     .pool_w = l->kernel_w,
+				     .stride_h = l->stride_h,
+				     .stride_w = l->stride_w,
+				     .pad_top = l->pad_top,
+				     .pad_bottom = l->pad_bottom,
+				     .pad_left = l->pad_left,
+				     .pad_right = l->pad_right,
+				     .ceil_mode = (int)l->ceil_mode};
+	int32_t qmin, qmax;
+	ref_clamp(l, &qmin, &qmax);
+	struct tpu_avgpool2d_params p = {.mode = (enum tpu_avgpool_mode)l->avg_mode,
+					 .flags = l->avg_flags,
+					 .in_scale = q_in->scale,
+					 .out_scale = l->out.scale,
+					 .in_zero_point = q_in->zero_point,
+					 .out_zero_point = l->out.zero_point,
+					 .clamp_min = qmin,
+					 .clamp_max = qmax};
+	char err[256];
+	ck_assert_msg(tpu_avgpool2d(&s, &p, x->v, y.v, err, sizeof(err)) == 0, "%s", err);
+	return y;
+}
+
+static struct ten ref_layer(const struct tpu_layer *l, const struct tpu_quant *q_in,
+			    const struct ten *x)
+{
+	int32_t z_in = q_in->zero_point;
+	if (l->type == TPU_LAYER_AVGPOOL2D)
+		return ref_avgpool(l, q_in, x);
 	struct ten y;
 	if (l->type == TPU_LAYER_DENSE) {
 		y.h = y.w = 1;
@@ -67,12 +123,18 @@ static struct ten ref_layer(const struct tpu_layer *l, int32_t z_in, const struc
 	}
 	uint32_t dh = l->dilation_h ? l->dilation_h : 1, dw = l->dilation_w ? l->dilation_w : 1;
 	uint32_t groups = l->groups ? l->groups : 1;
-	if (l->type != TPU_LAYER_DENSE) {
+	if (l->type == TPU_LAYER_CONV2D) {
 		y.h = (x->h + l->pad_top + l->pad_bottom - (l->kernel_h - 1) * dh - 1) / l->stride_h +
 		      1;
 		y.w = (x->w + l->pad_left + l->pad_right - (l->kernel_w - 1) * dw - 1) / l->stride_w +
 		      1;
-		y.c = l->type == TPU_LAYER_CONV2D ? l->out_c : x->c;
+		y.c = l->out_c;
+	} else if (l->type == TPU_LAYER_MAXPOOL2D) {
+		y.h = ref_pool_out(x->h, l->kernel_h, l->stride_h, l->pad_top, l->pad_bottom,
+				   l->ceil_mode);
+		y.w = ref_pool_out(x->w, l->kernel_w, l->stride_w, l->pad_left, l->pad_right,
+				   l->ceil_mode);
+		y.c = x->c;
 	}
 	/* a group's input channels: cg of them from channel (j / (out_c / groups)) * cg */
 	uint32_t cg = x->c / groups;
@@ -127,12 +189,12 @@ static void ref_run(const struct tpu_model *m, size_t batch, const int8_t *in, i
 		struct ten x = {m->in_h, m->in_w, m->in_c, malloc(in_elems)};
 		ck_assert_ptr_nonnull(x.v);
 		memcpy(x.v, in + b * in_elems, in_elems);
-		int32_t z = m->in.zero_point;
+		const struct tpu_quant *q = &m->in;
 		for (uint32_t i = 0; i < m->n_layers; i++) {
-			struct ten y = ref_layer(&m->layers[i], z, &x);
+			struct ten y = ref_layer(&m->layers[i], q, &x);
 			free(x.v);
 			x = y;
-			z = m->layers[i].out.zero_point;
+			q = &m->layers[i].out;
 		}
 		ck_assert_uint_eq((size_t)x.h * x.w * x.c, m->num_classes);
 		memcpy(out + b * m->num_classes, x.v, m->num_classes);
@@ -227,11 +289,11 @@ static void check_stats(const struct tpu_model *m, size_t batch, const struct tp
 }
 
 static const struct mfx_spec spec_big[] = {
-    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 8, TPU_ACT_RELU, 0, 0},
-    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0},
-    {TPU_LAYER_CONV2D, 2, 2, 1, 1, 0, 1, 0, 1, 6, TPU_ACT_RELU6, 0, 0},
-    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_TANH, 0, 0},
-    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 10, TPU_ACT_NONE, 0, 0},
+    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 8, TPU_ACT_RELU, 0, 0, 0, 0, 0},
+    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {TPU_LAYER_CONV2D, 2, 2, 1, 1, 0, 1, 0, 1, 6, TPU_ACT_RELU6, 0, 0, 0, 0, 0},
+    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_TANH, 0, 0, 0, 0, 0},
+    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 10, TPU_ACT_NONE, 0, 0, 0, 0, 0},
 };
 
 /* ------------------------------------------------------------------ tests */
@@ -296,9 +358,9 @@ START_TEST(rounding_modes_per_layer)
 {
 	uint64_t seed = harness_seed() ^ 0x3003;
 	static const struct mfx_spec spec[] = {
-	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 4, TPU_ACT_RELU, 0, 0},
-	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0},
-	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_NONE, 0, 0},
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 4, TPU_ACT_RELU, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_NONE, 0, 0, 0, 0, 0},
 	};
 	struct tpu_model *m = mfx_build(&seed, "rounds", 6, 6, 2, spec, 3);
 	m->layers[0].round = TPU_ROUND_SINGLE;
@@ -339,9 +401,9 @@ START_TEST(weight_zero_points)
 {
 	uint64_t seed = harness_seed() ^ 0x3004;
 	static const struct mfx_spec spec[] = {
-	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 4, TPU_ACT_RELU, 0, 0},
-	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0},
-	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_NONE, 0, 0},
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 4, TPU_ACT_RELU, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 12, TPU_ACT_NONE, 0, 0, 0, 0, 0},
 	};
 	struct tpu_model *m = mfx_build(&seed, "bzp", 6, 6, 2, spec, 3);
 	m->layers[2].round = TPU_ROUND_FLOAT;
@@ -398,12 +460,12 @@ START_TEST(grouped_and_dilated_convolutions)
 	uint64_t seed = harness_seed() ^ 0x3005;
 	static const struct mfx_spec spec[] = {
 	    /* depthwise, channel multiplier 2: 4 -> 8 channels */
-	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 8, TPU_ACT_RELU, 0, 4},
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 8, TPU_ACT_RELU, 0, 4, 0, 0, 0},
 	    /* dilation 2, pads below the dilated extent 5 */
-	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 2, 3, 4, 1, 6, TPU_ACT_NONE, 2, 0},
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 2, 3, 4, 1, 6, TPU_ACT_NONE, 2, 0, 0, 0, 0},
 	    /* 3 groups, stride 2, dilation 2 */
-	    {TPU_LAYER_CONV2D, 2, 2, 2, 2, 1, 0, 0, 1, 9, TPU_ACT_NONE, 2, 3},
-	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 5, TPU_ACT_NONE, 0, 0},
+	    {TPU_LAYER_CONV2D, 2, 2, 2, 2, 1, 0, 0, 1, 9, TPU_ACT_NONE, 2, 3, 0, 0, 0},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 5, TPU_ACT_NONE, 0, 0, 0, 0, 0},
 	};
 	struct tpu_model *m = mfx_build(&seed, "groups", 9, 8, 4, spec, 4);
 	m->layers[1].round = TPU_ROUND_FLOAT;
@@ -424,6 +486,55 @@ START_TEST(grouped_and_dilated_convolutions)
 	assert_varied(want, batch * m->num_classes);
 	const char *uris[3] = {"golden", "golden:n=4", sim_have(8) ? "sim:n=8,latency=10" : NULL};
 	for (int k = 0; k < 3 && uris[k]; k++) {
+		tpu_dev *dev;
+		ck_assert_int_eq(tpu_open(uris[k], &dev), 0);
+		ck_assert_msg(tpu_model_run(dev, m, batch, in, got, NULL) == 0, "%s: %s", uris[k],
+			      tpu_ops_last_error(dev));
+		assert_same(got, want, batch * m->num_classes, uris[k]);
+		ck_assert_int_eq(tpu_close(dev), 0);
+	}
+	free(got);
+	free(want);
+	free(in);
+	tpu_model_free(m);
+}
+END_TEST
+
+/* Pools with padding and ceil_mode, and AVGPOOL2D in both modes (format 2.0): golden and sim
+ * against the reference. */
+START_TEST(pools_with_padding_and_average)
+{
+	uint64_t seed = harness_seed() ^ 0x3006;
+	static const struct mfx_spec spec[] = {
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 6, TPU_ACT_NONE, 0, 0, 0, 0, 0},
+	    /* max 3x3/2, pads 1, 0, 2, 1, ceil: 9 x 8 -> 5 x 5 */
+	    {TPU_LAYER_MAXPOOL2D, 3, 3, 2, 2, 1, 0, 2, 1, 0, 0, 0, 0, 1, 0, 0},
+	    /* TFLite average 2x2/1 with pads 1 and a fused ReLU6 */
+	    {TPU_LAYER_AVGPOOL2D, 2, 2, 1, 1, 1, 1, 0, 1, 0, TPU_ACT_RELU6, 0, 0, 0,
+	     TPU_AVGPOOL_TFLITE, 0},
+	    /* ONNX Runtime average 3x2/2, ceil, count_include_pad, its own output quantization */
+	    {TPU_LAYER_AVGPOOL2D, 3, 2, 2, 2, 1, 2, 1, 0, 0, 0, 0, 0, 1, TPU_AVGPOOL_ONNXRT,
+	     TPU_AVGPOOL_COUNT_PAD},
+	    {TPU_LAYER_CONV2D, 1, 1, 1, 1, 0, 0, 0, 0, 4, TPU_ACT_NONE, 0, 0, 0, 0, 0},
+	    /* ONNX Runtime's global average pool (the window is the whole input) */
+	    {TPU_LAYER_AVGPOOL2D, 4, 3, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, TPU_AVGPOOL_ONNXRT, 0},
+	};
+	struct tpu_model *m = mfx_build(&seed, "pools", 9, 8, 3, spec, 6);
+	uint32_t h, w, c;
+	tpu_model_layer_out_shape(m, 1, &h, &w, &c);
+	ck_assert(h == 5 && w == 5 && c == 6);
+	tpu_model_layer_out_shape(m, 4, &h, &w, &c);
+	ck_assert(h == 4 && w == 3 && c == 4);
+	char err[256];
+	ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
+	size_t batch = 6;
+	int8_t *in = random_input(&seed, m, batch);
+	int8_t *want = malloc(batch * m->num_classes), *got = malloc(batch * m->num_classes);
+	ck_assert(want && got);
+	ref_run(m, batch, in, want);
+	assert_varied(want, batch * m->num_classes);
+	const char *uris[2] = {"golden", sim_have(8) ? "sim:n=8,latency=10" : NULL};
+	for (int k = 0; k < 2 && uris[k]; k++) {
 		tpu_dev *dev;
 		ck_assert_int_eq(tpu_open(uris[k], &dev), 0);
 		ck_assert_msg(tpu_model_run(dev, m, batch, in, got, NULL) == 0, "%s: %s", uris[k],
@@ -526,6 +637,7 @@ static Suite *model_run_suite(void)
 	tcase_add_test(tc, rounding_modes_per_layer);
 	tcase_add_test(tc, weight_zero_points);
 	tcase_add_test(tc, grouped_and_dilated_convolutions);
+	tcase_add_test(tc, pools_with_padding_and_average);
 	tcase_add_test(tc, big_batch_small_arena);
 	tcase_add_test(tc, run_rejects_bad_arguments);
 	tcase_add_test(tc, quantize_input_and_argmax);

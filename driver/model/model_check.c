@@ -24,6 +24,8 @@ const char *tpu_layer_type_name(uint32_t type)
 		return "MAXPOOL2D";
 	case TPU_LAYER_DENSE:
 		return "DENSE";
+	case TPU_LAYER_AVGPOOL2D:
+		return "AVGPOOL2D";
 	}
 	return NULL;
 }
@@ -78,10 +80,10 @@ static int check_range(const struct tpu_layer *l, uint32_t i, const char *field,
 				    lo, hi);
 }
 
-/* The window/kernel fields of CONV2D and MAXPOOL2D: output size along one axis. */
+/* The window/kernel fields of CONV2D and the pools: output size along one axis. */
 static int window_axis(const struct tpu_layer *l, uint32_t i, const char *axis, uint32_t in,
 		       uint32_t kernel, uint32_t stride, uint32_t dilation, uint32_t pad_lo,
-		       uint32_t pad_hi, uint32_t *out, char *err, size_t errlen)
+		       uint32_t pad_hi, bool ceil_mode, uint32_t *out, char *err, size_t errlen)
 {
 	char kname[16], sname[16], dname[16], ename[64];
 	snprintf(kname, sizeof(kname), "kernel_%s", axis);
@@ -115,7 +117,11 @@ static int window_axis(const struct tpu_layer *l, uint32_t i, const char *axis, 
 		    err, errlen, i, l->type, "%s: %u%s does not fit the %sinput %s %llu", kname,
 		    kernel, dilation > 1 ? " (dilated)" : "", pad_lo || pad_hi ? "padded " : "",
 		    axis[0] == 'h' ? "height" : "width", (unsigned long long)padded);
-	*out = (uint32_t)((padded - ext) / stride + 1);
+	uint64_t span = padded - ext;
+	*out = (uint32_t)((ceil_mode ? (span + stride - 1) / stride : span / stride) + 1);
+	/* ONNX's ceil_mode rule: no window starts in the end padding */
+	if (ceil_mode && (uint64_t)(*out - 1) * stride >= (uint64_t)in + pad_lo)
+		(*out)--;
 	return 0;
 }
 
@@ -133,11 +139,15 @@ static int check_zero(const struct tpu_layer *l, uint32_t i, const char *const *
 static int geom_conv(const struct tpu_layer *l, uint32_t i, struct tpu_layer_geom *g, char *err,
 		     size_t errlen)
 {
-	int rc = window_axis(l, i, "h", g->in_h, l->kernel_h, l->stride_h, l->dilation_h,
-			     l->pad_top, l->pad_bottom, &g->out_h, err, errlen);
+	static const char *const names[] = {"ceil_mode", "avg_mode", "avg_flags"};
+	const uint32_t vals[] = {l->ceil_mode, l->avg_mode, l->avg_flags};
+	int rc = check_zero(l, i, names, vals, 3, err, errlen);
+	if (!rc)
+		rc = window_axis(l, i, "h", g->in_h, l->kernel_h, l->stride_h, l->dilation_h,
+				 l->pad_top, l->pad_bottom, false, &g->out_h, err, errlen);
 	if (!rc)
 		rc = window_axis(l, i, "w", g->in_w, l->kernel_w, l->stride_w, l->dilation_w,
-				 l->pad_left, l->pad_right, &g->out_w, err, errlen);
+				 l->pad_left, l->pad_right, false, &g->out_w, err, errlen);
 	if (!rc)
 		rc = check_range(l, i, "out_c", l->out_c, 1, TPU_MODEL_MAX_DIM, err, errlen);
 	if (!rc)
@@ -163,18 +173,37 @@ static int geom_conv(const struct tpu_layer *l, uint32_t i, struct tpu_layer_geo
 static int geom_pool(const struct tpu_layer *l, uint32_t i, struct tpu_layer_geom *g, char *err,
 		     size_t errlen)
 {
-	static const char *const names[] = {"pad_top", "pad_bottom", "pad_left",   "pad_right",
-					    "out_c",   "act",	     "dilation_h", "dilation_w",
-					    "groups"};
-	const uint32_t vals[] = {l->pad_top, l->pad_bottom, l->pad_left,   l->pad_right, l->out_c,
-				 l->act,     l->dilation_h, l->dilation_w, l->groups};
-	int rc = check_zero(l, i, names, vals, 9, err, errlen);
+	static const char *const names[] = {"out_c", "dilation_h", "dilation_w", "groups"};
+	const uint32_t vals[] = {l->out_c, l->dilation_h, l->dilation_w, l->groups};
+	int rc = check_zero(l, i, names, vals, 4, err, errlen);
 	if (!rc)
-		rc = window_axis(l, i, "h", g->in_h, l->kernel_h, l->stride_h, 0, 0, 0, &g->out_h,
-				 err, errlen);
+		rc = check_range(l, i, "ceil_mode", l->ceil_mode, 0, 1, err, errlen);
+	if (!rc && l->type == TPU_LAYER_MAXPOOL2D) {
+		static const char *const mnames[] = {"act", "avg_mode", "avg_flags"};
+		const uint32_t mvals[] = {l->act, l->avg_mode, l->avg_flags};
+		rc = check_zero(l, i, mnames, mvals, 3, err, errlen);
+	} else if (!rc) {
+		bool ort = l->avg_mode == TPU_AVGPOOL_ONNXRT;
+		unsigned known = ort ? TPU_AVGPOOL_COUNT_PAD | TPU_AVGPOOL_UINT8 : TPU_AVGPOOL_UINT8;
+		if (l->avg_mode > TPU_AVGPOOL_ONNXRT)
+			rc = tpu_model_layer_fail(err, errlen, i, l->type,
+						  "avg_mode: %u (0 TFLITE, 1 ONNXRT)", l->avg_mode);
+		else if (l->avg_flags & ~known)
+			rc = tpu_model_layer_fail(err, errlen, i, l->type,
+						  "avg_flags: 0x%x (avg_mode %s knows 0x%x)",
+						  l->avg_flags, ort ? "ONNXRT" : "TFLITE", known);
+		else if (l->act > (ort ? TPU_ACT_NONE : TPU_ACT_RELU6))
+			rc = tpu_model_layer_fail(err, errlen, i, l->type,
+						  "act: %u (avg_mode %s takes %s)", l->act,
+						  ort ? "ONNXRT" : "TFLITE",
+						  ort ? "0 NONE" : "0 NONE, 1 RELU, 2 RELU6");
+	}
 	if (!rc)
-		rc = window_axis(l, i, "w", g->in_w, l->kernel_w, l->stride_w, 0, 0, 0, &g->out_w,
-				 err, errlen);
+		rc = window_axis(l, i, "h", g->in_h, l->kernel_h, l->stride_h, 0, l->pad_top,
+				 l->pad_bottom, l->ceil_mode, &g->out_h, err, errlen);
+	if (!rc)
+		rc = window_axis(l, i, "w", g->in_w, l->kernel_w, l->stride_w, 0, l->pad_left,
+				 l->pad_right, l->ceil_mode, &g->out_w, err, errlen);
 	g->out_c = g->in_c;
 	return rc;
 }
@@ -182,13 +211,14 @@ static int geom_pool(const struct tpu_layer *l, uint32_t i, struct tpu_layer_geo
 static int geom_dense(const struct tpu_layer *l, uint32_t i, struct tpu_layer_geom *g, char *err,
 		      size_t errlen)
 {
-	static const char *const names[] = {"kernel_h",	 "kernel_w",   "stride_h", "stride_w",
-					    "pad_top",	 "pad_bottom", "pad_left", "pad_right",
-					    "dilation_h", "dilation_w", "groups"};
+	static const char *const names[] = {
+	    "kernel_h",	  "kernel_w",	"stride_h", "stride_w",	 "pad_top",  "pad_bottom", "pad_left",
+	    "pad_right", "dilation_h", "dilation_w", "groups", "ceil_mode", "avg_mode", "avg_flags"};
 	const uint32_t vals[] = {l->kernel_h,  l->kernel_w,   l->stride_h, l->stride_w,
 				 l->pad_top,   l->pad_bottom, l->pad_left, l->pad_right,
-				 l->dilation_h, l->dilation_w, l->groups};
-	int rc = check_zero(l, i, names, vals, 11, err, errlen);
+				 l->dilation_h, l->dilation_w, l->groups,   l->ceil_mode,
+				 l->avg_mode,  l->avg_flags};
+	int rc = check_zero(l, i, names, vals, 14, err, errlen);
 	if (!rc)
 		rc = check_range(l, i, "out_c", l->out_c, 1, TPU_MODEL_MAX_DIM, err, errlen);
 	if (rc)
@@ -218,6 +248,7 @@ int tpu_model_layer_geom(const struct tpu_layer *l, uint32_t i, uint32_t in_h, u
 		rc = geom_conv(l, i, g, err, errlen);
 		break;
 	case TPU_LAYER_MAXPOOL2D:
+	case TPU_LAYER_AVGPOOL2D:
 		rc = geom_pool(l, i, g, err, errlen);
 		break;
 	case TPU_LAYER_DENSE:
@@ -226,19 +257,19 @@ int tpu_model_layer_geom(const struct tpu_layer *l, uint32_t i, uint32_t in_h, u
 	default:
 		return tpu_model_layer_fail(err, errlen, i, l->type,
 					    "type: unknown layer type %u (1 CONV2D, 2 MAXPOOL2D, "
-					    "3 DENSE)",
+					    "3 DENSE, 4 AVGPOOL2D)",
 					    l->type);
 	}
 	if (rc)
 		return rc;
-	if (l->type != TPU_LAYER_MAXPOOL2D && l->act >= N_ACTS)
+	if (!tpu_layer_is_pool(l->type) && l->act >= N_ACTS)
 		return tpu_model_layer_fail(err, errlen, i, l->type,
 					    "act: unknown activation %u (0 NONE, 1 RELU, 2 RELU6, "
 					    "3 SIGMOID, 4 TANH)",
 					    l->act);
-	if (l->type == TPU_LAYER_MAXPOOL2D && l->round)
-		return tpu_model_layer_fail(err, errlen, i, l->type,
-					    "round: %u (must be 0 for MAXPOOL2D)", l->round);
+	if (tpu_layer_is_pool(l->type) && l->round)
+		return tpu_model_layer_fail(err, errlen, i, l->type, "round: %u (must be 0 for %s)",
+					    l->round, tpu_layer_type_name(l->type));
 	if (l->round > TPU_ROUND_MAX)
 		return tpu_model_layer_fail(err, errlen, i, l->type,
 					    "round: unknown rounding mode %u (0 DOUBLE, 1 SINGLE, "
@@ -250,7 +281,7 @@ int tpu_model_layer_geom(const struct tpu_layer *l, uint32_t i, uint32_t in_h, u
 					    "output %u x %u x %u = %llu values exceeds %u",
 					    g->out_h, g->out_w, g->out_c,
 					    (unsigned long long)out_elems, TPU_MODEL_MAX_ELEMS);
-	if (l->type != TPU_LAYER_MAXPOOL2D) {
+	if (!tpu_layer_is_pool(l->type)) {
 		g->n_weights = g->k * g->out_c;
 		if (g->n_weights > TPU_MODEL_MAX_WEIGHTS)
 			return tpu_model_layer_fail(
@@ -415,7 +446,7 @@ static int check_lut(const struct tpu_layer *l, uint32_t i, bool want, char *err
 			return tpu_model_layer_fail(
 			    err, errlen, i, l->type, "lut[%d] = %d: act %s has no LUT (must be 0)",
 			    v, l->lut[v],
-			    l->type == TPU_LAYER_MAXPOOL2D ? "(none)" : act_names[l->act]);
+			    tpu_layer_is_pool(l->type) ? "(none)" : act_names[l->act]);
 	return 0;
 }
 
@@ -431,7 +462,7 @@ static int check_values(const struct tpu_layer *l, uint32_t i, const struct tpu_
 		return tpu_model_layer_fail(err, errlen, i, l->type,
 					    "out.zero_point = %d (must be -128..127)",
 					    (int)l->out.zero_point);
-	if (l->type == TPU_LAYER_MAXPOOL2D) {
+	if (tpu_layer_is_pool(l->type)) {
 		const char *bad = l->weights	  ? "weights"
 				  : l->bias	  ? "bias"
 				  : l->w_scale	  ? "w_scale"
@@ -448,12 +479,22 @@ static int check_values(const struct tpu_layer *l, uint32_t i, const struct tpu_
 			return tpu_model_layer_fail(err, errlen, i, l->type,
 						    "b_zp_count: %u (must be 0 for a pool)",
 						    l->b_zp_count);
-		if (l->out.scale != q_in->scale || l->out.zero_point != q_in->zero_point)
+		bool same_q = l->type == TPU_LAYER_MAXPOOL2D || l->avg_mode == TPU_AVGPOOL_TFLITE;
+		if (same_q &&
+		    (l->out.scale != q_in->scale || l->out.zero_point != q_in->zero_point))
 			return tpu_model_layer_fail(
 			    err, errlen, i, l->type,
 			    "out = (%g, %d) differs from its input's quantization (%g, %d)",
 			    (double)l->out.scale, (int)l->out.zero_point, (double)q_in->scale,
 			    (int)q_in->zero_point);
+		int32_t qmin, qmax;
+		if (l->type == TPU_LAYER_AVGPOOL2D &&
+		    (tpu_act_clamp((enum tpu_activation)l->act, l->out.scale, l->out.zero_point,
+				   &qmin, &qmax) ||
+		     qmin > qmax))
+			return tpu_model_layer_fail(
+			    err, errlen, i, l->type, "act %s: no valid clamp for out = (%g, %d)",
+			    act_names[l->act], (double)l->out.scale, (int)l->out.zero_point);
 		return check_lut(l, i, false, err, errlen);
 	}
 	const char *missing = !l->weights      ? "weights"

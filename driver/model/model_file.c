@@ -21,8 +21,9 @@
 #define MODEL_BODY_BYTES 72u   /* name[32] + 10 x 4 */
 #define MODEL_BODY2_BYTES 12u  /* format 2 appends in_type, out_type, in_round */
 #define LAYER_FIXED_BYTES 56u  /* index, 11 u32 fields, out.scale, out.zero_point */
-#define LAYER_FIXED2_BYTES 12u /* format 2 inserts dilation_h, dilation_w, groups after the
-				* fixed fields (the arrays' sizes depend on them) */
+#define LAYER_FIXED2_BYTES 24u /* format 2 inserts dilation_h, dilation_w, groups, ceil_mode,
+				* avg_mode, avg_flags after the fixed fields (the arrays' sizes
+				* depend on them) */
 #define LAYER_BODY2_BYTES 8u   /* and appends the b_zero_point count (and its values), then
 				* round, after the arrays */
 #define LAYER_COUNTS_BYTES 24u /* one u32 count per array */
@@ -149,6 +150,9 @@ static void write_layer(struct wbuf *w, const struct tpu_layer *l, uint32_t i,
 		w_u32(w, l->dilation_h);
 		w_u32(w, l->dilation_w);
 		w_u32(w, l->groups);
+		w_u32(w, l->ceil_mode);
+		w_u32(w, l->avg_mode);
+		w_u32(w, l->avg_flags);
 	}
 	w_u32(w, (uint32_t)g->n_weights);
 	w_bytes(w, l->weights, (size_t)g->n_weights);
@@ -169,10 +173,15 @@ uint32_t tpu_model_format_major(const struct tpu_model *m)
 {
 	if (m->in_type || m->out_type || m->in_round)
 		return 2;
-	for (uint32_t i = 0; i < m->n_layers && i < TPU_MODEL_MAX_LAYERS; i++)
-		if (m->layers[i].round || m->layers[i].b_zp_count || m->layers[i].dilation_h ||
-		    m->layers[i].dilation_w || m->layers[i].groups)
+	for (uint32_t i = 0; i < m->n_layers && i < TPU_MODEL_MAX_LAYERS; i++) {
+		const struct tpu_layer *l = &m->layers[i];
+		bool pool_pads = tpu_layer_is_pool(l->type) &&
+				 (l->pad_top || l->pad_bottom || l->pad_left || l->pad_right);
+		if (l->round || l->b_zp_count || l->dilation_h || l->dilation_w || l->groups ||
+		    l->ceil_mode || l->avg_mode || l->avg_flags || pool_pads ||
+		    l->type == TPU_LAYER_AVGPOOL2D)
 			return 2;
+	}
 	return 1;
 }
 
@@ -425,6 +434,25 @@ static int parse_layer(struct rd *b, struct version v, uint32_t i, struct tpu_la
 		l->dilation_h = r_u32(b);
 		l->dilation_w = r_u32(b);
 		l->groups = r_u32(b);
+		l->ceil_mode = r_u32(b);
+		l->avg_mode = r_u32(b);
+		l->avg_flags = r_u32(b);
+	}
+	if (v.major < 2 && l->type == TPU_LAYER_AVGPOOL2D)
+		return tpu_model_layer_fail(err, errlen, i, l->type,
+					    "type: %u needs format 2 (this file is %u.%u)", l->type,
+					    v.major, v.minor);
+	if (v.major < 2 && tpu_layer_is_pool(l->type)) {
+		/* pads of a pool are format 2's; a 1.0 file has none */
+		const uint32_t pads[4] = {l->pad_top, l->pad_bottom, l->pad_left, l->pad_right};
+		static const char *const names[4] = {"pad_top", "pad_bottom", "pad_left",
+						     "pad_right"};
+		for (int k = 0; k < 4; k++)
+			if (pads[k])
+				return tpu_model_layer_fail(err, errlen, i, l->type,
+							    "%s: %u (must be 0 for a pool in a "
+							    "format %u.%u file)",
+							    names[k], pads[k], v.major, v.minor);
 	}
 	struct tpu_layer_geom g;
 	int rc = tpu_model_layer_geom(l, i, *h, *w, *c, &g, err, errlen);

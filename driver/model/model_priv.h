@@ -21,6 +21,12 @@
 #define TPU_MODEL_FORMAT_MAJOR_MAX 2u
 #define TPU_MODEL_FORMAT_MINOR 0u
 
+/* Whether a layer type is a pool (MAXPOOL2D, AVGPOOL2D): no arrays, no requantization. */
+static inline bool tpu_layer_is_pool(uint32_t type)
+{
+	return type == TPU_LAYER_MAXPOOL2D || type == TPU_LAYER_AVGPOOL2D;
+}
+
 /* Shape of one layer, from its input shape and its own fields. */
 struct tpu_layer_geom {
 	uint32_t in_h, in_w, in_c;
@@ -31,7 +37,7 @@ struct tpu_layer_geom {
 	uint32_t n_lut;	    /* 256 for SIGMOID/TANH, else 0 */
 };
 
-/* "CONV2D", "MAXPOOL2D", "DENSE" or NULL for an unknown type. */
+/* "CONV2D", "MAXPOOL2D", "DENSE", "AVGPOOL2D" or NULL for an unknown type. */
 const char *tpu_layer_type_name(uint32_t type);
 
 /* Format "layer i (TYPE): <fmt>" (or "layer i (type 7): ...") into err. Returns -EINVAL. */

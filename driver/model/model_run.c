@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "model_priv.h"
+#include "ops_priv.h"
 
 /* Host bytes of one activation buffer per chunk: bounds the intermediate tensors of a batch.
  * The device's DMA arena is handled by the ops themselves (they split rows on -ENOMEM). */
@@ -57,32 +58,59 @@ static int layer_params(const struct tpu_layer *l, int32_t z_in, struct tpu_gemm
 			     &p->clamp_min, &p->clamp_max);
 }
 
-/* Run layer l (shape g) on cnt examples from src into dst; *s gets its figures. */
+/* A pool layer on the host: the device has no pooling unit, so no counter moves. */
+static int run_pool(tpu_dev *dev, const struct tpu_layer *l, const struct tpu_layer_geom *g,
+		    const struct tpu_quant *q_in, size_t cnt, const int8_t *src, int8_t *dst)
+{
+	struct tpu_pool2d_shape ps = {
+	    .batch = cnt,
+	    .in_h = g->in_h,
+	    .in_w = g->in_w,
+	    .channels = g->in_c,
+	    .pool_h = l->kernel_h,
+	    .pool_w = l->kernel_w,
+	    .stride_h = l->stride_h,
+	    .stride_w = l->stride_w,
+	    .pad_top = l->pad_top,
+	    .pad_bottom = l->pad_bottom,
+	    .pad_left = l->pad_left,
+	    .pad_right = l->pad_right,
+	    .ceil_mode = (int)l->ceil_mode,
+	};
+	if (l->type == TPU_LAYER_MAXPOOL2D)
+		return tpu_maxpool2d(&ps, src, dst);
+	struct tpu_avgpool2d_params p = {
+	    .mode = (enum tpu_avgpool_mode)l->avg_mode,
+	    .flags = l->avg_flags,
+	    .in_scale = q_in->scale,
+	    .out_scale = l->out.scale,
+	    .in_zero_point = q_in->zero_point,
+	    .out_zero_point = l->out.zero_point,
+	};
+	char why[256];
+	int rc = tpu_act_clamp((enum tpu_activation)l->act, l->out.scale, l->out.zero_point,
+			       &p.clamp_min, &p.clamp_max);
+	if (!rc && (rc = tpu_avgpool2d(&ps, &p, src, dst, why, sizeof(why))))
+		tpu_ops_reject(dev, "%s", why);
+	return rc;
+}
+
+/* Run layer l (shape g, input quantized with q_in) on cnt examples from src into dst; *s gets
+ * its figures. */
 static int run_layer(tpu_dev *dev, const struct tpu_layer *l, const struct tpu_layer_geom *g,
-		     int32_t z_in, size_t cnt, const int8_t *src, int8_t *dst,
+		     const struct tpu_quant *q_in, size_t cnt, const int8_t *src, int8_t *dst,
 		     struct tpu_layer_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	double t0 = now_seconds();
-	if (l->type == TPU_LAYER_MAXPOOL2D) {
-		/* host side: the device has no pooling unit, so no counter moves */
-		struct tpu_pool2d_shape ps = {
-		    .batch = cnt,
-		    .in_h = g->in_h,
-		    .in_w = g->in_w,
-		    .channels = g->in_c,
-		    .pool_h = l->kernel_h,
-		    .pool_w = l->kernel_w,
-		    .stride_h = l->stride_h,
-		    .stride_w = l->stride_w,
-		};
-		int rc = tpu_maxpool2d(&ps, src, dst);
+	if (tpu_layer_is_pool(l->type)) {
+		int rc = run_pool(dev, l, g, q_in, cnt, src, dst);
 		s->wall_seconds = now_seconds() - t0;
 		return rc;
 	}
 	struct tpu_gemm_params p;
 	struct tpu_perf before, after;
-	int rc = layer_params(l, z_in, &p);
+	int rc = layer_params(l, q_in->zero_point, &p);
 	if (rc)
 		return rc;
 	rc = tpu_perf_read(dev, &before);
@@ -153,15 +181,15 @@ static int run_chunk(tpu_dev *dev, const struct tpu_model *m, const struct run_p
 {
 	memset(st, 0, sizeof(*st));
 	const int8_t *src = in;
-	int32_t z_in = m->in.zero_point;
+	const struct tpu_quant *q_in = &m->in;
 	for (uint32_t i = 0; i < m->n_layers; i++) {
 		int8_t *dst = i + 1 == m->n_layers ? out : buf[i & 1];
 		int rc =
-		    run_layer(dev, &m->layers[i], &pl->g[i], z_in, cnt, src, dst, &st->layer[i]);
+		    run_layer(dev, &m->layers[i], &pl->g[i], q_in, cnt, src, dst, &st->layer[i]);
 		if (rc)
 			return rc;
 		src = dst;
-		z_in = m->layers[i].out.zero_point;
+		q_in = &m->layers[i].out;
 	}
 	return 0;
 }

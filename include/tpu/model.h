@@ -1,7 +1,8 @@
 /* Quantized models: the in-memory form, the versioned file format (docs/model-format.md), and
  * inference on a tpu device through the ops library (include/tpu/ops.h).
  *
- * A model is a chain of layers over one NHWC int8 tensor: CONV2D, MAXPOOL2D, DENSE (a DENSE
+ * A model is a chain of layers over one NHWC int8 tensor: CONV2D, MAXPOOL2D, DENSE, AVGPOOL2D
+ * (format 2) (a DENSE
  * layer flattens its input in H, W, C order). Quantization per design.md §3: weights int8
  * with one scale per output channel (and, format 2, optional zero points per tensor or per
  * output channel), activations int8 with (scale, zero point), bias
@@ -34,6 +35,7 @@ enum tpu_layer_type {
 	TPU_LAYER_CONV2D = 1,
 	TPU_LAYER_MAXPOOL2D = 2,
 	TPU_LAYER_DENSE = 3,
+	TPU_LAYER_AVGPOOL2D = 4, /* format 2: tpu_avgpool2d (include/tpu/ops.h) */
 };
 
 /* Element type of the model's quantized input or output as its user sees it. A UINT8 tensor
@@ -60,23 +62,27 @@ struct tpu_layer {
 	uint32_t type;            /* enum tpu_layer_type */
 	/* CONV2D: kernel, stride, padding (filled with the input zero point; each pad below the
 	 * dilated kernel's size, (kernel - 1) x dilation + 1).
-	 * MAXPOOL2D: kernel = pool window, stride; pad must be 0. DENSE: all 0. */
+	 * MAXPOOL2D, AVGPOOL2D: kernel = pool window, stride, pads (each below the window; not
+	 * part of any window; non-zero pads need format 2). DENSE: all 0. */
 	uint32_t kernel_h, kernel_w;
 	uint32_t stride_h, stride_w;
 	uint32_t pad_top, pad_bottom, pad_left, pad_right;
-	uint32_t out_c;           /* CONV2D output channels, DENSE output features; MAXPOOL2D 0 */
-	uint32_t act;             /* enum tpu_activation (CONV2D, DENSE); MAXPOOL2D 0 */
-	/* CONV2D / DENSE only (NULL for MAXPOOL2D); owned by the model. */
+	uint32_t out_c;           /* CONV2D output channels, DENSE output features; pools 0 */
+	uint32_t act;             /* enum tpu_activation (CONV2D, DENSE); MAXPOOL2D 0; AVGPOOL2D
+				   * NONE, RELU or RELU6 in TFLITE mode (its clamp), NONE in
+				   * ONNXRT mode */
+	/* CONV2D / DENSE only (NULL for the pools); owned by the model. */
 	int8_t *weights;          /* K x out_c row-major; K = kernel_h*kernel_w*in_c/groups
 				   * (HWIO) or in_h*in_w*in_c for DENSE */
 	int32_t *bias;            /* out_c */
 	float *w_scale;           /* out_c, > 0 */
 	int32_t *multiplier;      /* out_c, QuantizeMultiplier(in.scale*w_scale[j]/out.scale) */
 	int32_t *shift;           /* out_c */
-	struct tpu_quant out;     /* output quantization (MAXPOOL2D: equal to its input's) */
+	struct tpu_quant out;     /* output quantization (MAXPOOL2D and AVGPOOL2D in TFLITE mode:
+				   * equal to its input's) */
 	int8_t lut[256];          /* act SIGMOID/TANH: tpu_act_lut(); otherwise all 0 */
 	uint32_t round;           /* enum tpu_round (tpu/numerics.h) of the requantization,
-				   * CONV2D/DENSE; MAXPOOL2D 0. Non-zero needs format 2 */
+				   * CONV2D/DENSE; pools 0. Non-zero needs format 2 */
 	/* Weight (B) zero points, CONV2D/DENSE (format 2): the layer computes
 	 * (x - z_in) . (w - zb[j]) with zb[j] = b_zero_point[0] (b_zp_count 1) or
 	 * b_zero_point[j] (b_zp_count out_c); b_zp_count 0 (b_zero_point NULL): none. Each
@@ -91,6 +97,12 @@ struct tpu_layer {
 	 * tpu_conv2d_shape; depthwise: groups = in_c). */
 	uint32_t dilation_h, dilation_w;
 	uint32_t groups;
+	/* Pools (format 2; 0 for the other types): ceil_mode 0 or 1 (struct tpu_pool2d_shape);
+	 * AVGPOOL2D: avg_mode (enum tpu_avgpool_mode) and avg_flags (TPU_AVGPOOL_*: COUNT_PAD in
+	 * ONNXRT mode, UINT8 in both) as tpu_avgpool2d takes them; MAXPOOL2D 0. */
+	uint32_t ceil_mode;
+	uint32_t avg_mode;
+	uint32_t avg_flags;
 };
 
 struct tpu_model {

@@ -170,7 +170,7 @@ static void layer_rows(const struct tpu_model *m, size_t batch, uint32_t array,
 		case TPU_LAYER_CONV2D:
 			r->type = "CONV2D";
 			r->m = (uint64_t)batch * r->oh * r->ow;
-			r->k = (uint64_t)l->kernel_h * l->kernel_w * c;
+			r->k = (uint64_t)l->kernel_h * l->kernel_w * (c / (l->groups ? l->groups : 1));
 			break;
 		case TPU_LAYER_DENSE:
 			r->type = "DENSE";
@@ -178,7 +178,7 @@ static void layer_rows(const struct tpu_model *m, size_t batch, uint32_t array,
 			r->k = (uint64_t)h * w * c;
 			break;
 		default:
-			r->type = "MAXPOOL2D";
+			r->type = l->type == TPU_LAYER_AVGPOOL2D ? "AVGPOOL2D" : "MAXPOOL2D";
 			break;
 		}
 		if (r->k) {

@@ -15,6 +15,8 @@ static const char *type_name(uint32_t type)
 		return "MAXPOOL2D";
 	case TPU_LAYER_DENSE:
 		return "DENSE";
+	case TPU_LAYER_AVGPOOL2D:
+		return "AVGPOOL2D";
 	}
 	return "?";
 }
