@@ -253,6 +253,20 @@ static int lower_dense(struct chain *ch, const Onnx__NodeProto *n, struct oq_wei
 	return finish_layer(ch, n, l, w, bias, yq);
 }
 
+/* A pool layer's window fields. */
+static void pool_window(struct tpu_layer *l, const struct ow_window *win)
+{
+	l->kernel_h = win->kernel_h;
+	l->kernel_w = win->kernel_w;
+	l->stride_h = win->stride_h;
+	l->stride_w = win->stride_w;
+	l->pad_top = win->pad_top;
+	l->pad_bottom = win->pad_bottom;
+	l->pad_left = win->pad_left;
+	l->pad_right = win->pad_right;
+	l->ceil_mode = win->ceil_mode;
+}
+
 static int lower_maxpool(struct chain *ch, const Onnx__NodeProto *n)
 {
 	static const char *const attrs[] = {"auto_pad",	    "ceil_mode", "dilations",
@@ -278,12 +292,68 @@ static int lower_maxpool(struct chain *ch, const Onnx__NodeProto *n)
 	struct tpu_layer *l = new_layer(ch, n, TPU_LAYER_MAXPOOL2D);
 	if (!l)
 		return -EINVAL;
-	l->kernel_h = win.kernel_h;
-	l->kernel_w = win.kernel_w;
-	l->stride_h = win.stride_h;
-	l->stride_w = win.stride_w;
+	pool_window(l, &win);
 	l->out.scale = ch->q.scale;
 	l->out.zero_point = ch->q.zp;
+	ch->h = win.out_h;
+	ch->w = win.out_w;
+	return 0;
+}
+
+/* AveragePool (QDQ), com.microsoft QLinearAveragePool (QOperator), GlobalAveragePool (QDQ) and
+ * com.microsoft QLinearGlobalAveragePool: AVGPOOL2D in ONNX Runtime's arithmetic, from the
+ * chain's quantization to yq (QLinearAveragePool's kernel, onnxruntime/contrib_ops/cpu/
+ * quantization/qlinear_pool.cc, which ONNX Runtime also runs for a QDQ AveragePool; a global
+ * pool takes its integer path, qlinear_global_average_pool.cc). */
+static int lower_avgpool(struct chain *ch, const Onnx__NodeProto *n, const struct oq_params *yq)
+{
+	static const char *const attrs[] = {"auto_pad",	    "ceil_mode",	 "channels_last",
+					    "count_include_pad", "dilations", "kernel_shape",
+					    "pads",		    "strides",	 NULL};
+	bool global = !strcmp(n->op_type, "GlobalAveragePool") ||
+		      !strcmp(n->op_type, "QLinearGlobalAveragePool");
+	int64_t count_pad, nhwc;
+	struct ow_window win;
+	int rc = ox_attrs_allowed(&ch->x, n, attrs);
+	if (!rc)
+		rc = ox_attr_int(&ch->x, n, "count_include_pad", 0, &count_pad);
+	if (!rc)
+		rc = ox_attr_int(&ch->x, n, "channels_last", 0, &nhwc);
+	if (rc)
+		return rc;
+	if (nhwc)
+		return ox_node_fail(&ch->x, n, "attribute 'channels_last' = %lld (only 0 is "
+					       "supported)",
+				    (long long)nhwc);
+	if (ch->rank != 4)
+		return ox_node_fail(&ch->x, n, "input of rank %u (a 4-D NCHW tensor expected)",
+				    ch->rank);
+	if (yq->u8 != ch->q.u8)
+		return ox_node_fail(&ch->x, n,
+				    "output type %s differs from the input's %s (ONNX Runtime's "
+				    "kernel takes one type)",
+				    yq->u8 ? "uint8" : "int8", ch->q.u8 ? "uint8" : "int8");
+	if (global) {
+		memset(&win, 0, sizeof(win));
+		if (n->n_attribute > (size_t)(ox_attr(n, "channels_last") ? 1 : 0))
+			return ox_node_fail(&ch->x, n, "attribute '%s' is not supported",
+					    n->attribute[0]->name);
+		win.kernel_h = ch->h;
+		win.kernel_w = ch->w;
+		win.stride_h = win.stride_w = 1;
+		win.out_h = win.out_w = 1;
+	} else if ((rc = ow_window(&ch->x, n, ch->h, ch->w, 0, 0, true, &win))) {
+		return rc;
+	}
+	struct tpu_layer *l = new_layer(ch, n, TPU_LAYER_AVGPOOL2D);
+	if (!l)
+		return -EINVAL;
+	pool_window(l, &win);
+	l->avg_mode = TPU_AVGPOOL_ONNXRT;
+	l->avg_flags = (count_pad ? TPU_AVGPOOL_COUNT_PAD : 0) | (yq->u8 ? TPU_AVGPOOL_UINT8 : 0);
+	l->out.scale = yq->scale;
+	l->out.zero_point = yq->zp;
+	ch->q = *yq;
 	ch->h = win.out_h;
 	ch->w = win.out_w;
 	return 0;
@@ -423,6 +493,8 @@ static int lower_qdq(struct chain *ch, const Onnx__NodeProto *op, const char **e
 				    op->op_type);
 	if (act && (rc = check_activation(ch, act, &yq)))
 		return rc;
+	if (op_is(op, "AveragePool") || op_is(op, "GlobalAveragePool"))
+		return lower_avgpool(ch, op, &yq);
 	if (!compute) {
 		/* ONNX Runtime drops the DQ/Q pair only when both quantize alike */
 		if (!oq_same(&yq, &ch->q))
@@ -658,6 +730,19 @@ static int step(struct chain *ch, bool *done)
 			ch->cur = out;
 		return rc;
 	}
+	if (ms && n->op_type &&
+	    (!strcmp(n->op_type, "QLinearAveragePool") ||
+	     !strcmp(n->op_type, "QLinearGlobalAveragePool"))) {
+		/* X, x_scale, x_zero_point, y_scale, y_zero_point */
+		struct oq_params xq, yq;
+		if ((rc = oq_params(&ch->x, n, 1, 2, "x", &xq)) ||
+		    (rc = take_input_q(ch, n, &xq, "input")) ||
+		    (rc = oq_params(&ch->x, n, 3, 4, "y", &yq)) ||
+		    (rc = lower_avgpool(ch, n, &yq)))
+			return rc;
+		ch->cur = out;
+		return 0;
+	}
 	if (!n->op_type || (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx")))
 		return ox_node_fail(&ch->x, n, "operator domain '%s' is not supported",
 				    n->domain ? n->domain : "");
@@ -695,11 +780,14 @@ static int step(struct chain *ch, bool *done)
 		if ((rc = next_node(ch, n, out, &op)))
 			return rc;
 		if (!(op_is(op, "Conv") || op_is(op, "MatMul") || op_is(op, "Gemm") ||
-		      op_is(op, "MaxPool") || op_is(op, "Flatten") || op_is(op, "Reshape")))
+		      op_is(op, "MaxPool") || op_is(op, "AveragePool") ||
+		      op_is(op, "GlobalAveragePool") || op_is(op, "Flatten") ||
+		      op_is(op, "Reshape")))
 			return ox_node_fail(
 			    &ch->x, op,
 			    "operator not supported after a DequantizeLinear (Conv, "
-			    "MatMul, Gemm, MaxPool, Flatten, Reshape are)");
+			    "MatMul, Gemm, MaxPool, AveragePool, GlobalAveragePool, Flatten, "
+			    "Reshape are)");
 		if (!ox_input(op, 0) || strcmp(op->input[0], out))
 			return ox_node_fail(&ch->x, op,
 					    "reads '%s' as an input other than its "

@@ -88,12 +88,6 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 	} else if (strcmp(ap, "VALID")) {
 		return ox_node_fail(x, n, "attribute 'auto_pad': '%s' is not supported", ap);
 	}
-	if (pool && (p[0] || p[1] || p[2] || p[3]))
-		return ox_node_fail(x, n,
-				    "attribute 'pads': padding is not supported for "
-				    "pooling (pads %lld, %lld, %lld, %lld)",
-				    (long long)p[0], (long long)p[1], (long long)p[2],
-				    (long long)p[3]);
 	for (int a = 0; a < 2; a++) {
 		int64_t in = a ? in_w : in_h;
 		if (k[a] < 1 || k[a] > 65535)
@@ -111,8 +105,9 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 					    (long long)e[a], a ? "width" : "height",
 					    (long long)(in + p[a] + p[a + 2]));
 	}
+	int64_t ceil_mode = 0;
 	if (pool) {
-		int64_t ceil_mode, order;
+		int64_t order;
 		if ((rc = ox_attr_int(x, n, "ceil_mode", 0, &ceil_mode)) ||
 		    (rc = ox_attr_int(x, n, "storage_order", 0, &order)))
 			return rc;
@@ -121,13 +116,9 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 					    "attribute 'storage_order': %lld (only 0 is "
 					    "supported)",
 					    (long long)order);
-		for (int a = 0; ceil_mode && a < 2; a++)
-			if (((a ? in_w : in_h) - k[a]) % s[a])
-				return ox_node_fail(
-				    x, n,
-				    "attribute 'ceil_mode': 1 adds a partial window "
-				    "along %s (not supported)",
-				    a ? "W" : "H");
+		if (ceil_mode != 0 && ceil_mode != 1)
+			return ox_node_fail(x, n, "attribute 'ceil_mode': %lld (0 or 1 expected)",
+					    (long long)ceil_mode);
 	}
 	win->kernel_h = (uint32_t)k[0];
 	win->kernel_w = (uint32_t)k[1];
@@ -139,7 +130,16 @@ int ow_window(const struct ox *x, const Onnx__NodeProto *n, uint32_t in_h, uint3
 	win->pad_right = (uint32_t)p[3];
 	win->dilation_h = d[0] > 1 ? (uint32_t)d[0] : 0;
 	win->dilation_w = d[1] > 1 ? (uint32_t)d[1] : 0;
-	win->out_h = (uint32_t)((in_h + p[0] + p[2] - e[0]) / s[0] + 1);
-	win->out_w = (uint32_t)((in_w + p[1] + p[3] - e[1]) / s[1] + 1);
+	win->ceil_mode = (uint32_t)ceil_mode;
+	uint32_t out[2];
+	for (int a = 0; a < 2; a++) {
+		int64_t in = a ? in_w : in_h, span = in + p[a] + p[a + 2] - e[a];
+		int64_t o = (ceil_mode ? (span + s[a] - 1) / s[a] : span / s[a]) + 1;
+		if (ceil_mode && (o - 1) * s[a] >= in + p[a])
+			o--; /* ONNX: no window starts in the end padding */
+		out[a] = (uint32_t)o;
+	}
+	win->out_h = out[0];
+	win->out_w = out[1];
 	return 0;
 }

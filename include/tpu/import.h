@@ -2,9 +2,11 @@
  *
  * The graph must be one chain from one input to one output, in either of ONNX's quantized
  * forms: QOperator (QuantizeLinear of a float input, or an int8/uint8 input; QLinearConv,
- * QLinearMatMul with a constant B, com.microsoft QGemm, MaxPool, Flatten/Reshape to 2-D, a
- * trailing DequantizeLinear) or QDQ (DequantizeLinear -> Conv/MatMul/Gemm with DequantizeLinear'd
- * constant weights and int32 bias -> optional Relu/Clip -> QuantizeLinear). Every imported
+ * QLinearMatMul with a constant B, com.microsoft QGemm, MaxPool, com.microsoft
+ * QLinearAveragePool and QLinearGlobalAveragePool, Flatten/Reshape to 2-D, a trailing
+ * DequantizeLinear) or QDQ (DequantizeLinear -> Conv/MatMul/Gemm with DequantizeLinear'd
+ * constant weights and int32 bias -> optional Relu/Clip -> QuantizeLinear; DequantizeLinear ->
+ * AveragePool/GlobalAveragePool -> QuantizeLinear). Every imported
  * layer requantizes with TPU_ROUND_FLOAT, ONNX Runtime's arithmetic, so that tpu_model_run
  * gives ONNX Runtime's outputs element for element. Tensors stay NHWC on the device: the
  * model's input and output are the ONNX tensors transposed from NCHW (DENSE weights are

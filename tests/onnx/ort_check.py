@@ -43,9 +43,10 @@ class G:
         self.inits.append(numpy_helper.from_array(np.asarray(arr), n))
         return n
 
-    def node(self, op, inputs, n_out=1, **attrs):
+    def node(self, op, inputs, n_out=1, domain=None, **attrs):
         outs = [self.name(op.lower() + "_out") for _ in range(n_out)]
-        self.nodes.append(helper.make_node(op, inputs, outs, name=self.name(op), **attrs))
+        self.nodes.append(helper.make_node(op, inputs, outs, name=self.name(op), domain=domain,
+                                           **attrs))
         return outs[0]
 
     def qparams(self, scale, zp, u8):
@@ -133,10 +134,69 @@ def qop_conv(g, rng, c, out_c, k, stride, pads, per_channel, u8w, out_u8, bias=T
     return Chain(t, conv_out(c, out_c, k, stride, pads, dil), ys, yz, out_u8)
 
 
-def maxpool(g, c, k, stride):
-    t = g.node("MaxPool", [c.name], kernel_shape=[k, k], strides=[stride, stride])
-    h, w = (c.shape[2] - k) // stride + 1, (c.shape[3] - k) // stride + 1
-    return Chain(t, [c.shape[0], c.shape[1], h, w], c.scale, c.zp, c.u8)
+def pool_out(n, k, s, lo, hi, ceil_mode):
+    """ONNX's pooled size: floor or ceil, no window starting in the end padding."""
+    span = n + lo + hi - k
+    o = (-(-span // s) if ceil_mode else span // s) + 1
+    return o - 1 if ceil_mode and (o - 1) * s >= n + lo else o
+
+
+def pool_shape(c, k, stride, pads, ceil_mode):
+    kh, kw = (k, k) if isinstance(k, int) else k
+    return [c.shape[0], c.shape[1], pool_out(c.shape[2], kh, stride, pads[0], pads[2], ceil_mode),
+            pool_out(c.shape[3], kw, stride, pads[1], pads[3], ceil_mode)]
+
+
+def pool_attrs(k, stride, pads, ceil_mode):
+    kh, kw = (k, k) if isinstance(k, int) else k
+    a = {"kernel_shape": [kh, kw], "strides": [stride, stride]}
+    if any(pads):
+        a["pads"] = pads
+    if ceil_mode:
+        a["ceil_mode"] = 1
+    return a
+
+
+def maxpool(g, c, k, stride, pads=(0, 0, 0, 0), ceil_mode=0):
+    t = g.node("MaxPool", [c.name], **pool_attrs(k, stride, list(pads), ceil_mode))
+    return Chain(t, pool_shape(c, k, stride, pads, ceil_mode), c.scale, c.zp, c.u8)
+
+
+def requant(rng, c):
+    """Another quantization for a pool's output (an average's range is narrower)."""
+    return (np.float32(c.scale * rng.uniform(0.4, 1.3)), act_zp(rng, c.u8))
+
+
+def qop_avgpool(g, rng, c, k, stride, pads, ceil_mode, count_pad, global_=False):
+    """com.microsoft QLinearAveragePool / QLinearGlobalAveragePool."""
+    ys, yz = requant(rng, c)
+    ins = [c.name, *g.qparams(c.scale, c.zp, c.u8), *g.qparams(ys, yz, c.u8)]
+    if global_:
+        t = g.node("QLinearGlobalAveragePool", ins, domain="com.microsoft", channels_last=0)
+        return Chain(t, [c.shape[0], c.shape[1], 1, 1], ys, yz, c.u8)
+    a = pool_attrs(k, stride, list(pads), ceil_mode)
+    if count_pad:
+        a["count_include_pad"] = 1
+    t = g.node("QLinearAveragePool", ins, domain="com.microsoft", **a)
+    return Chain(t, pool_shape(c, k, stride, pads, ceil_mode), ys, yz, c.u8)
+
+
+def qdq_avgpool(g, rng, c, k, stride, pads, ceil_mode, count_pad, global_=False):
+    """DequantizeLinear -> AveragePool / GlobalAveragePool -> QuantizeLinear."""
+    x = dq(g, c)
+    ys, yz = requant(rng, c)
+    if global_:
+        t = g.node("GlobalAveragePool", [x])
+        shape = [c.shape[0], c.shape[1], 1, 1]
+    else:
+        a = pool_attrs(k, stride, list(pads), ceil_mode)
+        if count_pad:
+            a["count_include_pad"] = 1
+        t = g.node("AveragePool", [x], **a)
+        shape = pool_shape(c, k, stride, pads, ceil_mode)
+    out = Chain(None, shape, ys, yz, c.u8)
+    out.name = q(g, t, out)
+    return out
 
 
 def flatten(g, c, reshape=False):
@@ -227,13 +287,12 @@ def qdq_dense(g, rng, c, n, per_channel, u8w, out_u8, gemm, act=None, asym=False
     return out
 
 
-def qdq_passthrough(g, c, op):
+def qdq_passthrough(g, c, op, k=2, stride=2, pads=(0, 0, 0, 0), ceil_mode=0):
     """MaxPool / Flatten between a DQ and a Q of the same parameters (ONNX Runtime drops them)."""
     x = dq(g, c)
     if op == "maxpool":
-        t = g.node("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
-        out = Chain(None, [c.shape[0], c.shape[1], c.shape[2] // 2, c.shape[3] // 2],
-                    c.scale, c.zp, c.u8)
+        t = g.node("MaxPool", [x], **pool_attrs(k, stride, list(pads), ceil_mode))
+        out = Chain(None, pool_shape(c, k, stride, pads, ceil_mode), c.scale, c.zp, c.u8)
     else:
         t = g.node("Flatten", [x], axis=1)
         out = Chain(None, [c.shape[0], int(np.prod(c.shape[1:]))], c.scale, c.zp, c.u8)
@@ -374,6 +433,44 @@ def c_qop_chain_depthwise(g, rng, c):
     return qop_matmul(g, rng, c, 10, True, False, True)
 
 
+def c_qop_maxpool_pads_ceil(g, rng, c):
+    c = qop_conv(g, rng, c, 4, 3, 1, [1, 1, 1, 1], True, False, True)
+    c = maxpool(g, c, 3, 2, (1, 0, 2, 1), 1)
+    return maxpool(g, c, 2, 2, (1, 1, 0, 0), 1)
+
+
+def c_qdq_maxpool_pads_s8(g, rng, c):
+    c = qdq_conv(g, rng, c, 5, 3, 1, [1, 1, 1, 1], True, False, False)
+    return qdq_passthrough(g, c, "maxpool", 3, 2, (1, 1, 1, 1), 1)
+
+
+def c_qop_avgpool_u8(g, rng, c):
+    c = qop_conv(g, rng, c, 4, 3, 1, [1, 1, 1, 1], True, False, True)
+    c = qop_avgpool(g, rng, c, 3, 2, (1, 1, 1, 1), 0, 0)
+    return qop_avgpool(g, rng, c, 2, 1, (1, 0, 1, 1), 1, 1)
+
+
+def c_qop_avgpool_s8_global(g, rng, c):
+    c = qop_avgpool(g, rng, c, (2, 3), 2, (0, 1, 1, 2), 1, 0)
+    c = qop_avgpool(g, rng, c, 0, 0, None, 0, 0, global_=True)
+    c = flatten(g, c)
+    return qop_matmul(g, rng, c, 6, True, False, False)
+
+
+def c_qdq_avgpool_u8(g, rng, c):
+    c = qdq_conv(g, rng, c, 6, 3, 1, [1, 1, 1, 1], True, False, True, act="relu")
+    c = qdq_avgpool(g, rng, c, 3, 2, (1, 1, 1, 1), 1, 1)
+    return qdq_avgpool(g, rng, c, 2, 2, (0, 0, 0, 0), 0, 0)
+
+
+def c_qdq_avgpool_s8_global(g, rng, c):
+    c = qdq_conv(g, rng, c, 8, 3, 2, [1, 1, 1, 1], True, False, False)
+    c = qdq_avgpool(g, rng, c, 2, 1, (1, 1, 0, 0), 0, 0)
+    c = qdq_avgpool(g, rng, c, 0, 0, None, 0, 0, global_=True)
+    c = qdq_passthrough(g, c, "flatten")
+    return qdq_dense(g, rng, c, 5, True, False, False, gemm=True)
+
+
 CASES = [
     # name, (C, H, W) or (K,), float input, uint8 activations, QDQ (needs float edges), builder
     ("qop_conv_s8", (3, 8, 8), False, False, c_qop_conv_s8),
@@ -403,6 +500,12 @@ CASES = [
     ("qdq_depthwise_relu_s8", (3, 8, 8), True, False, c_qdq_depthwise_s8),
     ("qdq_groups2_dilation2_u8", (4, 7, 8), True, True, c_qdq_groups2_dil2_u8),
     ("qop_chain_depthwise_u8", (3, 9, 9), True, True, c_qop_chain_depthwise),
+    ("qop_maxpool_pads_ceil_u8", (2, 9, 10), False, True, c_qop_maxpool_pads_ceil),
+    ("qdq_maxpool_pads_ceil_s8", (3, 8, 7), True, False, c_qdq_maxpool_pads_s8),
+    ("qop_avgpool_u8", (3, 9, 9), True, True, c_qop_avgpool_u8),
+    ("qop_avgpool_global_s8", (4, 7, 9), False, False, c_qop_avgpool_s8_global),
+    ("qdq_avgpool_count_pad_u8", (2, 10, 9), True, True, c_qdq_avgpool_u8),
+    ("qdq_avgpool_global_s8", (3, 9, 8), True, False, c_qdq_avgpool_s8_global),
 ]
 
 
@@ -420,7 +523,8 @@ def build(name, in_shape, float_in, u8, fn, rng, batch):
         g.nodes, name, [helper.make_tensor_value_info("x", in_type, sym)],
         [helper.make_tensor_value_info(out_name, TensorProto.FLOAT, ["N", *out.shape[1:]])],
         g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
+                                                    helper.make_opsetid("com.microsoft", 1)])
     model.ir_version = 8
     onnx.checker.check_model(model)
     if in_type == TensorProto.FLOAT:
@@ -516,6 +620,10 @@ def main():
     ap.add_argument("--batch", type=int, default=16)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    # errors only: ONNX's shape inference sizes some ceil_mode pools without the rule that
+    # drops a window starting in the end padding, which ONNX Runtime's kernels apply (and
+    # warns about the difference)
+    ort.set_default_logger_severity(3)
     devices = [d for d in a.devices.split(",") if d]
     print(f"onnx {onnx.__version__}, onnxruntime {ort.__version__} (CPU, default session "
           f"options), numpy {np.__version__}; seed {a.seed}, batch {a.batch}")
