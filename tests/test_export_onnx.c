@@ -53,6 +53,15 @@ START_TEST(export_import_is_the_same_model)
 				m->layers[i].out.zero_point = -128;
 		if (m->layers[1].type == TPU_LAYER_MAXPOOL2D)
 			m->layers[1].out = m->layers[0].out;
+		/* every other time, weight zero points per channel on the conv and a dense layer */
+		for (uint32_t i = 0; rep & 1 && i < m->n_layers; i += 2) {
+			struct tpu_layer *l = &m->layers[i];
+			l->b_zp_count = l->out_c;
+			l->b_zero_point = malloc(l->out_c * sizeof(int32_t));
+			ck_assert_ptr_nonnull(l->b_zero_point);
+			for (uint32_t j = 0; j < l->out_c; j++)
+				l->b_zero_point[j] = (int32_t)harness_range(&seed, -128, 127);
+		}
 		struct tpu_model *back = round_trip(m);
 		ck_assert_str_eq(back->name, m->name);
 		ck_assert_uint_eq(back->n_layers, m->n_layers);
@@ -110,6 +119,17 @@ START_TEST(export_refuses_what_onnx_cannot_express)
 	ck_assert_int_ne(stat(file, &st), 0);
 	ck_assert_int_eq(tpu_export_onnx_mem(NULL, &data, &len, err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(tpu_export_onnx(m, NULL, err, sizeof(err)), -EINVAL);
+	/* format-2 layers the export does not write: refused, not dropped */
+	m->layers[0].out.scale = m->layers[1].out.scale;
+	m->layers[2].act = TPU_ACT_NONE;
+	memset(m->layers[2].lut, 0, sizeof(m->layers[2].lut));
+	m->layers[1].type = TPU_LAYER_AVGPOOL2D;
+	ck_assert_int_eq(tpu_export_onnx_mem(m, &data, &len, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "export: layer 1 (AVGPOOL2D): average pooling is not exported (yet)");
+	m->layers[1].type = TPU_LAYER_MAXPOOL2D;
+	m->layers[0].dilation_h = 2;
+	ck_assert_int_eq(tpu_export_onnx_mem(m, &data, &len, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "layer 0 (CONV2D): dilation is not exported"), "%s", err);
 	ck_assert_int_eq(rmdir(path), 0);
 	tpu_model_free(m);
 }
