@@ -213,9 +213,9 @@ START_TEST(imports_the_fixture)
 	ck_assert_int_eq(tpu_float_multiplier(r, &mult, &shift), 0);
 	ck_assert_int_eq(l->multiplier[2], mult);
 	ck_assert_int_eq(l->shift[2], shift);
-	tpu_model_free(m);
 	ck_assert_uint_eq(l->b_zp_count, 0);
 	ck_assert_ptr_null(l->b_zero_point);
+	tpu_model_free(m);
 	/* a name given wins; unprintable bytes are dropped */
 	ck_assert_int_eq(tpu_import_onnx_mem(buf, len, "my\tnet", &m, err, sizeof(err)), 0);
 	ck_assert_str_eq(m->name, "mynet");

@@ -395,6 +395,34 @@ START_TEST(rounding_modes_per_layer)
 }
 END_TEST
 
+/* Run m on batch random inputs on golden, sim:n=8 (when built) and extra (NULL: none) and
+ * assert each output equals the reference, which must vary. */
+static void assert_runs_match_reference(uint64_t *seed, const struct tpu_model *m, size_t batch,
+					const char *extra)
+{
+	char err[256];
+	ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
+	int8_t *in = random_input(seed, m, batch);
+	int8_t *want = malloc(batch * m->num_classes), *got = malloc(batch * m->num_classes);
+	ck_assert(want && got);
+	ref_run(m, batch, in, want);
+	assert_varied(want, batch * m->num_classes);
+	const char *uris[3] = {"golden", extra, sim_have(8) ? "sim:n=8,latency=10" : NULL};
+	for (int k = 0; k < 3; k++) {
+		tpu_dev *dev;
+		if (!uris[k])
+			continue;
+		ck_assert_int_eq(tpu_open(uris[k], &dev), 0);
+		ck_assert_msg(tpu_model_run(dev, m, batch, in, got, NULL) == 0, "%s: %s", uris[k],
+			      tpu_ops_last_error(dev));
+		assert_same(got, want, batch * m->num_classes, uris[k]);
+		ck_assert_int_eq(tpu_close(dev), 0);
+	}
+	free(got);
+	free(want);
+	free(in);
+}
+
 /* Weight zero points (format 2.0): per tensor on a CONV2D, per channel on a DENSE, in FLOAT
  * and DOUBLE rounding; golden and sim against the reference. */
 START_TEST(weight_zero_points)
@@ -417,23 +445,12 @@ START_TEST(weight_zero_points)
 	c->b_zero_point[0] = -5;
 	for (uint32_t j = 0; j < d->out_c; j++)
 		d->b_zero_point[j] = (int32_t)(j * 23 % 256) - 128;
-	char err[256];
-	ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
+	assert_runs_match_reference(&seed, m, 9, NULL);
 	size_t batch = 9;
 	int8_t *in = random_input(&seed, m, batch);
 	int8_t *want = malloc(batch * m->num_classes), *got = malloc(batch * m->num_classes);
 	ck_assert(want && got);
 	ref_run(m, batch, in, want);
-	assert_varied(want, batch * m->num_classes);
-	const char *uris[2] = {"golden", sim_have(8) ? "sim:n=8,latency=10" : NULL};
-	for (int k = 0; k < 2 && uris[k]; k++) {
-		tpu_dev *dev;
-		ck_assert_int_eq(tpu_open(uris[k], &dev), 0);
-		ck_assert_msg(tpu_model_run(dev, m, batch, in, got, NULL) == 0, "%s: %s", uris[k],
-			      tpu_ops_last_error(dev));
-		assert_same(got, want, batch * m->num_classes, uris[k]);
-		ck_assert_int_eq(tpu_close(dev), 0);
-	}
 	/* the zero points matter: without them the outputs differ */
 	uint32_t keep = d->b_zp_count;
 	d->b_zp_count = 0;
@@ -476,26 +493,8 @@ START_TEST(grouped_and_dilated_convolutions)
 	ck_assert_ptr_nonnull(g->b_zero_point);
 	for (uint32_t j = 0; j < g->out_c; j++)
 		g->b_zero_point[j] = (int32_t)(j * 29 % 41) - 20;
-	char err[256];
-	ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
-	size_t batch = 5;
-	int8_t *in = random_input(&seed, m, batch);
-	int8_t *want = malloc(batch * m->num_classes), *got = malloc(batch * m->num_classes);
-	ck_assert(want && got);
-	ref_run(m, batch, in, want);
-	assert_varied(want, batch * m->num_classes);
-	const char *uris[3] = {"golden", "golden:n=4", sim_have(8) ? "sim:n=8,latency=10" : NULL};
-	for (int k = 0; k < 3 && uris[k]; k++) {
-		tpu_dev *dev;
-		ck_assert_int_eq(tpu_open(uris[k], &dev), 0);
-		ck_assert_msg(tpu_model_run(dev, m, batch, in, got, NULL) == 0, "%s: %s", uris[k],
-			      tpu_ops_last_error(dev));
-		assert_same(got, want, batch * m->num_classes, uris[k]);
-		ck_assert_int_eq(tpu_close(dev), 0);
-	}
-	free(got);
-	free(want);
-	free(in);
+	/* also on a 4 x 4 array, where the groups are packed otherwise */
+	assert_runs_match_reference(&seed, m, 5, "golden:n=4");
 	tpu_model_free(m);
 }
 END_TEST
@@ -525,26 +524,7 @@ START_TEST(pools_with_padding_and_average)
 	ck_assert(h == 5 && w == 5 && c == 6);
 	tpu_model_layer_out_shape(m, 4, &h, &w, &c);
 	ck_assert(h == 4 && w == 3 && c == 4);
-	char err[256];
-	ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
-	size_t batch = 6;
-	int8_t *in = random_input(&seed, m, batch);
-	int8_t *want = malloc(batch * m->num_classes), *got = malloc(batch * m->num_classes);
-	ck_assert(want && got);
-	ref_run(m, batch, in, want);
-	assert_varied(want, batch * m->num_classes);
-	const char *uris[2] = {"golden", sim_have(8) ? "sim:n=8,latency=10" : NULL};
-	for (int k = 0; k < 2 && uris[k]; k++) {
-		tpu_dev *dev;
-		ck_assert_int_eq(tpu_open(uris[k], &dev), 0);
-		ck_assert_msg(tpu_model_run(dev, m, batch, in, got, NULL) == 0, "%s: %s", uris[k],
-			      tpu_ops_last_error(dev));
-		assert_same(got, want, batch * m->num_classes, uris[k]);
-		ck_assert_int_eq(tpu_close(dev), 0);
-	}
-	free(got);
-	free(want);
-	free(in);
+	assert_runs_match_reference(&seed, m, 6, NULL);
 	tpu_model_free(m);
 }
 END_TEST

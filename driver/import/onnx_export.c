@@ -96,7 +96,8 @@ static void tensor(struct graph *g, const char *name, const int64_t *dims, size_
 		return;
 	}
 	onnx__tensor_proto__init(t);
-	memcpy(d, dims, n_dims * sizeof(*d));
+	if (n_dims) /* a scalar has no dims (NULL) */
+		memcpy(d, dims, n_dims * sizeof(*d));
 	memcpy(raw, data, bytes);
 	t->name = (char *)name;
 	t->n_dims = n_dims;
