@@ -507,9 +507,16 @@ static int need_options(const struct tl *t, uint32_t i, uint8_t type, const char
 	return 0;
 }
 
-/* The chain's tensor must have the shape its last layer produced (a CONV2D or pool reads it). */
-static int need_spatial(const struct tl *t, uint32_t i)
+/* The chain's tensor must have the shape its last layer produced (a CONV2D or pool reads it);
+ * before any layer the model's input takes the reshaped shape. */
+static int need_spatial(struct tl *t, uint32_t i)
 {
+	if (!t->spatial && !t->m->n_layers) {
+		t->m->in_h = t->h;
+		t->m->in_w = t->w;
+		t->m->in_c = t->c;
+		t->spatial = true;
+	}
 	if (!t->spatial)
 		return op_fail(t, i,
 			       "input reshaped to %u x %u x %u after a layer: the model format "
@@ -713,15 +720,8 @@ static int lower_reshape(struct tl *t, uint32_t i)
 	}
 	if ((rc = check_out_shape(t, i, y, d[0], d[1], d[2])))
 		return rc;
-	if (d[0] != t->h || d[1] != t->w || d[2] != t->c) {
-		if (!t->m->n_layers) { /* before any layer: the model's input is this shape */
-			t->m->in_h = d[0];
-			t->m->in_w = d[1];
-			t->m->in_c = d[2];
-		} else {
-			t->spatial = false;
-		}
-	}
+	if (d[0] != t->h || d[1] != t->w || d[2] != t->c)
+		t->spatial = false; /* a DENSE may follow, a CONV2D or pool only before any layer */
 	t->h = d[0];
 	t->w = d[1];
 	t->c = d[2];
@@ -743,6 +743,15 @@ static int lower_quantize(struct tl *t, uint32_t i, bool last)
 		return rc;
 	t->cur = op->outputs[0];
 	if (!t->quantized) {
+		/* measured (tests/tflite/litert_check.py): the reference QUANTIZE rounds
+		 * fp32(x / scale) half away from zero, as tpu_model_quantize_input does; the
+		 * optimized one and XNNPACK's round x * fp32(1 / scale) half to even */
+		if (t->kernels == TPU_TFLITE_XNNPACK)
+			return op_fail(t, i,
+				       "a float input: LiteRT's optimized QUANTIZE rounds x * (1 / "
+				       "scale) half to even, which the model format's input "
+				       "quantization (x / scale) does not reproduce; import with "
+				       "the reference kernel set, or a model with an int8 input");
 		t->m->in.scale = yq.scale;
 		t->m->in.zero_point = yq.zp;
 		t->m->in_type = yq.u8 ? TPU_IO_UINT8 : TPU_IO_INT8;
