@@ -8,7 +8,9 @@
 #                      default kernels) by tests/tflite/litert_check.py in the pinned venv
 #                      .venv-tflite/ (scripts/setup --tflite), imported with `tpu import` and run
 #                      on golden, sim and sim:n=8, every output element compared; and the digits
-#                      models exported to TFLite and imported back
+#                      models exported to TFLite and imported back (tests/tflite/export_digits.py);
+#                      the fixtures of tests/test_import_tflite.c are checked against
+#                      tests/tflite/make_fixtures.py
 TFL_FBS      := driver/import/tflite_schema.fbs
 TFL_GEN_DIR  := $(BUILD)/gen/tflite
 TFL_GEN_H    := $(TFL_GEN_DIR)/tflite_schema_generated.h
@@ -45,6 +47,9 @@ TFL_CHECK_DEVICES  = golden$(if $(filter 1,$(SIM_ON)),$(comma)sim$(comma)sim:n=8
 .PHONY: test-tflite
 test-tflite: $(TFL_VENV_STAMP) $(CLI) $(SETUP_STAMP)
 	$(Q)$(TFL_VENV)/bin/python tests/tflite/schema_check.py --fbs $(TFL_FBS)
+	$(Q)$(TFL_VENV)/bin/python tests/tflite/make_fixtures.py --check
 	$(Q)$(TFL_VENV)/bin/python tests/tflite/litert_check.py --tpu $(abspath $(CLI)) \
 	  --out $(TFL_CHECK_DIR) --devices $(TFL_CHECK_DEVICES)
+	$(Q)$(TFL_VENV)/bin/python tests/tflite/export_digits.py --tpu $(abspath $(CLI)) \
+	  --out $(TFL_CHECK_DIR)/digits --devices $(TFL_CHECK_DEVICES)
 TEST_STEPS += test-tflite
