@@ -33,7 +33,8 @@ TFL_FUZZ_O := $(FUZZ_OBJ)/$(TFL_SHIM:.cc=.o)
 $(TFL_FUZZ_O): $(TFL_SHIM) $(TFL_GEN_H)
 	@mkdir -p $(@D)
 	@echo "  FUZZCXX $<"
-	$(Q)$(FUZZ_CXX) -std=c++17 -g -O1 $(FUZZ_SAN) -I$(TFL_GEN_DIR) -Idriver/import -c $< -o $@
+	$(Q)$(FUZZ_CXX) -std=c++17 -g -O1 $(FUZZ_SAN) -Iinclude -I$(BUILD)/include -I$(TFL_GEN_DIR) \
+	  -Idriver/import -c $< -o $@
 $(FUZZ_BINS): $(TFL_FUZZ_O)
 
 TFL_VENV       := $(CURDIR)/.venv-tflite

@@ -8,14 +8,19 @@
 
 #include "import_util.h"
 
+int imp_vfail(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+	return -EINVAL;
+}
+
 int imp_fail(char *err, size_t errlen, const char *fmt, ...)
 {
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	imp_vfail(err, errlen, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 
@@ -78,5 +83,26 @@ int imp_validate(const struct tpu_model *m, char *why, size_t whylen, uint32_t *
 	int rc = tpu_model_validate(m, why, whylen);
 	if (rc && sscanf(why, "layer %u", &li) == 1 && li < m->n_layers)
 		*layer = li;
+	return rc;
+}
+
+int imp_import_file(const char *path, size_t max, const char *limit, imp_mem_fn mem, void *ctx,
+		    char *err, size_t errlen)
+{
+	if (err && errlen)
+		err[0] = '\0';
+	if (!path)
+		return imp_fail(err, errlen, "no file name");
+	uint8_t *buf;
+	size_t len;
+	int rc = imp_read_file(path, max, limit, &buf, &len, err, errlen);
+	if (rc)
+		return rc;
+	char why[512];
+	why[0] = '\0';
+	rc = mem(buf, len, ctx, why, sizeof(why));
+	if (rc)
+		imp_fail(err, errlen, "%s: %s", path, why);
+	free(buf);
 	return rc;
 }

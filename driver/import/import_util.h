@@ -3,13 +3,20 @@
 #ifndef TPU_DRIVER_IMPORT_UTIL_H
 #define TPU_DRIVER_IMPORT_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "tpu/model.h"
 
-/* Format fmt into err (when err and errlen). Returns -EINVAL. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Format fmt into err (when err and errlen). Return -EINVAL. */
 __attribute__((format(printf, 3, 4))) int imp_fail(char *err, size_t errlen, const char *fmt, ...);
+__attribute__((format(printf, 3, 0))) int imp_vfail(char *err, size_t errlen, const char *fmt,
+						    va_list ap);
 
 /* The whole regular file at path, at most max bytes, into *buf (malloc'ed, freed by the caller).
  * Messages start with the path. Returns 0, -ENOENT, -EIO, -EINVAL (not a regular file, too
@@ -25,4 +32,14 @@ void imp_set_name(struct tpu_model *m, const char *name, const char *fallback);
  * and why holds the message. */
 int imp_validate(const struct tpu_model *m, char *why, size_t whylen, uint32_t *layer);
 
+/* Import the file at path (at most max bytes, limit naming what imposes it) with
+ * mem(data, len, ctx, err, errlen); its message is prefixed with the path. Returns what
+ * imp_read_file or mem returns. */
+typedef int (*imp_mem_fn)(const void *data, size_t len, void *ctx, char *err, size_t errlen);
+int imp_import_file(const char *path, size_t max, const char *limit, imp_mem_fn mem, void *ctx,
+		    char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

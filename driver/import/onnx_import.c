@@ -792,27 +792,19 @@ out:
 	return rc;
 }
 
+/* the graph's name, unless given (ctx: the name) */
+static int onnx_mem(const void *data, size_t len, void *ctx, char *err, size_t errlen)
+{
+	void **a = ctx;
+	return tpu_import_onnx_mem(data, len, a[0], a[1], err, errlen);
+}
+
 int tpu_import_onnx(const char *path, const char *name, struct tpu_model **out, char *err,
 		    size_t errlen)
 {
-	struct ox x0 = {.g = NULL, .err = err, .errlen = errlen};
-	if (err && errlen)
-		err[0] = '\0';
 	if (!out)
-		return ox_fail(&x0, "no output model");
+		return imp_fail(err, errlen, "no output model");
 	*out = NULL;
-	if (!path)
-		return ox_fail(&x0, "no file name");
-	uint8_t *buf;
-	size_t len;
-	int rc = imp_read_file(path, 1ull << 31, "protobuf's limit", &buf, &len, err, errlen);
-	if (rc)
-		return rc;
-	/* the graph's name, unless given; messages name the file */
-	char why[512];
-	rc = tpu_import_onnx_mem(buf, len, name, out, why, sizeof(why));
-	if (rc)
-		ox_fail(&x0, "%s: %s", path, why);
-	free(buf);
-	return rc;
+	void *ctx[2] = {(void *)name, out};
+	return imp_import_file(path, 1ull << 31, "protobuf's limit", onnx_mem, ctx, err, errlen);
 }

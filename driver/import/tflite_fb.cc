@@ -3,11 +3,11 @@
 // plain C structs. No field is read before the whole buffer has verified; no exception is used
 // (allocation through malloc); everything else of the import is C.
 #include <cerrno>
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "import_util.h"
 #include "tflite_fb.h"
 #include "tflite_schema_generated.h"
 
@@ -53,18 +53,6 @@ static_assert(TFL_ACT_NONE == static_cast<int>(tflite::ActivationFunctionType_NO
 		  TFL_ACT_RELU6 == static_cast<int>(tflite::ActivationFunctionType_RELU6),
 	      "ActivationFunctionType");
 
-int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 void copy_name(char *dst, size_t cap, const flatbuffers::String *s)
 {
 	dst[0] = '\0';
@@ -106,8 +94,8 @@ int copy_tensor(const tflite::Tensor *t, uint32_t index, struct tfl_tensor *c, c
 	c->external_buffer = t->external_buffer();
 	if (const auto *s = t->shape()) {
 		if (s->size() > TFL_MAX_RANK)
-			return fail(err, errlen, "tensor %u '%s': rank %u (at most %d)", index,
-				    c->name, s->size(), TFL_MAX_RANK);
+			return imp_fail(err, errlen, "tensor %u '%s': rank %u (at most %d)", index,
+					c->name, s->size(), TFL_MAX_RANK);
 		c->has_shape = true;
 		c->rank = s->size();
 		for (uint32_t i = 0; i < c->rank; i++)
@@ -173,7 +161,7 @@ int copy_model(const tflite::Model *fm, struct tfl_model *m, char *err, size_t e
 	const auto *sgs = fm->subgraphs();
 	m->n_subgraphs = sgs ? sgs->size() : 0;
 	if (!m->n_subgraphs)
-		return fail(err, errlen, "the model has no subgraph");
+		return imp_fail(err, errlen, "the model has no subgraph");
 	if (const auto *codes = fm->operator_codes()) {
 		m->opcodes =
 		    static_cast<tfl_opcode *>(calloc(codes->size() + 1, sizeof(tfl_opcode)));
@@ -252,17 +240,18 @@ extern "C" int tfl_parse(const void *data, size_t len, struct tfl_model **out, c
 {
 	*out = nullptr;
 	if (len < 8 || len >= FLATBUFFERS_MAX_BUFFER_SIZE)
-		return fail(err, errlen, "not a TFLite model: %zu bytes (8 to %lu expected)", len,
-			    (unsigned long)FLATBUFFERS_MAX_BUFFER_SIZE - 1);
+		return imp_fail(err, errlen, "not a TFLite model: %zu bytes (8 to %lu expected)",
+				len, (unsigned long)FLATBUFFERS_MAX_BUFFER_SIZE - 1);
 	if (!tflite::ModelBufferHasIdentifier(data))
-		return fail(err, errlen, "not a TFLite model: no \"%s\" file identifier at byte 4",
-			    tflite::ModelIdentifier());
+		return imp_fail(err, errlen,
+				"not a TFLite model: no \"%s\" file identifier at byte 4",
+				tflite::ModelIdentifier());
 	// the Verifier checks alignment relative to the buffer's start: give it an aligned one
 	const uint8_t *buf = static_cast<const uint8_t *>(data);
 	uint8_t *copy = nullptr;
 	if (reinterpret_cast<uintptr_t>(buf) % 16) {
 		if (!(copy = static_cast<uint8_t *>(aligned_alloc(16, (len + 15) / 16 * 16))))
-			return fail(err, errlen, "out of memory for %zu bytes", len), -ENOMEM;
+			return imp_fail(err, errlen, "out of memory for %zu bytes", len), -ENOMEM;
 		memcpy(copy, buf, len);
 		buf = copy;
 	}
@@ -270,17 +259,18 @@ extern "C" int tfl_parse(const void *data, size_t len, struct tfl_model **out, c
 	int rc;
 	struct tfl_model *m = nullptr;
 	if (!tflite::VerifyModelBuffer(v)) {
-		rc = fail(err, errlen,
-			  "not a valid TFLite model: the flatbuffer does not verify against the "
-			  "schema (truncated or corrupt, %zu bytes)",
-			  len);
+		rc =
+		    imp_fail(err, errlen,
+			     "not a valid TFLite model: the flatbuffer does not verify against the "
+			     "schema (truncated or corrupt, %zu bytes)",
+			     len);
 	} else if (!(m = static_cast<tfl_model *>(calloc(1, sizeof(*m))))) {
 		rc = -ENOMEM;
 	} else {
 		rc = copy_model(tflite::GetModel(buf), m, err, errlen);
 	}
 	if (rc == -ENOMEM)
-		fail(err, errlen, "out of memory");
+		imp_fail(err, errlen, "out of memory");
 	if (rc)
 		tfl_free(m);
 	else

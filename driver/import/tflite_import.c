@@ -58,12 +58,10 @@ static const char *op_name(const struct tl *t, uint32_t i)
 
 __attribute__((format(printf, 2, 3))) static int tl_fail(const struct tl *t, const char *fmt, ...)
 {
-	if (t->err && t->errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(t->err, t->errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	imp_vfail(t->err, t->errlen, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 
@@ -80,7 +78,7 @@ __attribute__((format(printf, 3, 4))) static int op_fail(const struct tl *t, uin
 	if (n >= 0 && (size_t)n < t->errlen) {
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(t->err + n, t->errlen - (size_t)n, fmt, ap);
+		imp_vfail(t->err + n, t->errlen - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
 	return -EINVAL;
@@ -137,15 +135,20 @@ static int act_quant(const struct tl *t, uint32_t i, const struct tfl_tensor *x,
 	return 0;
 }
 
-static bool same_q(const struct tq *a, const struct tq *b)
-{
-	return !memcmp(&a->scale, &b->scale, sizeof(float)) && a->zp == b->zp && a->u8 == b->u8;
-}
-
 /* The quantized zero point as the tensor's type writes it. */
 static int zp_user(const struct tq *q)
 {
 	return (int)q->zp + (q->u8 ? 128 : 0);
+}
+
+/* A pooling or reshape keeps the quantization: its output's must be the chain's. */
+static int same_q(const struct tl *t, uint32_t i, const struct tq *yq)
+{
+	const struct tq *q = &t->q;
+	if (!memcmp(&yq->scale, &q->scale, sizeof(float)) && yq->zp == q->zp && yq->u8 == q->u8)
+		return 0;
+	return op_fail(t, i, "output quantization (%g, %d) differs from the input's (%g, %d)",
+		       (double)yq->scale, zp_user(yq), (double)q->scale, zp_user(q));
 }
 
 /* A constant tensor's data: exactly elems values of elem_size bytes. */
@@ -662,10 +665,8 @@ static int lower_pool(struct tl *t, uint32_t i)
 	if (rc || (rc = need_spatial(t, i)) || (rc = op_output(t, i, &y)) ||
 	    (rc = act_quant(t, i, y, "output", &yq)))
 		return rc;
-	if (!same_q(&yq, &t->q))
-		return op_fail(t, i,
-			       "output quantization (%g, %d) differs from the input's (%g, %d)",
-			       (double)yq.scale, zp_user(&yq), (double)t->q.scale, zp_user(&t->q));
+	if ((rc = same_q(t, i, &yq)))
+		return rc;
 	if ((rc = pick_act(t, i, o->act, &yq, true, &act)))
 		return rc;
 	uint32_t oh, ow, pt, pb, pl, pr;
@@ -703,10 +704,8 @@ static int lower_reshape(struct tl *t, uint32_t i)
 		return rc;
 	if (op->options_type != TFL_OPT_NONE && op->options_type != TFL_OPT_RESHAPE)
 		return need_options(t, i, TFL_OPT_RESHAPE, "ReshapeOptions");
-	if (!same_q(&yq, &t->q))
-		return op_fail(t, i,
-			       "output quantization (%g, %d) differs from the input's (%g, %d)",
-			       (double)yq.scale, zp_user(&yq), (double)t->q.scale, zp_user(&t->q));
+	if ((rc = same_q(t, i, &yq)))
+		return rc;
 	/* the new shape is the output tensor's (LiteRT checks it against the shape input or
 	 * option when it runs); its first dimension stays the batch */
 	if (!y->has_shape || y->rank < 2 || y->rank > 4)
@@ -983,26 +982,25 @@ out:
 	return rc;
 }
 
+struct tfl_args {
+	const char *name;
+	enum tpu_tflite_kernels kernels;
+	struct tpu_model **out;
+};
+
+static int tflite_mem(const void *data, size_t len, void *ctx, char *err, size_t errlen)
+{
+	const struct tfl_args *a = ctx;
+	return tpu_import_tflite_mem(data, len, a->name, a->kernels, a->out, err, errlen);
+}
+
 int tpu_import_tflite(const char *path, const char *name, enum tpu_tflite_kernels kernels,
 		      struct tpu_model **out, char *err, size_t errlen)
 {
-	if (err && errlen)
-		err[0] = '\0';
 	if (!out)
 		return imp_fail(err, errlen, "no output model");
 	*out = NULL;
-	if (!path)
-		return imp_fail(err, errlen, "no file name");
-	uint8_t *buf;
-	size_t len;
-	int rc =
-	    imp_read_file(path, (1ull << 31) - 1, "flatbuffers' limit", &buf, &len, err, errlen);
-	if (rc)
-		return rc;
-	char why[512];
-	rc = tpu_import_tflite_mem(buf, len, name, kernels, out, why, sizeof(why));
-	if (rc)
-		imp_fail(err, errlen, "%s: %s", path, why);
-	free(buf);
-	return rc;
+	struct tfl_args a = {name, kernels, out};
+	return imp_import_file(path, (1ull << 31) - 1, "flatbuffers' limit", tflite_mem, &a, err,
+			       errlen);
 }
