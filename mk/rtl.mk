@@ -58,10 +58,11 @@ endef
 
 RTLACT_ACT_H := sim/verilated/tpu_act_unit_harness.cpp
 RTLACT_RAM_H := sim/verilated/tpu_ram_harness.cpp
-$(eval $(call rtlact_model,Vact_n4,tpu_act_unit,-GN=4,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n4_ops -DMODEL_N=4))
+$(eval $(call rtlact_model,Vact_n4,tpu_act_unit,-GN=4 -GRound=1\'b1,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n4_ops -DMODEL_N=4 -DMODEL_ROUND=1))
+# (N = 6 without Round: OP0.ROUND's bits must not matter there)
 $(eval $(call rtlact_model,Vact_n6,tpu_act_unit,-GN=6,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n6_ops -DMODEL_N=6))
-$(eval $(call rtlact_model,Vact_n8,tpu_act_unit,-GN=8,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n8_ops -DMODEL_N=8))
-$(eval $(call rtlact_model,Vact_n16,tpu_act_unit,-GN=16,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n16_ops -DMODEL_N=16))
+$(eval $(call rtlact_model,Vact_n8,tpu_act_unit,-GN=8 -GRound=1\'b1,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n8_ops -DMODEL_N=8 -DMODEL_ROUND=1))
+$(eval $(call rtlact_model,Vact_n16,tpu_act_unit,-GN=16 -GRound=1\'b1,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n16_ops -DMODEL_N=16 -DMODEL_ROUND=1))
 # the small multi-cycle activation (ActLanes < N, tpu_act_serial), as the FPGA boards use it
 # (at N = 8 with the board option LutReg: the registered LUT read data, one more cycle per LUT row)
 $(eval $(call rtlact_model,Vact_n4_l1,tpu_act_unit,-GN=4 -GActLanes=1,$(RTLACT_ACT_SV),$(RTLACT_ACT_H),-DOPS_NAME=tpu_vact_n4_l1_ops -DMODEL_N=4 -DMODEL_LANES=1))
@@ -117,6 +118,11 @@ synth: $(SPEC_SV)
 synth-bf16: $(SPEC_SV)
 	$(Q)$(PYTHON) scripts/synth_report.py --yosys "$(YOSYS)" --pkg $(SPEC_SV) \
 	  --out $(BUILD)/synth-bf16 --jobs $(SYNTH_JOBS) --set bf16
+
+.PHONY: synth-round
+synth-round: $(SPEC_SV)
+	$(Q)$(PYTHON) scripts/synth_report.py --yosys "$(YOSYS)" --pkg $(SPEC_SV) \
+	  --out $(BUILD)/synth-round --jobs $(SYNTH_JOBS) --set round
 
 # The whole device (host interface included) through Yosys' front end and proc: slow (Yosys'
 # proc takes many minutes on the DMA staging buffers), so not part of `make test`.

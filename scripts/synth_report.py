@@ -45,6 +45,14 @@ BF16_DESIGNS = [
 ]
 BF16_TARGETS = ["ecp5", "generic"]
 BF16_SIZES = [4]
+# --set round (make synth-round, not part of make test): the activation unit with and without
+# the SINGLE and FLOAT roundings (Round), at N = 4 for iCE40 and ECP5
+ROUND_DESIGNS = [
+    ("act_unit", "tpu_act_unit", ACT_FILES, lambda n: {"N": n}),
+    ("act_round", "tpu_act_unit", ACT_FILES, lambda n: {"N": n, "Round": 1}),
+]
+ROUND_TARGETS = ["ice40", "ecp5"]
+ROUND_SIZES = [4]
 # tpu_ram instances of at least this many bits must become block RAM
 BIG_RAM_BITS = 2048
 SIZES = [4, 8]
@@ -171,11 +179,13 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--yosys", default="yosys")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--set", choices=("default", "bf16"), default="default")
+    ap.add_argument("--set", choices=("default", "bf16", "round"), default="default")
     args = ap.parse_args()
     designs, sizes, targets = DESIGNS, SIZES, TARGETS
     if args.set == "bf16":
         designs, sizes, targets = BF16_DESIGNS, BF16_SIZES, BF16_TARGETS
+    elif args.set == "round":
+        designs, sizes, targets = ROUND_DESIGNS, ROUND_SIZES, ROUND_TARGETS
     os.makedirs(args.out, exist_ok=True)
 
     runs = []

@@ -75,6 +75,21 @@ TPU_MUST_CHECK int tpu_import_tflite(const char *path, const char *name,
 				     enum tpu_tflite_kernels kernels, struct tpu_model **out,
 				     char *err, size_t errlen);
 
+/* Export m (validated first) as an ONNX model in QOperator form (docs/import.md "Export"):
+ * an int8 NCHW input, QLinearConv, MaxPool, Flatten and com.microsoft QGemm nodes, ReLU
+ * through the output saturation or DequantizeLinear -> Relu -> QuantizeLinear, the last
+ * layer's int8 output. ONNX has no node for the model's own rounding mode: ONNX Runtime runs
+ * the export with its float requantization. *data (malloc'd, the caller frees it) holds the
+ * serialized model. Returns 0, -EINVAL (a layer ONNX cannot express, e.g. a SIGMOID LUT; err
+ * names it) or -ENOMEM. */
+TPU_MUST_CHECK int tpu_export_onnx_mem(const struct tpu_model *m, void **data, size_t *len,
+				       char *err, size_t errlen);
+
+/* The same into a file, replaced only when the whole export is written (tpu/outfile.h).
+ * Returns 0, -EINVAL, -ENOMEM or -EIO. */
+TPU_MUST_CHECK int tpu_export_onnx(const struct tpu_model *m, const char *path, char *err,
+				   size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

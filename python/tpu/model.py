@@ -53,6 +53,27 @@ class Model(Owner):
         check(rc, f"load '{path}'", err.value)
         return cls(handle, path)
 
+    @classmethod
+    def import_onnx(cls, path, name=None):
+        """Import a quantized ONNX model (tpu_import_onnx, docs/import.md): QOperator or QDQ,
+        requantized as ONNX Runtime does. name: the model's name (default: the graph's).
+        TpuError naming the node, op type and attribute for anything unsupported."""
+        path = str(path)
+        handle = ctypes.c_void_p()
+        err = ctypes.create_string_buffer(512)
+        rc = lib.tpu_import_onnx(path.encode(), None if name is None else name.encode(),
+                                 ctypes.byref(handle), err, len(err))
+        check(rc, f"import '{path}'", err.value)
+        return cls(handle, path)
+
+    def save(self, path):
+        """Write the model to path (str or os.PathLike) as a .tpum file (tpu_model_save:
+        the old file stays untouched on any failure)."""
+        path = str(path)
+        err = ctypes.create_string_buffer(512)
+        rc = lib.tpu_model_save(self._handle(), path.encode(), err, len(err))
+        check(rc, f"save '{path}'", err.value)
+
     def _release(self):
         lib.tpu_model_free(self._m)
 

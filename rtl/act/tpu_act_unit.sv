@@ -11,8 +11,9 @@
 // channel RAMs) read through their output registers (tpu_act_params OutReg); the serial unit
 // waits a cycle more for each channel's parameters and takes the LUT data two cycles after
 // its read (tpu_act_serial ParOutReg). Same results.
-// Rounding modes (OP0.ROUND of OUTPUT, FEATURES.ROUND): pipelined only; the serial unit rounds
-// as DOUBLE, and a device with it refuses the others (tpu_device, tpu_cmd_check).
+// Round: the rounding modes (OP0.ROUND of OUTPUT, FEATURES.ROUND), pipelined only; without it,
+// and in the serial unit, rows round as DOUBLE, and the device refuses the others (tpu_device,
+// tpu_cmd_check).
 // Bf16 (pipelined only): the float path of tpu_activation (rows with in_fp_i) and its
 // parameters (tpu_act_fp_params: SCALE, FCLAMP; fp_loaded_o = {FCLAMP, SCALE}).
 `default_nettype none
@@ -24,7 +25,8 @@ module tpu_act_unit #(
   // BIAS writes beside a running ACTIVATE (tpu_act_params BiasShadow; pipelined only)
   parameter bit          BiasShadow = 1'b0,
   parameter bit          ParOutReg  = 1'b0, // board option: RAM output registers (see above)
-  parameter bit          Bf16       = 1'b0  // the float path (see above)
+  parameter bit          Bf16       = 1'b0, // the float path (see above)
+  parameter bit          Round      = 1'b0  // the SINGLE and FLOAT roundings (see above)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -117,6 +119,10 @@ module tpu_act_unit #(
     $error("tpu_act_unit: Bf16 needs the pipelined activation (ActLanes = N)");
   end
 
+  if (Round && ActLanes < N) begin : g_bad_round
+    $error("tpu_act_unit: Round needs the pipelined activation (ActLanes = N)");
+  end
+
   if (ParOutReg && ActLanes >= N) begin : g_bad_par_out_reg
     $error("tpu_act_unit: ParOutReg needs the serial activation (ActLanes < N)");
   end
@@ -129,7 +135,8 @@ module tpu_act_unit #(
     tpu_activation #(
       .N     (N),
       .LutReg(LutReg),
-      .Bf16  (Bf16)
+      .Bf16  (Bf16),
+      .Round (Round)
     ) u_act (
       .clk_i      (clk_i),
       .rst_i      (rst_i),

@@ -9,7 +9,8 @@
 //   stage 5  z = y + zp (exact, 33 bits); v = clamp(z, qmin, qmax); sat = (v != z)
 //   stage 6  LUT read (address v + 128, registered read in tpu_act_params) and the row's
 //            saturation count (popcount of sat); out_int8 = lut ? LUT[v + 128] : v
-// The rounding mode round_i (a parameter, as zp_i: tpu_round) changes stages 1, 3 and 4:
+// The rounding mode round_i (a parameter, as zp_i: tpu_round; with the Round option) changes
+// stages 1, 3 and 4:
 //   SINGLE   stage 1: a = x (no left shift); stage 3: t = sat32((p + 2^(30-s)) >>> (31-s))
 //            (one rounding, ties toward +inf); stage 4 passes t
 //   FLOAT    stage 1: a = x rounded to 24 significant bits half to even (fp32(x)), as its
@@ -57,7 +58,10 @@
 module tpu_activation #(
   parameter int unsigned N = 16,     // channels per row (the array width)
   parameter bit          LutReg = 1'b0, // stage 7: registered LUT read data (see above)
-  parameter bit          Bf16   = 1'b0  // the float path (see above)
+  parameter bit          Bf16   = 1'b0, // the float path (see above)
+  // the SINGLE and FLOAT roundings (round_i); without them every row rounds as DOUBLE
+  // (their logic, about 2.8 k LUT4 a channel on iCE40, is left out: docs/datapath.md)
+  parameter bit          Round  = 1'b0
 ) (
   input  logic                       clk_i,
   input  logic                       rst_i,
@@ -99,6 +103,14 @@ module tpu_activation #(
   localparam int unsigned SatWidth = $clog2(N + 1);
   localparam logic [1:0]  RoundSingle = 2'd1;
   localparam logic [1:0]  RoundFloat  = 2'd2;
+  // the mode of the rows in flight (DOUBLE without Round)
+  logic rnd_single, rnd_float;
+  assign rnd_single = Round && round_i == RoundSingle;
+  assign rnd_float  = Round && round_i == RoundFloat;
+  if (!Round) begin : g_no_round
+    logic unused_round;
+    assign unused_round = ^round_i;
+  end
 
   if (N < 1 || N > 256) begin : g_bad_n
     $error("tpu_activation: N must be in 1..256");
@@ -255,12 +267,12 @@ module tpu_activation #(
         d1_q <= '0;
         if (in_raw_i) begin
           a1_q <= x1;
-        end else if (round_i == RoundFloat) begin
+        end else if (rnd_float) begin
           // fp32(x): |x| rounded to 24 significant bits, half to even
           m1 = round24(x1[31] ? 32'(-x1) : 32'(x1), d1);
           a1_q <= x1[31] ? -$signed(32'(m1)) : $signed(32'(m1));
           d1_q <= d1;
-        end else if (round_i == RoundSingle) begin
+        end else if (rnd_single) begin
           a1_q <= x1;
         end else begin
           a1_q <= x1 <<< ls;
@@ -274,13 +286,13 @@ module tpu_activation #(
       if (en && vld_q[2]) begin
         if (raw_q[2]) begin
           t3_q <= p2_q[31:0];
-        end else if (round_i == RoundFloat) begin
+        end else if (rnd_float) begin
           // the fp32 product: |p| (< 2^56) rounded to 24 significant bits, half to even
           mag3 = p2_q[63] ? 64'(-p2_q) : 64'(p2_q);
           q3_q <= round24_wide(mag3, e3);
           n3_q <= p2_q[63];
           e3_q <= e3 + 6'(d2_q);
-        end else if (round_i == RoundSingle) begin
+        end else if (rnd_single) begin
           // one rounding: (p + 2^(ts-1)) >>> ts, ts = 31 - s in 1..62, saturated to int32
           ts3  = 6'(7'sd31 - 7'(shift));
           s3   = p2_q + (64'sd1 <<< (ts3 - 6'd1));
@@ -294,7 +306,7 @@ module tpu_activation #(
         end
       end
       if (en && vld_q[3]) begin
-        if (!raw_q[3] && round_i == RoundFloat) begin
+        if (!raw_q[3] && rnd_float) begin
           // q x 2^-r4, r4 = 31 - s - E, rounded half to even, signed, saturated to int32
           r4 = 8'sd31 - 8'(shift) - 8'(e3_q);
           f4 = rne_shift(q3_q, r4);
@@ -304,7 +316,7 @@ module tpu_activation #(
             y4_q <= (f4 > 64'h7fff_ffff) ? 32'sh7fff_ffff : $signed(32'(f4));
           end
         end else begin
-          rs4 = (raw_q[3] || round_i == RoundSingle) ? 5'd0 : rs;
+          rs4 = (raw_q[3] || rnd_single) ? 5'd0 : rs;
           if (rs4 == 5'd0) begin
             rnd4 = '0;
           end else begin

@@ -55,6 +55,7 @@ module tpu_datapath #(
   parameter int unsigned Ub2Latency = 1,     // UB_READ's UB copy (needs UbReadPort2)
   parameter int unsigned AccLatency = 1,     // the ACC (needs AccSlice, not StreamMm)
   parameter bit          Bf16       = 1'b0,  // the bf16 mode (see above)
+  parameter bit          Round      = 1'b0,  // the SINGLE and FLOAT roundings (tpu_act_unit)
   localparam int unsigned LaneW     = Bf16 ? 16 : 8,
   localparam int unsigned UbW       = N * LaneW
 ) (
@@ -216,7 +217,7 @@ module tpu_datapath #(
   tpu_dp_activate #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .ActLanes(ActLanes),
                     .LutReg(LutReg), .ParOutReg(ParOutReg), .AccLatency(AccLatency),
                     .BesideOn(StreamMm), .ChainOn(StreamMm), .BiasOn(StreamMm),
-                    .RdChainOn(RdChainOn), .Bf16(Bf16),
+                    .RdChainOn(RdChainOn), .Bf16(Bf16), .Round(Round),
                     // the MATMUL's first ACC read comes this many cycles after its acceptance
                     .BesideRows(AccSlice ? 2 * N : 2 * N + 1)) u_activate (
     .clk_i, .rst_i,

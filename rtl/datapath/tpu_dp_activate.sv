@@ -36,6 +36,7 @@ module tpu_dp_activate #(
   parameter bit          RdChainOn  = 1'b0,
   parameter int unsigned BesideRows = 2 * N + 1,
   parameter bit          Bf16       = 1'b0,
+  parameter bit          Round      = 1'b0,  // the SINGLE and FLOAT roundings (tpu_act_unit)
   localparam int unsigned UbW       = N * (Bf16 ? 16 : 8),
   localparam int unsigned UbAw      = $clog2(UbRows),
   localparam int unsigned AccAw     = $clog2(AccRows),
@@ -174,7 +175,7 @@ module tpu_dp_activate #(
 
   // parameters + the activation (pipelined, or tpu_act_serial when ActLanes < N)
   tpu_act_unit #(.N(N), .ActLanes(ActLanes), .BiasShadow(BiasOn), .LutReg(LutReg),
-                 .ParOutReg(ParOutReg), .Bf16(Bf16)) u_act_unit (
+                 .ParOutReg(ParOutReg), .Bf16(Bf16), .Round(Round)) u_act_unit (
     .clk_i,
     .rst_i,
     // (not during reset: before the first reset edge pw_valid_q is random in simulation, and a

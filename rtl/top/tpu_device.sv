@@ -37,6 +37,9 @@
 // Bf16 1: the bf16 x bf16 -> fp32 mode (docs/spec.md 6.12; FEATURES.BF16): UB rows of 2N bytes
 //             through the row streams, the staging RAM and the datapath; needs ReadAhead = 0 and
 //             StreamMm = 0 (tpu_cmd_proc), and a datapath without AccSlice.
+// Round 1: the SINGLE and FLOAT requantization roundings (docs/spec.md 7, FEATURES.ROUND) in
+//             the pipelined activation (ActLanes = N; ignored with the serial one). Every
+//             simulated device has it (rtl/profiles.toml); it costs about 2.8 k LUT4 a channel.
 `default_nettype none
 
 module tpu_device #(
@@ -65,7 +68,10 @@ module tpu_device #(
   parameter bit          RegSlices        = 1'b0,
   parameter bit          StreamMm         = 1'b1,  // STREAM_MATMUL (tpu_cmd_proc; OPCODES bit 9)
   parameter int unsigned RhDepth          = 2,     // tpu_cmd_proc: READ_HOSTs read ahead (1, 2)
-  parameter bit          Bf16             = 1'b0   // the bf16 mode (above)
+  parameter bit          Bf16             = 1'b0,  // the bf16 mode (above)
+  // the SINGLE and FLOAT requantization roundings (FEATURES.ROUND; the pipelined activation
+  // only, ActLanes = N): LOAD_PARAMS OUTPUT's OP0.ROUND 1 and 2
+  parameter bit          Round            = 1'b0
 ) (
   input  logic                   clk_i,
   input  logic                   rst_i,
@@ -100,6 +106,7 @@ module tpu_device #(
   // LutStage); a write job a CQE, an ACC row (4N) or an IDENTIFY chunk (64), and with
   // ReadAhead (the performance build) MaxPayload bytes of packed WRITE_HOST rows: one MWR header
   // per 256 bytes instead of per 64 (1.06 instead of 1.25 link cycles per 16-byte row)
+  localparam bit          RoundOn  = Round && ActLanes >= N;  // (the serial activation has none)
   localparam int unsigned PfSqes   = SqePrefetch ? PrefetchSqes : 0;
   localparam int unsigned RdPf     = SqePrefetch ? PrefetchSqes * tpu_pkg::SqeBytes : tpu_pkg::SqeBytes;
   localparam int unsigned RdMin    = LutStage ? tpu_pkg::SqeBytes : tpu_pkg::LutEntries;
@@ -153,7 +160,7 @@ module tpu_device #(
     .Opcodes(32'((64'd1 << tpu_pkg::OpCount) - 64'd1) &
              ~(StreamMm ? 32'd0 : 32'd1 << tpu_pkg::OpStreamMatmul)),
     .Features((Bf16 ? 32'd1 << tpu_pkg::FeaturesBf16Lsb : 32'd0) |
-              (ActLanes >= N ? 32'd1 << tpu_pkg::FeaturesRoundLsb : 32'd0))
+              (RoundOn ? 32'd1 << tpu_pkg::FeaturesRoundLsb : 32'd0))
   ) u_regs (
     .clk_i, .rst_i,
     .mreq_valid_i, .mreq_ready_o, .mreq_write_i, .mreq_addr_i, .mreq_wdata_i, .mreq_tag_i,
@@ -358,7 +365,7 @@ module tpu_device #(
     .ReadAhead(ReadAhead), .LutStage(LutStage), .SpanSerial(SpanSerial),
     .BgBypass(ReadAhead && !RegSlices), .StreamMm(StreamMm),
     .RdChain(StreamMm && UbReadPort2 && ActLanes >= N), .RhDepth(RhDepth), .Bf16(Bf16),
-    .Round(ActLanes >= N)
+    .Round(RoundOn)
   ) u_cmd (
     .clk_i, .rst_i(dev_rst), .rdy_i(rdy), .timeout_units_i(timeout_units), .ident_i(ident),
     .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready), .cmd_sqe_i(cmd_sqe), .cmd_qid_i(cmd_qid),
@@ -413,7 +420,7 @@ module tpu_device #(
   // activation, so a device with the serial one runs it without them)
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles),
                  .ActLanes(ActLanes), .UbReadPort2(UbReadPort2),
-                 .StreamMm(StreamMm && ActLanes >= N), .Bf16(Bf16)) u_dp (
+                 .StreamMm(StreamMm && ActLanes >= N), .Bf16(Bf16), .Round(RoundOn)) u_dp (
     .clk_i, .rst_i(dev_rst),
     .cmd_valid_i(dps_valid), .cmd_ready_o(dps_ready), .cmd_i(dps_cmd),
     .wpush_valid_i(wpush_valid), .wpush_ready_o(wpush_ready), .wpush_row_i(wpush_row),

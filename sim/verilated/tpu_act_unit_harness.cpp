@@ -94,7 +94,11 @@ int tick(struct tpu_vact *vh)
 #ifndef MODEL_LANES
 #define MODEL_LANES 0 /* the pipelined activation */
 #endif
+#ifndef MODEL_ROUND
+#define MODEL_ROUND 0 /* built without Round: DOUBLE only */
+#endif
 
 extern "C" const struct tpu_vact_ops OPS_NAME = {
-	VL_STRINGIFY(VMODEL), MODEL_N, create, destroy, poke, peek, tick, MODEL_LANES, MODEL_PAR_WAIT,
+	VL_STRINGIFY(VMODEL), MODEL_N, create,	       destroy,	    poke,
+	peek,		      tick,    MODEL_LANES, MODEL_PAR_WAIT, MODEL_ROUND,
 };

@@ -63,6 +63,8 @@ struct tpu_vact_ops {
 	unsigned lanes;
 	/* cycles per group the serial unit waits for its channel parameters (ParOutReg: 1) */
 	unsigned par_wait;
+	/* 1: built with Round (the SINGLE and FLOAT roundings); 0: DOUBLE only */
+	unsigned round;
 };
 
 extern const struct tpu_vact_ops tpu_vact_n4_ops;

@@ -114,6 +114,7 @@ int cli_main(int argc, char **argv);
 
 int cmd_bench(const struct cli_ctx *ctx, int argc, char **argv);
 int cmd_import(const struct cli_ctx *ctx, int argc, char **argv);
+int cmd_export(const struct cli_ctx *ctx, int argc, char **argv);
 int cmd_info(const struct cli_ctx *ctx, int argc, char **argv);
 int cmd_matmul(const struct cli_ctx *ctx, int argc, char **argv);
 int cmd_run(const struct cli_ctx *ctx, int argc, char **argv);

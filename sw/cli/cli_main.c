@@ -16,6 +16,7 @@ struct command {
 static const struct command commands[] = {
     {"bench", cmd_bench, "measure a GEMM or a model on the device (cycles, utilization, DMA)"},
     {"import", cmd_import, "import a quantized ONNX model into a model file"},
+    {"export", cmd_export, "write a model file as a quantized ONNX model"},
     {"info", cmd_info, "show the device's identity and configuration"},
     {"matmul", cmd_matmul, "multiply two int8 .npy matrices on the device"},
     {"run", cmd_run, "run a quantized model file on a .npy data set"},

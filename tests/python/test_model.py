@@ -84,3 +84,24 @@ def test_load_errors(tmp_path):
     with pytest.raises(tpu.TpuError) as e:
         tpu.Model.load(bad)
     assert e.value.code == -errno.EINVAL and e.value.detail
+
+
+def test_save_is_the_same_bytes(model, tmp_path):
+    """A loaded model saved again is the file it came from (one encoding per model)."""
+    out = tmp_path / "again.tpum"
+    model.save(out)
+    assert out.read_bytes() == Path(model.path).read_bytes()
+    with pytest.raises(tpu.TpuError) as e:
+        model.save(tmp_path / "no-such-dir" / "x.tpum")
+    assert e.value.code < 0 and not (tmp_path / "no-such-dir").exists()
+
+
+def test_import_onnx_errors(tmp_path):
+    with pytest.raises(tpu.TpuError) as e:
+        tpu.Model.import_onnx(tmp_path / "missing.onnx")
+    assert e.value.code == -errno.ENOENT
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07\x12\x04junk" * 3)
+    with pytest.raises(tpu.TpuError) as e:
+        tpu.Model.import_onnx(bad)
+    assert e.value.code == -errno.EINVAL and e.value.detail

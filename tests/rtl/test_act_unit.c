@@ -3,8 +3,9 @@
  * the golden numerics (tpu_activate, sw/golden/numerics.c): every output value and the row's
  * saturation count, with random idle cycles on the input and random back-pressure on the
  * output; edge numerics (every shift, SRDHM and RDBPOT ties, INT32 extremes, multiplier 0 and
- * 2^31-1, bias wrap, zero point and clamp extremes, LUT on/off, RAW32; the pipelined unit in
- * each rounding mode, DOUBLE, SINGLE and FLOAT), the pipeline latency,
+ * 2^31-1, bias wrap, zero point and clamp extremes, LUT on/off, RAW32; the pipelined unit
+ * built with Round in each rounding mode, DOUBLE, SINGLE and FLOAT, and the others rounding as
+ * DOUBLE whatever mode is loaded), the pipeline latency,
  * the loaded flags and reset, parameter read-back through the pipeline, and that the
  * handshake assertions are live. */
 #include <inttypes.h>
@@ -51,7 +52,7 @@ static unsigned capacity(const struct tpu_vact_ops *ops)
 struct params {
 	struct tpu_act_channel ch[MAX_N];
 	int32_t zp, qmin, qmax;
-	enum tpu_round round; /* DOUBLE on the serial unit (no FEATURES.ROUND) */
+	enum tpu_round round; /* loaded with OUTPUT; a model without Round rounds as DOUBLE */
 	int8_t lut[256];
 };
 
@@ -142,7 +143,8 @@ static void load_params(struct sim *s, const struct params *p, bool with_lut)
 static bool check_row(const struct sim *s, const struct params *p, const struct row *r, size_t idx)
 {
 	const struct tpu_vact_out *o = &s->out;
-	struct tpu_act_output out = { p->zp, p->qmin, p->qmax, r->lut ? p->lut : NULL, p->round };
+	struct tpu_act_output out = { p->zp, p->qmin, p->qmax, r->lut ? p->lut : NULL,
+				      s->ops->round ? p->round : TPU_ROUND_DOUBLE };
 	unsigned sat_count = 0;
 	bool ok = true;
 
@@ -266,10 +268,12 @@ static int32_t rand_acc(uint64_t *rng, int32_t bias)
 	}
 }
 
-/* Random parameters; modes: a random rounding mode (the pipelined unit), else DOUBLE. */
-static void rand_params(uint64_t *rng, struct params *p, unsigned n, bool modes)
+/* Random parameters with a random rounding mode (has_round: the model has Round; without it
+ * the mode's bits are loaded as well and must not change anything). */
+static void rand_params(uint64_t *rng, struct params *p, unsigned n, bool has_round)
 {
-	p->round = modes ? (enum tpu_round)harness_range(rng, 0, TPU_ROUND_MAX) : TPU_ROUND_DOUBLE;
+	p->round = (enum tpu_round)harness_range(rng, 0, TPU_ROUND_MAX);
+	bool flt = has_round && p->round == TPU_ROUND_FLOAT;
 	for (unsigned j = 0; j < n; j++) {
 		struct tpu_act_channel *ch = &p->ch[j];
 		switch (harness_range(rng, 0, 15)) {
@@ -281,9 +285,8 @@ static void rand_params(uint64_t *rng, struct params *p, unsigned n, bool modes)
 			break;
 		case 2: /* outside the spec's range, but the golden function defines it (for
 			 * DOUBLE; FLOAT takes every M <= 0 as 0 and the RTL does not) */
-			ch->multiplier = p->round == TPU_ROUND_FLOAT
-						 ? (int32_t)harness_range(rng, 1, 1 << 30)
-						 : (int32_t)harness_range(rng, INT32_MIN, -1);
+			ch->multiplier = flt ? (int32_t)harness_range(rng, 1, 1 << 30)
+					     : (int32_t)harness_range(rng, INT32_MIN, -1);
 			break;
 		case 3: /* an fp32 significand (what tpu_float_multiplier gives) */
 			ch->multiplier = (int32_t)harness_range(rng, 1 << 23, (1 << 24) - 1) << 7;
@@ -325,7 +328,7 @@ START_TEST(act_random_stream)
 
 	sim_open(&s, ops, harness_seed() ^ 0x72616e64ull ^ ((uint64_t)ops->n << 40));
 	for (int set = 0; set < 12; set++) {
-		rand_params(&s.rng, &p, s.n, s.ops->lanes == 0);
+		rand_params(&s.rng, &p, s.n, s.ops->round);
 		load_params(&s, &p, true);
 		for (int batch = 0; batch < 4; batch++) {
 			/* one "command": the same flags for its rows, last on its final row */
@@ -357,7 +360,7 @@ START_TEST(act_mixed_flags)
 	static struct row rows[BATCH_MAX];
 
 	sim_open(&s, ops, harness_seed() ^ 0x6d697864ull ^ ((uint64_t)ops->n << 40));
-	rand_params(&s.rng, &p, s.n, s.ops->lanes == 0);
+	rand_params(&s.rng, &p, s.n, s.ops->round);
 	load_params(&s, &p, true);
 	for (int batch = 0; batch < 6; batch++) {
 		for (size_t r = 0; r < BATCH_MAX; r++) {
@@ -441,7 +444,7 @@ START_TEST(act_edge_numerics)
 	sim_open(&s, ops, harness_seed() ^ 0x65646765ull ^ ((uint64_t)ops->n << 40));
 	for (unsigned i = 0; i < 256; i++)
 		p.lut[i] = (int8_t)(255 - i); /* a LUT that visibly differs from the identity */
-	unsigned modes = ops->lanes ? 1 : TPU_ROUND_MAX + 1;
+	unsigned modes = ops->round ? TPU_ROUND_MAX + 1 : 1;
 	for (unsigned sweep = 0, load = 0; sweep < modes * n_cfg; sweep += s.n, load++) {
 		unsigned base = sweep % n_cfg;
 		p.round = (enum tpu_round)(sweep / n_cfg);
@@ -520,7 +523,7 @@ START_TEST(act_latency_and_stall)
 	struct sim s;
 
 	sim_open(&s, ops, harness_seed() ^ 0x6c6174ull ^ ((uint64_t)ops->n << 40));
-	rand_params(&s.rng, &p, s.n, s.ops->lanes == 0);
+	rand_params(&s.rng, &p, s.n, s.ops->round);
 	load_params(&s, &p, false);
 
 	/* latency */
@@ -618,7 +621,7 @@ START_TEST(act_loaded_flags_and_reset)
 		want |= 1u << kinds[k];
 		ck_assert_uint_eq(s.out.loaded, want);
 	}
-	rand_params(&s.rng, &p, s.n, s.ops->lanes == 0);
+	rand_params(&s.rng, &p, s.n, s.ops->round);
 	load_params(&s, &p, true);
 	s.in.rst = true;
 	sim_cycle(&s);

@@ -1,0 +1,459 @@
+/* Export of a tpu model to ONNX in QOperator form (include/tpu/import.h, docs/import.md), written
+ * with protobuf-c from ONNX's own schema (the parser's generated code, mk/onnx.mk).
+ *
+ * The graph takes the int8 input NCHW and gives the last layer's int8 output:
+ *   CONV2D     QLinearConv (weights OIHW, per-channel scales, zero points 0, int32 bias)
+ *   MAXPOOL2D  MaxPool on the int8 tensor
+ *   DENSE      Flatten (axis 1) when the input is 4-D, then com.microsoft QGemm (what ONNX
+ *              Runtime's own quantizer writes for a Gemm: per-column scales, int32 bias); the
+ *              weight rows are permuted from the device's H, W, C order to ONNX's C, H, W
+ *   ReLU       nothing where the output zero point is -128 (the saturation already clamps),
+ *              else DequantizeLinear -> Relu -> QuantizeLinear (exact: the value is an integer
+ *              multiple of the scale)
+ * The model's rounding mode is not expressible: ONNX Runtime runs the exported graph with its
+ * float requantization (TPU_ROUND_FLOAT), which a model quantized for TFLite's double rounding
+ * can differ from by one on values within a rounding step of a tie (docs/import.md counts them
+ * for the shipped models). Layers the graph cannot express (SIGMOID/TANH LUTs, RELU6) give
+ * -EINVAL naming the layer. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx.pb-c.h"
+#include "tpu/import.h"
+#include "tpu/outfile.h"
+
+/* Every allocation of one export, freed together. */
+struct arena {
+	void **p;
+	size_t n, cap;
+	int oom;
+};
+
+static void *alloc(struct arena *a, size_t size)
+{
+	if (a->oom)
+		return NULL;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 64;
+		void **p = realloc(a->p, cap * sizeof(*p));
+		if (!p) {
+			a->oom = 1;
+			return NULL;
+		}
+		a->p = p;
+		a->cap = cap;
+	}
+	void *m = calloc(1, size ? size : 1);
+	if (!m) {
+		a->oom = 1;
+		return NULL;
+	}
+	return a->p[a->n++] = m;
+}
+
+static void arena_free(struct arena *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->p[i]);
+	free(a->p);
+}
+
+__attribute__((format(printf, 2, 3))) static char *str(struct arena *a, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	char *s = alloc(a, strlen(buf) + 1);
+	if (s)
+		strcpy(s, buf);
+	return s;
+}
+
+/* The graph under construction: nodes and initializers, appended (capacities fixed by the
+ * model's size). */
+struct graph {
+	struct arena *a;
+	Onnx__NodeProto **node;
+	size_t n_node, cap_node;
+	Onnx__TensorProto **init;
+	size_t n_init, cap_init;
+};
+
+/* An initializer: dims, ONNX data type and raw little-endian bytes (copied). */
+static void tensor(struct graph *g, const char *name, const int64_t *dims, size_t n_dims,
+		   int type, const void *data, size_t bytes)
+{
+	Onnx__TensorProto *t = alloc(g->a, sizeof(*t));
+	int64_t *d = alloc(g->a, n_dims * sizeof(*d));
+	uint8_t *raw = alloc(g->a, bytes);
+	if (!t || !d || !raw || g->n_init == g->cap_init) {
+		g->a->oom = 1;
+		return;
+	}
+	onnx__tensor_proto__init(t);
+	memcpy(d, dims, n_dims * sizeof(*d));
+	memcpy(raw, data, bytes);
+	t->name = (char *)name;
+	t->n_dims = n_dims;
+	t->dims = d;
+	t->has_data_type = 1;
+	t->data_type = type;
+	t->has_raw_data = 1;
+	t->raw_data.len = bytes;
+	t->raw_data.data = raw;
+	g->init[g->n_init++] = t;
+}
+
+static void scalar_f32(struct graph *g, const char *name, float v)
+{
+	tensor(g, name, NULL, 0, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, &v, 4);
+}
+
+static void scalar_i8(struct graph *g, const char *name, int32_t v)
+{
+	int8_t b = (int8_t)v;
+	tensor(g, name, NULL, 0, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, &b, 1);
+}
+
+/* A node with inputs (a NULL-terminated list), one output and the attributes added after. */
+static Onnx__NodeProto *node(struct graph *g, const char *op, const char *domain, const char *out,
+			     const char *const *in)
+{
+	Onnx__NodeProto *n = alloc(g->a, sizeof(*n));
+	size_t k = 0;
+	while (in[k])
+		k++;
+	char **ins = alloc(g->a, k * sizeof(*ins));
+	char **outs = alloc(g->a, sizeof(*outs));
+	Onnx__AttributeProto **attrs = alloc(g->a, 4 * sizeof(*attrs));
+	if (!n || !ins || !outs || !attrs || g->n_node == g->cap_node) {
+		g->a->oom = 1;
+		return NULL;
+	}
+	onnx__node_proto__init(n);
+	for (size_t i = 0; i < k; i++)
+		ins[i] = (char *)in[i];
+	outs[0] = (char *)out;
+	n->n_input = k;
+	n->input = ins;
+	n->n_output = 1;
+	n->output = outs;
+	n->op_type = (char *)op;
+	n->domain = (char *)domain;
+	n->name = str(g->a, "%s_%zu", op, g->n_node);
+	n->attribute = attrs;
+	g->node[g->n_node++] = n;
+	return n;
+}
+
+/* An INTS attribute (count values) or, with count 0, the INT attribute v[0]. */
+static void attr(struct graph *g, Onnx__NodeProto *n, const char *name, const int64_t *v,
+		 size_t count)
+{
+	Onnx__AttributeProto *at = alloc(g->a, sizeof(*at));
+	int64_t *ints = alloc(g->a, (count ? count : 1) * sizeof(*ints));
+	if (!n || !at || !ints)
+		return;
+	onnx__attribute_proto__init(at);
+	at->name = (char *)name;
+	at->has_type = 1;
+	if (count) {
+		at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+		memcpy(ints, v, count * sizeof(*ints));
+		at->n_ints = count;
+		at->ints = ints;
+	} else {
+		at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+		at->has_i = 1;
+		at->i = v[0];
+	}
+	n->attribute[n->n_attribute++] = at;
+}
+
+/* An int8 graph input or output: (N, dims...) with N symbolic. */
+static Onnx__ValueInfoProto *value_info(struct arena *a, const char *name, const int64_t *dims,
+					size_t n_dims)
+{
+	Onnx__ValueInfoProto *v = alloc(a, sizeof(*v));
+	Onnx__TypeProto *tp = alloc(a, sizeof(*tp));
+	Onnx__TypeProto__Tensor *tt = alloc(a, sizeof(*tt));
+	Onnx__TensorShapeProto *sh = alloc(a, sizeof(*sh));
+	Onnx__TensorShapeProto__Dimension **dim = alloc(a, (n_dims + 1) * sizeof(*dim));
+	if (!v || !tp || !tt || !sh || !dim)
+		return NULL;
+	for (size_t i = 0; i <= n_dims; i++) {
+		Onnx__TensorShapeProto__Dimension *d = alloc(a, sizeof(*d));
+		if (!d)
+			return NULL;
+		onnx__tensor_shape_proto__dimension__init(d);
+		if (i == 0) {
+			d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+			d->dim_param = str(a, "N");
+		} else {
+			d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+			d->dim_value = dims[i - 1];
+		}
+		dim[i] = d;
+	}
+	onnx__value_info_proto__init(v);
+	onnx__type_proto__init(tp);
+	onnx__type_proto__tensor__init(tt);
+	onnx__tensor_shape_proto__init(sh);
+	sh->n_dim = n_dims + 1;
+	sh->dim = dim;
+	tt->has_elem_type = 1;
+	tt->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+	tt->shape = sh;
+	tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	tp->tensor_type = tt;
+	v->name = (char *)name;
+	v->type = tp;
+	return v;
+}
+
+static const char *const layer_names[] = {"?", "CONV2D", "MAXPOOL2D", "DENSE"};
+
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
+						      ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* Layer i's weights in ONNX's order: OIHW for CONV2D (from HWIO), K x N with the rows in C, H,
+ * W order for DENSE (from H, W, C; h, w, c the input's shape). */
+static int8_t *onnx_weights(struct arena *a, const struct tpu_layer *l, uint32_t h, uint32_t w,
+			    uint32_t c)
+{
+	size_t oc = l->out_c;
+	if (l->type == TPU_LAYER_CONV2D) {
+		size_t kh = l->kernel_h, kw = l->kernel_w, n = kh * kw * c * oc;
+		int8_t *o = alloc(a, n);
+		if (o)
+			for (size_t y = 0; y < kh; y++)
+				for (size_t x = 0; x < kw; x++)
+					for (size_t i = 0; i < c; i++)
+						for (size_t j = 0; j < oc; j++)
+							o[((j * c + i) * kh + y) * kw + x] =
+							    l->weights[((y * kw + x) * c + i) * oc + j];
+		return o;
+	}
+	size_t k = (size_t)h * w * c;
+	int8_t *o = alloc(a, k * oc);
+	if (o)
+		for (size_t i = 0; i < c; i++)
+			for (size_t y = 0; y < h; y++)
+				for (size_t x = 0; x < w; x++)
+					memcpy(o + ((i * h + y) * w + x) * oc,
+					       l->weights + ((y * w + x) * c + i) * oc, oc);
+	return o;
+}
+
+/* The graph of m; *out_model set on success (its memory in a). */
+static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **out_model,
+		 char *err, size_t errlen)
+{
+	size_t cap = 4 * (size_t)m->n_layers + 4;
+	struct graph g = {.a = a, .cap_node = cap, .cap_init = 8 * (size_t)m->n_layers + 4};
+	g.node = alloc(a, g.cap_node * sizeof(*g.node));
+	g.init = alloc(a, g.cap_init * sizeof(*g.init));
+	const char *cur = "x", *cs = "x_scale", *cz = "x_zero_point";
+	uint32_t h = m->in_h, w = m->in_w, c = m->in_c;
+	int flat = 0; /* the current tensor is 2-D (N, features) */
+
+	if (m->in_type != TPU_IO_INT8 || m->out_type != TPU_IO_INT8)
+		return fail(err, errlen, "export: uint8 model input or output (int8 only)");
+	scalar_f32(&g, cs, m->in.scale);
+	scalar_i8(&g, cz, m->in.zero_point);
+	for (uint32_t i = 0; i < m->n_layers && !a->oom; i++) {
+		const struct tpu_layer *l = &m->layers[i];
+		const char *tname = layer_names[l->type <= 3 ? l->type : 0];
+		if (l->type == TPU_LAYER_MAXPOOL2D) {
+			const char *in[] = {cur, NULL};
+			const char *o = str(a, "t%u", i);
+			Onnx__NodeProto *n = node(&g, "MaxPool", "", o, in);
+			int64_t k[2] = {l->kernel_h, l->kernel_w}, s[2] = {l->stride_h, l->stride_w};
+			attr(&g, n, "kernel_shape", k, 2);
+			attr(&g, n, "strides", s, 2);
+			cur = o;
+			tpu_model_layer_out_shape(m, i, &h, &w, &c);
+			continue;
+		}
+		int32_t qmin, qmax;
+		if (l->act != TPU_ACT_NONE && l->act != TPU_ACT_RELU)
+			return fail(err, errlen,
+				    "export: layer %u (%s): activation %u has no ONNX QOperator form "
+				    "(NONE and RELU only)",
+				    i, tname, l->act);
+		if (tpu_act_clamp((enum tpu_activation)l->act, l->out.scale, l->out.zero_point,
+				  &qmin, &qmax))
+			return fail(err, errlen, "export: layer %u (%s): bad output quantization", i,
+				    tname);
+		const char *ws = str(a, "w%u_scale", i), *wz = str(a, "w%u_zero_point", i);
+		const char *wn = str(a, "w%u", i), *bn = str(a, "b%u", i);
+		const char *ys = str(a, "y%u_scale", i), *yz = str(a, "y%u_zero_point", i);
+		int8_t *wo = onnx_weights(a, l, h, w, c);
+		int8_t *zeros = alloc(a, l->out_c);
+		int64_t oc = l->out_c;
+		if (!wo || !zeros || !ws)
+			break;
+		tensor(&g, ws, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, l->w_scale, 4 * oc);
+		tensor(&g, wz, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, zeros, oc);
+		tensor(&g, bn, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__INT32, l->bias, 4 * oc);
+		scalar_f32(&g, ys, l->out.scale);
+		scalar_i8(&g, yz, l->out.zero_point);
+		const char *o = str(a, "q%u", i);
+		if (l->type == TPU_LAYER_CONV2D) {
+			int64_t dims[4] = {oc, c, l->kernel_h, l->kernel_w};
+			tensor(&g, wn, dims, 4, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, wo,
+			       (size_t)(oc * c * l->kernel_h * l->kernel_w));
+			const char *in[] = {cur, cs, cz, wn, ws, wz, ys, yz, bn, NULL};
+			Onnx__NodeProto *n = node(&g, "QLinearConv", "", o, in);
+			int64_t k[2] = {l->kernel_h, l->kernel_w}, s[2] = {l->stride_h, l->stride_w};
+			int64_t p[4] = {l->pad_top, l->pad_left, l->pad_bottom, l->pad_right};
+			attr(&g, n, "kernel_shape", k, 2);
+			attr(&g, n, "strides", s, 2);
+			attr(&g, n, "pads", p, 4);
+		} else {
+			int64_t kk = (int64_t)h * w * c, dims[2] = {kk, oc};
+			if (!flat) {
+				const char *in[] = {cur, NULL};
+				const char *f = str(a, "f%u", i);
+				int64_t axis = 1;
+				attr(&g, node(&g, "Flatten", "", f, in), "axis", &axis, 0);
+				cur = f;
+				flat = 1;
+			}
+			tensor(&g, wn, dims, 2, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, wo,
+			       (size_t)(kk * oc));
+			const char *in[] = {cur, cs, cz, wn, ws, wz, bn, ys, yz, NULL};
+			node(&g, "QGemm", "com.microsoft", o, in);
+		}
+		cur = o;
+		cs = ys;
+		cz = yz;
+		if (qmin > -128 || qmax < 127) {
+			/* a clamp beyond the saturation: ReLU in float between DQ and Q */
+			const char *d = str(a, "d%u", i), *r = str(a, "r%u", i), *t = str(a, "t%u", i);
+			const char *dq[] = {cur, cs, cz, NULL}, *rl[] = {d, NULL}, *q[] = {r, cs, cz, NULL};
+			node(&g, "DequantizeLinear", "", d, dq);
+			node(&g, "Relu", "", r, rl);
+			node(&g, "QuantizeLinear", "", t, q);
+			cur = t;
+		}
+		tpu_model_layer_out_shape(m, i, &h, &w, &c);
+	}
+	if (!flat) {
+		const char *in[] = {cur, NULL};
+		int64_t axis = 1;
+		attr(&g, node(&g, "Flatten", "", "y", in), "axis", &axis, 0);
+	} else {
+		/* the last node writes y */
+		if (g.n_node)
+			g.node[g.n_node - 1]->output[0] = str(a, "y");
+	}
+	if (a->oom)
+		return -ENOMEM;
+
+	Onnx__GraphProto *gp = alloc(a, sizeof(*gp));
+	Onnx__ModelProto *mp = alloc(a, sizeof(*mp));
+	Onnx__OperatorSetIdProto *ops = alloc(a, 2 * sizeof(*ops));
+	Onnx__OperatorSetIdProto **opp = alloc(a, 2 * sizeof(*opp));
+	Onnx__ValueInfoProto **gin = alloc(a, sizeof(*gin)), **gout = alloc(a, sizeof(*gout));
+	int64_t in_dims[3] = {m->in_c, m->in_h, m->in_w}, out_dims[1] = {m->num_classes};
+	if (!gp || !mp || !ops || !opp || !gin || !gout)
+		return -ENOMEM;
+	gin[0] = value_info(a, "x", in_dims, 3);
+	gout[0] = value_info(a, "y", out_dims, 1);
+	if (!gin[0] || !gout[0])
+		return -ENOMEM;
+	onnx__graph_proto__init(gp);
+	gp->name = (char *)m->name;
+	gp->n_node = g.n_node;
+	gp->node = g.node;
+	gp->n_initializer = g.n_init;
+	gp->initializer = g.init;
+	gp->n_input = 1;
+	gp->input = gin;
+	gp->n_output = 1;
+	gp->output = gout;
+	for (int i = 0; i < 2; i++) {
+		onnx__operator_set_id_proto__init(&ops[i]);
+		ops[i].domain = str(a, "%s", i ? "com.microsoft" : "");
+		ops[i].has_version = 1;
+		ops[i].version = i ? 1 : 13;
+		opp[i] = &ops[i];
+	}
+	onnx__model_proto__init(mp);
+	mp->has_ir_version = 1;
+	mp->ir_version = 8;
+	mp->n_opset_import = 2;
+	mp->opset_import = opp;
+	mp->producer_name = str(a, "tpu export");
+	mp->graph = gp;
+	*out_model = mp;
+	return 0;
+}
+
+int tpu_export_onnx_mem(const struct tpu_model *m, void **data, size_t *len, char *err,
+			size_t errlen)
+{
+	struct arena a = {0};
+	Onnx__ModelProto *mp = NULL;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!m || !data || !len)
+		return fail(err, errlen, "export: NULL argument");
+	*data = NULL;
+	*len = 0;
+	if ((rc = tpu_model_validate(m, err, errlen)))
+		return rc;
+	rc = build(m, &a, &mp, err, errlen);
+	if (!rc) {
+		size_t n = onnx__model_proto__get_packed_size(mp);
+		uint8_t *buf = malloc(n ? n : 1);
+		if (!buf) {
+			rc = -ENOMEM;
+		} else {
+			onnx__model_proto__pack(mp, buf);
+			*data = buf;
+			*len = n;
+		}
+	}
+	if (rc == -ENOMEM)
+		fail(err, errlen, "export: out of memory");
+	arena_free(&a);
+	return rc;
+}
+
+int tpu_export_onnx(const struct tpu_model *m, const char *path, char *err, size_t errlen)
+{
+	void *data;
+	size_t len;
+	struct tpu_outfile *of;
+	int rc;
+
+	if (!path)
+		return fail(err, errlen, "export: path: NULL");
+	if ((rc = tpu_export_onnx_mem(m, &data, &len, err, errlen)))
+		return rc;
+	rc = tpu_outfile_open(path, &of, err, errlen);
+	if (!rc) {
+		tpu_outfile_put(of, data, len);
+		rc = tpu_outfile_commit(of, err, errlen);
+	}
+	free(data);
+	return rc;
+}
