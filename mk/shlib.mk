@@ -20,7 +20,8 @@ SHLIB_SIM     := $(SHLIB_DIR)/libtpu_sim.so.$(TPU_VERSION)
 SHLIB_MAP     := driver/libtpu.map
 SHLIB_SIM_MAP := sim/libtpu_sim.map
 PIC_OBJDIR    := $(BUILD)/obj-pic
-PIC_OBJS      := $(LIB_SRCS:%.c=$(PIC_OBJDIR)/%.o)
+# (PIC_CXX_SRCS: C++ sources of libtpu.a that fragments add, e.g. mk/tflite.mk's shim)
+PIC_OBJS      := $(LIB_SRCS:%.c=$(PIC_OBJDIR)/%.o) $(PIC_CXX_SRCS:%.cc=$(PIC_OBJDIR)/%.o)
 # -z defs: every reference resolved inside the library or its libraries (the weak references to
 # the sim models excepted, as the linker allows)
 SHLIB_LDFLAGS  = -shared -Wl,-z,defs -Wl,-soname,$(notdir $(basename $(basename $(1))))
@@ -29,6 +30,11 @@ $(PIC_OBJDIR)/%.o: %.c $(SPEC_H)
 	@mkdir -p $(@D)
 	@echo "  CC PIC  $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -MMD -MP -c $< -o $@
+
+$(PIC_OBJDIR)/%.o: %.cc $(SPEC_H)
+	@mkdir -p $(@D)
+	@echo "  CXX PIC $<"
+	$(Q)$(CXX) $(CXXFLAGS_ALL) -fPIC -MMD -MP -c $< -o $@
 
 # $(1) the real name: the command that makes the soname link and the development link beside it
 shlib_links = ln -sfn $(notdir $(1)) $(basename $(basename $(1))) && ln -sfn \

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "import_util.h"
 #include "onnx_graph.h"
 #include "onnx_quant.h"
 #include "onnx_window.h"
@@ -803,16 +803,6 @@ static int step(struct chain *ch, bool *done)
 	return 0;
 }
 
-static void set_name(struct tpu_model *m, const char *name)
-{
-	size_t k = 0;
-	for (const char *p = name; p && *p && k < TPU_MODEL_NAME_MAX - 1; p++)
-		if (*p >= 0x20 && *p <= 0x7e)
-			m->name[k++] = *p;
-	if (!k)
-		strcpy(m->name, "onnx");
-}
-
 /* Walk the chain of g into m. */
 static int import_graph(struct chain *ch)
 {
@@ -835,14 +825,10 @@ static int import_graph(struct chain *ch)
 	m->in_range = 1.0f;
 	m->num_classes = ch->c * ch->h * ch->w;
 	char why[256];
-	rc = tpu_model_validate(m, why, sizeof(why));
-	if (rc) {
-		/* name the node behind the layer the message is about */
-		unsigned li;
-		if (sscanf(why, "layer %u", &li) == 1 && li < m->n_layers)
-			return ox_node_fail(&ch->x, ch->layer_node[li], "%s", why);
-		return ox_fail(&ch->x, "%s", why);
-	}
+	uint32_t li;
+	if (imp_validate(m, why, sizeof(why), &li)) /* name the node behind the layer */
+		return li < m->n_layers ? ox_node_fail(&ch->x, ch->layer_node[li], "%s", why)
+					: ox_fail(&ch->x, "%s", why);
 	return 0;
 }
 
@@ -892,7 +878,7 @@ int tpu_import_onnx_mem(const void *data, size_t len, const char *name, struct t
 	}
 	ch->x = (struct ox){.g = mp->graph, .err = err, .errlen = errlen};
 	ch->m = m;
-	set_name(m, name ? name : mp->graph->name);
+	imp_set_name(m, name ? name : mp->graph->name, "onnx");
 	rc = import_graph(ch);
 	if (!rc) {
 		*out = m;
@@ -905,53 +891,19 @@ out:
 	return rc;
 }
 
+/* the graph's name, unless given (ctx: the name) */
+static int onnx_mem(const void *data, size_t len, void *ctx, char *err, size_t errlen)
+{
+	void **a = ctx;
+	return tpu_import_onnx_mem(data, len, a[0], a[1], err, errlen);
+}
+
 int tpu_import_onnx(const char *path, const char *name, struct tpu_model **out, char *err,
 		    size_t errlen)
 {
-	struct ox x0 = {.g = NULL, .err = err, .errlen = errlen};
-	if (err && errlen)
-		err[0] = '\0';
 	if (!out)
-		return ox_fail(&x0, "no output model");
+		return imp_fail(err, errlen, "no output model");
 	*out = NULL;
-	if (!path)
-		return ox_fail(&x0, "no file name");
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		int e = errno;
-		ox_fail(&x0, "%s: cannot open: %s", path, strerror(e));
-		return e == ENOENT ? -ENOENT : -EIO;
-	}
-	struct stat st;
-	int rc = -EIO;
-	uint8_t *buf = NULL;
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		rc = ox_fail(&x0, "%s: not a regular file", path);
-		goto out;
-	}
-	if ((unsigned long long)st.st_size > (1ull << 31)) {
-		rc = ox_fail(&x0, "%s: %lld bytes (at most 2 GiB, protobuf's limit)", path,
-			     (long long)st.st_size);
-		goto out;
-	}
-	size_t len = (size_t)st.st_size;
-	buf = malloc(len ? len : 1);
-	if (!buf) {
-		ox_fail(&x0, "%s: out of memory for %zu bytes", path, len);
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (fread(buf, 1, len, f) != len) {
-		ox_fail(&x0, "%s: read error", path);
-		goto out;
-	}
-	/* the graph's name, unless given; messages name the file */
-	char why[512];
-	rc = tpu_import_onnx_mem(buf, len, name, out, why, sizeof(why));
-	if (rc)
-		ox_fail(&x0, "%s: %s", path, why);
-out:
-	free(buf);
-	fclose(f);
-	return rc;
+	void *ctx[2] = {(void *)name, out};
+	return imp_import_file(path, 1ull << 31, "protobuf's limit", onnx_mem, ctx, err, errlen);
 }

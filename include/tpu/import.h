@@ -1,4 +1,6 @@
-/* Import of quantized ONNX models into tpu models (docs/import.md).
+/* Import of quantized ONNX and TFLite models into tpu models (docs/import.md).
+ *
+ * ONNX:
  *
  * The graph must be one chain from one input to one output, in either of ONNX's quantized
  * forms: QOperator (QuantizeLinear of a float input, or an int8/uint8 input; QLinearConv,
@@ -39,6 +41,41 @@ TPU_MUST_CHECK int tpu_import_onnx_mem(const void *data, size_t len, const char 
 /* The same from a file. Returns 0, -ENOENT, -EIO, -EINVAL or -ENOMEM. */
 TPU_MUST_CHECK int tpu_import_onnx(const char *path, const char *name, struct tpu_model **out,
 				   char *err, size_t errlen);
+
+/* TFLite: an int8 (or legacy uint8) model of one subgraph that is one chain from one input to
+ * one output: an optional QUANTIZE of a float input (or of a uint8 input to int8 with the same
+ * scale), then CONV_2D, DEPTHWISE_CONV_2D with one input channel, FULLY_CONNECTED, MAX_POOL_2D
+ * and RESHAPE with fused NONE/RELU/RELU6/RELU_N1_TO_1 activations (where the model format's
+ * clamps give the same bounds), per-tensor or per-channel int8 weights, and an optional
+ * trailing DEQUANTIZE (or QUANTIZE of the int8 output to uint8 with the same scale). Tensors are
+ * NHWC as in TFLite. The file is verified with flatbuffers' Verifier against TFLite's own schema
+ * (the subset that is read) before any field is read; anything outside the above gives -EINVAL
+ * and one line naming the operator's index, its opcode name and the option, field or tensor at
+ * fault; nothing is ever partly imported.
+ *
+ * Each layer's rounding mode is chosen so that tpu_model_run gives the outputs of the LiteRT
+ * kernel set named by kernels, element for element (docs/import.md, "TFLite"): */
+enum tpu_tflite_kernels {
+	/* LiteRT's reference kernels (the BUILTIN_REF op resolver), the default: CONV_2D
+	 * requantizes with TPU_ROUND_DOUBLE; FULLY_CONNECTED rounds once, ties away from zero,
+	 * which TPU_ROUND_SINGLE reproduces where no tie can occur (a layer whose multipliers
+	 * allow a tie is refused) */
+	TPU_TFLITE_REFERENCE = 0,
+	/* LiteRT's default CPU path (the BUILTIN op resolver with its default XNNPACK delegate):
+	 * every layer TPU_ROUND_FLOAT */
+	TPU_TFLITE_XNNPACK = 1,
+};
+
+/* Import the TFLite model in the len bytes at data (see above). name (NULL: the subgraph's
+ * name, else "tflite") becomes the model's name. As tpu_import_onnx_mem otherwise. */
+TPU_MUST_CHECK int tpu_import_tflite_mem(const void *data, size_t len, const char *name,
+					 enum tpu_tflite_kernels kernels, struct tpu_model **out,
+					 char *err, size_t errlen);
+
+/* The same from a file. Returns 0, -ENOENT, -EIO, -EINVAL or -ENOMEM. */
+TPU_MUST_CHECK int tpu_import_tflite(const char *path, const char *name,
+				     enum tpu_tflite_kernels kernels, struct tpu_model **out,
+				     char *err, size_t errlen);
 
 /* Export m (validated first) as an ONNX model in QOperator form (docs/import.md "Export"):
  * an int8 NCHW input, QLinearConv, MaxPool, Flatten and com.microsoft QGemm nodes, ReLU
