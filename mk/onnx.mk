@@ -27,6 +27,10 @@ $(ONNX_IMPORT_SRCS:%.c=$(OBJDIR)/%.o) $(ONNX_IMPORT_SRCS:%.c=$(BUILD)/obj-pic/%.
 $(OBJDIR)/tests/test_import_onnx.o: $(ONNX_PB_H)
 CFLAGS_ALL += -I$(ONNX_GEN_DIR)
 LDLIBS_ALL += -lprotobuf-c
+# ... and in the fuzz harnesses, which link every library object (mk/fuzz.mk, read before)
+FUZZ_CFLAGS += -I$(ONNX_GEN_DIR)
+$(FUZZ_BINS): $(FUZZ_OBJ)/$(ONNX_PB_C:.c=.o)
+$(ONNX_IMPORT_SRCS:%.c=$(FUZZ_OBJ)/%.o): $(ONNX_PB_H)
 
 ONNX_VENV       := $(CURDIR)/.venv-onnx
 ONNX_VENV_STAMP := $(ONNX_VENV)/.pins

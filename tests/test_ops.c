@@ -462,6 +462,7 @@ START_TEST(ops_big_batch_is_split)
 		free(c.bias);
 		free(c.mult);
 		free(c.shift);
+		free(c.bzp);
 	}
 	/* a buffer of the caller's takes a third of the arena: the first guess of the slice size
 	 * is too large, -ENOMEM makes the slices smaller */
