@@ -1,8 +1,9 @@
 /* TFLite import (include/tpu/import.h, docs/import.md "TFLite"): the model is verified and read
  * by the flatbuffers shim (tflite_fb.h), then its operators are walked as one chain from the
- * subgraph's input; each CONV_2D, DEPTHWISE_CONV_2D (one input channel) and FULLY_CONNECTED
- * becomes a layer, MAX_POOL_2D a MAXPOOL2D layer, RESHAPE only changes the shape the chain
- * carries, and QUANTIZE/DEQUANTIZE at the edges set the model's input and output types.
+ * subgraph's input; each CONV_2D, DEPTHWISE_CONV_2D (a grouped conv, one input channel a
+ * group; both with dilation) and FULLY_CONNECTED becomes a layer, MAX_POOL_2D and
+ * AVERAGE_POOL_2D (SAME or VALID) a MAXPOOL2D / AVGPOOL2D layer, RESHAPE only changes the shape
+ * the chain carries, and QUANTIZE/DEQUANTIZE at the edges set the model's input and output types.
  *
  * The arithmetic is LiteRT's (tensorflow/lite/kernels): multipliers from (double)in_scale *
  * (double)w_scale / (double)out_scale (PopulateConvolutionQuantizationParams,
@@ -541,42 +542,44 @@ static int lower_conv(struct tl *t, uint32_t i, bool depthwise)
 		return rc;
 	if (!(x = op_input(t, i, 0, "input", &rc)) || !(wt = op_input(t, i, 1, "weights", &rc)))
 		return rc;
-	if (o->dilation_w != 1 || o->dilation_h != 1)
+	if (o->dilation_w < 1 || o->dilation_h < 1 || o->dilation_w > 65535 ||
+	    o->dilation_h > 65535)
 		return op_fail(t, i,
-			       "options dilation_w_factor = %d, dilation_h_factor = %d: the model "
-			       "format has no dilation yet (only 1 is supported)",
+			       "options dilation_w_factor = %d, dilation_h_factor = %d (must be "
+			       "1..65535)",
 			       (int)o->dilation_w, (int)o->dilation_h);
 	if (!wt->has_shape || wt->rank != 4)
 		return op_fail(t, i, "weights '%s': rank %u (4 expected)", wt->name, wt->rank);
 	uint32_t oc = (uint32_t)wt->shape[depthwise ? 3 : 0], kh = (uint32_t)wt->shape[1],
 		 kw = (uint32_t)wt->shape[2];
 	if (depthwise) {
-		if (t->c != 1)
-			return op_fail(t, i,
-				       "%u input channels: the model format has no depthwise or "
-				       "grouped convolution yet (one input channel, a plain "
-				       "convolution, is supported)",
-				       t->c);
-		if (o->depth_multiplier != (int32_t)oc && o->depth_multiplier != 0)
+		/* a grouped convolution with one input channel a group (groups = input channels) */
+		if (oc % t->c ||
+		    (o->depth_multiplier != (int32_t)(oc / t->c) && o->depth_multiplier != 0))
 			return op_fail(t, i,
 				       "option depth_multiplier = %d does not match the weights' "
-				       "%u output channels",
-				       (int)o->depth_multiplier, oc);
+				       "%u output channels for %u input channels",
+				       (int)o->depth_multiplier, oc, t->c);
 	}
 	if (wt->shape[0] < 1 || wt->shape[1] < 1 || wt->shape[2] < 1 || wt->shape[3] < 1 ||
 	    wt->shape[1] > 65535 || wt->shape[2] > 65535 || oc > 65535)
 		return op_fail(t, i, "weights '%s': dimensions outside 1..65535", wt->name);
 	uint32_t dims[4] = {depthwise ? 1 : oc, kh, kw, depthwise ? oc : t->c};
+	/* the dilated kernel's extent (TFLite's ComputeOutSize / ComputePaddingWithOffset) */
+	int64_t ekh = ((int64_t)kh - 1) * o->dilation_h + 1, ekw = ((int64_t)kw - 1) * o->dilation_w + 1;
+	if (ekh > 65535 || ekw > 65535)
+		return op_fail(t, i, "the dilated kernel %lld x %lld is larger than 65535",
+			       (long long)ekh, (long long)ekw);
 	uint32_t oh, ow, pt, pb, pl, pr;
-	if ((rc = window(t, i, o->padding, t->h, (int32_t)kh, o->stride_h, "h", &oh, &pt, &pb)) ||
-	    (rc = window(t, i, o->padding, t->w, (int32_t)kw, o->stride_w, "w", &ow, &pl, &pr)) ||
+	if ((rc = window(t, i, o->padding, t->h, (int32_t)ekh, o->stride_h, "h", &oh, &pt, &pb)) ||
+	    (rc = window(t, i, o->padding, t->w, (int32_t)ekw, o->stride_w, "w", &ow, &pl, &pr)) ||
 	    (rc = check_out_shape(t, i, y, oh, ow, oc)))
 		return rc;
 	struct wts w;
 	if ((rc = read_weights(t, i, 4, dims, depthwise ? 3 : 0, &w)))
 		return rc;
 	struct tpu_layer *l = new_layer(t, i, TPU_LAYER_CONV2D);
-	size_t K = (size_t)kh * kw * t->c;
+	size_t K = (size_t)kh * kw * (depthwise ? 1 : t->c); /* the weights' rows */
 	if (!l || !(l->weights = malloc(K * oc))) {
 		wts_free(&w);
 		return l ? (tl_fail(t, "out of memory"), -ENOMEM) : -EINVAL;
@@ -589,7 +592,13 @@ static int lower_conv(struct tl *t, uint32_t i, bool depthwise)
 	l->pad_bottom = pb;
 	l->pad_left = pl;
 	l->pad_right = pr;
-	if (depthwise) /* [1, kh, kw, oc] with one input channel is HWIO already */
+	if (o->dilation_h > 1 || o->dilation_w > 1) {
+		l->dilation_h = (uint32_t)o->dilation_h;
+		l->dilation_w = (uint32_t)o->dilation_w;
+	}
+	if (depthwise && t->c > 1)
+		l->groups = t->c;
+	if (depthwise) /* [1, kh, kw, oc]: one input channel a group, HWIO already */
 		memcpy(l->weights, w.w, K * oc);
 	else /* OHWI -> HWIO */
 		for (size_t m = 0; m < oc; m++)
@@ -654,7 +663,10 @@ static int lower_fc(struct tl *t, uint32_t i)
 	return rc;
 }
 
-static int lower_pool(struct tl *t, uint32_t i)
+/* MAX_POOL_2D (padded taps ignored, as LiteRT's kernels do) or AVERAGE_POOL_2D (avg: TFLite's
+ * reference kernel, tpu_avgpool2d TFLITE: the in-bounds taps' sum divided by their count,
+ * rounded half away from zero, then the fused activation's clamp). */
+static int lower_pool(struct tl *t, uint32_t i, bool avg)
 {
 	const struct tfl_operator *op = &t->f->ops[i];
 	const struct tfl_options *o = &op->opt;
@@ -667,25 +679,33 @@ static int lower_pool(struct tl *t, uint32_t i)
 		return rc;
 	if ((rc = same_q(t, i, &yq)))
 		return rc;
-	if ((rc = pick_act(t, i, o->act, &yq, true, &act)))
+	if (avg && t->kernels == TPU_TFLITE_XNNPACK)
+		return op_fail(t, i,
+			       "XNNPACK's average pooling requantizes in float: no pooling mode of "
+			       "the model format reproduces it (--kernels reference does)");
+	if ((rc = pick_act(t, i, o->act, &yq, !avg, &act)))
 		return rc;
 	uint32_t oh, ow, pt, pb, pl, pr;
 	if ((rc = window(t, i, o->padding, t->h, o->filter_h, o->stride_h, "h", &oh, &pt, &pb)) ||
 	    (rc = window(t, i, o->padding, t->w, o->filter_w, o->stride_w, "w", &ow, &pl, &pr)) ||
 	    (rc = check_out_shape(t, i, y, oh, ow, t->c)))
 		return rc;
-	if (pt || pb || pl || pr)
-		return op_fail(t, i,
-			       "option padding = SAME pads %u, %u, %u, %u here: the model format "
-			       "has no padded pooling yet",
-			       pt, pb, pl, pr);
-	struct tpu_layer *l = new_layer(t, i, TPU_LAYER_MAXPOOL2D);
+	struct tpu_layer *l = new_layer(t, i, avg ? TPU_LAYER_AVGPOOL2D : TPU_LAYER_MAXPOOL2D);
 	if (!l)
 		return -EINVAL;
 	l->kernel_h = (uint32_t)o->filter_h;
 	l->kernel_w = (uint32_t)o->filter_w;
 	l->stride_h = (uint32_t)o->stride_h;
 	l->stride_w = (uint32_t)o->stride_w;
+	l->pad_top = pt;
+	l->pad_bottom = pb;
+	l->pad_left = pl;
+	l->pad_right = pr;
+	if (avg) {
+		l->act = act;
+		l->avg_mode = TPU_AVGPOOL_TFLITE;
+		l->avg_flags = yq.u8 ? TPU_AVGPOOL_UINT8 : 0;
+	}
 	l->out.scale = yq.scale;
 	l->out.zero_point = yq.zp;
 	t->h = oh;
@@ -910,10 +930,9 @@ static int walk(struct tl *t)
 			rc = lower_fc(t, i);
 			break;
 		case TFL_OP_MAX_POOL_2D:
-			rc = lower_pool(t, i);
-			break;
 		case TFL_OP_AVERAGE_POOL_2D:
-			return op_fail(t, i, "the model format has no average pooling yet");
+			rc = lower_pool(t, i, code == TFL_OP_AVERAGE_POOL_2D);
+			break;
 		case TFL_OP_RESHAPE:
 			rc = lower_reshape(t, i);
 			break;

@@ -44,8 +44,8 @@ TPU_MUST_CHECK int tpu_import_onnx(const char *path, const char *name, struct tp
 
 /* TFLite: an int8 (or legacy uint8) model of one subgraph that is one chain from one input to
  * one output: an optional QUANTIZE of a float input (or of a uint8 input to int8 with the same
- * scale), then CONV_2D, DEPTHWISE_CONV_2D with one input channel, FULLY_CONNECTED, MAX_POOL_2D
- * and RESHAPE with fused NONE/RELU/RELU6/RELU_N1_TO_1 activations (where the model format's
+ * scale), then CONV_2D and DEPTHWISE_CONV_2D (any dilation), FULLY_CONNECTED, MAX_POOL_2D,
+ * AVERAGE_POOL_2D (TFLite's reference kernel) and RESHAPE with fused NONE/RELU/RELU6/RELU_N1_TO_1 activations (where the model format's
  * clamps give the same bounds), per-tensor or per-channel int8 weights, and an optional
  * trailing DEQUANTIZE (or QUANTIZE of the int8 output to uint8 with the same scale). Tensors are
  * NHWC as in TFLite. The file is verified with flatbuffers' Verifier against TFLite's own schema

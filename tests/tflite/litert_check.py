@@ -3,9 +3,10 @@
 
 Builds small random int8 TFLite models of every supported operator with the flatbuffers Python
 builder through the maintained generated code (tflgen.py): CONV_2D (SAME and VALID padding,
-strides 1 and 2, even and odd kernels, per-tensor and per-channel weights, RELU/RELU6),
-DEPTHWISE_CONV_2D with one input channel, FULLY_CONNECTED (per-tensor and per-channel,
-RELU_N1_TO_1), MAX_POOL_2D (VALID, and SAME where it pads nothing), RESHAPE, QUANTIZE of a
+strides 1 and 2, even and odd kernels, dilation, per-tensor and per-channel weights,
+RELU/RELU6), DEPTHWISE_CONV_2D (depth multipliers, strides, dilation), FULLY_CONNECTED
+(per-tensor and per-channel, RELU_N1_TO_1), MAX_POOL_2D and AVERAGE_POOL_2D (VALID and SAME,
+padding or not), a MobileNet-like block, RESHAPE, QUANTIZE of a
 float input and DEQUANTIZE of the output, a legacy uint8 input and output, chains of all of
 them, and models whose scales are powers of two so that requantization hits exact rounding ties.
 Each model runs in LiteRT 2.3 with the op resolver that each kernel set of `tpu import
@@ -70,33 +71,40 @@ class Gen:
         bs = (np.float32(c.scale) * ws).astype(np.float32)  # one per weight scale
         return self.m.tensor([n], T.INT32, bs, np.zeros(len(bs), int), 0, b)
 
-    def conv(self, c, out_c, k, stride, padding, per_channel, act, bias=True):
+    def conv(self, c, out_c, k, stride, padding, per_channel, act, bias=True, dilation=1):
         h, w, ci = c.shape
         wts = self.rng.integers(-127, 128, (out_c, k, k, ci)).astype(np.int8)
         ws = self.w_scales(out_c, per_channel)
         ys, yz = self.out_q(c, ws, ci * k * k)
         wt = self.m.tensor([out_c, k, k, ci], T.INT8, ws, np.zeros(len(ws), int), 0, wts)
-        if padding == SAME:
-            oh, ow = -(-h // stride), -(-w // stride)
-        else:
-            oh, ow = (h - k) // stride + 1, (w - k) // stride + 1
+        oh, ow = out_hw(h, w, (k - 1) * dilation + 1, stride, padding)
         y = self.m.tensor([1, oh, ow, out_c], T.INT8, ys, yz)
         ins = [c.t, wt] + ([self.bias(c, ws, out_c)] if bias else [])
-        self.m.op(OP.CONV_2D, ins, [y], OPT.Conv2DOptions, tg.conv_options(padding, stride, act))
+        self.m.op(OP.CONV_2D, ins, [y], OPT.Conv2DOptions,
+                  tg.conv_options(padding, stride, act, dilation))
         return Chain(y, [oh, ow, out_c], ys, yz)
 
-    def depthwise(self, c, mult, k, padding, per_channel, act):
+    def depthwise(self, c, mult, k, padding, per_channel, act, stride=1, dilation=1):
         h, w, ci = c.shape
-        assert ci == 1
-        wts = self.rng.integers(-127, 128, (1, k, k, mult)).astype(np.int8)
-        ws = self.w_scales(mult, per_channel)
+        n = ci * mult
+        wts = self.rng.integers(-127, 128, (1, k, k, n)).astype(np.int8)
+        ws = self.w_scales(n, per_channel)
         ys, yz = self.out_q(c, ws, k * k)
-        wt = self.m.tensor([1, k, k, mult], T.INT8, ws, np.zeros(len(ws), int), 3, wts)
-        oh, ow = (-(-h // 1), -(-w // 1)) if padding == SAME else (h - k + 1, w - k + 1)
-        y = self.m.tensor([1, oh, ow, mult], T.INT8, ys, yz)
-        self.m.op(OP.DEPTHWISE_CONV_2D, [c.t, wt, self.bias(c, ws, mult)], [y],
-                  OPT.DepthwiseConv2DOptions, tg.depthwise_options(padding, 1, mult, act))
-        return Chain(y, [oh, ow, mult], ys, yz)
+        wt = self.m.tensor([1, k, k, n], T.INT8, ws, np.zeros(len(ws), int), 3, wts)
+        oh, ow = out_hw(h, w, (k - 1) * dilation + 1, stride, padding)
+        y = self.m.tensor([1, oh, ow, n], T.INT8, ys, yz)
+        self.m.op(OP.DEPTHWISE_CONV_2D, [c.t, wt, self.bias(c, ws, n)], [y],
+                  OPT.DepthwiseConv2DOptions,
+                  tg.depthwise_options(padding, stride, mult, act, dilation))
+        return Chain(y, [oh, ow, n], ys, yz)
+
+    def avgpool(self, c, k, stride, padding=VALID, act=ACT.NONE):
+        h, w, ch = c.shape
+        oh, ow = out_hw(h, w, k, stride, padding)
+        y = self.m.tensor([1, oh, ow, ch], T.INT8, c.scale, c.zp)
+        self.m.op(OP.AVERAGE_POOL_2D, [c.t], [y], OPT.Pool2DOptions,
+                  tg.pool_options(padding, k, stride, act))
+        return Chain(y, [oh, ow, ch], c.scale, c.zp)
 
     def fc(self, c, n, per_channel, act, out_q=None):
         k = int(np.prod(c.shape))
@@ -111,10 +119,7 @@ class Gen:
 
     def maxpool(self, c, k, stride, padding=VALID):
         h, w, ch = c.shape
-        if padding == SAME:
-            oh, ow = -(-h // stride), -(-w // stride)
-        else:
-            oh, ow = (h - k) // stride + 1, (w - k) // stride + 1
+        oh, ow = out_hw(h, w, k, stride, padding)
         y = self.m.tensor([1, oh, ow, ch], T.INT8, c.scale, c.zp)
         self.m.op(OP.MAX_POOL_2D, [c.t], [y], OPT.Pool2DOptions, tg.pool_options(padding, k, stride))
         return Chain(y, [oh, ow, ch], c.scale, c.zp)
@@ -125,6 +130,13 @@ class Gen:
         y = self.m.tensor([1, f], T.INT8, c.scale, c.zp)
         self.m.op(OP.RESHAPE, [c.t, shp], [y], OPT.ReshapeOptions, tg.reshape_options([-1, f]))
         return Chain(y, [1, 1, f], c.scale, c.zp)
+
+
+def out_hw(h, w, k, stride, padding):
+    """TFLite's output size for a (dilated) kernel of extent k."""
+    if padding == SAME:
+        return -(-h // stride), -(-w // stride)
+    return (h - k) // stride + 1, (w - k) // stride + 1
 
 
 def quantized_input(g, shape, u8=False):
@@ -177,6 +189,29 @@ def case_depthwise(g, c):
     return g.depthwise(c, 6, 3, VALID, True, ACT.RELU)
 
 
+def case_depthwise_multi(g, c):  # 3 channels, multiplier 2, stride 2, SAME
+    return g.depthwise(c, 2, 3, SAME, True, ACT.RELU6, stride=2)
+
+
+def case_dilated(g, c):
+    c = g.conv(c, 6, 3, 1, VALID, True, ACT.RELU, dilation=2)
+    return g.depthwise(c, 1, 3, SAME, True, ACT.NONE, dilation=2)
+
+
+def case_pools(g, c):  # padded max pooling, average pooling with and without padding
+    c = g.maxpool(c, 3, 2, SAME)
+    c = g.avgpool(c, 2, 1, VALID)
+    return g.avgpool(c, 3, 2, SAME, ACT.RELU)
+
+
+def case_mobilenet(g, c):  # a MobileNet-like block and a global average pool
+    c = g.conv(c, 8, 3, 2, SAME, True, ACT.RELU6)
+    c = g.depthwise(c, 1, 3, SAME, True, ACT.RELU6)
+    c = g.conv(c, 16, 1, 1, VALID, True, ACT.RELU6)
+    c = g.avgpool(c, c.shape[0], 1, VALID)
+    return g.fc(g.reshape(c), 10, True, ACT.NONE)
+
+
 def case_fc(g, c):
     return g.fc(g.reshape(c) if c.shape[:2] != [1, 1] else c, 24, False, ACT.NONE)
 
@@ -225,15 +260,24 @@ CASES = [
     ("ties_depthwise", [8, 8, 1], "i8", "i8", True, case_depthwise),
     ("ties_chain", [12, 12, 3], "u8", "u8", True, case_pool_chain),
     ("ties_fc", [1, 1, 40], "i8", "i8", True, case_fc_pc_relu),
+    ("depthwise_3ch_m2", [9, 9, 3], "i8", "i8", False, case_depthwise_multi),
+    ("dilated", [12, 11, 3], "i8", "i8", False, case_dilated),
+    ("pools", [9, 10, 4], "i8", "i8", False, case_pools),
+    ("pools_uint8", [9, 10, 4], "u8", "u8", False, case_pools),
+    ("mobilenet_block", [10, 10, 3], "i8", "f32", False, case_mobilenet),
 ]
 # (case, kernel set): the words the import's refusal must contain
 TIE = "allow a rounding tie"
 FLOAT_IN = "QUANTIZE rounds x * (1 / scale) half to even"
+AVG_XNN = "XNNPACK's average pooling requantizes in float"
 EXPECT_REFUSED = {
     ("ties_fc", "reference"): TIE,
     ("ties_chain", "reference"): TIE,
     ("conv_same_k4", "xnnpack"): FLOAT_IN,
     ("cnn_float", "xnnpack"): FLOAT_IN,
+    ("pools", "xnnpack"): AVG_XNN,
+    ("pools_uint8", "xnnpack"): AVG_XNN,
+    ("mobilenet_block", "xnnpack"): AVG_XNN,
 }
 
 

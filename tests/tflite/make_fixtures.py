@@ -23,8 +23,8 @@ def chain(bad=None):
     g = lc.Gen(np.random.default_rng(27))
     x_t, c = lc.float_input(g, [6, 6, 1])
     c = g.conv(c, 4, 3, 1, lc.SAME, True, ACT.RELU)
-    if bad == "avgpool":
-        g.m.op(OP.AVERAGE_POOL_2D, [c.t], [g.m.tensor([1, 3, 3, 4], T.INT8, c.scale, c.zp)],
+    if bad == "avgpool":  # an average pool that would requantize (output scale x 2)
+        g.m.op(OP.AVERAGE_POOL_2D, [c.t], [g.m.tensor([1, 3, 3, 4], T.INT8, 2 * c.scale, c.zp)],
                OPT.Pool2DOptions, tg.pool_options(lc.VALID, 2, 2))
         c = lc.Chain(len(g.m.tensors) - 1, [3, 3, 4], c.scale, c.zp)
     else:
@@ -42,7 +42,7 @@ def chain(bad=None):
     elif bad == "no_buffer":  # the weights without data
         m.tensors[conv.inputs[1]].buffer = 0
     elif bad == "dilation":
-        conv.builtinOptions.dilationHFactor = 2
+        conv.builtinOptions.dilationHFactor = 0
     elif bad == "weight_zp":
         m.tensors[conv.inputs[1]].quantization.zeroPoint = [0, 3, 0, 0]
     elif bad == "two_readers":  # the pool's input also read by the FULLY_CONNECTED's bias slot

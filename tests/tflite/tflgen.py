@@ -69,22 +69,25 @@ class Model:
         return bytes(b.Output())
 
 
-def conv_options(padding, stride, act):
+def conv_options(padding, stride, act, dilation=1):
     o = S.Conv2DOptionsT()
     o.padding, o.strideW, o.strideH, o.fusedActivationFunction = padding, stride, stride, act
+    o.dilationWFactor = o.dilationHFactor = dilation
     return o
 
 
-def depthwise_options(padding, stride, mult, act):
+def depthwise_options(padding, stride, mult, act, dilation=1):
     o = S.DepthwiseConv2DOptionsT()
     o.padding, o.strideW, o.strideH = padding, stride, stride
     o.depthMultiplier, o.fusedActivationFunction = mult, act
+    o.dilationWFactor = o.dilationHFactor = dilation
     return o
 
 
-def pool_options(padding, k, stride):
+def pool_options(padding, k, stride, act=0):
     o = S.Pool2DOptionsT()
     o.padding, o.filterWidth, o.filterHeight, o.strideW, o.strideH = padding, k, k, stride, stride
+    o.fusedActivationFunction = act
     return o
 
 
