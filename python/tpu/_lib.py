@@ -153,6 +153,8 @@ _PROTOS = {
     "tpu_model_free": (None, [c_void_p]),
     "tpu_model_save": (c_int, [c_void_p, c_char_p, c_char_p, c_size_t]),
     "tpu_import_onnx": (c_int, [c_char_p, c_char_p, POINTER(c_void_p), c_char_p, c_size_t]),
+    "tpu_import_tflite": (c_int, [c_char_p, c_char_p, c_int, POINTER(c_void_p), c_char_p,
+                                  c_size_t]),
     "tpu_model_quantize_input": (None, [c_void_p, P_F32, c_size_t, P_I8]),
     "tpu_model_run": (c_int, [c_void_p, c_void_p, c_size_t, P_I8, P_I8,
                               POINTER(ModelStats)]),

@@ -8,6 +8,8 @@ import numpy as np
 from ._owner import Owner
 from ._lib import (LAYER_STAT_FIELDS, ModelHead, ModelStats, check, lib, ptr, text)
 
+# enum tpu_tflite_kernels (include/tpu/import.h)
+TFLITE_KERNELS = {"reference": 0, "xnnpack": 1}
 # raw input dtypes `tpu run` accepts (sw/cli/model_input.c), each value taken as a float
 _RAW_DTYPES = (np.int8, np.uint8, np.int32, np.float32, np.uint16)
 
@@ -63,6 +65,23 @@ class Model(Owner):
         err = ctypes.create_string_buffer(512)
         rc = lib.tpu_import_onnx(path.encode(), None if name is None else name.encode(),
                                  ctypes.byref(handle), err, len(err))
+        check(rc, f"import '{path}'", err.value)
+        return cls(handle, path)
+
+    @classmethod
+    def import_tflite(cls, path, name=None, kernels="reference"):
+        """Import an int8 TFLite model (tpu_import_tflite, docs/import.md "TFLite"), rounding as
+        the LiteRT kernel set `kernels` does: "reference" (BUILTIN_REF, the default) or
+        "xnnpack" (the default interpreter). TpuError naming the operator and option for
+        anything unsupported."""
+        if kernels not in TFLITE_KERNELS:
+            raise ValueError(f"kernels: {kernels!r}, expected one of "
+                             f"{', '.join(map(repr, TFLITE_KERNELS))}")
+        path = str(path)
+        handle = ctypes.c_void_p()
+        err = ctypes.create_string_buffer(512)
+        rc = lib.tpu_import_tflite(path.encode(), None if name is None else name.encode(),
+                                   TFLITE_KERNELS[kernels], ctypes.byref(handle), err, len(err))
         check(rc, f"import '{path}'", err.value)
         return cls(handle, path)
 

@@ -105,3 +105,30 @@ def test_import_onnx_errors(tmp_path):
     with pytest.raises(tpu.TpuError) as e:
         tpu.Model.import_onnx(bad)
     assert e.value.code == -errno.EINVAL and e.value.detail
+
+
+def test_import_tflite_fixture_and_errors(golden, tmp_path):
+    """The committed TFLite fixtures (tests/tflite/fixtures/, tests/tflite/make_fixtures.py): the
+    chain imports with either kernel set and runs; the same model through `tpu import` and
+    `tpu run` gives the same outputs; a model with ADD is refused naming it."""
+    fix = ROOT / "tests" / "tflite" / "fixtures"
+    x = np.random.default_rng(5).uniform(-1, 1, (7, 6, 6, 1)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    for kernels in ("reference", "xnnpack"):
+        if kernels == "xnnpack":  # a float input: refused under xnnpack (docs/import.md)
+            with pytest.raises(tpu.TpuError) as e:
+                tpu.Model.import_tflite(fix / "chain.tflite", kernels=kernels)
+            assert "QUANTIZE" in e.value.detail
+            continue
+        with tpu.Model.import_tflite(fix / "chain.tflite", kernels=kernels) as m:
+            assert m.input_shape == (6, 6, 1) and m.num_classes == 5
+            got = m.run(golden, x).outputs
+            m.save(tmp_path / "chain.tpum")
+    run_cli("--device", "golden", "run", tmp_path / "chain.tpum", tmp_path / "x.npy",
+            "--outputs", tmp_path / "y.npy")
+    np.testing.assert_array_equal(got, np.load(tmp_path / "y.npy"))
+    with pytest.raises(tpu.TpuError) as e:
+        tpu.Model.import_tflite(fix / "bad_add.tflite")
+    assert e.value.code == -errno.EINVAL and "ADD" in e.value.detail
+    with pytest.raises(ValueError):
+        tpu.Model.import_tflite(fix / "chain.tflite", kernels="ruy")
