@@ -100,9 +100,13 @@ static void to_nhwc(int8_t *v, const Onnx__TensorProto *t)
 	free(tmp);
 }
 
-/* model.onnx of test with inputs 1.. of data set dir folded into initializers, imported. */
-static int import_folded(const char *test, const char *dir, struct tpu_model **m, char *err,
-			 size_t errlen)
+/* A change to folded input i before the import (NULL: none). */
+typedef void (*fold_edit)(Onnx__TensorProto *t, size_t i);
+
+/* model.onnx of test with inputs 1.. of data set dir folded into initializers (edited by edit),
+ * imported. */
+static int import_folded(const char *test, const char *dir, fold_edit edit, struct tpu_model **m,
+			 char *err, size_t errlen)
 {
 	char path[512];
 	snprintf(path, sizeof(path), "%s/%s/model.onnx", NODE_DIR, test);
@@ -126,6 +130,8 @@ static int import_folded(const char *test, const char *dir, struct tpu_model **m
 		free(folded[i]->name);
 		folded[i]->name = strdup(g->input[i]->name);
 		ck_assert_ptr_nonnull(folded[i]->name);
+		if (edit)
+			edit(folded[i], i);
 		inits[n_init++] = folded[i];
 	}
 	Onnx__TensorProto **orig = g->initializer;
@@ -153,7 +159,7 @@ static size_t run_set(const char *test, const char *dir, const char *uri, size_t
 {
 	struct tpu_model *m;
 	char err[512];
-	int rc = import_folded(test, dir, &m, err, sizeof(err));
+	int rc = import_folded(test, dir, NULL, &m, err, sizeof(err));
 	ck_assert_msg(rc == 0, "%s: import: %s", test, err);
 	Onnx__TensorProto *x = read_tensor(dir, "input", 0), *y = read_tensor(dir, "output", 0);
 	ck_assert_msg(x && y, "%s: no input_0.pb or output_0.pb", dir);
@@ -198,6 +204,7 @@ static size_t run_set(const char *test, const char *dir, const char *uri, size_t
 static const char *const runnable[] = {
     "test_qlinearconv",
     "test_qlinearmatmul_2D",
+    "test_qlinearmatmul_3D",
     "test_maxpool_2d_uint8",
 };
 
@@ -242,7 +249,7 @@ END_TEST
 static const struct {
 	const char *test, *why;
 } refused[] = {
-    {"test_maxpool_1d_default", "graph input 'x': rank 3"},
+    {"test_maxpool_1d_default", "the float input must be quantized first"},
     {"test_maxpool_2d_ceil", "the float input must be quantized first"},
     {"test_maxpool_2d_default", "the float input must be quantized first"},
     {"test_maxpool_2d_dilations", "the float input must be quantized first"},
@@ -263,7 +270,6 @@ static const struct {
     {"test_globalmaxpool", "opset 1 of the default domain"},
     {"test_globalmaxpool_precomputed", "opset 1 of the default domain"},
     {"../pytorch-operator/test_operator_maxpool", "opset 6 of the default domain"},
-    {"test_qlinearmatmul_3D", "graph input 'a': rank 3"},
 };
 
 START_TEST(inexpressible_node_tests_are_refused)
@@ -271,11 +277,33 @@ START_TEST(inexpressible_node_tests_are_refused)
 	char dir[512], err[512];
 	snprintf(dir, sizeof(dir), "%s/%s/test_data_set_0", NODE_DIR, refused[_i].test);
 	struct tpu_model *m = (struct tpu_model *)(uintptr_t)1;
-	int rc = import_folded(refused[_i].test, dir, &m, err, sizeof(err));
+	int rc = import_folded(refused[_i].test, dir, NULL, &m, err, sizeof(err));
 	ck_assert_msg(rc == -EINVAL, "%s: rc %d (%s)", refused[_i].test, rc, err);
 	ck_assert_ptr_null(m);
 	ck_assert_msg(strstr(err, refused[_i].why), "%s: '%s' lacks '%s'", refused[_i].test, err,
 		      refused[_i].why);
+}
+END_TEST
+
+/* test_qlinearmatmul_3D's B (input 3) with its last element changed: the slices differ. */
+static void change_last_b(Onnx__TensorProto *t, size_t i)
+{
+	if (i != 3)
+		return;
+	ck_assert(t->has_raw_data && t->raw_data.len > 0);
+	t->raw_data.data[t->raw_data.len - 1] ^= 1;
+}
+
+START_TEST(batched_weights_must_be_one_matrix)
+{
+	char dir[512], err[512];
+	snprintf(dir, sizeof(dir), "%s/test_qlinearmatmul_3D/test_data_set_0", NODE_DIR);
+	struct tpu_model *m = (struct tpu_model *)(uintptr_t)1;
+	int rc = import_folded("test_qlinearmatmul_3D", dir, change_last_b, &m, err, sizeof(err));
+	ck_assert_msg(rc == -EINVAL, "rc %d (%s)", rc, err);
+	ck_assert_ptr_null(m);
+	ck_assert_str_eq(err, "node #0 (QLinearMatMul): weights: batch slice 1 differs from slice "
+			      "0 (one (K, N) matrix for every batch is supported)");
 }
 END_TEST
 
@@ -288,6 +316,7 @@ static Suite *onnx_node_suite(void)
 			    (int)(sizeof(runnable) / sizeof(runnable[0])));
 	tcase_add_loop_test(tc, inexpressible_node_tests_are_refused, 0,
 			    (int)(sizeof(refused) / sizeof(refused[0])));
+	tcase_add_test(tc, batched_weights_must_be_one_matrix);
 	suite_add_tcase(s, tc);
 	return s;
 }
