@@ -167,6 +167,9 @@ static size_t run_set(const char *test, const char *dir, const char *uri, size_t
 	int8_t *in = tensor_i8(x, "input_0", &nx), *want = tensor_i8(y, "output_0", &ny);
 	to_nhwc(in, x);
 	to_nhwc(want, y);
+	/* the model records which of its tensors ONNX gives NCHW (tpu run reorders them) */
+	ck_assert_uint_eq(m->io_layout, (x->n_dims == 4 ? TPU_LAYOUT_IN_NCHW : 0u) |
+					    (y->n_dims == 4 ? TPU_LAYOUT_OUT_NCHW : 0u));
 	size_t per_in = (size_t)m->in_h * m->in_w * m->in_c;
 	ck_assert_uint_gt(x->n_dims, 1);
 	size_t batch = (size_t)x->dims[0];

@@ -733,6 +733,7 @@ static int read_input(struct chain *ch, const Onnx__ValueInfoProto **in)
 	ch->c = ch->rank == 3 ? d[2] : d[1];
 	ch->h = ch->rank == 4 ? d[2] : ch->rank == 3 ? d[1] : 1;
 	ch->w = ch->rank == 4 ? d[3] : 1;
+	ch->m->io_layout = ch->rank == 4 ? TPU_LAYOUT_IN_NCHW : 0;
 	ch->m->in_c = ch->c;
 	ch->m->in_h = ch->h;
 	ch->m->in_w = ch->w;
@@ -861,6 +862,9 @@ static int import_graph(struct chain *ch)
 			       ch->x.g->n_output);
 	struct tpu_model *m = ch->m;
 	m->out_type = ch->q.u8 ? TPU_IO_UINT8 : TPU_IO_INT8;
+	/* the user's tensors are ONNX's: NCHW where they are 4-D (format 2.1) */
+	m->io_layout =
+	    (m->io_layout & TPU_LAYOUT_IN_NCHW) | (ch->rank == 4 ? TPU_LAYOUT_OUT_NCHW : 0);
 	m->in_range = 1.0f;
 	m->num_classes = ch->c * ch->h * ch->w;
 	char why[256];
