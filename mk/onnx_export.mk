@@ -4,7 +4,7 @@
 #                           golden and sim (tests/onnx/export_check.py, in .venv-onnx)
 ONNX_EXPORT_DIR := $(BUILD)/onnx-export
 .PHONY: test-onnx-export
-test-onnx-export: $(ONNX_VENV_STAMP) $(CLI) $(SHLIBS)
+test-onnx-export: $(ONNX_VENV_STAMP) $(CLI) shlib
 	$(Q)$(ONNX_VENV)/bin/python tests/onnx/export_check.py --tpu $(abspath $(CLI)) \
 	  --out $(ONNX_EXPORT_DIR) --devices golden$(if $(filter 1,$(SIM_ON)),$(comma)sim)
 TEST_STEPS += test-onnx-export

@@ -474,6 +474,7 @@ START_TEST(ops_big_batch_is_split)
 		free(c.bias);
 		free(c.mult);
 		free(c.shift);
+		free(c.bzp);
 		ck_assert_int_eq(tpu_buf_free(hog), 0);
 	}
 	free(c.in);
