@@ -347,16 +347,9 @@ START_TEST(nchw_input_and_output)
 	struct cli_run r;
 	fix_init(&f, 9);
 	uint64_t seed = harness_seed() ^ 0x9c;
-	const struct mfx_spec spec[] = {{.type = TPU_LAYER_CONV2D,
-					 .kernel_h = 3,
-					 .kernel_w = 3,
-					 .stride_h = 1,
-					 .stride_w = 1,
-					 .pad_top = 1,
-					 .pad_bottom = 1,
-					 .pad_left = 1,
-					 .pad_right = 1,
-					 .out_c = 3}};
+	/* one CONV2D 3x3, pad 1, 3 output channels */
+	const struct mfx_spec spec[] = {
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 3, TPU_ACT_NONE, 0, 0, 0, 0, 0}};
 	struct tpu_model *m = mfx_build(&seed, "nchw", 6, 5, 2, spec, 1);
 	m->io_layout = TPU_LAYOUT_IN_NCHW | TPU_LAYOUT_OUT_NCHW;
 	const char *model = path(&f, "nchw.tpum");
