@@ -244,6 +244,7 @@ void mfx_assert_equal(const struct tpu_model *a, const struct tpu_model *b)
 	ck_assert_uint_eq(a->in_type, b->in_type);
 	ck_assert_uint_eq(a->out_type, b->out_type);
 	ck_assert_uint_eq(a->in_round, b->in_round);
+	ck_assert_uint_eq(a->io_layout, b->io_layout);
 	for (uint32_t i = 0; i < a->n_layers; i++) {
 		const struct tpu_layer *x = &a->layers[i], *y = &b->layers[i];
 		const uint32_t fx[] = {x->type,	     x->kernel_h, x->kernel_w,	 x->stride_h,

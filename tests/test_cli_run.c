@@ -338,6 +338,67 @@ START_TEST(compare_with_sim)
 }
 END_TEST
 
+/* A model whose io_layout says NCHW (as `tpu import` writes for an ONNX graph): tpu run takes
+ * (B, C, H, W) and the flat C, H, W order, writes --outputs as (B, C, H, W), and equals
+ * tpu_model_run on the same data reordered to NHWC; an NHWC-shaped array is refused. */
+START_TEST(nchw_input_and_output)
+{
+	struct fix f;
+	struct cli_run r;
+	fix_init(&f, 9);
+	uint64_t seed = harness_seed() ^ 0x9c;
+	/* one CONV2D 3x3, pad 1, 3 output channels */
+	const struct mfx_spec spec[] = {
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 3, TPU_ACT_NONE, 0, 0, 0, 0, 0}};
+	struct tpu_model *m = mfx_build(&seed, "nchw", 6, 5, 2, spec, 1);
+	m->io_layout = TPU_LAYOUT_IN_NCHW | TPU_LAYOUT_OUT_NCHW;
+	const char *model = path(&f, "nchw.tpum");
+	char err[256];
+	ck_assert_msg(tpu_model_save(m, model, err, sizeof(err)) == 0, "%s", err);
+	enum { B = 4, H = 6, W = 5, C = 2, OC = 3, PER = H * W * C, OPER = H * W * OC };
+	int8_t nhwc[B * PER], nchw[B * PER], out[B * OPER];
+	for (size_t i = 0; i < B * PER; i++)
+		nhwc[i] = (int8_t)harness_range(&seed, -128, 127);
+	for (size_t b = 0; b < B; b++)
+		for (size_t p = 0; p < H * W; p++)
+			for (size_t c = 0; c < C; c++)
+				nchw[b * PER + c * H * W + p] = nhwc[b * PER + p * C + c];
+	tpu_dev *dev;
+	ck_assert_int_eq(tpu_open("golden", &dev), 0);
+	ck_assert_int_eq(tpu_model_run(dev, m, B, nhwc, out, NULL), 0);
+	ck_assert_int_eq(tpu_close(dev), 0);
+	const size_t d4[] = {B, C, H, W}, d2[] = {B, PER}, dn[] = {B, H, W, C};
+	const char *data4 = save(&f, "x4.npy", NPY_INT8, 4, d4, nchw);
+	const char *data2 = save(&f, "x2.npy", NPY_INT8, 2, d2, nchw);
+	const char *bad = save(&f, "xn.npy", NPY_INT8, 4, dn, nhwc);
+	const char *outp = path(&f, "out.npy");
+	for (int k = 0; k < 2; k++) {
+		CLI_RUN(&r, "run", "--device", "golden", model, k ? data2 : data4, "--quantized",
+			"--outputs", outp);
+		cli_expect_ok(&r);
+		struct npy_array a;
+		ck_assert_msg(npy_load(outp, NPY_RANK4, &a, err, sizeof(err)) == 0, "%s", err);
+		ck_assert_uint_eq(a.rank, 4);
+		ck_assert_uint_eq(a.shape[0], B);
+		ck_assert_uint_eq(a.shape[1], OC);
+		ck_assert_uint_eq(a.shape[2], H);
+		ck_assert_uint_eq(a.shape[3], W);
+		size_t equal = 0;
+		for (size_t b = 0; b < B; b++)
+			for (size_t p = 0; p < H * W; p++)
+				for (size_t c = 0; c < OC; c++)
+					equal += ((int8_t *)a.data)[b * OPER + c * H * W + p] ==
+						 out[b * OPER + p * OC + c];
+		ck_assert_uint_eq(equal, B * OPER);
+		npy_free(&a);
+	}
+	CLI_RUN(&r, "run", "--device", "golden", model, bad, "--quantized");
+	expect_fail(&r, 2, "expected (B, 2, 6, 5) (NCHW, the model's input layout)", NULL);
+	tpu_model_free(m);
+	fix_fini(&f);
+}
+END_TEST
+
 static Suite *cli_run_suite(void)
 {
 	Suite *s = suite_create("cli_run");
@@ -348,6 +409,7 @@ static Suite *cli_run_suite(void)
 	tcase_add_test(tc, bad_npy_shapes_and_dtypes);
 	tcase_add_test(tc, predictions_accuracy_and_json);
 	tcase_add_test(tc, compare_with_sim);
+	tcase_add_test(tc, nchw_input_and_output);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -85,6 +85,9 @@ START_TEST(export_import_is_the_same_model)
 			m->layers[i].act = lb->act;
 		}
 		m->in_round = back->in_round; /* (an int8 input: no QuantizeLinear, not used) */
+		/* the export's input is NCHW, which the import records */
+		ck_assert_uint_eq(back->io_layout & TPU_LAYOUT_IN_NCHW, TPU_LAYOUT_IN_NCHW);
+		m->io_layout = back->io_layout;
 		m->in_range = back->in_range;
 		m->num_classes = back->num_classes;
 		m->float_accuracy = back->float_accuracy;

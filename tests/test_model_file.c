@@ -478,7 +478,7 @@ START_TEST(bad_header)
 	expect_edit_err(img, len, 4, 0, "unsupported format version 0.0");
 	expect_edit_err(img, len, 4, 0xFFFF, "unsupported format version 65535.0");
 	/* a 1.0 file that says 2.0 lacks the format-2 fields */
-	expect_edit_err(img, len, 4, 2, "model section: body of 72 bytes (format 2 expects 84)");
+	expect_edit_err(img, len, 4, 2, "model section: body of 72 bytes (format 2.0 expects 84)");
 	/* a version change without the CRC fixed is still a version error: the version is read
 	 * first, so files of a future layout get the right message */
 	uint8_t *b = malloc(len);
@@ -802,6 +802,47 @@ START_TEST(format2_round_trip_and_layout)
 END_TEST
 
 /* The shipped models use only format-1 fields: they load and save to their own bytes, 1.0. */
+/* io_layout (format 2.1): written as 2.1 with the MODL body grown by it, only when set (other
+ * models keep their 1.0 or 2.0 bytes); loads back equal; a value outside the flags, a 2.1
+ * MODL body without it, and a 2.0 body with it are refused. */
+START_TEST(format21_io_layout)
+{
+	uint64_t seed = harness_seed() ^ 0x21;
+	struct tpu_model *m = mfx_small(&seed), *back;
+	char err[256];
+	size_t len;
+	m->io_layout = TPU_LAYOUT_IN_NCHW | TPU_LAYOUT_OUT_NCHW;
+	ck_assert_uint_eq(tpu_model_format_major(m), 2);
+	uint8_t *img = image_of(m, &len);
+	ck_assert_uint_eq(rd32(img + 4), 2u | 1u << 16); /* major 2, minor 1 */
+	size_t mb = body_at(img, len, 0);
+	ck_assert_uint_eq(rd32(img + mb - 4), 88);
+	ck_assert_uint_eq(rd32(img + mb + 84), 3);
+	ck_assert_msg(tpu_model_load_mem(img, len, &back, err, sizeof(err)) == 0, "%s", err);
+	mfx_assert_equal(m, back);
+	ck_assert_uint_eq(tpu_model_io_layout(back), 3);
+	tpu_model_free(back);
+	expect_edit_err(img, len, mb + 84, 4,
+			"model: io_layout: 4 (flags 1 input NCHW, 2 output NCHW)");
+	/* the same file called 2.0: its MODL body is 4 bytes too long */
+	expect_edit_err(img, len, 4, 2,
+			"model section: 4 bytes after the last field (format 2.0 has none)");
+	free(img);
+	/* a 2.1 header over a 2.0 body: 4 bytes short */
+	m->io_layout = 0;
+	m->in_type = TPU_IO_UINT8;
+	img = image_of(m, &len);
+	ck_assert_uint_eq(rd32(img + 4), 2); /* no 2.1 field: 2.0 */
+	expect_edit_err(img, len, 4, 2u | 1u << 16,
+			"model section: body of 84 bytes (format 2.1 expects 88)");
+	free(img);
+	m->io_layout = 5;
+	expect_invalid(m, "model: io_layout: 5");
+	ck_assert_uint_eq(tpu_model_io_layout(NULL), 0);
+	tpu_model_free(m);
+}
+END_TEST
+
 START_TEST(format1_models_unchanged)
 {
 	static const char *const paths[] = {"models/digits-mlp.tpum", "models/digits-cnn.tpum"};
@@ -1071,6 +1112,7 @@ static Suite *model_file_suite(void)
 	tcase_add_test(tc, load_and_save_errors);
 	tcase_add_test(tc, layer_out_shapes);
 	tcase_add_test(tc, format2_round_trip_and_layout);
+	tcase_add_test(tc, format21_io_layout);
 	tcase_add_test(tc, format1_models_unchanged);
 	tcase_add_test(tc, format2_refused_by_format1_reader);
 	tcase_add_test(tc, format2_bad_fields);

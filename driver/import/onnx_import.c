@@ -30,9 +30,10 @@ struct chain {
 	bool q_assumed; /* q is a stand-in: only pools precede (scale 1, zero point 0) */
 	bool in_u8;	/* the graph input is uint8 */
 	struct oq_params q;
-	uint32_t rank;	  /* 4: NCHW (c, h, w); 2: (batch, features) */
-	uint32_t c, h, w; /* rank 4: the tensor; rank 2: the NCHW tensor it flattens
-			   * (h = w = 1 for a 2-D input: c features) */
+	uint32_t rank;	  /* 4: NCHW (c, h, w); 3: (batch, rows, columns); 2: (batch, features) */
+	uint32_t c, h, w; /* rank 4: the tensor; rank 3: h rows of c columns, w = 1 (held as
+			   * h x 1 x c); rank 2: the NCHW tensor it flattens (h = w = 1 for a
+			   * 2-D input: c features) */
 };
 
 static bool op_is(const Onnx__NodeProto *n, const char *op)
@@ -210,13 +211,43 @@ fail:
 	return rc;
 }
 
+/* A MatMul of a 3-D input (batch, M, K), held as M x 1 x K, by weights w (K, N): each row's
+ * product is a 1x1 CONV2D, the output (batch, M, N) held as M x 1 x N. */
+static int lower_matmul3d(struct chain *ch, const Onnx__NodeProto *n, struct oq_weights *w,
+			  int32_t *bias, const struct oq_params *yq)
+{
+	size_t K = (size_t)w->dims[0], N = (size_t)w->dims[1];
+	if (K != ch->c) {
+		free(bias);
+		return ox_node_fail(&ch->x, n, "weights have %zu rows, the input %u columns", K,
+				    ch->c);
+	}
+	struct tpu_layer *l = new_layer(ch, n, TPU_LAYER_CONV2D);
+	if (!l) {
+		free(bias);
+		return -EINVAL;
+	}
+	l->kernel_h = l->kernel_w = l->stride_h = l->stride_w = 1;
+	/* HWIO with H = W = 1 is (K, N), ONNX's order */
+	l->weights = malloc(K * N);
+	if (!l->weights) {
+		free(bias);
+		return -ENOMEM;
+	}
+	memcpy(l->weights, w->w, K * N);
+	ch->c = (uint32_t)N;
+	return finish_layer(ch, n, l, w, bias, yq);
+}
+
 /* DENSE from weights w: (K, N), or (N, K) when trans. Row k of ONNX's flattened NCHW input is
- * row (h, w, c) of the model's NHWC one. */
+ * row (h, w, c) of the model's NHWC one. A MatMul of a 3-D input: lower_matmul3d. */
 static int lower_dense(struct chain *ch, const Onnx__NodeProto *n, struct oq_weights *w, bool trans,
 		       int32_t *bias, const struct oq_params *yq)
 {
 	size_t K = (size_t)w->dims[trans ? 1 : 0], N = (size_t)w->dims[trans ? 0 : 1];
 	size_t C = ch->c, H = ch->h, W = ch->w;
+	if (ch->rank == 3 && (op_is(n, "MatMul") || op_is(n, "QLinearMatMul")))
+		return lower_matmul3d(ch, n, w, bias, yq);
 	if (ch->rank != 2) {
 		free(bias);
 		return ox_node_fail(&ch->x, n,
@@ -396,6 +427,11 @@ static int lower_flatten(struct chain *ch, const Onnx__NodeProto *n)
 					    "reshape to (batch, %zu) is supported",
 					    cnt, a, b, feat);
 	}
+	if (ch->rank == 3) {
+		/* (batch, M, N) held as M x 1 x N is already in the flattened order */
+		ch->c = ch->c * ch->h;
+		ch->h = 1;
+	}
 	ch->rank = 2;
 	return 0;
 }
@@ -546,7 +582,8 @@ static int lower_qdq(struct chain *ch, const Onnx__NodeProto *op, const char **e
 				    .rank = conv ? 4 : 2,
 				    .chan_axis = conv || trans_b ? 0 : 1,
 				    .axis_given = ax != NULL,
-				    .axis = axis};
+				    .axis = axis,
+				    .batch_ok = op_is(op, "MatMul") && ch->rank == 3};
 	struct oq_weights w;
 	if ((rc = oq_weights(&ch->x, &src, &w)))
 		return rc;
@@ -619,17 +656,18 @@ static int lower_qlinear(struct chain *ch, const Onnx__NodeProto *n)
 	}
 	if (rc)
 		return rc;
-	if (!conv && ch->rank != 2)
+	if (!conv && ch->rank != 2 && (qgemm || ch->rank != 3))
 		return ox_node_fail(&ch->x, n,
-				    "input of rank %u (a 2-D tensor expected: Flatten "
+				    "input of rank %u (a 2-D tensor%s expected: Flatten "
 				    "or Reshape first)",
-				    ch->rank);
+				    ch->rank, qgemm ? "" : ", or a 3-D one,");
 	struct oq_weight_src src = {.node = n,
 				    .i_w = 3,
 				    .i_scale = 4,
 				    .i_zp = 5,
 				    .rank = conv ? 4 : 2,
-				    .chan_axis = conv || trans_b ? 0 : 1};
+				    .chan_axis = conv || trans_b ? 0 : 1,
+				    .batch_ok = !conv && !qgemm && ch->rank == 3};
 	struct oq_weights w;
 	if ((rc = oq_weights(&ch->x, &src, &w)))
 		return rc;
@@ -647,7 +685,7 @@ static int lower_qlinear(struct chain *ch, const Onnx__NodeProto *n)
 	return rc;
 }
 
-/* The graph's one input: float, int8 or uint8; NCHW (N, C, H, W) or (N, K), N any. */
+/* The graph's one input: float, int8 or uint8; NCHW (N, C, H, W), (N, M, K) or (N, K), N any. */
 static int read_input(struct chain *ch, const Onnx__ValueInfoProto **in)
 {
 	const Onnx__GraphProto *g = ch->x.g;
@@ -676,8 +714,8 @@ static int read_input(struct chain *ch, const Onnx__ValueInfoProto **in)
 			       "expected)",
 			       name, ox_type_name(et));
 	const Onnx__TensorShapeProto *s = t->shape;
-	if (s->n_dim != 2 && s->n_dim != 4)
-		return ox_fail(&ch->x, "graph input '%s': rank %zu (2 or 4 expected)", name,
+	if (s->n_dim < 2 || s->n_dim > 4)
+		return ox_fail(&ch->x, "graph input '%s': rank %zu (2, 3 or 4 expected)", name,
 			       s->n_dim);
 	uint32_t d[4] = {1, 1, 1, 1};
 	for (size_t k = 1; k < s->n_dim; k++) {
@@ -691,9 +729,11 @@ static int read_input(struct chain *ch, const Onnx__ValueInfoProto **in)
 		d[k] = (uint32_t)dim->dim_value;
 	}
 	ch->rank = (uint32_t)s->n_dim;
-	ch->c = d[1];
-	ch->h = ch->rank == 4 ? d[2] : 1;
+	/* (N, C, H, W); (N, M, K) as M x 1 x K; (N, K) */
+	ch->c = ch->rank == 3 ? d[2] : d[1];
+	ch->h = ch->rank == 4 ? d[2] : ch->rank == 3 ? d[1] : 1;
 	ch->w = ch->rank == 4 ? d[3] : 1;
+	ch->m->io_layout = ch->rank == 4 ? TPU_LAYOUT_IN_NCHW : 0;
 	ch->m->in_c = ch->c;
 	ch->m->in_h = ch->h;
 	ch->m->in_w = ch->w;
@@ -822,6 +862,9 @@ static int import_graph(struct chain *ch)
 			       ch->x.g->n_output);
 	struct tpu_model *m = ch->m;
 	m->out_type = ch->q.u8 ? TPU_IO_UINT8 : TPU_IO_INT8;
+	/* the user's tensors are ONNX's: NCHW where they are 4-D (format 2.1) */
+	m->io_layout =
+	    (m->io_layout & TPU_LAYOUT_IN_NCHW) | (ch->rank == 4 ? TPU_LAYOUT_OUT_NCHW : 0);
 	m->in_range = 1.0f;
 	m->num_classes = ch->c * ch->h * ch->w;
 	char why[256];

@@ -83,8 +83,28 @@ int oq_weights(const struct ox *x, const struct oq_weight_src *src, struct oq_we
 		ox_node_fail(x, n, "weights: %s (int8 or uint8 expected)", ox_type_name(v.type));
 		goto out;
 	}
+	int64_t axis = src->axis;
+	bool batched = src->batch_ok && src->rank == 2 && v.rank == 3;
+	if (batched) {
+		size_t slice = (size_t)(v.dims[1] * v.dims[2]);
+		for (size_t i = slice; i < v.count; i++)
+			if (v.ints[i] != v.ints[i % slice]) {
+				ox_node_fail(x, n,
+					     "weights: batch slice %zu differs from slice 0 (one "
+					     "(K, N) matrix for every batch is supported)",
+					     i / slice);
+				goto out;
+			}
+		v.rank = 2;
+		v.count = slice;
+		v.dims[0] = v.dims[1];
+		v.dims[1] = v.dims[2];
+		/* the axis in the slice, counted from the end (the batch axis: -3, none) */
+		axis = axis < 0 ? axis : axis - 3;
+	}
 	if (v.rank != src->rank) {
-		ox_node_fail(x, n, "weights: rank %zu (%zu expected)", v.rank, src->rank);
+		ox_node_fail(x, n, "weights: rank %zu (%zu expected%s)", v.rank, src->rank,
+			     src->batch_ok ? ", or 3 with equal batch slices" : "");
 		goto out;
 	}
 	size_t out_c = (size_t)v.dims[src->chan_axis];
@@ -100,12 +120,12 @@ int oq_weights(const struct ox *x, const struct oq_weight_src *src, struct oq_we
 			     z.count, ox_type_name(z.type), out_c, ox_type_name(v.type));
 		goto out;
 	}
-	if (s.count > 1 && src->axis_given && src->axis != (int64_t)src->chan_axis &&
-	    src->axis != (int64_t)src->chan_axis - (int64_t)src->rank) {
+	if (s.count > 1 && src->axis_given && axis != (int64_t)src->chan_axis &&
+	    axis != (int64_t)src->chan_axis - (int64_t)src->rank) {
 		ox_node_fail(x, n,
 			     "attribute 'axis' = %lld: per-channel scales must be along "
 			     "axis %zu (the output channels)",
-			     (long long)src->axis, src->chan_axis);
+			     (long long)src->axis, src->chan_axis + (size_t)batched);
 		goto out;
 	}
 	for (size_t j = 0; j < out_c; j++) {

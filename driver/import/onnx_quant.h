@@ -34,6 +34,9 @@ struct oq_weight_src {
 	size_t rank, chan_axis;
 	bool axis_given;
 	int64_t axis;
+	/* rank 2 only: a 3-D (batch, K, N) tensor whose batch slices are all equal (a batched
+	 * MatMul's B that is one matrix) is taken as that (K, N) matrix */
+	bool batch_ok;
 };
 /* Weights as int8 in their ONNX order, with out_c scales and their zero points in int8 form
  * (uint8 weights w with zero point z: w - 128 and z - 128): zp_count 0 when every zero point is

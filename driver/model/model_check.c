@@ -355,6 +355,10 @@ int tpu_model_check_header(const struct tpu_model *m, char *err, size_t errlen)
 		return tpu_model_fail(err, errlen, -EINVAL,
 				      "model: in_round: %u (0 half away from zero, 1 half to even)",
 				      m->in_round);
+	if (m->io_layout > (TPU_LAYOUT_IN_NCHW | TPU_LAYOUT_OUT_NCHW))
+		return tpu_model_fail(err, errlen, -EINVAL,
+				      "model: io_layout: %u (flags 1 input NCHW, 2 output NCHW)",
+				      m->io_layout);
 	if (m->num_classes < 1 || m->num_classes > TPU_MODEL_MAX_ELEMS)
 		return tpu_model_fail(err, errlen, -EINVAL,
 				      "model: num_classes: %u (must be 1..%u)", m->num_classes,

@@ -20,6 +20,7 @@
 #define SECTION_FRAMING 12u    /* tag, body length, CRC */
 #define MODEL_BODY_BYTES 72u   /* name[32] + 10 x 4 */
 #define MODEL_BODY2_BYTES 12u  /* format 2 appends in_type, out_type, in_round */
+#define MODEL_BODY21_BYTES 4u  /* format 2.1 appends io_layout */
 #define LAYER_FIXED_BYTES 56u  /* index, 11 u32 fields, out.scale, out.zero_point */
 #define LAYER_FIXED2_BYTES 24u /* format 2 inserts dilation_h, dilation_w, groups, ceil_mode,
 				* avg_mode, avg_flags after the fixed fields (the arrays' sizes
@@ -171,7 +172,7 @@ static void write_layer(struct wbuf *w, const struct tpu_layer *l, uint32_t i,
 
 uint32_t tpu_model_format_major(const struct tpu_model *m)
 {
-	if (m->in_type || m->out_type || m->in_round)
+	if (m->in_type || m->out_type || m->in_round || m->io_layout)
 		return 2;
 	for (uint32_t i = 0; i < m->n_layers && i < TPU_MODEL_MAX_LAYERS; i++) {
 		const struct tpu_layer *l = &m->layers[i];
@@ -197,7 +198,10 @@ int tpu_model_serialize(const struct tpu_model *m, uint8_t **out, size_t *out_le
 	if (rc)
 		return rc;
 	uint32_t major = tpu_model_format_major(m);
-	uint32_t model_body = MODEL_BODY_BYTES + (major >= 2 ? MODEL_BODY2_BYTES : 0);
+	/* 2.1 only where a 2.1 field is set: other models are written as before */
+	uint32_t minor = m->io_layout ? 1 : 0;
+	uint32_t model_body = MODEL_BODY_BYTES + (major >= 2 ? MODEL_BODY2_BYTES : 0) +
+			      (minor >= 1 ? MODEL_BODY21_BYTES : 0);
 	uint64_t total = HEADER_BYTES + SECTION_FRAMING + model_body;
 	uint32_t h = m->in_h, wd = m->in_w, c = m->in_c;
 	for (uint32_t i = 0; i < m->n_layers; i++) {
@@ -218,7 +222,7 @@ int tpu_model_serialize(const struct tpu_model *m, uint8_t **out, size_t *out_le
 		return tpu_model_fail(err, errlen, -ENOMEM, "out of memory for %llu bytes",
 				      (unsigned long long)total);
 	w_bytes(&w, MODEL_MAGIC, 4);
-	w_u32(&w, major | (uint32_t)TPU_MODEL_FORMAT_MINOR << 16);
+	w_u32(&w, major | minor << 16);
 	w_u32(&w, (uint32_t)total);
 	w_u32(&w, tpu_model_crc32(0, w.p, 12));
 
@@ -241,6 +245,8 @@ int tpu_model_serialize(const struct tpu_model *m, uint8_t **out, size_t *out_le
 		w_u32(&w, m->out_type);
 		w_u32(&w, m->in_round);
 	}
+	if (minor >= 1)
+		w_u32(&w, m->io_layout);
 	w_section_end(&w, start);
 	for (uint32_t i = 0; i < m->n_layers; i++)
 		write_layer(&w, &m->layers[i], i, &geom[i], major);
@@ -337,11 +343,13 @@ static int check_body_end(const struct rd *b, struct version v, const char *what
 static int parse_model(struct rd *b, struct version v, struct tpu_model *m, char *err,
 		       size_t errlen)
 {
-	uint32_t want = MODEL_BODY_BYTES + (v.major >= 2 ? MODEL_BODY2_BYTES : 0);
+	bool v21 = v.major >= 2 && v.minor >= 1;
+	uint32_t want = MODEL_BODY_BYTES + (v.major >= 2 ? MODEL_BODY2_BYTES : 0) +
+			(v21 ? MODEL_BODY21_BYTES : 0);
 	if (b->len < want)
 		return tpu_model_fail(err, errlen, -EINVAL,
-				      "model section: body of %zu bytes (format %u expects %u)",
-				      b->len, v.major, want);
+				      "model section: body of %zu bytes (format %u.%u expects %u)",
+				      b->len, v.major, v.minor, want);
 	memcpy(m->name, b->p, TPU_MODEL_NAME_MAX);
 	b->off = TPU_MODEL_NAME_MAX;
 	size_t nlen = strnlen(m->name, TPU_MODEL_NAME_MAX);
@@ -366,6 +374,8 @@ static int parse_model(struct rd *b, struct version v, struct tpu_model *m, char
 		m->out_type = r_u32(b);
 		m->in_round = r_u32(b);
 	}
+	if (v21)
+		m->io_layout = r_u32(b);
 	int rc = check_body_end(b, v, "model section", err, errlen);
 	if (!rc)
 		rc = tpu_model_check_header(m, err, errlen);

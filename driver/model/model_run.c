@@ -266,6 +266,11 @@ void tpu_model_quantize_input(const struct tpu_model *m, const float *raw, size_
 	}
 }
 
+uint32_t tpu_model_io_layout(const struct tpu_model *m)
+{
+	return m ? m->io_layout : 0;
+}
+
 size_t tpu_argmax_i8(const int8_t *v, size_t n)
 {
 	size_t best = 0;

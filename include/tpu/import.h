@@ -12,7 +12,11 @@
  * layer requantizes with TPU_ROUND_FLOAT, ONNX Runtime's arithmetic, so that tpu_model_run
  * gives ONNX Runtime's outputs element for element. Tensors stay NHWC on the device: the
  * model's input and output are the ONNX tensors transposed from NCHW (DENSE weights are
- * permuted so that a Flatten of an NCHW tensor computes the same products).
+ * permuted so that a Flatten of an NCHW tensor computes the same products), and the model's
+ * io_layout records which of them ONNX has as NCHW (4-D), for tpu run and tpu.Model to
+ * reorder. A MatMul of a
+ * batched 3-D input (batch, M, K) by a constant B (K, N) is a 1x1 CONV2D over the example held
+ * as M x 1 x K, giving (batch, M, N) as M x 1 x N.
  *
  * The file is parsed with protobuf-c from ONNX's own schema; a file that is not an ONNX model,
  * is truncated or corrupt, or uses anything outside what is listed above gives -EINVAL and

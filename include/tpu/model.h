@@ -46,6 +46,15 @@ enum tpu_model_io_type {
 	TPU_IO_UINT8 = 1,
 };
 
+/* The order in which the model's user gives its input and takes its output (struct
+ * tpu_model io_layout, format 2.1; tpu run and tpu.Model reorder at the edges). The device
+ * always runs NHWC; without a flag a tensor is NHWC (or flat in H, W, C order). */
+enum tpu_io_layout {
+	TPU_LAYOUT_IN_NCHW = 1,	 /* the input is (B, C, H, W) (flat: C, H, W order), e.g. an
+				  * ONNX graph's 4-D input */
+	TPU_LAYOUT_OUT_NCHW = 2, /* the output is (B, C, H, W) of the last layer's h x w x c */
+};
+
 /* How tpu_model_quantize_input rounds raw / in_range / in.scale to an integer. */
 enum tpu_input_round {
 	TPU_INPUT_ROUND_AWAY = 0, /* half away from zero (roundf): the shipped models */
@@ -122,6 +131,8 @@ struct tpu_model {
 	uint32_t in_type;               /* enum tpu_model_io_type of the quantized input */
 	uint32_t out_type;              /* enum tpu_model_io_type of the last layer's output */
 	uint32_t in_round;              /* enum tpu_input_round */
+	/* Format 2.1 (0 in older files): */
+	uint32_t io_layout;             /* enum tpu_io_layout flags; 0: NHWC in and out */
 };
 
 /* Load and validate a model file. On failure *out is NULL and err (if non-NULL, errlen > 0)
@@ -178,6 +189,9 @@ struct tpu_model_stats {
  * tpu_gemm returns. */
 TPU_MUST_CHECK int tpu_model_run(tpu_dev *dev, const struct tpu_model *m, size_t batch,
 				 const int8_t *in, int8_t *out, struct tpu_model_stats *stats);
+
+/* m->io_layout, for bindings that mirror only the leading fields of struct tpu_model. */
+uint32_t tpu_model_io_layout(const struct tpu_model *m);
 
 /* Index of the largest of n values (the first on ties). */
 size_t tpu_argmax_i8(const int8_t *v, size_t n);

@@ -10,13 +10,17 @@ from ._lib import (LAYER_STAT_FIELDS, ModelHead, ModelStats, check, lib, ptr, te
 
 # enum tpu_tflite_kernels (include/tpu/import.h)
 TFLITE_KERNELS = {"reference": 0, "xnnpack": 1}
+# struct tpu_model io_layout flags (include/tpu/model.h enum tpu_io_layout)
+LAYOUT_IN_NCHW, LAYOUT_OUT_NCHW = 1, 2
+
 # raw input dtypes `tpu run` accepts (sw/cli/model_input.c), each value taken as a float
 _RAW_DTYPES = (np.int8, np.uint8, np.int32, np.float32, np.uint16)
 
 
 @dataclass
 class RunResult:
-    """What Model.run returns: outputs, the last layer's int8 values (batch, num_classes);
+    """What Model.run returns: outputs, the last layer's int8 values (batch, num_classes),
+    or (batch, C, H, W) for a model whose output is NCHW (Model.output_nchw);
     predictions, their argmax (int32, batch; the first on ties, as `tpu run -o` writes them);
     stats, the device's figures (cycles, mxu_busy_cycles, macs, dma_read_bytes,
     dma_write_bytes, wall_seconds) in all under "total" and per layer under "layers"."""
@@ -40,6 +44,14 @@ class Model(Owner):
         self.name = text(head.name)
         self.input_shape = (head.in_h, head.in_w, head.in_c)
         self.num_classes = head.num_classes
+        layout = lib.tpu_model_io_layout(handle)
+        # NCHW tensors (a model imported from ONNX): the user's order, reordered here
+        self.input_nchw = bool(layout & LAYOUT_IN_NCHW)
+        self.output_nchw = bool(layout & LAYOUT_OUT_NCHW)
+        oh, ow, oc = ctypes.c_uint32(), ctypes.c_uint32(), ctypes.c_uint32()
+        lib.tpu_model_layer_out_shape(handle, head.n_layers - 1, ctypes.byref(oh),
+                                      ctypes.byref(ow), ctypes.byref(oc))
+        self.output_shape = (oh.value, ow.value, oc.value)
         self.n_layers = head.n_layers
         self.input_scale, self.input_zero_point = head.in_.scale, head.in_.zero_point
         self.input_range = head.in_range
@@ -103,17 +115,24 @@ class Model(Owner):
 
     def _examples(self, name, x):
         """x reshaped to (batch, h*w*c) under `tpu run`'s shape rules: (h*w*c,) for one
-        example, (B, h*w*c), (B, h, w) when c is 1, (B, h, w, c)."""
+        example, (B, h*w*c), (B, h, w) when c is 1, (B, h, w, c); for a model whose input is
+        NCHW (B, c, h, w) instead, and the flat forms in c, h, w order, reordered to the
+        device's h, w, c."""
         h, w, c = self.input_shape
         per = h * w * c
         if not isinstance(x, np.ndarray):
             raise ValueError(f"{name}: {type(x).__name__}, expected a NumPy array")
+        full = (c, h, w) if self.input_nchw else (h, w, c)
         ok = {1: x.shape == (per,), 2: x.ndim == 2 and x.shape[1] == per,
-              3: c == 1 and x.shape[1:] == (h, w), 4: x.shape[1:] == (h, w, c)}.get(x.ndim)
+              3: c == 1 and x.shape[1:] == (h, w), 4: x.shape[1:] == full}.get(x.ndim)
         if not ok:
             raise ValueError(f"{name}: shape {x.shape} does not fit model '{self.name}': "
-                             f"expected (B, {h}, {w}, {c}), (B, {per}) or ({per},)"
+                             f"expected (B, {full[0]}, {full[1]}, {full[2]})"
+                             + (" (NCHW, the model's input layout)" if self.input_nchw else "")
+                             + f", (B, {per}) or ({per},)"
                              + (f" or (B, {h}, {w})" if c == 1 else ""))
+        if self.input_nchw:
+            x = x.reshape(-1, c, h, w).transpose(0, 2, 3, 1)
         x = x.reshape(-1, per)
         if x.shape[0] == 0:
             raise ValueError(f"{name}: shape {x.shape} holds no examples")
@@ -121,8 +140,9 @@ class Model(Owner):
 
     def quantize(self, x):
         """Raw inputs (int8, uint8, int32, float32 or uint16, any shape Model.run takes) as
-        the model's int8 inputs (batch, h*w*c): divided by the input range, quantized with the
-        input scale and zero point (tpu_model_quantize_input), as `tpu run` does."""
+        the model's int8 inputs (batch, h*w*c, the device's order): divided by the input range,
+        quantized with the input scale and zero point (tpu_model_quantize_input), as `tpu run`
+        does."""
         x = self._examples("x", x)
         if x.dtype not in [np.dtype(t) for t in _RAW_DTYPES]:
             raise ValueError(f"x: dtype {x.dtype.name}, expected one of "
@@ -154,4 +174,8 @@ class Model(Owner):
               lambda: lib.tpu_ops_last_error(device.handle))
         stats = {"total": _stats_dict(st.total),
                  "layers": [_stats_dict(st.layer[i]) for i in range(st.n_layers)]}
-        return RunResult(out, np.argmax(out, axis=1).astype(np.int32), stats)
+        if self.output_nchw:
+            oh, ow, oc = self.output_shape
+            out = np.ascontiguousarray(out.reshape(batch, oh, ow, oc).transpose(0, 3, 1, 2))
+        pred = np.argmax(out.reshape(batch, -1), axis=1).astype(np.int32)
+        return RunResult(out, pred, stats)

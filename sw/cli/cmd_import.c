@@ -26,8 +26,9 @@ static void help(void)
 	       "QLinearGlobalAveragePool, Flatten/Reshape, a trailing DequantizeLinear) or QDQ\n"
 	       "form (DequantizeLinear -> Conv/MatMul/Gemm -> [Relu/Clip] -> QuantizeLinear;\n"
 	       "AveragePool/GlobalAveragePool between DequantizeLinear and QuantizeLinear);\n"
-	       "every layer requantizes as ONNX Runtime does (rounding mode FLOAT). Inputs and\n"
-	       "outputs are NHWC (the NCHW tensors transposed).\n"
+	       "every layer requantizes as ONNX Runtime does (rounding mode FLOAT). The model\n"
+	       "records which of its input and output are NCHW (4-D in the graph): `tpu run`\n"
+	       "takes and writes those as ONNX has them and reorders for the device (NHWC).\n"
 	       "\n"
 	       "TFLite: int8 (or uint8) QUANTIZE of a float input, CONV_2D, DEPTHWISE_CONV_2D,\n"
 	       "FULLY_CONNECTED, MAX_POOL_2D, AVERAGE_POOL_2D, RESHAPE, fused\n"
@@ -134,11 +135,12 @@ int cmd_import(const struct cli_ctx *ctx, int argc, char **argv)
 		/* zero points as the user's types have them (uint8: the int8 form + 128) */
 		const struct tpu_quant *q = &m->layers[m->n_layers - 1].out;
 		bool iu = m->in_type == TPU_IO_UINT8, ou = m->out_type == TPU_IO_UINT8;
-		printf("%s: model '%s', %u layers, input %u x %u x %u %s (scale %.9g, zero point "
-		       "%d), %u outputs %s (scale %.9g, zero point %d)\n",
-		       out, m->name, m->n_layers, m->in_h, m->in_w, m->in_c, iu ? "uint8" : "int8",
+		printf("%s: model '%s', %u layers, input %u x %u x %u (H x W x C)%s %s (scale "
+		       "%.9g, zero point %d), %u outputs%s %s (scale %.9g, zero point %d)\n",
+		       out, m->name, m->n_layers, m->in_h, m->in_w, m->in_c,
+		       (m->io_layout & TPU_LAYOUT_IN_NCHW) ? " NCHW" : "", iu ? "uint8" : "int8",
 		       (double)m->in.scale, (int)m->in.zero_point + (iu ? 128 : 0), m->num_classes,
-		       ou ? "uint8" : "int8", (double)q->scale,
+		       (m->io_layout & TPU_LAYOUT_OUT_NCHW) ? " NCHW" : "", ou ? "uint8" : "int8", (double)q->scale,
 		       (int)q->zero_point + (ou ? 128 : 0));
 	}
 	tpu_model_free(m);

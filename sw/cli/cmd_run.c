@@ -30,12 +30,15 @@ static void help(void)
 	    "model's H x W x C input, or one example (H*W*C,), any of int8, uint8, int32,\n"
 	    "float32; they are divided by the model's input range and quantized with its input\n"
 	    "scale and zero point (with --quantized, int8 values are taken as they are, or\n"
-	    "uint8 ones for a model with a uint8 input, e.g. one from `tpu import`).\n"
+	    "uint8 ones for a model with a uint8 input, e.g. one from `tpu import`). A model\n"
+	    "imported from an NCHW ONNX graph takes (B, C, H, W), or (B, C*H*W) in that\n"
+	    "order, and reorders it for the device itself.\n"
 	    "\n"
 	    "Options:\n"
 	    "  --labels LABELS.npy  the classes, int8/uint8/int32 of shape (B,): report accuracy\n"
 	    "  -o, --output PRED.npy  write the predicted classes (int32, shape (B,))\n"
-	    "  --outputs OUT.npy    write the raw quantized outputs, shape (B, outputs): int8,\n"
+	    "  --outputs OUT.npy    write the raw quantized outputs, shape (B, outputs), or\n"
+	    "                       (B, C, H, W) for a model with an NCHW output: int8,\n"
 	    "                       or uint8 for a model with a uint8 output\n"
 	    "  --json               print one JSON object instead of the text report\n"
 	    "  --compare URI        run the same inputs on a second device and compare the\n"
@@ -279,7 +282,8 @@ static int write_predictions(const struct cli_ctx *ctx, const char *path, const 
 	return 0;
 }
 
-/* The raw outputs (batch x num_classes int8) as int8, or uint8 (+ 128) for a uint8 output. */
+/* The raw outputs (batch x num_classes int8, in the user's order) as int8, or uint8 (+ 128)
+ * for a uint8 output; (B, C, H, W) for an NCHW output. */
 static int write_outputs(const struct cli_ctx *ctx, const char *path, const struct tpu_model *m,
 			 int8_t *out, size_t batch)
 {
@@ -290,6 +294,14 @@ static int write_outputs(const struct cli_ctx *ctx, const char *path, const stru
 			      .shape = {batch, m->num_classes, 1, 1},
 			      .count = n,
 			      .data = out};
+	if (m->io_layout & TPU_LAYOUT_OUT_NCHW) {
+		uint32_t h, w, c;
+		tpu_model_layer_out_shape(m, m->n_layers - 1, &h, &w, &c);
+		a.rank = 4;
+		a.shape[1] = c;
+		a.shape[2] = h;
+		a.shape[3] = w;
+	}
 	char err[512];
 	if (u8)
 		for (size_t i = 0; i < n; i++)
@@ -303,6 +315,17 @@ static int write_outputs(const struct cli_ctx *ctx, const char *path, const stru
 		return -1;
 	}
 	return 0;
+}
+
+/* The device's NHWC outputs in the model's output layout (NCHW: reordered in place). */
+static int to_user_order(const struct cli_ctx *ctx, const struct tpu_model *m, int8_t *out,
+			 size_t batch)
+{
+	uint32_t h, w, c;
+	if (!(m->io_layout & TPU_LAYOUT_OUT_NCHW))
+		return 0;
+	tpu_model_layer_out_shape(m, m->n_layers - 1, &h, &w, &c);
+	return cli_reorder(ctx, out, batch, h, w, c, true);
 }
 
 static int run_all(const struct cli_ctx *ctx, const struct run_args *a, struct run_inputs *in)
@@ -321,6 +344,8 @@ static int run_all(const struct cli_ctx *ctx, const struct run_args *a, struct r
 	if ((ret = run_device(ctx, a->device, in, out, &r->stats, &info, &r->wall_seconds)))
 		goto out_free;
 	ret = CLI_EXIT_FAIL;
+	if (to_user_order(ctx, m, out, in->batch))
+		goto out_free;
 	r->model_path = a->model;
 	r->model = m;
 	r->device = a->device;
@@ -341,6 +366,8 @@ static int run_all(const struct cli_ctx *ctx, const struct run_args *a, struct r
 		if ((ret = run_device(&cctx, a->compare, in, cmp, NULL, NULL, NULL)))
 			goto out_free;
 		ret = CLI_EXIT_FAIL;
+		if (to_user_order(ctx, m, cmp, in->batch))
+			goto out_free;
 		r->compare = a->compare;
 		for (size_t b = 0; b < in->batch; b++) {
 			const int8_t *x = out + b * m->num_classes, *y = cmp + b * m->num_classes;

@@ -18,13 +18,39 @@ int cli_model_load(const struct cli_ctx *ctx, const char *path, struct tpu_model
 	return rc;
 }
 
+int cli_reorder(const struct cli_ctx *ctx, int8_t *v, size_t batch, uint32_t h, uint32_t w,
+		uint32_t c, bool to_nchw)
+{
+	size_t hw = (size_t)h * w, per = hw * c;
+	if (c == 1 || hw == 1)
+		return 0; /* the same order */
+	int8_t *tmp = malloc(per);
+	if (!tmp) {
+		cli_error(ctx, "out of memory for %zu values", per);
+		return -ENOMEM;
+	}
+	for (size_t b = 0; b < batch; b++) {
+		int8_t *e = v + b * per;
+		for (size_t p = 0; p < hw; p++)
+			for (size_t k = 0; k < c; k++) {
+				if (to_nchw)
+					tmp[k * hw + p] = e[p * c + k];
+				else
+					tmp[p * c + k] = e[k * hw + p];
+			}
+		memcpy(e, tmp, per);
+	}
+	free(tmp);
+	return 0;
+}
+
 /* Check the shape of d against the model's input; *batch gets B. */
 static int check_shape(const struct cli_ctx *ctx, const char *path, const struct npy_array *d,
 		       const struct tpu_model *m, size_t *batch)
 {
 	char shape[128];
 	size_t per = (size_t)m->in_h * m->in_w * m->in_c;
-	bool ok;
+	bool nchw = m->io_layout & TPU_LAYOUT_IN_NCHW, ok;
 	switch (d->rank) {
 	case 1:
 		ok = d->shape[0] == per;
@@ -36,12 +62,21 @@ static int check_shape(const struct cli_ctx *ctx, const char *path, const struct
 		ok = m->in_c == 1 && d->shape[1] == m->in_h && d->shape[2] == m->in_w;
 		break;
 	default:
-		ok = d->shape[1] == m->in_h && d->shape[2] == m->in_w && d->shape[3] == m->in_c;
+		ok = nchw ? d->shape[1] == m->in_c && d->shape[2] == m->in_h &&
+				d->shape[3] == m->in_w
+			  : d->shape[1] == m->in_h && d->shape[2] == m->in_w &&
+				d->shape[3] == m->in_c;
 		break;
 	}
 	npy_shape_str(d, shape, sizeof(shape));
 	if (!ok) {
-		if (m->in_c == 1)
+		if (nchw)
+			cli_error(ctx,
+				  "%s: shape %s does not fit model '%s': expected (B, %u, %u, %u) "
+				  "(NCHW, the model's input layout) or (B, %zu), or (%zu,) for one "
+				  "example",
+				  path, shape, m->name, m->in_c, m->in_h, m->in_w, per, per);
+		else if (m->in_c == 1)
 			cli_error(ctx,
 				  "%s: shape %s does not fit model '%s': expected (B, %u, %u), "
 				  "(B, %u, %u, 1) or (B, %zu), or (%zu,) for one example",
@@ -124,6 +159,11 @@ int cli_model_input_load(const struct cli_ctx *ctx, const char *path, const stru
 	tpu_model_quantize_input(m, raw, d.count, *q);
 	rc = 0;
 out:
+	if (!rc && (m->io_layout & TPU_LAYOUT_IN_NCHW) &&
+	    (rc = cli_reorder(ctx, *q, *batch, m->in_h, m->in_w, m->in_c, false))) {
+		free(*q);
+		*q = NULL;
+	}
 	free(raw);
 	npy_free(&d);
 	return rc;

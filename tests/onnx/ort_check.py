@@ -209,14 +209,15 @@ def flatten(g, c, reshape=False):
 
 
 def qop_matmul(g, rng, c, n, per_channel, u8w, out_u8, asym=False):
-    k = c.shape[1]
+    """QLinearMatMul of c, (batch, K) or (batch, M, K), by a constant (K, n)."""
+    k = c.shape[-1]
     w = weights(rng, (k, n), u8w)
     ws = w_scales(rng, n, per_channel)
     ys, yz = out_scale(rng, c.scale, ws, k), act_zp(rng, out_u8)
     wz = w_zps(rng, n, per_channel, u8w, asym)
     t = g.node("QLinearMatMul", [c.name, *g.qparams(c.scale, c.zp, c.u8), g.const("w", w),
                                  g.const("ws", ws), g.const("wz", wz), *g.qparams(ys, yz, out_u8)])
-    return Chain(t, [c.shape[0], n], ys, yz, out_u8)
+    return Chain(t, [*c.shape[:-1], n], ys, yz, out_u8)
 
 
 def dq(g, c):
@@ -273,7 +274,7 @@ def qdq_conv(g, rng, c, out_c, k, stride, pads, per_channel, u8w, out_u8, act=No
 
 def qdq_dense(g, rng, c, n, per_channel, u8w, out_u8, gemm, act=None, asym=False):
     x = dq(g, c)
-    k = c.shape[1]
+    k = c.shape[-1]
     if gemm:
         w, ws = qdq_weights(g, rng, (n, k), 0, per_channel, u8w, asym)
         t = g.node("Gemm", [x, w, qdq_bias(g, rng, c, ws, n)], transB=1)
@@ -281,7 +282,7 @@ def qdq_dense(g, rng, c, n, per_channel, u8w, out_u8, gemm, act=None, asym=False
         w, ws = qdq_weights(g, rng, (k, n), 1, per_channel, u8w, asym)
         t = g.node("MatMul", [x, w])
     t, zp = qdq_act(g, rng, t, act, out_u8)
-    out = Chain(None, [c.shape[0], n], out_scale(rng, c.scale, ws, k),
+    out = Chain(None, [*c.shape[:-1], n], out_scale(rng, c.scale, ws, k),
                 act_zp(rng, out_u8) if zp is None else zp, out_u8)
     out.name = q(g, t, out)
     return out
@@ -325,6 +326,20 @@ def c_qop_matmul_s8(g, rng, c):
 
 def c_qop_matmul_u8_pc(g, rng, c):
     return qop_matmul(g, rng, c, 9, True, True, True)
+
+
+def c_qop_matmul3d_u8_asym_pc(g, rng, c):
+    return qop_matmul(g, rng, c, 7, True, True, True, asym=True)
+
+
+def c_qop_matmul3d_chain_s8(g, rng, c):
+    c = qop_matmul(g, rng, c, 9, False, False, False, asym=True)
+    c = qop_matmul(g, rng, c, 6, True, False, False)
+    return qop_matmul(g, rng, flatten(g, c), 5, False, False, False)
+
+
+def c_qdq_matmul3d_s8(g, rng, c):
+    return qdq_dense(g, rng, c, 10, True, False, False, gemm=False, asym=True)
 
 
 def c_qop_chain(g, rng, c):
@@ -472,7 +487,7 @@ def c_qdq_avgpool_s8_global(g, rng, c):
 
 
 CASES = [
-    # name, (C, H, W) or (K,), float input, uint8 activations, QDQ (needs float edges), builder
+    # name, (C, H, W), (M, K) or (K,), float input, uint8 activations, QDQ (needs float edges), builder
     ("qop_conv_s8", (3, 8, 8), False, False, c_qop_conv_s8),
     ("qop_conv_u8_perchannel_stride2", (2, 9, 7), False, True, c_qop_conv_u8_pc),
     ("qop_conv_u8_weights_u8", (3, 6, 6), True, True, c_qop_conv_u8w),
@@ -506,6 +521,10 @@ CASES = [
     ("qop_avgpool_global_s8", (4, 7, 9), False, False, c_qop_avgpool_s8_global),
     ("qdq_avgpool_count_pad_u8", (2, 10, 9), True, True, c_qdq_avgpool_u8),
     ("qdq_avgpool_global_s8", (3, 9, 8), True, False, c_qdq_avgpool_s8_global),
+    # batched 3-D inputs (batch, M, K): (M, K)
+    ("qop_matmul3d_u8_asym_u8w_perchannel", (5, 13), False, True, c_qop_matmul3d_u8_asym_pc),
+    ("qop_matmul3d_chain_flatten_s8", (4, 11), True, False, c_qop_matmul3d_chain_s8),
+    ("qdq_matmul3d_asym_perchannel_s8", (6, 9), True, False, c_qdq_matmul3d_s8),
 ]
 
 
@@ -607,8 +626,10 @@ def output_quant(model):
     return np.float32(inits[node.input[1]]), int(inits[node.input[2]])
 
 
-def nhwc(a):
-    return np.ascontiguousarray(np.transpose(a, (0, 2, 3, 1))) if a.ndim == 4 else a
+def tpu_input(a):
+    """What `tpu run` takes: an NCHW input as it is (the imported model records the layout
+    and reorders it); (batch, M, K) as (batch, M*K)."""
+    return a if a.ndim == 4 else a.reshape(a.shape[0], -1)
 
 
 def main():
@@ -641,7 +662,7 @@ def main():
         sess = ort.InferenceSession(model.SerializeToString(),
                                     providers=["CPUExecutionProvider"])
         ref = sess.run(None, {"x": x})[0]
-        np.save(base + "_in.npy", nhwc(x))
+        np.save(base + "_in.npy", tpu_input(x))
         np.save(base + "_ort.npy", ref)
         r = subprocess.run([a.tpu, "import", base + ".onnx", "-o", base + ".tpum"],
                            capture_output=True, text=True)
@@ -649,7 +670,7 @@ def main():
             print(f"{name}: tpu import failed: {r.stderr.strip()}")
             failures += 1
             continue
-        want = nhwc(ref).reshape(a.batch, -1).astype(np.float32)
+        want = ref.reshape(a.batch, -1).astype(np.float32)
         scale, zp = output_quant(model)
         for d in devices:
             outp = f"{base}_{d.replace(':', '_').replace('=', '')}.npy"
@@ -663,7 +684,12 @@ def main():
                 failures += 1
                 continue
             # the trailing DequantizeLinear, in fp32 as ONNX Runtime computes it
-            got = (np.load(outp).astype(np.int32) - zp).astype(np.float32) * scale
+            got = np.load(outp)
+            if got.shape != ref.shape and not (ref.ndim == 3 and got.ndim == 2):
+                print(f"{name}: {d}: outputs of shape {got.shape}, ONNX Runtime's {ref.shape}")
+                failures += 1
+                continue
+            got = (got.reshape(a.batch, -1).astype(np.int32) - zp).astype(np.float32) * scale
             eq = int(np.sum(got.view(np.uint32) == want.view(np.uint32)))
             totals[d][0] += eq
             totals[d][1] += want.size

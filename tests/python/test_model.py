@@ -132,3 +132,72 @@ def test_import_tflite_fixture_and_errors(golden, tmp_path):
     assert e.value.code == -errno.EINVAL and "ADD" in e.value.detail
     with pytest.raises(ValueError):
         tpu.Model.import_tflite(fix / "chain.tflite", kernels="ruy")
+
+
+# ---------------------------------------------------------------- NCHW models (ONNX import)
+
+def _pb(field, value):
+    """One protobuf field: bytes/str length-delimited, int varint (enough for onnx.proto)."""
+    def varint(v):
+        out = b""
+        while True:
+            out += bytes([(v & 0x7F) | (0x80 if v > 0x7F else 0)])
+            v >>= 7
+            if not v:
+                return out
+    if isinstance(value, int):
+        return varint(field << 3) + varint(value)
+    value = value.encode() if isinstance(value, str) else value
+    return varint(field << 3 | 2) + varint(len(value)) + value
+
+
+def _maxpool_onnx(c, h, w, k):
+    """A uint8 (N, c, h, w) input, MaxPool k x k stride 1, the uint8 output: onnx.proto written
+    field by field (ModelProto 1 ir_version, 7 graph, 8 opset_import; GraphProto 1 node, 2
+    name, 11 input, 12 output; NodeProto 1 input, 2 output, 4 op_type, 5 attribute;
+    AttributeProto 1 name, 8 ints, 20 type; ValueInfoProto 1 name, 2 type; TypeProto 1
+    tensor_type; Tensor 1 elem_type, 2 shape; TensorShapeProto 1 dim; Dimension 1 dim_value,
+    2 dim_param)."""
+    def value_info(name, dims):
+        shape = b"".join(_pb(1, _pb(2, d) if isinstance(d, str) else _pb(1, d)) for d in dims)
+        return _pb(1, name) + _pb(2, _pb(1, _pb(1, 2) + _pb(2, shape)))  # 2: UINT8
+    attr = _pb(1, "kernel_shape") + _pb(8, k) + _pb(8, k) + _pb(20, 7)  # 7: INTS
+    node = _pb(1, "x") + _pb(2, "y") + _pb(4, "MaxPool") + _pb(5, attr)
+    graph = (_pb(1, node) + _pb(2, "pool") + _pb(11, value_info("x", ["N", c, h, w]))
+             + _pb(12, value_info("y", ["N", c, h - k + 1, w - k + 1])))
+    return _pb(1, 7) + _pb(7, graph) + _pb(8, _pb(2, 12))
+
+
+def test_nchw_input_and_output(golden, rng, tmp_path):
+    """An ONNX model takes and gives NCHW arrays: Model.run reorders them for the device (and
+    back), as `tpu run` does; an NHWC-shaped array is refused."""
+    c, h, w, k, b = 3, 4, 5, 2, 6
+    path = tmp_path / "pool.onnx"
+    path.write_bytes(_maxpool_onnx(c, h, w, k))
+    with tpu.Model.import_onnx(path) as m:
+        assert m.input_nchw and m.output_nchw
+        assert m.input_shape == (h, w, c) and m.output_shape == (h - k + 1, w - k + 1, c)
+        x = rng.integers(0, 256, size=(b, c, h, w)).astype(np.uint8)
+        # the device's order is h, w, c; a uint8 value u is the int8 u - 128
+        want_q = (x.transpose(0, 2, 3, 1).astype(np.int32) - 128).reshape(b, -1)
+        assert np.array_equal(m.quantize(x), want_q)
+        assert np.array_equal(m.quantize(x.reshape(b, -1)), want_q)
+        want = np.full((b, c, h - k + 1, w - k + 1), -128, np.int32)
+        for dy in range(k):
+            for dx in range(k):
+                want = np.maximum(want, x[:, :, dy:dy + h - k + 1, dx:dx + w - k + 1]
+                                  .astype(np.int32) - 128)
+        r = m.run(golden, x)
+        assert r.outputs.shape == want.shape
+        assert np.array_equal(r.outputs, want)
+        assert np.array_equal(r.predictions, np.argmax(want.reshape(b, -1), axis=1))
+        with pytest.raises(ValueError, match="NCHW, the model's input layout"):
+            m.run(golden, np.ascontiguousarray(x.transpose(0, 2, 3, 1)))
+        # tpu run on the same file and data gives the same (B, C, H, W) outputs
+        m.save(tmp_path / "pool.tpum")
+        np.save(tmp_path / "x.npy", x)
+        run_cli("run", "--device", "golden", tmp_path / "pool.tpum", tmp_path / "x.npy",
+                "--outputs", tmp_path / "out.npy")
+        out = np.load(tmp_path / "out.npy")  # the uint8 output: the int8 values + 128
+        assert out.dtype == np.uint8 and out.shape == want.shape
+        assert np.array_equal(out.astype(np.int32) - 128, want)
