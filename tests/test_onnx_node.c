@@ -121,7 +121,8 @@ static int import_folded(const char *test, const char *dir, fold_edit edit, stru
 	Onnx__TensorProto **inits = calloc(g->n_initializer + MAX_INPUTS, sizeof(*inits));
 	ck_assert_ptr_nonnull(inits);
 	size_t n_init = g->n_initializer;
-	memcpy(inits, g->initializer, n_init * sizeof(*inits));
+	if (n_init) /* (g->initializer is NULL when there are none) */
+		memcpy(inits, g->initializer, n_init * sizeof(*inits));
 	ck_assert_uint_le(g->n_input, MAX_INPUTS);
 	for (size_t i = 1; i < g->n_input; i++) {
 		folded[i] = read_tensor(dir, "input", (int)i);
