@@ -18,6 +18,15 @@ static int32_t sat32(int64_t v)
 	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
 }
 
+int32_t ref_float_requant(int32_t x, float scale)
+{
+	/* volatile keeps the compiler from contracting or widening */
+	volatile float fx = (float)x, sc = scale;
+	volatile float prod = fx * sc;
+	float r = nearbyintf(prod);
+	return r >= 2147483648.0f ? INT32_MAX : r < -2147483648.0f ? INT32_MIN : (int32_t)r;
+}
+
 /* The rounding modes other than DOUBLE, from their definitions in docs/spec.md §7: SINGLE in
  * exact 64-bit arithmetic, FLOAT in the host's IEEE binary32 arithmetic (m an fp32
  * significand, as the random cases make it). */
@@ -25,10 +34,7 @@ static int32_t ref_requant_mode(int32_t x, int32_t m, int32_t s, enum tpu_round 
 {
 	if (round == TPU_ROUND_SINGLE)
 		return sat32(floor_div((int64_t)x * m + (1ll << (30 - s)), 1ll << (31 - s)));
-	volatile float fx = (float)x, scale = ldexpf((float)m, s - 31);
-	volatile float prod = fx * scale;
-	float r = nearbyintf(prod);
-	return r >= 2147483648.0f ? INT32_MAX : r < -2147483648.0f ? INT32_MIN : (int32_t)r;
+	return ref_float_requant(x, ldexpf((float)m, s - 31));
 }
 
 /* MultiplyByQuantizedMultiplier, from its definition in docs/spec.md §7. */

@@ -26,6 +26,11 @@ void gemm_ref_free_case(struct gcase *g);
  * what C holds), writing only the m x n elements of C. */
 void gemm_ref(const struct tpu_gemm_desc *d, const struct tpu_gemm_params *p);
 
+/* FLOAT rounding by the host's IEEE binary32 arithmetic (the outside reference of
+ * TPU_ROUND_FLOAT): fp32(x) times scale, rounded half to even (nearbyintf in the default
+ * rounding mode), saturated to int32. */
+int32_t ref_float_requant(int32_t x, float scale);
+
 /* gemm_ref of packed, untransposed A (m x k) and B (k x n) into out (m x n). */
 void gemm_ref_plain(size_t m, size_t k, size_t n, const int8_t *a, const int8_t *b,
 		    const struct tpu_gemm_params *p, void *out);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "gemm_ref.h"
 #include "harness.h"
 #include "tpu/numerics.h"
 
@@ -43,26 +44,13 @@ static float rnd_scale(void)
 	return ldexpf(sig, e);
 }
 
-/* The host's float arithmetic: volatile keeps the compiler from contracting or widening. */
-static int32_t host_float_requant(int32_t x, float scale)
-{
-	volatile float fx = (float)x;
-	volatile float prod = fx * scale;
-	float r = nearbyintf(prod);
-	if (r >= 2147483648.0f)
-		return INT32_MAX;
-	if (r < -2147483648.0f)
-		return INT32_MIN;
-	return (int32_t)r;
-}
-
 static int float_mismatches(int32_t x, float scale, int32_t *got, int32_t *want)
 {
 	int32_t m;
 	int s;
 	ck_assert_int_eq(tpu_float_multiplier(scale, &m, &s), 0);
 	*got = tpu_requantize_mode(x, m, s, TPU_ROUND_FLOAT);
-	*want = host_float_requant(x, scale);
+	*want = ref_float_requant(x, scale);
 	return *got != *want;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm_ref.h"
 #include "harness.h"
 #include "sim_model.h"
 #include "tpu/numerics.h"
@@ -18,16 +19,6 @@
 static int32_t wrap32(int64_t v)
 {
 	return (int32_t)(uint32_t)((uint64_t)v & 0xFFFFFFFFu);
-}
-
-/* FLOAT rounding by the host's IEEE binary32 arithmetic (an outside reference for the golden
- * numerics and the RTL): fp32(x) times the fp32 scale M x 2^(s-31), rounded half to even. */
-static int32_t host_float_requant(int32_t x, int32_t m, int32_t s)
-{
-	volatile float fx = (float)x, scale = ldexpf((float)m, s - 31);
-	volatile float prod = fx * scale;
-	float r = nearbyintf(prod);
-	return r >= 2147483648.0f ? INT32_MAX : r < -2147483648.0f ? INT32_MIN : (int32_t)r;
 }
 
 /* One output value from its exact int64 sum (bias included): raw int32 or the int8 pipeline
@@ -44,7 +35,8 @@ static void ref_store(const struct tpu_gemm_params *p, size_t j, int64_t sum, vo
 	}
 	c = p->quant_channels == 1 ? 0 : j;
 	if (p->round == TPU_ROUND_FLOAT) {
-		int64_t z = (int64_t)host_float_requant(wrap32(sum), p->multiplier[c], p->shift[c]) +
+		int64_t z = (int64_t)ref_float_requant(
+				wrap32(sum), ldexpf((float)p->multiplier[c], p->shift[c] - 31)) +
 			    p->out_zero_point;
 		int64_t v = z < p->clamp_min ? p->clamp_min : z > p->clamp_max ? p->clamp_max : z;
 		((int8_t *)out)[idx] = p->lut ? p->lut[v + 128] : (int8_t)v;
@@ -69,36 +61,56 @@ static void ref_conv(const struct tpu_conv2d_shape *s, const int8_t *in, const i
 	size_t dh = s->dilation_h ? s->dilation_h : 1, dw = s->dilation_w ? s->dilation_w : 1;
 	size_t groups = s->groups ? s->groups : 1, cin_g = s->in_c / groups;
 	size_t oc_g = s->out_c / groups;
-	size_t oh = (s->in_h + s->pad_top + s->pad_bottom - (s->kernel_h - 1) * dh - 1) /
-			s->stride_h + 1;
-	size_t ow = (s->in_w + s->pad_left + s->pad_right - (s->kernel_w - 1) * dw - 1) /
-			s->stride_w + 1;
+	size_t oh =
+	    (s->in_h + s->pad_top + s->pad_bottom - (s->kernel_h - 1) * dh - 1) / s->stride_h + 1;
+	size_t ow =
+	    (s->in_w + s->pad_left + s->pad_right - (s->kernel_w - 1) * dw - 1) / s->stride_w + 1;
 	size_t idx = 0;
 
 	for (size_t b = 0; b < s->batch; b++)
-	for (size_t oy = 0; oy < oh; oy++)
-	for (size_t ox = 0; ox < ow; ox++)
-	for (size_t oc = 0; oc < s->out_c; oc++, idx++) {
-		size_t g = oc / oc_g;
-		int64_t sum = p->bias ? p->bias[oc] : 0;
-		int64_t zb = p->b_zp_channels ? p->b_zero_point[p->b_zp_channels == 1 ? 0 : oc] : 0;
-		for (size_t ky = 0; ky < s->kernel_h; ky++)
-		for (size_t kx = 0; kx < s->kernel_w; kx++) {
-			long iy = (long)(oy * s->stride_h + ky * dh) - (long)s->pad_top;
-			long ix = (long)(ox * s->stride_w + kx * dw) - (long)s->pad_left;
-			for (size_t ci = 0; ci < cin_g; ci++) {
-				/* a padding tap holds the input zero point */
-				int64_t x = iy < 0 || ix < 0 || iy >= (long)s->in_h ||
-						    ix >= (long)s->in_w
-						? p->in_zero_point
-						: in[((b * s->in_h + (size_t)iy) * s->in_w + (size_t)ix) *
-							     s->in_c + g * cin_g + ci];
-				int64_t wv = w[((ky * s->kernel_w + kx) * cin_g + ci) * s->out_c + oc];
-				sum += (x - p->in_zero_point) * (wv - zb);
-			}
-		}
-		ref_store(p, oc, sum, out, idx);
-	}
+		for (size_t oy = 0; oy < oh; oy++)
+			for (size_t ox = 0; ox < ow; ox++)
+				for (size_t oc = 0; oc < s->out_c; oc++, idx++) {
+					size_t g = oc / oc_g;
+					int64_t sum = p->bias ? p->bias[oc] : 0;
+					int64_t zb =
+					    p->b_zp_channels
+						? p->b_zero_point[p->b_zp_channels == 1 ? 0 : oc]
+						: 0;
+					for (size_t ky = 0; ky < s->kernel_h; ky++)
+						for (size_t kx = 0; kx < s->kernel_w; kx++) {
+							long iy =
+							    (long)(oy * s->stride_h + ky * dh) -
+							    (long)s->pad_top;
+							long ix =
+							    (long)(ox * s->stride_w + kx * dw) -
+							    (long)s->pad_left;
+							for (size_t ci = 0; ci < cin_g; ci++) {
+								/* a padding tap holds the input
+								 * zero point */
+								int64_t x =
+								    iy < 0 || ix < 0 ||
+									    iy >= (long)s->in_h ||
+									    ix >= (long)s->in_w
+									? p->in_zero_point
+									: in[((b * s->in_h +
+									       (size_t)iy) *
+										  s->in_w +
+									      (size_t)ix) *
+										 s->in_c +
+									     g * cin_g + ci];
+								int64_t wv =
+								    w[((ky * s->kernel_w + kx) *
+									   cin_g +
+								       ci) *
+									  s->out_c +
+								      oc];
+								sum += (x - p->in_zero_point) *
+								       (wv - zb);
+							}
+						}
+					ref_store(p, oc, sum, out, idx);
+				}
 }
 
 static void ref_dense(size_t batch, size_t in_f, size_t out_f, const int8_t *in, const int8_t *w,
@@ -107,8 +119,8 @@ static void ref_dense(size_t batch, size_t in_f, size_t out_f, const int8_t *in,
 	for (size_t b = 0; b < batch; b++)
 		for (size_t j = 0; j < out_f; j++) {
 			int64_t sum = p->bias ? p->bias[j] : 0;
-			int64_t zb = p->b_zp_channels ? p->b_zero_point[p->b_zp_channels == 1 ? 0 : j]
-						      : 0;
+			int64_t zb =
+			    p->b_zp_channels ? p->b_zero_point[p->b_zp_channels == 1 ? 0 : j] : 0;
 			for (size_t i = 0; i < in_f; i++)
 				sum += ((int64_t)in[b * in_f + i] - p->in_zero_point) *
 				       (w[i * out_f + j] - zb);
@@ -163,8 +175,10 @@ static void random_conv_shape(uint64_t *seed, struct tpu_conv2d_shape *s, size_t
 	s->stride_h = rsz(seed, 1, 3);
 	s->stride_w = rsz(seed, 1, 3);
 	{
-		size_t lo_h = ekh > s->pad_top + s->pad_bottom ? ekh - s->pad_top - s->pad_bottom : 1;
-		size_t lo_w = ekw > s->pad_left + s->pad_right ? ekw - s->pad_left - s->pad_right : 1;
+		size_t lo_h =
+		    ekh > s->pad_top + s->pad_bottom ? ekh - s->pad_top - s->pad_bottom : 1;
+		size_t lo_w =
+		    ekw > s->pad_left + s->pad_right ? ekw - s->pad_left - s->pad_right : 1;
 		s->in_h = rsz(seed, lo_h, lo_h > max_hw ? lo_h : max_hw);
 		s->in_w = rsz(seed, lo_w, lo_w > max_hw ? lo_w : max_hw);
 	}
