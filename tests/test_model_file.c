@@ -843,6 +843,66 @@ START_TEST(format21_io_layout)
 }
 END_TEST
 
+/* Each neutral field of m's int32 output layer (m valid) changed in turn is refused. */
+static void expect_invalid_fields(struct tpu_model *m)
+{
+	struct tpu_layer *l = &m->layers[m->n_layers - 1];
+	l->act = TPU_ACT_RELU;
+	expect_invalid(m, "layer 2 (DENSE): act RELU: an int32 output layer has none");
+	l->act = TPU_ACT_NONE;
+	l->round = TPU_ROUND_FLOAT;
+	expect_invalid(m, "layer 2 (DENSE): round 2: an int32 output layer has none");
+	l->round = 0;
+	l->out.zero_point = 3;
+	expect_invalid(m, "layer 2 (DENSE): out = (1, 3): an int32 output layer has none");
+	l->out.zero_point = 0;
+	l->shift[1] = -2;
+	expect_invalid(m, "layer 2 (DENSE): shift[1] = -2 (must be 0: the int32 output is not "
+			  "requantized)");
+	l->shift[1] = 0;
+	l->multiplier[0] = 1 << 30;
+	expect_invalid(m, "layer 2 (DENSE): multiplier[0] = 1073741824 (must be 0");
+	l->multiplier[0] = 0;
+	m->out_type = 3;
+	expect_invalid(m, "model: out_type: 3 (0 INT8, 1 UINT8, 2 INT32)");
+	m->out_type = TPU_IO_INT32;
+	char err[256];
+	ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
+}
+
+/* An INT32 output (format 2.2): written as 2.2 with a 2.1 body, only then; loads back equal; a
+ * 2.1 or 2.0 file that says INT32 is refused naming the version, and so is each field that an
+ * int32 output layer must leave at its neutral value. */
+START_TEST(format22_int32_output)
+{
+	uint64_t seed = harness_seed() ^ 0x22;
+	struct tpu_model *m = mfx_small(&seed), *back;
+	struct tpu_layer *l = &m->layers[2];
+	char err[256];
+	size_t len;
+	m->out_type = TPU_IO_INT32;
+	l->act = TPU_ACT_NONE;
+	l->out = (struct tpu_quant){1.0f, 0};
+	memset(l->lut, 0, sizeof(l->lut));
+	for (uint32_t j = 0; j < l->out_c; j++)
+		l->multiplier[j] = l->shift[j] = 0;
+	ck_assert_uint_eq(tpu_model_format_major(m), 2);
+	uint8_t *img = image_of(m, &len);
+	ck_assert_uint_eq(rd32(img + 4), 2u | 2u << 16); /* major 2, minor 2 */
+	size_t mb = body_at(img, len, 0);
+	ck_assert_uint_eq(rd32(img + mb - 4), 88); /* the 2.1 body */
+	ck_assert_uint_eq(rd32(img + mb + 76), TPU_IO_INT32);
+	ck_assert_msg(tpu_model_load_mem(img, len, &back, err, sizeof(err)) == 0, "%s", err);
+	mfx_assert_equal(m, back);
+	tpu_model_free(back);
+	expect_edit_err(img, len, 4, 2u | 1u << 16,
+			"model: out_type: 2 (INT32) needs format 2.2, the file is 2.1");
+	free(img);
+	expect_invalid_fields(m);
+	tpu_model_free(m);
+}
+END_TEST
+
 START_TEST(format1_models_unchanged)
 {
 	static const char *const paths[] = {"models/digits-mlp.tpum", "models/digits-cnn.tpum"};
@@ -899,7 +959,7 @@ START_TEST(format2_bad_fields)
 	       d_round = d + rd32(img + d - 4) - 4;
 	/* in a file, with the checksums fixed */
 	expect_edit_err(img, len, mb + 72, 2, "model: in_type: 2 (0 INT8, 1 UINT8)");
-	expect_edit_err(img, len, mb + 76, 9, "model: out_type: 9 (0 INT8, 1 UINT8)");
+	expect_edit_err(img, len, mb + 76, 9, "model: out_type: 9 (0 INT8, 1 UINT8, 2 INT32)");
 	expect_edit_err(img, len, mb + 80, 2, "model: in_round: 2");
 	expect_edit_err(img, len, c_round, 3, "layer 0 (CONV2D): round: unknown rounding mode 3");
 	expect_edit_err(img, len, p_round, 1, "layer 1 (MAXPOOL2D): round: 1 (must be 0");
@@ -1113,6 +1173,7 @@ static Suite *model_file_suite(void)
 	tcase_add_test(tc, layer_out_shapes);
 	tcase_add_test(tc, format2_round_trip_and_layout);
 	tcase_add_test(tc, format21_io_layout);
+	tcase_add_test(tc, format22_int32_output);
 	tcase_add_test(tc, format1_models_unchanged);
 	tcase_add_test(tc, format2_refused_by_format1_reader);
 	tcase_add_test(tc, format2_bad_fields);

@@ -110,8 +110,10 @@ static struct ten ref_avgpool(const struct tpu_layer *l, const struct tpu_quant 
 	return y;
 }
 
+/* Layer l on x; raw (non-NULL for a CONV2D/DENSE): its int32 sums with the bias instead of
+ * the requantized int8 output. */
 static struct ten ref_layer(const struct tpu_layer *l, const struct tpu_quant *q_in,
-			    const struct ten *x)
+			    const struct ten *x, int32_t *raw)
 {
 	int32_t z_in = q_in->zero_point;
 	if (l->type == TPU_LAYER_AVGPOOL2D)
@@ -149,7 +151,10 @@ static struct ten ref_layer(const struct tpu_layer *l, const struct tpu_quant *q
 					int64_t acc = 0;
 					for (size_t i = 0; i < k_in; i++)
 						acc += (int64_t)(x->v[i] - z_in) * ref_w(l, i, j);
-					*dst = ref_act(l, j, acc);
+					if (raw)
+						raw[j] = wrap32(acc + l->bias[j]);
+					else
+						*dst = ref_act(l, j, acc);
 					continue;
 				}
 				int64_t acc = 0;
@@ -176,13 +181,19 @@ static struct ten ref_layer(const struct tpu_layer *l, const struct tpu_quant *q
 							       ref_w(l, t, j);
 						}
 					}
-				*dst = l->type == TPU_LAYER_MAXPOOL2D ? (int8_t)best
-								      : ref_act(l, j, acc);
+				if (l->type == TPU_LAYER_MAXPOOL2D)
+					*dst = (int8_t)best;
+				else if (raw)
+					raw[((size_t)oy * y.w + ox) * y.c + j] = wrap32(acc + l->bias[j]);
+				else
+					*dst = ref_act(l, j, acc);
 			}
 	return y;
 }
 
-static void ref_run(const struct tpu_model *m, size_t batch, const int8_t *in, int8_t *out)
+/* m's outputs on batch examples: int8 into out, or, for an INT32 model, int32 into out32. */
+static void ref_run_any(const struct tpu_model *m, size_t batch, const int8_t *in, int8_t *out,
+			int32_t *out32)
 {
 	size_t in_elems = (size_t)m->in_h * m->in_w * m->in_c;
 	for (size_t b = 0; b < batch; b++) {
@@ -191,15 +202,23 @@ static void ref_run(const struct tpu_model *m, size_t batch, const int8_t *in, i
 		memcpy(x.v, in + b * in_elems, in_elems);
 		const struct tpu_quant *q = &m->in;
 		for (uint32_t i = 0; i < m->n_layers; i++) {
-			struct ten y = ref_layer(&m->layers[i], q, &x);
+			bool raw = out32 && i + 1 == m->n_layers;
+			struct ten y = ref_layer(&m->layers[i], q, &x,
+						 raw ? out32 + b * m->num_classes : NULL);
 			free(x.v);
 			x = y;
 			q = &m->layers[i].out;
 		}
 		ck_assert_uint_eq((size_t)x.h * x.w * x.c, m->num_classes);
-		memcpy(out + b * m->num_classes, x.v, m->num_classes);
+		if (out)
+			memcpy(out + b * m->num_classes, x.v, m->num_classes);
 		free(x.v);
 	}
+}
+
+static void ref_run(const struct tpu_model *m, size_t batch, const int8_t *in, int8_t *out)
+{
+	ref_run_any(m, batch, in, out, NULL);
 }
 
 /* ------------------------------------------------------------------ helpers */
@@ -573,6 +592,95 @@ START_TEST(run_rejects_bad_arguments)
 }
 END_TEST
 
+/* Make the last layer of m (a CONV2D or DENSE) the int32 output layer (out_type INT32), with a
+ * bias and per-channel weight zero points that the sums must include. */
+static void make_int32_output(uint64_t *seed, struct tpu_model *m)
+{
+	struct tpu_layer *l = &m->layers[m->n_layers - 1];
+	m->out_type = TPU_IO_INT32;
+	l->act = TPU_ACT_NONE;
+	l->round = TPU_ROUND_DOUBLE;
+	l->out = (struct tpu_quant){1.0f, 0};
+	memset(l->lut, 0, sizeof(l->lut));
+	free(l->b_zero_point);
+	l->b_zp_count = l->out_c;
+	l->b_zero_point = malloc(l->out_c * sizeof(int32_t));
+	ck_assert_ptr_nonnull(l->b_zero_point);
+	for (uint32_t j = 0; j < l->out_c; j++) {
+		l->multiplier[j] = l->shift[j] = 0;
+		l->b_zero_point[j] = (int32_t)harness_range(seed, -128, 127);
+		l->bias[j] = (int32_t)harness_range(seed, -100000, 100000);
+	}
+}
+
+/* An INT32 model (format 2.2, ONNX MatMulInteger / ConvInteger): its last layer's int32 sums
+ * (with bias and weight zero points) equal the reference's on golden, sim and sim:n=8, with a
+ * DENSE and with a CONV2D last; tpu_model_run and tpu_model_run_i32 refuse the other's models. */
+START_TEST(int32_output_layer)
+{
+	uint64_t seed = harness_seed() ^ 0x3032;
+	static const struct mfx_spec dense_last[] = {
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 4, TPU_ACT_RELU, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_MAXPOOL2D, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_DENSE, 0, 0, 0, 0, 0, 0, 0, 0, 19, TPU_ACT_RELU, 0, 0, 0, 0, 0},
+	};
+	static const struct mfx_spec conv_last[] = {
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 5, TPU_ACT_NONE, 0, 0, 0, 0, 0},
+	    {TPU_LAYER_CONV2D, 2, 3, 2, 1, 1, 0, 1, 1, 18, TPU_ACT_NONE, 0, 0, 0, 0, 0},
+	};
+	for (int k = 0; k < 2; k++) {
+		struct tpu_model *m = k ? mfx_build(&seed, "i32c", 7, 6, 3, conv_last, 2)
+					: mfx_build(&seed, "i32d", 6, 6, 2, dense_last, 3);
+		make_int32_output(&seed, m);
+		char err[256];
+		ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
+		size_t batch = 5, n = batch * m->num_classes;
+		int8_t *in = random_input(&seed, m, batch);
+		int32_t *want = malloc(n * sizeof(int32_t)), *got = malloc(n * sizeof(int32_t));
+		ck_assert(want && got);
+		ref_run_any(m, batch, in, NULL, want);
+		const char *uris[3] = {"golden", sim_have(16) ? "sim" : NULL,
+				       sim_have(8) ? "sim:n=8" : NULL};
+		for (int u = 0; u < 3; u++) {
+			tpu_dev *dev;
+			if (!uris[u])
+				continue;
+			ck_assert_int_eq(tpu_open(uris[u], &dev), 0);
+			memset(got, 0, n * sizeof(int32_t));
+			ck_assert_msg(tpu_model_run_i32(dev, m, batch, in, got, NULL) == 0,
+				      "%s: %s", uris[u], tpu_ops_last_error(dev));
+			for (size_t i = 0; i < n; i++)
+				ck_assert_msg(got[i] == want[i], "%s: output %zu is %d, expected %d",
+					      uris[u], i, got[i], want[i]);
+			/* the int8 entry point refuses the model, and names the other */
+			int8_t small[8];
+			ck_assert_int_eq(tpu_model_run(dev, m, 1, in, small, NULL), -EINVAL);
+			ck_assert_ptr_nonnull(strstr(tpu_ops_last_error(dev), "tpu_model_run_i32"));
+			ck_assert_int_eq(tpu_close(dev), 0);
+		}
+		/* the values are not all alike (the bias and zero points matter) */
+		size_t same = 0;
+		for (size_t i = 1; i < n; i++)
+			same += want[i] == want[0];
+		ck_assert_uint_lt(same, n / 2);
+		free(got);
+		free(want);
+		free(in);
+		tpu_model_free(m);
+	}
+	struct tpu_model *m = mfx_small(&seed);
+	tpu_dev *dev;
+	int8_t in[72] = {0};
+	int32_t out[8];
+	ck_assert_int_eq(tpu_open("golden", &dev), 0);
+	ck_assert_int_eq(tpu_model_run_i32(dev, m, 1, in, out, NULL), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(tpu_ops_last_error(dev), "tpu_model_run"));
+	ck_assert_int_eq(tpu_model_run_i32(dev, m, 1, in, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(tpu_close(dev), 0);
+	tpu_model_free(m);
+}
+END_TEST
+
 START_TEST(quantize_input_and_argmax)
 {
 	struct tpu_model m;
@@ -620,6 +728,7 @@ static Suite *model_run_suite(void)
 	tcase_add_test(tc, pools_with_padding_and_average);
 	tcase_add_test(tc, big_batch_small_arena);
 	tcase_add_test(tc, run_rejects_bad_arguments);
+	tcase_add_test(tc, int32_output_layer);
 	tcase_add_test(tc, quantize_input_and_argmax);
 	suite_add_tcase(s, tc);
 	return s;

@@ -81,21 +81,47 @@ static int8_t *tensor_i8(const Onnx__TensorProto *t, const char *what, size_t *c
 	return v;
 }
 
-/* An NCHW tensor (rank 4) as NHWC; other ranks are the device's order already. */
-static void to_nhwc(int8_t *v, const Onnx__TensorProto *t)
+/* An int32 tensor's values (the ConvInteger / MatMulInteger outputs). */
+static int32_t *tensor_i32(const Onnx__TensorProto *t, const char *what, size_t *count)
+{
+	ck_assert_msg(t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32,
+		      "%s: element type %d (int32 expected)", what, (int)t->data_type);
+	size_t n = 1;
+	for (size_t d = 0; d < t->n_dims; d++)
+		n *= (size_t)t->dims[d];
+	size_t have = t->has_raw_data ? t->raw_data.len / 4 : t->n_int32_data;
+	ck_assert_msg(have == n, "%s: %zu values for %zu elements", what, have, n);
+	int32_t *v = malloc(n ? n * sizeof(int32_t) : 1);
+	ck_assert_ptr_nonnull(v);
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *r = t->has_raw_data ? t->raw_data.data + 4 * i : NULL;
+		/* raw data is little-endian */
+		v[i] = r ? (int32_t)((uint32_t)r[0] | (uint32_t)r[1] << 8 | (uint32_t)r[2] << 16 |
+				     (uint32_t)r[3] << 24)
+			 : t->int32_data[i];
+	}
+	*count = n;
+	return v;
+}
+
+/* An NCHW tensor (rank 4) of elements of size es as NHWC; other ranks are the device's order
+ * already. */
+static void to_nhwc(void *data, size_t es, const Onnx__TensorProto *t)
 {
 	if (t->n_dims != 4)
 		return;
+	char *v = data;
 	size_t N = (size_t)t->dims[0], C = (size_t)t->dims[1], H = (size_t)t->dims[2],
 	       W = (size_t)t->dims[3], per = C * H * W;
-	int8_t *tmp = malloc(per ? per : 1);
+	char *tmp = malloc(per ? per * es : 1);
 	ck_assert_ptr_nonnull(tmp);
 	for (size_t b = 0; b < N; b++) {
 		for (size_t c = 0; c < C; c++)
 			for (size_t y = 0; y < H; y++)
 				for (size_t x = 0; x < W; x++)
-					tmp[(y * W + x) * C + c] = v[b * per + (c * H + y) * W + x];
-		memcpy(v + b * per, tmp, per);
+					memcpy(tmp + ((y * W + x) * C + c) * es,
+					       v + (b * per + (c * H + y) * W + x) * es, es);
+		memcpy(v + b * per * es, tmp, per * es);
 	}
 	free(tmp);
 }
@@ -165,9 +191,12 @@ static size_t run_set(const char *test, const char *dir, const char *uri, size_t
 	Onnx__TensorProto *x = read_tensor(dir, "input", 0), *y = read_tensor(dir, "output", 0);
 	ck_assert_msg(x && y, "%s: no input_0.pb or output_0.pb", dir);
 	size_t nx, ny;
-	int8_t *in = tensor_i8(x, "input_0", &nx), *want = tensor_i8(y, "output_0", &ny);
-	to_nhwc(in, x);
-	to_nhwc(want, y);
+	int8_t *in = tensor_i8(x, "input_0", &nx);
+	bool i32 = m->out_type == TPU_IO_INT32;
+	void *want = i32 ? (void *)tensor_i32(y, "output_0", &ny) : tensor_i8(y, "output_0", &ny);
+	size_t es = i32 ? sizeof(int32_t) : 1;
+	to_nhwc(in, 1, x);
+	to_nhwc(want, es, y);
 	/* the model records which of its tensors ONNX gives NCHW (tpu run reorders them) */
 	ck_assert_uint_eq(m->io_layout, (x->n_dims == 4 ? TPU_LAYOUT_IN_NCHW : 0u) |
 					    (y->n_dims == 4 ? TPU_LAYOUT_OUT_NCHW : 0u));
@@ -181,18 +210,21 @@ static size_t run_set(const char *test, const char *dir, const char *uri, size_t
 		      m->num_classes);
 	tpu_dev *dev;
 	ck_assert_msg(tpu_open(uri, &dev) == 0, "%s: %s", uri, tpu_last_open_error());
-	int8_t *got = malloc(ny);
+	void *got = malloc(ny * es);
 	ck_assert_ptr_nonnull(got);
-	rc = tpu_model_run(dev, m, batch, in, got, NULL);
+	rc = i32 ? tpu_model_run_i32(dev, m, batch, in, got, NULL)
+		 : tpu_model_run(dev, m, batch, in, got, NULL);
 	ck_assert_msg(rc == 0, "%s on %s: tpu_model_run: %s", test, uri, tpu_strerror(rc));
 	ck_assert_int_eq(tpu_close(dev), 0);
 	size_t equal = 0;
 	for (size_t i = 0; i < ny; i++) {
-		if (got[i] == want[i])
+		int32_t g = i32 ? ((int32_t *)got)[i] : ((int8_t *)got)[i];
+		int32_t w = i32 ? ((int32_t *)want)[i] : ((int8_t *)want)[i];
+		if (g == w)
 			equal++;
 		else
-			fprintf(stderr, "%s on %s: element %zu is %d, ONNX's %d (int8 form)\n",
-				test, uri, i, got[i], want[i]);
+			fprintf(stderr, "%s on %s: element %zu is %d, ONNX's %d%s\n", test, uri,
+				i, g, w, i32 ? "" : " (int8 form)");
 	}
 	*total = ny;
 	free(got);
@@ -210,6 +242,10 @@ static const char *const runnable[] = {
     "test_qlinearmatmul_2D",
     "test_qlinearmatmul_3D",
     "test_maxpool_2d_uint8",
+    "test_matmulinteger",
+    "test_basic_convinteger",
+    "test_convinteger_with_padding",
+    "test_convinteger_without_padding",
 };
 
 static void run_node_test(const char *test)
@@ -267,10 +303,6 @@ static const struct {
     {"test_maxpool_3d_default", "graph input 'x': rank 5"},
     {"test_maxpool_with_argmax_2d_precomputed_pads", "the float input must be quantized first"},
     {"test_maxpool_with_argmax_2d_precomputed_strides", "the float input must be quantized first"},
-    {"test_basic_convinteger", "operator not supported"},
-    {"test_convinteger_with_padding", "operator not supported"},
-    {"test_convinteger_without_padding", "operator not supported"},
-    {"test_matmulinteger", "operator not supported"},
     {"test_globalmaxpool", "opset 1 of the default domain"},
     {"test_globalmaxpool_precomputed", "opset 1 of the default domain"},
     {"../pytorch-operator/test_operator_maxpool", "opset 6 of the default domain"},

@@ -1,7 +1,8 @@
 /* ONNX import (include/tpu/import.h, docs/import.md): the graph is walked as one chain from its
  * input; each node, or each QDQ group (DequantizeLinear -> Conv/MatMul/Gemm -> [Relu/Clip] ->
  * QuantizeLinear), becomes one layer, or changes only the shape or quantization that the chain
- * carries. Layers requantize with TPU_ROUND_FLOAT: ONNX Runtime's QLinearConv, QLinearMatMul
+ * carries. MatMulInteger and ConvInteger become the model's int32 output layer, an Add of an
+ * int32 constant after them its bias. Layers requantize with TPU_ROUND_FLOAT: ONNX Runtime's QLinearConv, QLinearMatMul
  * and QGemm compute the output scale as x_scale * w_scale / y_scale in fp32 (onnxruntime/core/
  * providers/cpu/quantization/qlinearconv.cc, quantize_linear_matmul.cc, contrib_ops/cpu/
  * quantization/quant_gemm.cc) and round in fp32, half to even (MLAS), which FLOAT reproduces. */
@@ -29,6 +30,7 @@ struct chain {
 	bool have_q;	/* q known (the model's input quantization is set) */
 	bool q_assumed; /* q is a stand-in: only pools precede (scale 1, zero point 0) */
 	bool in_u8;	/* the graph input is uint8 */
+	bool raw;	/* the last layer outputs int32 (MatMulInteger, ConvInteger) */
 	struct oq_params q;
 	uint32_t rank;	  /* 4: NCHW (c, h, w); 3: (batch, rows, columns); 2: (batch, features) */
 	uint32_t c, h, w; /* rank 4: the tensor; rank 3: h rows of c columns, w = 1 (held as
@@ -101,27 +103,32 @@ static struct tpu_layer *new_layer(struct chain *ch, const Onnx__NodeProto *n, u
 }
 
 /* Per-channel arrays of a CONV2D/DENSE layer from w (its scales), bias (NULL: zeros) and the
- * output quantization; the requantization is FLOAT, as ONNX Runtime's. */
+ * output quantization; the requantization is FLOAT, as ONNX Runtime's. yq NULL: the int32
+ * output layer (no requantization: multiplier and shift 0, out (1, 0)). */
 static int finish_layer(struct chain *ch, const Onnx__NodeProto *n, struct tpu_layer *l,
 			struct oq_weights *w, int32_t *bias, const struct oq_params *yq)
 {
 	uint32_t oc = (uint32_t)w->out_c;
 	l->out_c = oc;
 	l->act = TPU_ACT_NONE;
-	l->round = TPU_ROUND_FLOAT;
-	l->out.scale = yq->scale;
-	l->out.zero_point = yq->zp;
+	l->round = yq ? TPU_ROUND_FLOAT : TPU_ROUND_DOUBLE;
+	l->out.scale = yq ? yq->scale : 1.0f;
+	l->out.zero_point = yq ? yq->zp : 0;
 	l->bias = bias ? bias : calloc(oc, sizeof(int32_t));
 	l->w_scale = w->scale;
 	w->scale = NULL;
 	l->b_zero_point = w->zp;
 	l->b_zp_count = (uint32_t)w->zp_count;
 	w->zp = NULL;
-	l->multiplier = malloc(oc * sizeof(int32_t));
-	l->shift = malloc(oc * sizeof(int32_t));
+	l->multiplier = calloc(oc, sizeof(int32_t));
+	l->shift = calloc(oc, sizeof(int32_t));
 	if (!l->bias || !l->multiplier || !l->shift) {
 		ox_fail(&ch->x, "out of memory");
 		return -ENOMEM;
+	}
+	if (!yq) {
+		ch->raw = true;
+		return 0;
 	}
 	for (uint32_t j = 0; j < oc; j++) {
 		/* fp32, in ONNX Runtime's order; each assignment rounds to float */
@@ -246,7 +253,8 @@ static int lower_dense(struct chain *ch, const Onnx__NodeProto *n, struct oq_wei
 {
 	size_t K = (size_t)w->dims[trans ? 1 : 0], N = (size_t)w->dims[trans ? 0 : 1];
 	size_t C = ch->c, H = ch->h, W = ch->w;
-	if (ch->rank == 3 && (op_is(n, "MatMul") || op_is(n, "QLinearMatMul")))
+	if (ch->rank == 3 &&
+	    (op_is(n, "MatMul") || op_is(n, "QLinearMatMul") || op_is(n, "MatMulInteger")))
 		return lower_matmul3d(ch, n, w, bias, yq);
 	if (ch->rank != 2) {
 		free(bias);
@@ -685,6 +693,125 @@ static int lower_qlinear(struct chain *ch, const Onnx__NodeProto *n)
 	return rc;
 }
 
+/* The input zero point of MatMulInteger / ConvInteger (input 2; absent: 0 of the input's
+ * type), as the chain's quantization: the scale is the chain's, or 1 at the graph input (the
+ * int32 output has no scale). */
+static int integer_input_q(struct chain *ch, const Onnx__NodeProto *n)
+{
+	bool u8 = ch->have_q ? ch->q.u8 : ch->in_u8;
+	struct oq_params q = {.scale = ch->have_q ? ch->q.scale : 1.0f, .zp = u8 ? -128 : 0, .u8 = u8};
+	if (ox_input(n, 2)) {
+		struct ox_values z;
+		int rc = ox_const_input(&ch->x, n, 2, "input zero point", &z);
+		if (rc)
+			return rc;
+		int32_t want = u8 ? ONNX__TENSOR_PROTO__DATA_TYPE__UINT8
+				  : ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+		if (z.type != want || !z.count)
+			rc = ox_node_fail(&ch->x, n,
+					  "input zero point: %zu %s values (one %s, the input's "
+					  "type, expected)",
+					  z.count, ox_type_name(z.type), ox_type_name(want));
+		for (size_t i = 1; !rc && i < z.count; i++)
+			if (z.ints[i] != z.ints[0])
+				rc = ox_node_fail(&ch->x, n,
+						  "input zero point: row %zu has %lld, row 0 %lld "
+						  "(one zero point for every row is supported)",
+						  i, (long long)z.ints[i], (long long)z.ints[0]);
+		if (!rc)
+			q.zp = (int32_t)z.ints[0] - (u8 ? 128 : 0);
+		ox_values_free(&z);
+		if (rc)
+			return rc;
+	}
+	return take_input_q(ch, n, &q, "input");
+}
+
+/* MatMulInteger (A, B[, a_zero_point, b_zero_point]) and ConvInteger (x, w[, x_zero_point,
+ * w_zero_point]): (x - zx) . (w - zw) in int32, without requantization, so the model's int32
+ * output layer (struct tpu_model out_type INT32). Weight zero points per tensor or per output
+ * channel (B's columns), as the other layers'. */
+static int lower_integer(struct chain *ch, const Onnx__NodeProto *n)
+{
+	bool conv = op_is(n, "ConvInteger");
+	if (n->n_input > 4)
+		return ox_node_fail(&ch->x, n, "%zu inputs (at most 4 expected)", n->n_input);
+	if (!conv && n->n_attribute)
+		return ox_node_fail(&ch->x, n, "attribute '%s' is not supported",
+				    n->attribute[0]->name);
+	if (!conv && ch->rank != 2 && ch->rank != 3)
+		return ox_node_fail(&ch->x, n,
+				    "input of rank %u (a 2-D or 3-D tensor expected: Flatten or "
+				    "Reshape first)",
+				    ch->rank);
+	int rc = integer_input_q(ch, n);
+	if (rc)
+		return rc;
+	struct oq_weight_src src = {.node = n,
+				    .i_w = 1,
+				    .i_scale = SIZE_MAX,
+				    .i_zp = 3,
+				    .rank = conv ? 4 : 2,
+				    .chan_axis = conv ? 0 : 1,
+				    .batch_ok = !conv && ch->rank == 3};
+	struct oq_weights w;
+	if ((rc = oq_weights(&ch->x, &src, &w)))
+		return rc;
+	rc = conv ? lower_conv(ch, n, &w, NULL, NULL) : lower_dense(ch, n, &w, false, NULL, NULL);
+	oq_weights_free(&w);
+	return rc;
+}
+
+/* Whether an addend of dims d (rank r) broadcast onto the chain's tensor gives one value per
+ * output channel or one in all: every dim 1, except the channel axis (NCHW's C, the last axis
+ * of a 2-D or 3-D tensor), which may be the channel count; no more dims than the tensor. */
+static bool per_channel_addend(const struct chain *ch, const int64_t *d, size_t r)
+{
+	size_t trank = ch->rank, chan = ch->rank == 4 ? 1 : ch->rank - 1;
+	if (r > trank)
+		return false;
+	for (size_t i = 0; i < r; i++) {
+		size_t axis = trank - r + i; /* right-aligned, as ONNX broadcasts */
+		if (d[i] != 1 && !(axis == chan && d[i] == ch->c))
+			return false;
+	}
+	return true;
+}
+
+/* An Add of an int32 constant to the int32 output layer, folded into its bias: the int32 sums
+ * wrap alike in either order (ONNX Runtime's int32 Add, the device's bias addition), so the
+ * fold is exact. */
+static int fold_add(struct chain *ch, const Onnx__NodeProto *n)
+{
+	if (!ch->raw)
+		return ox_node_fail(&ch->x, n,
+				    "an Add folds only into the int32 output of MatMulInteger or "
+				    "ConvInteger (a constant int32 addend)");
+	if (n->n_attribute)
+		return ox_node_fail(&ch->x, n, "attribute '%s' is not supported",
+				    n->attribute[0]->name);
+	if (n->n_input != 2)
+		return ox_node_fail(&ch->x, n, "%zu inputs (2 expected)", n->n_input);
+	size_t other = strcmp(n->input[0], ch->cur) ? 0 : 1;
+	struct ox_values c;
+	int rc = ox_const_input(&ch->x, n, other, "addend", &c);
+	if (rc)
+		return rc;
+	struct tpu_layer *l = &ch->m->layers[ch->m->n_layers - 1];
+	if (c.type != ONNX__TENSOR_PROTO__DATA_TYPE__INT32)
+		rc = ox_node_fail(&ch->x, n, "addend: %s (int32 expected)", ox_type_name(c.type));
+	else if (!c.count || !per_channel_addend(ch, c.dims, c.rank))
+		rc = ox_node_fail(&ch->x, n,
+				  "addend of %zu values does not broadcast as one value per "
+				  "output channel (%u) or one in all",
+				  c.count, l->out_c);
+	for (uint32_t j = 0; !rc && j < l->out_c; j++)
+		l->bias[j] = (int32_t)((uint32_t)l->bias[j] +
+				       (uint32_t)c.ints[c.count == 1 ? 0 : j]);
+	ox_values_free(&c);
+	return rc;
+}
+
 /* The graph's one input: float, int8 or uint8; NCHW (N, C, H, W), (N, M, K) or (N, K), N any. */
 static int read_input(struct chain *ch, const Onnx__ValueInfoProto **in)
 {
@@ -759,7 +886,14 @@ static int step(struct chain *ch, bool *done)
 	int rc = next_node(ch, NULL, ch->cur, &n);
 	if (rc)
 		return rc;
-	if (!ox_input(n, 0) || strcmp(n->input[0], ch->cur))
+	if (ch->raw && !op_is(n, "Add"))
+		return ox_node_fail(&ch->x, n,
+				    "reads the int32 output '%s' of %s: only an Add of an int32 "
+				    "constant (folded into the bias) or the graph output may "
+				    "follow",
+				    ch->cur, ch->layer_node[ch->m->n_layers - 1]->op_type);
+	bool first = ox_input(n, 0) && !strcmp(n->input[0], ch->cur);
+	if (!first && !(op_is(n, "Add") && ox_input(n, 1) && !strcmp(n->input[1], ch->cur)))
 		return ox_node_fail(&ch->x, n, "reads '%s' as an input other than its first",
 				    ch->cur);
 	const char *out = n->n_output ? n->output[0] : "";
@@ -786,6 +920,11 @@ static int step(struct chain *ch, bool *done)
 	if (!n->op_type || (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx")))
 		return ox_node_fail(&ch->x, n, "operator domain '%s' is not supported",
 				    n->domain ? n->domain : "");
+	if (op_is(n, "DynamicQuantizeLinear"))
+		return ox_node_fail(&ch->x, n,
+				    "operator not supported: its scale and zero point are "
+				    "computed from each input at run time (quantize the model "
+				    "statically)");
 	if (!ch->quantized) {
 		if (!op_is(n, "QuantizeLinear"))
 			return ox_node_fail(&ch->x, n,
@@ -798,6 +937,11 @@ static int step(struct chain *ch, bool *done)
 		ch->quantized = true;
 	} else if (op_is(n, "QLinearConv") || op_is(n, "QLinearMatMul")) {
 		rc = lower_qlinear(ch, n);
+	} else if (op_is(n, "MatMulInteger") || op_is(n, "ConvInteger")) {
+		rc = lower_integer(ch, n);
+	} else if (op_is(n, "Add")) {
+		rc = fold_add(ch, n);
+
 	} else if (op_is(n, "MaxPool")) {
 		rc = lower_maxpool(ch, n);
 	} else if (op_is(n, "Flatten") || op_is(n, "Reshape")) {
@@ -861,7 +1005,7 @@ static int import_graph(struct chain *ch)
 		return ox_fail(&ch->x, "the graph has %zu outputs (one expected)",
 			       ch->x.g->n_output);
 	struct tpu_model *m = ch->m;
-	m->out_type = ch->q.u8 ? TPU_IO_UINT8 : TPU_IO_INT8;
+	m->out_type = ch->raw ? TPU_IO_INT32 : ch->q.u8 ? TPU_IO_UINT8 : TPU_IO_INT8;
 	/* the user's tensors are ONNX's: NCHW where they are 4-D (format 2.1) */
 	m->io_layout =
 	    (m->io_layout & TPU_LAYOUT_IN_NCHW) | (ch->rank == 4 ? TPU_LAYOUT_OUT_NCHW : 0);

@@ -3,6 +3,7 @@
  * point 0 and one scale per output channel. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,7 +71,16 @@ int oq_weights(const struct ox *x, const struct oq_weight_src *src, struct oq_we
 	int rc = ox_const_input(x, n, src->i_w, "weights", &v);
 	if (rc)
 		return rc;
-	if ((rc = ox_const_input(x, n, src->i_scale, "weight scale", &s))) {
+	if (src->i_scale == SIZE_MAX) {
+		/* no scale (MatMulInteger, ConvInteger): 1 */
+		s = (struct ox_values){.type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, .count = 1};
+		if (!(s.floats = malloc(sizeof(float)))) {
+			ox_values_free(&v);
+			ox_fail(x, "out of memory");
+			return -ENOMEM;
+		}
+		s.floats[0] = 1.0f;
+	} else if ((rc = ox_const_input(x, n, src->i_scale, "weight scale", &s))) {
 		ox_values_free(&v);
 		return rc;
 	}

@@ -24,8 +24,8 @@ int oq_params(const struct ox *x, const Onnx__NodeProto *n, size_t i_scale, size
 /* The same parameters, bit for bit. */
 bool oq_same(const struct oq_params *a, const struct oq_params *b);
 
-/* Where a weight tensor and its quantization are: constant inputs i_w, i_scale, i_zp (the zero
- * point may be absent) of node, rank the weights must have, chan_axis their output-channel
+/* Where a weight tensor and its quantization are: constant inputs i_w, i_scale (SIZE_MAX: none,
+ * scale 1), i_zp (the zero point may be absent) of node, rank the weights must have, chan_axis their output-channel
  * axis, and the node's 'axis' attribute when given (per-channel scales must follow
  * chan_axis). */
 struct oq_weight_src {

@@ -348,9 +348,9 @@ int tpu_model_check_header(const struct tpu_model *m, char *err, size_t errlen)
 	if (m->in_type > TPU_IO_UINT8)
 		return tpu_model_fail(err, errlen, -EINVAL,
 				      "model: in_type: %u (0 INT8, 1 UINT8)", m->in_type);
-	if (m->out_type > TPU_IO_UINT8)
+	if (m->out_type > TPU_IO_INT32)
 		return tpu_model_fail(err, errlen, -EINVAL,
-				      "model: out_type: %u (0 INT8, 1 UINT8)", m->out_type);
+				      "model: out_type: %u (0 INT8, 1 UINT8, 2 INT32)", m->out_type);
 	if (m->in_round > TPU_INPUT_ROUND_EVEN)
 		return tpu_model_fail(err, errlen, -EINVAL,
 				      "model: in_round: %u (0 half away from zero, 1 half to even)",
@@ -366,15 +366,25 @@ int tpu_model_check_header(const struct tpu_model *m, char *err, size_t errlen)
 	return 0;
 }
 
-/* Per-channel values of a CONV2D/DENSE layer whose input is quantized with q_in. */
+/* Per-channel values of a CONV2D/DENSE layer whose input is quantized with q_in; raw: the
+ * model's int32 output layer (multiplier and shift 0). */
 static int check_channels(const struct tpu_layer *l, uint32_t i, const struct tpu_quant *q_in,
-			  uint32_t n, char *err, size_t errlen)
+			  uint32_t n, bool raw, char *err, size_t errlen)
 {
 	for (uint32_t j = 0; j < n; j++) {
 		if (!good_scale(l->w_scale[j]))
 			return tpu_model_layer_fail(err, errlen, i, l->type,
 						    "w_scale[%u] = %g (must be finite and > 0)", j,
 						    (double)l->w_scale[j]);
+		if (raw && (l->multiplier[j] || l->shift[j]))
+			return tpu_model_layer_fail(err, errlen, i, l->type,
+						    "%s[%u] = %d (must be 0: the int32 output is "
+						    "not requantized)",
+						    l->multiplier[j] ? "multiplier" : "shift", j,
+						    (int)(l->multiplier[j] ? l->multiplier[j]
+									   : l->shift[j]));
+		if (raw)
+			continue;
 		if (l->multiplier[j] < 0)
 			return tpu_model_layer_fail(err, errlen, i, l->type,
 						    "multiplier[%u] = %d (must be 0..%d)", j,
@@ -454,10 +464,40 @@ static int check_lut(const struct tpu_layer *l, uint32_t i, bool want, char *err
 	return 0;
 }
 
-/* Values of layer i (its shape already checked into g) with its input quantized with q_in. */
-static int check_values(const struct tpu_layer *l, uint32_t i, const struct tpu_layer_geom *g,
-			const struct tpu_quant *q_in, char *err, size_t errlen)
+/* The model's int32 output layer (out_type INT32): a CONV2D or DENSE without activation,
+ * rounding or output quantization. */
+static int check_raw_layer(const struct tpu_layer *l, uint32_t i, char *err, size_t errlen)
 {
+	if (tpu_layer_is_pool(l->type))
+		return tpu_model_layer_fail(err, errlen, i, l->type,
+					    "out_type INT32: the last layer must be a CONV2D or "
+					    "DENSE");
+	if (l->act != TPU_ACT_NONE)
+		return tpu_model_layer_fail(err, errlen, i, l->type,
+					    "act %s: an int32 output layer has none (must be NONE)",
+					    act_names[l->act]);
+	if (l->round)
+		return tpu_model_layer_fail(err, errlen, i, l->type,
+					    "round %u: an int32 output layer has none (must be 0)",
+					    l->round);
+	if (l->out.scale != 1.0f || l->out.zero_point)
+		return tpu_model_layer_fail(err, errlen, i, l->type,
+					    "out = (%g, %d): an int32 output layer has none (must "
+					    "be (1, 0))",
+					    (double)l->out.scale, (int)l->out.zero_point);
+	return 0;
+}
+
+/* Values of layer i (its shape already checked into g) with its input quantized with q_in; raw:
+ * the model's int32 output layer. */
+static int check_values(const struct tpu_layer *l, uint32_t i, const struct tpu_layer_geom *g,
+			const struct tpu_quant *q_in, bool raw, char *err, size_t errlen)
+{
+	if (raw) {
+		int rc = check_raw_layer(l, i, err, errlen);
+		if (rc)
+			return rc;
+	}
 	if (!good_scale(l->out.scale))
 		return tpu_model_layer_fail(err, errlen, i, l->type,
 					    "out.scale = %g (must be finite and > 0)",
@@ -509,7 +549,7 @@ static int check_values(const struct tpu_layer *l, uint32_t i, const struct tpu_
 					       : NULL;
 	if (missing)
 		return tpu_model_layer_fail(err, errlen, i, l->type, "%s: NULL", missing);
-	int rc = check_channels(l, i, q_in, g->n_chan, err, errlen);
+	int rc = check_channels(l, i, q_in, g->n_chan, raw, err, errlen);
 	if (!rc)
 		rc = check_b_zero_points(l, i, g->n_chan, err, errlen);
 	if (rc)
@@ -540,7 +580,9 @@ int tpu_model_validate(const struct tpu_model *m, char *err, size_t errlen)
 		struct tpu_layer_geom g;
 		rc = tpu_model_layer_geom(l, i, h, w, c, &g, err, errlen);
 		if (!rc)
-			rc = check_values(l, i, &g, &q, err, errlen);
+			rc = check_values(l, i, &g, &q,
+					  m->out_type == TPU_IO_INT32 && i + 1 == m->n_layers, err,
+					  errlen);
 		if (rc)
 			return rc;
 		h = g.out_h;

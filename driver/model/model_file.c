@@ -198,8 +198,10 @@ int tpu_model_serialize(const struct tpu_model *m, uint8_t **out, size_t *out_le
 	if (rc)
 		return rc;
 	uint32_t major = tpu_model_format_major(m);
-	/* 2.1 only where a 2.1 field is set: other models are written as before */
-	uint32_t minor = m->io_layout ? 1 : 0;
+	/* 2.1 (io_layout) and 2.2 (an INT32 output) only where they are used: other models are
+	 * written as before; 2.2 adds no field, only the value, so that a 2.1 reader refuses it
+	 * by naming out_type */
+	uint32_t minor = m->out_type == TPU_IO_INT32 ? 2 : m->io_layout ? 1 : 0;
 	uint32_t model_body = MODEL_BODY_BYTES + (major >= 2 ? MODEL_BODY2_BYTES : 0) +
 			      (minor >= 1 ? MODEL_BODY21_BYTES : 0);
 	uint64_t total = HEADER_BYTES + SECTION_FRAMING + model_body;
@@ -376,6 +378,11 @@ static int parse_model(struct rd *b, struct version v, struct tpu_model *m, char
 	}
 	if (v21)
 		m->io_layout = r_u32(b);
+	if (m->out_type == TPU_IO_INT32 && v.minor < 2)
+		return tpu_model_fail(err, errlen, -EINVAL,
+				      "model: out_type: 2 (INT32) needs format 2.2, the file is "
+				      "%u.%u",
+				      v.major, v.minor);
 	int rc = check_body_end(b, v, "model section", err, errlen);
 	if (!rc)
 		rc = tpu_model_check_header(m, err, errlen);

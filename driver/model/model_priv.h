@@ -19,7 +19,7 @@
  * I/O, input rounding) as 2.0; the reader reads both majors. */
 #define TPU_MODEL_FORMAT_MAJOR_MIN 1u
 #define TPU_MODEL_FORMAT_MAJOR_MAX 2u
-#define TPU_MODEL_FORMAT_MINOR 1u
+#define TPU_MODEL_FORMAT_MINOR 2u
 
 /* Whether a layer type is a pool (MAXPOOL2D, AVGPOOL2D): no arrays, no requantization. */
 static inline bool tpu_layer_is_pool(uint32_t type)

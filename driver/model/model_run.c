@@ -40,20 +40,24 @@ static void perf_delta(const struct tpu_perf *a, const struct tpu_perf *b,
 	s->dma_write_bytes = b->dma_write_bytes - a->dma_write_bytes;
 }
 
-/* The GEMM parameters of CONV2D/DENSE layer l whose input has zero point z_in. */
-static int layer_params(const struct tpu_layer *l, int32_t z_in, struct tpu_gemm_params *p)
+/* The GEMM parameters of CONV2D/DENSE layer l whose input has zero point z_in; raw: the int32
+ * output layer (no requantization). */
+static int layer_params(const struct tpu_layer *l, int32_t z_in, bool raw,
+			struct tpu_gemm_params *p)
 {
 	tpu_gemm_params_init(p);
 	p->in_zero_point = z_in;
 	p->bias = l->bias; /* unfolded: tpu_gemm folds z_in into it */
+	p->b_zero_point = l->b_zero_point;
+	p->b_zp_channels = l->b_zp_count;
+	if (raw)
+		return 0; /* quant_channels 0: int32 sums */
 	p->quant_channels = l->out_c;
 	p->multiplier = l->multiplier;
 	p->shift = l->shift;
 	p->out_zero_point = l->out.zero_point;
 	p->lut = l->act == TPU_ACT_SIGMOID || l->act == TPU_ACT_TANH ? l->lut : NULL;
 	p->round = (enum tpu_round)l->round;
-	p->b_zero_point = l->b_zero_point;
-	p->b_zp_channels = l->b_zp_count;
 	return tpu_act_clamp((enum tpu_activation)l->act, l->out.scale, l->out.zero_point,
 			     &p->clamp_min, &p->clamp_max);
 }
@@ -95,11 +99,11 @@ static int run_pool(tpu_dev *dev, const struct tpu_layer *l, const struct tpu_la
 	return rc;
 }
 
-/* Run layer l (shape g, input quantized with q_in) on cnt examples from src into dst; *s gets
- * its figures. */
+/* Run layer l (shape g, input quantized with q_in) on cnt examples from src into dst (int8, or
+ * int32 for the raw output layer); *s gets its figures. */
 static int run_layer(tpu_dev *dev, const struct tpu_layer *l, const struct tpu_layer_geom *g,
-		     const struct tpu_quant *q_in, size_t cnt, const int8_t *src, int8_t *dst,
-		     struct tpu_layer_stats *s)
+		     const struct tpu_quant *q_in, bool raw, size_t cnt, const int8_t *src,
+		     void *dst, struct tpu_layer_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	double t0 = now_seconds();
@@ -110,7 +114,7 @@ static int run_layer(tpu_dev *dev, const struct tpu_layer *l, const struct tpu_l
 	}
 	struct tpu_gemm_params p;
 	struct tpu_perf before, after;
-	int rc = layer_params(l, q_in->zero_point, &p);
+	int rc = layer_params(l, q_in->zero_point, raw, &p);
 	if (rc)
 		return rc;
 	rc = tpu_perf_read(dev, &before);
@@ -175,17 +179,20 @@ static int plan_run(const struct tpu_model *m, struct run_plan *pl)
 	return 0;
 }
 
-/* Every layer on cnt examples; stats of the chunk into st (zeroed first). */
+/* Every layer on cnt examples; stats of the chunk into st (zeroed first). out: int8, or int32
+ * for an INT32 model. */
 static int run_chunk(tpu_dev *dev, const struct tpu_model *m, const struct run_plan *pl, size_t cnt,
-		     const int8_t *in, int8_t *out, int8_t *buf[2], struct tpu_model_stats *st)
+		     const int8_t *in, void *out, int8_t *buf[2], struct tpu_model_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	const int8_t *src = in;
 	const struct tpu_quant *q_in = &m->in;
 	for (uint32_t i = 0; i < m->n_layers; i++) {
-		int8_t *dst = i + 1 == m->n_layers ? out : buf[i & 1];
-		int rc =
-		    run_layer(dev, &m->layers[i], &pl->g[i], q_in, cnt, src, dst, &st->layer[i]);
+		bool last = i + 1 == m->n_layers;
+		void *dst = last ? out : buf[i & 1];
+		int rc = run_layer(dev, &m->layers[i], &pl->g[i], q_in,
+				   last && m->out_type == TPU_IO_INT32, cnt, src, dst,
+				   &st->layer[i]);
 		if (rc)
 			return rc;
 		src = dst;
@@ -194,13 +201,10 @@ static int run_chunk(tpu_dev *dev, const struct tpu_model *m, const struct run_p
 	return 0;
 }
 
-int tpu_model_run(tpu_dev *dev, const struct tpu_model *m, size_t batch, const int8_t *in,
-		  int8_t *out, struct tpu_model_stats *stats)
+/* tpu_model_run and tpu_model_run_i32: out has elements of out_size bytes. */
+static int model_run(tpu_dev *dev, const struct tpu_model *m, size_t batch, const int8_t *in,
+		     void *out, size_t out_size, struct tpu_model_stats *stats)
 {
-	if (!dev || !m || !in || !out || !batch)
-		return -EINVAL;
-	if (tpu_model_validate(m, NULL, 0))
-		return -EINVAL;
 	struct run_plan *pl = malloc(sizeof(*pl));
 	struct tpu_model_stats *st = malloc(sizeof(*st));
 	int8_t *buf[2] = {NULL, NULL};
@@ -223,7 +227,7 @@ int tpu_model_run(tpu_dev *dev, const struct tpu_model *m, size_t batch, const i
 	for (size_t done = 0; done < batch;) {
 		size_t cnt = batch - done < chunk ? batch - done : chunk;
 		rc = run_chunk(dev, m, pl, cnt, in + done * pl->in_elems,
-			       out + done * (size_t)m->num_classes, buf, st);
+			       (char *)out + done * (size_t)m->num_classes * out_size, buf, st);
 		if (rc == -ENOMEM && cnt > 1) {
 			/* the device's arena could not take it: smaller chunks from here on */
 			chunk = cnt / 2;
@@ -245,6 +249,31 @@ out_free:
 	free(st);
 	free(pl);
 	return rc;
+}
+
+int tpu_model_run(tpu_dev *dev, const struct tpu_model *m, size_t batch, const int8_t *in,
+		  int8_t *out, struct tpu_model_stats *stats)
+{
+	if (!dev || !m || !in || !out || !batch || tpu_model_validate(m, NULL, 0))
+		return -EINVAL;
+	if (m->out_type == TPU_IO_INT32) {
+		tpu_ops_reject(dev, "the model outputs int32 (out_type INT32): tpu_model_run_i32");
+		return -EINVAL;
+	}
+	return model_run(dev, m, batch, in, out, 1, stats);
+}
+
+int tpu_model_run_i32(tpu_dev *dev, const struct tpu_model *m, size_t batch, const int8_t *in,
+		      int32_t *out, struct tpu_model_stats *stats)
+{
+	if (!dev || !m || !in || !out || !batch || tpu_model_validate(m, NULL, 0))
+		return -EINVAL;
+	if (m->out_type != TPU_IO_INT32) {
+		tpu_ops_reject(dev, "the model outputs int8 (out_type %s): tpu_model_run",
+			       m->out_type == TPU_IO_UINT8 ? "UINT8" : "INT8");
+		return -EINVAL;
+	}
+	return model_run(dev, m, batch, in, out, sizeof(int32_t), stats);
 }
 
 void tpu_model_quantize_input(const struct tpu_model *m, const float *raw, size_t count, int8_t *q)

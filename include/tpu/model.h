@@ -44,6 +44,9 @@ enum tpu_layer_type {
 enum tpu_model_io_type {
 	TPU_IO_INT8 = 0,
 	TPU_IO_UINT8 = 1,
+	TPU_IO_INT32 = 2, /* output only (format 2.2): the last layer, a CONV2D or DENSE, is not
+			   * requantized: it outputs its int32 sums (x - z_in) . (w - zb) + bias
+			   * (ONNX MatMulInteger / ConvInteger); tpu_model_run_i32 runs it */
 };
 
 /* The order in which the model's user gives its input and takes its output (struct
@@ -129,7 +132,10 @@ struct tpu_model {
 	struct tpu_layer layers[TPU_MODEL_MAX_LAYERS];
 	/* Format 2 only (all 0 in a 1.0 file): */
 	uint32_t in_type;               /* enum tpu_model_io_type of the quantized input */
-	uint32_t out_type;              /* enum tpu_model_io_type of the last layer's output */
+	uint32_t out_type;              /* enum tpu_model_io_type of the last layer's output
+					 * (INT32, format 2.2: an int32 output layer, whose
+					 * multiplier and shift are 0, act NONE, round DOUBLE,
+					 * out = (1, 0); real value in.scale x w_scale[j] x y) */
 	uint32_t in_round;              /* enum tpu_input_round */
 	/* Format 2.1 (0 in older files): */
 	uint32_t io_layout;             /* enum tpu_io_layout flags; 0: NHWC in and out */
@@ -185,10 +191,15 @@ struct tpu_model_stats {
 
 /* Run m on batch examples: in is batch x (in_h*in_w*in_c) int8 (already quantized), out is
  * batch x num_classes int8 (the last layer's output). Large batches are split as the device's
- * buffers require. stats may be NULL. Returns 0, -EINVAL (NULL, batch 0), -ENOMEM, or what
- * tpu_gemm returns. */
+ * buffers require. stats may be NULL. Returns 0, -EINVAL (NULL, batch 0, a model with an
+ * INT32 output: tpu_model_run_i32), -ENOMEM, or what tpu_gemm returns. */
 TPU_MUST_CHECK int tpu_model_run(tpu_dev *dev, const struct tpu_model *m, size_t batch,
 				 const int8_t *in, int8_t *out, struct tpu_model_stats *stats);
+/* The same for a model whose out_type is TPU_IO_INT32: out is batch x num_classes int32 (the
+ * last layer's sums). -EINVAL for any other model. */
+TPU_MUST_CHECK int tpu_model_run_i32(tpu_dev *dev, const struct tpu_model *m, size_t batch,
+				     const int8_t *in, int32_t *out,
+				     struct tpu_model_stats *stats);
 
 /* m->io_layout, for bindings that mirror only the leading fields of struct tpu_model. */
 uint32_t tpu_model_io_layout(const struct tpu_model *m);
