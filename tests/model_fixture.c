@@ -277,3 +277,24 @@ void mfx_assert_equal(const struct tpu_model *a, const struct tpu_model *b)
 				      "layer %u: a pool with arrays", i);
 	}
 }
+
+/* Make the last layer of m (a CONV2D or DENSE) the int32 output layer (out_type INT32), with a
+ * bias and per-channel weight zero points that the sums must include. */
+void mfx_int32_output(uint64_t *seed, struct tpu_model *m)
+{
+	struct tpu_layer *l = &m->layers[m->n_layers - 1];
+	m->out_type = TPU_IO_INT32;
+	l->act = TPU_ACT_NONE;
+	l->round = TPU_ROUND_DOUBLE;
+	l->out = (struct tpu_quant){1.0f, 0};
+	memset(l->lut, 0, sizeof(l->lut));
+	free(l->b_zero_point);
+	l->b_zp_count = l->out_c;
+	l->b_zero_point = malloc(l->out_c * sizeof(int32_t));
+	ck_assert_ptr_nonnull(l->b_zero_point);
+	for (uint32_t j = 0; j < l->out_c; j++) {
+		l->multiplier[j] = l->shift[j] = 0;
+		l->b_zero_point[j] = (int32_t)harness_range(seed, -128, 127);
+		l->bias[j] = (int32_t)harness_range(seed, -100000, 100000);
+	}
+}

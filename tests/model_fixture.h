@@ -38,6 +38,10 @@ struct tpu_model *mfx_small_v2(uint64_t *seed);
  * one). */
 void mfx_requantize(struct tpu_model *m, uint32_t i);
 
+/* Make m's last layer (a CONV2D or DENSE) the int32 output layer (out_type INT32, format 2.2),
+ * with a random bias and per-channel weight zero points that the sums must include. */
+void mfx_int32_output(uint64_t *seed, struct tpu_model *m);
+
 /* Assert that a and b are the same model, field by field and array by array. */
 void mfx_assert_equal(const struct tpu_model *a, const struct tpu_model *b);
 

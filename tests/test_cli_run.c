@@ -399,6 +399,72 @@ START_TEST(nchw_input_and_output)
 }
 END_TEST
 
+/* A model with an int32 output (ONNX MatMulInteger / ConvInteger) and an NCHW output: --outputs
+ * is int32 (B, C, H, W) equal to tpu_model_run_i32 on golden, -o the argmax of the int32
+ * values, and --compare compares them on sim:n=8. */
+START_TEST(int32_output)
+{
+	struct fix f;
+	struct cli_run r;
+	fix_init(&f, 10);
+	uint64_t seed = harness_seed() ^ 0x32;
+	const struct mfx_spec spec[] = {
+	    {TPU_LAYER_CONV2D, 3, 3, 1, 1, 1, 1, 1, 1, 3, TPU_ACT_NONE, 0, 0, 0, 0, 0}};
+	struct tpu_model *m = mfx_build(&seed, "i32", 4, 5, 2, spec, 1);
+	mfx_int32_output(&seed, m);
+	m->io_layout = TPU_LAYOUT_OUT_NCHW;
+	const char *model = path(&f, "i32.tpum");
+	char err[256];
+	ck_assert_msg(tpu_model_save(m, model, err, sizeof(err)) == 0, "%s", err);
+	enum { B = 3, H = 4, W = 5, C = 2, OC = 3, PER = H * W * C, OPER = H * W * OC };
+	int8_t x[B * PER];
+	int32_t out[B * OPER], pred[B];
+	for (size_t i = 0; i < B * PER; i++)
+		x[i] = (int8_t)harness_range(&seed, -128, 127);
+	tpu_dev *dev;
+	ck_assert_int_eq(tpu_open("golden", &dev), 0);
+	ck_assert_int_eq(tpu_model_run_i32(dev, m, B, x, out, NULL), 0);
+	ck_assert_int_eq(tpu_close(dev), 0);
+	for (size_t b = 0; b < B; b++) { /* argmax in NHWC order: the first largest */
+		pred[b] = 0;
+		for (size_t i = 1; i < OPER; i++) {
+			size_t p = i % (H * W), c = i / (H * W); /* NCHW index i */
+			size_t best = (size_t)pred[b], bp = best % (H * W), bc = best / (H * W);
+			if (out[b * OPER + p * OC + c] > out[b * OPER + bp * OC + bc])
+				pred[b] = (int32_t)i;
+		}
+	}
+	const size_t d2[] = {B, PER};
+	const char *data = save(&f, "x.npy", NPY_INT8, 2, d2, x);
+	const char *outp = path(&f, "out.npy"), *predp = path(&f, "pred.npy");
+	CLI_RUN(&r, "run", "--device", "golden", model, data, "--quantized", "--outputs", outp, "-o",
+		predp);
+	cli_expect_ok(&r);
+	struct npy_array a;
+	ck_assert_msg(npy_load(outp, NPY_RANK4, &a, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(a.dtype, NPY_INT32);
+	ck_assert_uint_eq(a.rank, 4);
+	ck_assert_uint_eq(a.shape[1], OC);
+	size_t equal = 0;
+	for (size_t b = 0; b < B; b++)
+		for (size_t p = 0; p < H * W; p++)
+			for (size_t c = 0; c < OC; c++)
+				equal += ((int32_t *)a.data)[b * OPER + c * H * W + p] ==
+					 out[b * OPER + p * OC + c];
+	ck_assert_uint_eq(equal, B * OPER);
+	npy_free(&a);
+	expect_pred_file(predp, pred, B);
+	if (sim_have(8)) {
+		CLI_RUN(&r, "run", "--device", "golden", model, data, "--quantized", "--compare",
+			"sim:n=8");
+		cli_expect_ok(&r);
+		ck_assert_msg(strstr(r.out, "raw outputs 100.00% identical (3 of 3)"), "%s", r.out);
+	}
+	tpu_model_free(m);
+	fix_fini(&f);
+}
+END_TEST
+
 static Suite *cli_run_suite(void)
 {
 	Suite *s = suite_create("cli_run");
@@ -410,6 +476,7 @@ static Suite *cli_run_suite(void)
 	tcase_add_test(tc, predictions_accuracy_and_json);
 	tcase_add_test(tc, compare_with_sim);
 	tcase_add_test(tc, nchw_input_and_output);
+	tcase_add_test(tc, int32_output);
 	suite_add_tcase(s, tc);
 	return s;
 }

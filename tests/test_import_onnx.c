@@ -27,16 +27,16 @@ struct fx {
 	Onnx__GraphProto graph;
 	Onnx__OperatorSetIdProto opset;
 	Onnx__OperatorSetIdProto *opsets[1];
-	Onnx__NodeProto node;
-	Onnx__NodeProto *nodes[1];
-	char *node_in[8], *node_out[1];
+	Onnx__NodeProto node, node2; /* node2: a second node, only where a test adds it */
+	Onnx__NodeProto *nodes[2];
+	char *node_in[8], *node_out[1], *node2_in[2], *node2_out[1];
 	Onnx__AttributeProto attr;
 	Onnx__AttributeProto *attrs[1];
-	Onnx__TensorProto t[7];
-	Onnx__TensorProto *inits[7];
-	int64_t w_dims[2];
+	Onnx__TensorProto t[8]; /* t[7]: the addend of fx_add_node */
+	Onnx__TensorProto *inits[8];
+	int64_t w_dims[2], b_dims[1];
 	float f[4];
-	int32_t i[4];
+	int32_t i[4], b[N_OUT];
 	int32_t w[K_IN * N_OUT];
 	Onnx__ValueInfoProto vin, vout;
 	Onnx__ValueInfoProto *ins[1], *outs[1];
@@ -158,6 +158,49 @@ static void fx_init(struct fx *f)
 	f->model.graph = &f->graph;
 }
 
+/* f as MatMulInteger 'mm' (x, w, xz, wz) -> y int32. */
+static void fx_integer(struct fx *f)
+{
+	static const char *const in_names[4] = {"x", "w", "xz", "wz"};
+	for (int k = 0; k < 4; k++)
+		f->node_in[k] = (char *)in_names[k];
+	f->node.n_input = 4;
+	f->node.op_type = (char *)"MatMulInteger";
+	f->ttout.elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
+}
+
+/* A second node 'add' of type op reading y and the int32 (N_OUT,) initializer "b" (after
+ * it when b_first is false), writing the graph output "z". */
+static void fx_add_node(struct fx *f, const char *op, bool b_first)
+{
+	for (int j = 0; j < N_OUT; j++)
+		f->b[j] = 1000 * (j + 1) - 7;
+	f->t[7] = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
+	f->t[7].name = (char *)"b";
+	f->t[7].has_data_type = 1;
+	f->t[7].data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
+	f->b_dims[0] = N_OUT;
+	f->t[7].n_dims = 1;
+	f->t[7].dims = f->b_dims;
+	f->t[7].n_int32_data = N_OUT;
+	f->t[7].int32_data = f->b;
+	f->inits[7] = &f->t[7];
+	f->graph.n_initializer = 8;
+	f->node2 = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
+	f->node2_in[b_first ? 1 : 0] = (char *)"y";
+	f->node2_in[b_first ? 0 : 1] = (char *)"b";
+	f->node2_out[0] = (char *)"z";
+	f->node2.n_input = 2;
+	f->node2.input = f->node2_in;
+	f->node2.n_output = 1;
+	f->node2.output = f->node2_out;
+	f->node2.name = (char *)"add";
+	f->node2.op_type = (char *)op;
+	f->nodes[1] = &f->node2;
+	f->graph.n_node = 2;
+	f->vout.name = (char *)"z";
+}
+
 /* The serialized model (malloc'ed). */
 static uint8_t *fx_pack(const struct fx *f, size_t *len)
 {
@@ -265,6 +308,95 @@ START_TEST(weight_zero_points)
 		tpu_model_free(m);
 		free(buf);
 	}
+}
+END_TEST
+
+/* MatMulInteger imports to the int32 output layer (out_type INT32, multiplier and shift 0, out
+ * (1, 0)); an Add of an int32 (N_OUT,) constant after it, in either input order, becomes its
+ * bias. Errors: a zero point per row that differs, one of another type than the input, an
+ * attribute, an addend of another type or shape, a node other than Add after the int32
+ * output, an Add after an int8 layer, DynamicQuantizeLinear. */
+START_TEST(integer_ops_and_add)
+{
+	struct fx f;
+	struct tpu_model *m;
+	char err[512];
+	size_t len;
+	for (int k = 0; k < 3; k++) {
+		fx_init(&f);
+		fx_integer(&f);
+		if (k)
+			fx_add_node(&f, "Add", k == 2);
+		uint8_t *buf = fx_pack(&f, &len);
+		ck_assert_msg(tpu_import_onnx_mem(buf, len, NULL, &m, err, sizeof(err)) == 0,
+			      "case %d: %s", k, err);
+		ck_assert_uint_eq(m->out_type, TPU_IO_INT32);
+		ck_assert_int_eq(m->in.zero_point, 3);
+		ck_assert(m->in.scale == 1.0f);
+		const struct tpu_layer *l = &m->layers[0];
+		ck_assert_uint_eq(l->type, TPU_LAYER_DENSE);
+		ck_assert_uint_eq(l->round, TPU_ROUND_DOUBLE);
+		ck_assert(l->out.scale == 1.0f && l->out.zero_point == 0);
+		for (int j = 0; j < N_OUT; j++) {
+			ck_assert_int_eq(l->multiplier[j], 0);
+			ck_assert_int_eq(l->shift[j], 0);
+			ck_assert_int_eq(l->bias[j], k ? f.b[j] : 0);
+		}
+		for (int j = 0; j < K_IN * N_OUT; j++)
+			ck_assert_int_eq(l->weights[j], f.w[j]);
+		tpu_model_free(m);
+		free(buf);
+	}
+	/* a zero point per row (here 2 of them) must be one value */
+	fx_init(&f);
+	fx_integer(&f);
+	int32_t rows[2] = {3, 4};
+	int64_t rdims[1] = {2};
+	f.t[1].n_int32_data = 2;
+	f.t[1].int32_data = rows;
+	f.t[1].n_dims = 1;
+	f.t[1].dims = rdims;
+	expect_fail(&f, "node 'mm' (MatMulInteger): input zero point: row 1 has 4, row 0 3 (one "
+			"zero point for every row is supported)");
+	fx_init(&f);
+	fx_integer(&f);
+	f.t[1].data_type = ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+	expect_fail(&f, "input zero point: 1 uint8 values (one int8, the input's type, "
+			"expected)");
+	fx_init(&f);
+	fx_integer(&f);
+	f.attr.name = (char *)"transB";
+	f.attr.has_type = 1;
+	f.attr.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+	f.node.n_attribute = 1;
+	f.node.attribute = f.attrs;
+	expect_fail(&f, "node 'mm' (MatMulInteger): attribute 'transB' is not supported");
+	fx_init(&f);
+	fx_integer(&f);
+	fx_add_node(&f, "Add", false);
+	f.t[7].data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+	expect_fail(&f, "node 'add' (Add): addend: int8 (int32 expected)");
+	fx_init(&f);
+	fx_integer(&f);
+	fx_add_node(&f, "Add", false);
+	f.b_dims[0] = 2;
+	f.t[7].n_int32_data = 2;
+	expect_fail(&f, "node 'add' (Add): addend of 2 values does not broadcast as one value per "
+			"output channel (3) or one in all");
+	fx_init(&f);
+	fx_integer(&f);
+	fx_add_node(&f, "Relu", false);
+	f.node2.n_input = 1;
+	expect_fail(&f, "node 'add' (Relu): reads the int32 output 'y' of MatMulInteger: only an "
+			"Add of an int32 constant");
+	fx_init(&f);
+	fx_add_node(&f, "Add", false);
+	expect_fail(&f, "node 'add' (Add): an Add folds only into the int32 output of "
+			"MatMulInteger or ConvInteger");
+	fx_init(&f);
+	f.node.op_type = (char *)"DynamicQuantizeLinear";
+	expect_fail(&f, "node 'mm' (DynamicQuantizeLinear): operator not supported: its scale and "
+			"zero point are computed from each input at run time");
 }
 END_TEST
 
@@ -461,6 +593,7 @@ static Suite *import_onnx_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, imports_the_fixture);
 	tcase_add_test(tc, weight_zero_points);
+	tcase_add_test(tc, integer_ops_and_add);
 	tcase_add_test(tc, truncated_at_every_offset);
 	tcase_add_test(tc, corrupted_bytes);
 	tcase_add_test(tc, unsupported_and_inconsistent);

@@ -877,15 +877,9 @@ START_TEST(format22_int32_output)
 {
 	uint64_t seed = harness_seed() ^ 0x22;
 	struct tpu_model *m = mfx_small(&seed), *back;
-	struct tpu_layer *l = &m->layers[2];
 	char err[256];
 	size_t len;
-	m->out_type = TPU_IO_INT32;
-	l->act = TPU_ACT_NONE;
-	l->out = (struct tpu_quant){1.0f, 0};
-	memset(l->lut, 0, sizeof(l->lut));
-	for (uint32_t j = 0; j < l->out_c; j++)
-		l->multiplier[j] = l->shift[j] = 0;
+	mfx_int32_output(&seed, m);
 	ck_assert_uint_eq(tpu_model_format_major(m), 2);
 	uint8_t *img = image_of(m, &len);
 	ck_assert_uint_eq(rd32(img + 4), 2u | 2u << 16); /* major 2, minor 2 */

@@ -592,27 +592,6 @@ START_TEST(run_rejects_bad_arguments)
 }
 END_TEST
 
-/* Make the last layer of m (a CONV2D or DENSE) the int32 output layer (out_type INT32), with a
- * bias and per-channel weight zero points that the sums must include. */
-static void make_int32_output(uint64_t *seed, struct tpu_model *m)
-{
-	struct tpu_layer *l = &m->layers[m->n_layers - 1];
-	m->out_type = TPU_IO_INT32;
-	l->act = TPU_ACT_NONE;
-	l->round = TPU_ROUND_DOUBLE;
-	l->out = (struct tpu_quant){1.0f, 0};
-	memset(l->lut, 0, sizeof(l->lut));
-	free(l->b_zero_point);
-	l->b_zp_count = l->out_c;
-	l->b_zero_point = malloc(l->out_c * sizeof(int32_t));
-	ck_assert_ptr_nonnull(l->b_zero_point);
-	for (uint32_t j = 0; j < l->out_c; j++) {
-		l->multiplier[j] = l->shift[j] = 0;
-		l->b_zero_point[j] = (int32_t)harness_range(seed, -128, 127);
-		l->bias[j] = (int32_t)harness_range(seed, -100000, 100000);
-	}
-}
-
 /* An INT32 model (format 2.2, ONNX MatMulInteger / ConvInteger): its last layer's int32 sums
  * (with bias and weight zero points) equal the reference's on golden, sim and sim:n=8, with a
  * DENSE and with a CONV2D last; tpu_model_run and tpu_model_run_i32 refuse the other's models. */
@@ -631,7 +610,7 @@ START_TEST(int32_output_layer)
 	for (int k = 0; k < 2; k++) {
 		struct tpu_model *m = k ? mfx_build(&seed, "i32c", 7, 6, 3, conv_last, 2)
 					: mfx_build(&seed, "i32d", 6, 6, 2, dense_last, 3);
-		make_int32_output(&seed, m);
+		mfx_int32_output(&seed, m);
 		char err[256];
 		ck_assert_msg(tpu_model_validate(m, err, sizeof(err)) == 0, "%s", err);
 		size_t batch = 5, n = batch * m->num_classes;

@@ -273,7 +273,10 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 	int flat = 0; /* the current tensor is 2-D (N, features) */
 
 	if (m->in_type != TPU_IO_INT8 || m->out_type != TPU_IO_INT8)
-		return fail(err, errlen, "export: uint8 model input or output (int8 only)");
+		return fail(err, errlen, "export: %s model %s (int8 only)",
+			    m->in_type == TPU_IO_INT8 && m->out_type == TPU_IO_INT32 ? "int32"
+										    : "uint8",
+			    m->in_type != TPU_IO_INT8 ? "input" : "output");
 	scalar_f32(&g, cs, m->in.scale);
 	scalar_i8(&g, cz, m->in.zero_point);
 	for (uint32_t i = 0; i < m->n_layers && !a->oom; i++) {

@@ -300,6 +300,11 @@ uint32_t tpu_model_io_layout(const struct tpu_model *m)
 	return m ? m->io_layout : 0;
 }
 
+uint32_t tpu_model_out_type(const struct tpu_model *m)
+{
+	return m ? m->out_type : 0;
+}
+
 size_t tpu_argmax_i8(const int8_t *v, size_t n)
 {
 	size_t best = 0;

@@ -201,8 +201,10 @@ TPU_MUST_CHECK int tpu_model_run_i32(tpu_dev *dev, const struct tpu_model *m, si
 				     const int8_t *in, int32_t *out,
 				     struct tpu_model_stats *stats);
 
-/* m->io_layout, for bindings that mirror only the leading fields of struct tpu_model. */
+/* m->io_layout and m->out_type, for bindings that mirror only the leading fields of struct
+ * tpu_model (0 for NULL). */
 uint32_t tpu_model_io_layout(const struct tpu_model *m);
+uint32_t tpu_model_out_type(const struct tpu_model *m);
 
 /* Index of the largest of n values (the first on ties). */
 size_t tpu_argmax_i8(const int8_t *v, size_t n);

@@ -12,6 +12,8 @@ from ._lib import (LAYER_STAT_FIELDS, ModelHead, ModelStats, check, lib, ptr, te
 TFLITE_KERNELS = {"reference": 0, "xnnpack": 1}
 # struct tpu_model io_layout flags (include/tpu/model.h enum tpu_io_layout)
 LAYOUT_IN_NCHW, LAYOUT_OUT_NCHW = 1, 2
+# struct tpu_model out_type TPU_IO_INT32 (include/tpu/model.h enum tpu_model_io_type)
+OUT_INT32 = 2
 
 # raw input dtypes `tpu run` accepts (sw/cli/model_input.c), each value taken as a float
 _RAW_DTYPES = (np.int8, np.uint8, np.int32, np.float32, np.uint16)
@@ -20,7 +22,8 @@ _RAW_DTYPES = (np.int8, np.uint8, np.int32, np.float32, np.uint16)
 @dataclass
 class RunResult:
     """What Model.run returns: outputs, the last layer's int8 values (batch, num_classes),
-    or (batch, C, H, W) for a model whose output is NCHW (Model.output_nchw);
+    int32 ones for a model with an int32 output (Model.output_int32: ONNX MatMulInteger,
+    ConvInteger), or (batch, C, H, W) for a model whose output is NCHW (Model.output_nchw);
     predictions, their argmax (int32, batch; the first on ties, as `tpu run -o` writes them);
     stats, the device's figures (cycles, mxu_busy_cycles, macs, dma_read_bytes,
     dma_write_bytes, wall_seconds) in all under "total" and per layer under "layers"."""
@@ -48,6 +51,7 @@ class Model(Owner):
         # NCHW tensors (a model imported from ONNX): the user's order, reordered here
         self.input_nchw = bool(layout & LAYOUT_IN_NCHW)
         self.output_nchw = bool(layout & LAYOUT_OUT_NCHW)
+        self.output_int32 = lib.tpu_model_out_type(handle) == OUT_INT32
         oh, ow, oc = ctypes.c_uint32(), ctypes.c_uint32(), ctypes.c_uint32()
         lib.tpu_model_layer_out_shape(handle, head.n_layers - 1, ctypes.byref(oh),
                                       ctypes.byref(ow), ctypes.byref(oc))
@@ -154,7 +158,8 @@ class Model(Owner):
         return q
 
     def run(self, device, x, *, quantized=False):
-        """Run every example of x on device (tpu_model_run) and return a RunResult.
+        """Run every example of x on device (tpu_model_run, or tpu_model_run_i32 for an int32
+        output) and return a RunResult.
 
         x holds raw values, quantized as Model.quantize says, or with quantized=True int8
         values taken as they are."""
@@ -166,10 +171,16 @@ class Model(Owner):
         else:
             q = self.quantize(x)
         batch = q.shape[0]
-        out = np.empty((batch, self.num_classes), np.int8)
         st = ModelStats()
-        rc = lib.tpu_model_run(device.handle, self._handle(), batch, ptr(q, ctypes.c_int8),
-                               ptr(out, ctypes.c_int8), ctypes.byref(st))
+        if self.output_int32:
+            out = np.empty((batch, self.num_classes), np.int32)
+            rc = lib.tpu_model_run_i32(device.handle, self._handle(), batch,
+                                       ptr(q, ctypes.c_int8), ptr(out, ctypes.c_int32),
+                                       ctypes.byref(st))
+        else:
+            out = np.empty((batch, self.num_classes), np.int8)
+            rc = lib.tpu_model_run(device.handle, self._handle(), batch, ptr(q, ctypes.c_int8),
+                                   ptr(out, ctypes.c_int8), ctypes.byref(st))
         check(rc, f"run '{self.name}' on '{device.uri}'",
               lambda: lib.tpu_ops_last_error(device.handle))
         stats = {"total": _stats_dict(st.total),

@@ -136,12 +136,16 @@ int cmd_import(const struct cli_ctx *ctx, int argc, char **argv)
 		const struct tpu_quant *q = &m->layers[m->n_layers - 1].out;
 		bool iu = m->in_type == TPU_IO_UINT8, ou = m->out_type == TPU_IO_UINT8;
 		printf("%s: model '%s', %u layers, input %u x %u x %u (H x W x C)%s %s (scale "
-		       "%.9g, zero point %d), %u outputs%s %s (scale %.9g, zero point %d)\n",
+		       "%.9g, zero point %d), %u outputs%s ",
 		       out, m->name, m->n_layers, m->in_h, m->in_w, m->in_c,
 		       (m->io_layout & TPU_LAYOUT_IN_NCHW) ? " NCHW" : "", iu ? "uint8" : "int8",
 		       (double)m->in.scale, (int)m->in.zero_point + (iu ? 128 : 0), m->num_classes,
-		       (m->io_layout & TPU_LAYOUT_OUT_NCHW) ? " NCHW" : "", ou ? "uint8" : "int8", (double)q->scale,
-		       (int)q->zero_point + (ou ? 128 : 0));
+		       (m->io_layout & TPU_LAYOUT_OUT_NCHW) ? " NCHW" : "");
+		if (m->out_type == TPU_IO_INT32)
+			printf("int32 (not requantized)\n");
+		else
+			printf("%s (scale %.9g, zero point %d)\n", ou ? "uint8" : "int8",
+			       (double)q->scale, (int)q->zero_point + (ou ? 128 : 0));
 	}
 	tpu_model_free(m);
 	return rc ? CLI_EXIT_FAIL : CLI_EXIT_OK;

@@ -39,10 +39,11 @@ static void help(void)
 	    "  -o, --output PRED.npy  write the predicted classes (int32, shape (B,))\n"
 	    "  --outputs OUT.npy    write the raw quantized outputs, shape (B, outputs), or\n"
 	    "                       (B, C, H, W) for a model with an NCHW output: int8,\n"
-	    "                       or uint8 for a model with a uint8 output\n"
+	    "                       or uint8 for a model with a uint8 output, int32 for one\n"
+	    "                       with an int32 output (ONNX MatMulInteger, ConvInteger)\n"
 	    "  --json               print one JSON object instead of the text report\n"
 	    "  --compare URI        run the same inputs on a second device and compare the\n"
-	    "                       predictions and the raw int8 outputs (exit 1 if they differ)\n"
+	    "                       predictions and the raw outputs (exit 1 if they differ)\n"
 	    "  --quantized          DATA.npy is int8 and already quantized\n"
 	    "  --device URI         device to use (default: the global --device)\n"
 	    "  -h, --help           this help\n"
@@ -220,10 +221,32 @@ static void add_stats(struct tpu_layer_stats *to, const struct tpu_layer_stats *
 	to->wall_seconds += s->wall_seconds;
 }
 
-/* Run every example on uri into out (batch x num_classes); stats and info may be NULL. Returns 0
- * or the exit code (one line printed). */
+/* Bytes of one output value: 4 for an INT32 model, else 1. */
+static size_t out_size(const struct tpu_model *m)
+{
+	return m->out_type == TPU_IO_INT32 ? sizeof(int32_t) : 1;
+}
+
+/* Output i of out (int8, or int32 for an INT32 model). */
+static int32_t out_at(const struct tpu_model *m, const void *out, size_t i)
+{
+	return m->out_type == TPU_IO_INT32 ? ((const int32_t *)out)[i] : ((const int8_t *)out)[i];
+}
+
+/* Index of the largest of example b's outputs (the first on ties). */
+static int32_t argmax(const struct tpu_model *m, const void *out, size_t b)
+{
+	size_t n = m->num_classes, best = 0;
+	for (size_t i = 1; i < n; i++)
+		if (out_at(m, out, b * n + i) > out_at(m, out, b * n + best))
+			best = i;
+	return (int32_t)best;
+}
+
+/* Run every example on uri into out (batch x num_classes of out_size bytes); stats and info may
+ * be NULL. Returns 0 or the exit code (one line printed). */
 static int run_device(const struct cli_ctx *ctx, const char *uri, const struct run_inputs *in,
-		      int8_t *out, struct tpu_model_stats *stats, struct tpu_info *info,
+		      void *out, struct tpu_model_stats *stats, struct tpu_info *info,
 		      double *wall)
 {
 	struct tpu_info local;
@@ -244,8 +267,10 @@ static int run_device(const struct cli_ctx *ctx, const char *uri, const struct r
 	for (size_t done = 0; done < in->batch;) {
 		size_t cnt = in->batch - done < RUN_CHUNK ? in->batch - done : RUN_CHUNK;
 		progress(bar, uri, done, in->batch);
-		rc = tpu_model_run(dev, m, cnt, in->q + done * per, out + done * m->num_classes,
-				   &st);
+		const int8_t *x = in->q + done * per;
+		void *y = (char *)out + done * m->num_classes * out_size(m);
+		rc = m->out_type == TPU_IO_INT32 ? tpu_model_run_i32(dev, m, cnt, x, y, &st)
+						 : tpu_model_run(dev, m, cnt, x, y, &st);
 		if (rc) {
 			const char *why = tpu_ops_last_error(dev);
 			if (bar)
@@ -282,14 +307,17 @@ static int write_predictions(const struct cli_ctx *ctx, const char *path, const 
 	return 0;
 }
 
-/* The raw outputs (batch x num_classes int8, in the user's order) as int8, or uint8 (+ 128)
- * for a uint8 output; (B, C, H, W) for an NCHW output. */
+/* The raw outputs (batch x num_classes, in the user's order) as int8, uint8 (+ 128) for a uint8
+ * output, int32 for an int32 one; (B, C, H, W) for an NCHW output. */
 static int write_outputs(const struct cli_ctx *ctx, const char *path, const struct tpu_model *m,
-			 int8_t *out, size_t batch)
+			 void *outv, size_t batch)
 {
 	size_t n = batch * m->num_classes;
+	int8_t *out = outv;
 	bool u8 = m->out_type == TPU_IO_UINT8;
-	struct npy_array a = {.dtype = u8 ? NPY_UINT8 : NPY_INT8,
+	struct npy_array a = {.dtype = m->out_type == TPU_IO_INT32 ? NPY_INT32
+				       : u8		       ? NPY_UINT8
+							       : NPY_INT8,
 			      .rank = 2,
 			      .shape = {batch, m->num_classes, 1, 1},
 			      .count = n,
@@ -318,21 +346,21 @@ static int write_outputs(const struct cli_ctx *ctx, const char *path, const stru
 }
 
 /* The device's NHWC outputs in the model's output layout (NCHW: reordered in place). */
-static int to_user_order(const struct cli_ctx *ctx, const struct tpu_model *m, int8_t *out,
+static int to_user_order(const struct cli_ctx *ctx, const struct tpu_model *m, void *out,
 			 size_t batch)
 {
 	uint32_t h, w, c;
 	if (!(m->io_layout & TPU_LAYOUT_OUT_NCHW))
 		return 0;
 	tpu_model_layer_out_shape(m, m->n_layers - 1, &h, &w, &c);
-	return cli_reorder(ctx, out, batch, h, w, c, true);
+	return cli_reorder(ctx, out, out_size(m), batch, h, w, c, true);
 }
 
 static int run_all(const struct cli_ctx *ctx, const struct run_args *a, struct run_inputs *in)
 {
 	const struct tpu_model *m = in->model;
-	size_t nout = in->batch * m->num_classes;
-	int8_t *out = malloc(nout), *cmp = a->compare ? malloc(nout) : NULL;
+	size_t nout = in->batch * m->num_classes, per = m->num_classes * out_size(m);
+	char *out = malloc(nout * out_size(m)), *cmp = a->compare ? malloc(nout * out_size(m)) : NULL;
 	int32_t *pred = malloc(in->batch * sizeof(int32_t));
 	struct run_result *r = calloc(1, sizeof(*r));
 	struct tpu_info info;
@@ -354,7 +382,7 @@ static int run_all(const struct cli_ctx *ctx, const struct run_args *a, struct r
 	r->examples = in->batch;
 	r->pred_path = a->out;
 	for (size_t b = 0; b < in->batch; b++) {
-		pred[b] = (int32_t)tpu_argmax_i8(out + b * m->num_classes, m->num_classes);
+		pred[b] = argmax(m, out, b);
 		if (in->labels && pred[b] == in->labels[b])
 			r->correct++;
 	}
@@ -370,9 +398,8 @@ static int run_all(const struct cli_ctx *ctx, const struct run_args *a, struct r
 			goto out_free;
 		r->compare = a->compare;
 		for (size_t b = 0; b < in->batch; b++) {
-			const int8_t *x = out + b * m->num_classes, *y = cmp + b * m->num_classes;
-			r->raw_agree += !memcmp(x, y, m->num_classes);
-			r->pred_agree += (size_t)pred[b] == tpu_argmax_i8(y, m->num_classes);
+			r->raw_agree += !memcmp(out + b * per, cmp + b * per, per);
+			r->pred_agree += pred[b] == argmax(m, cmp, b);
 		}
 	}
 	if (a->out && write_predictions(ctx, a->out, pred, in->batch))
@@ -387,7 +414,7 @@ static int run_all(const struct cli_ctx *ctx, const struct run_args *a, struct r
 	if (a->compare && (r->pred_agree != in->batch || r->raw_agree != in->batch)) {
 		fflush(stdout);
 		cli_error(ctx,
-			  "%s and %s disagree: %zu of %zu predictions and %zu of %zu int8 "
+			  "%s and %s disagree: %zu of %zu predictions and %zu of %zu raw "
 			  "outputs differ",
 			  a->device, a->compare, in->batch - r->pred_agree, in->batch,
 			  in->batch - r->raw_agree, in->batch);

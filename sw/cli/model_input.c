@@ -18,27 +18,26 @@ int cli_model_load(const struct cli_ctx *ctx, const char *path, struct tpu_model
 	return rc;
 }
 
-int cli_reorder(const struct cli_ctx *ctx, int8_t *v, size_t batch, uint32_t h, uint32_t w,
-		uint32_t c, bool to_nchw)
+int cli_reorder(const struct cli_ctx *ctx, void *v, size_t es, size_t batch, uint32_t h,
+		uint32_t w, uint32_t c, bool to_nchw)
 {
 	size_t hw = (size_t)h * w, per = hw * c;
 	if (c == 1 || hw == 1)
 		return 0; /* the same order */
-	int8_t *tmp = malloc(per);
+	char *tmp = malloc(per * es);
 	if (!tmp) {
 		cli_error(ctx, "out of memory for %zu values", per);
 		return -ENOMEM;
 	}
 	for (size_t b = 0; b < batch; b++) {
-		int8_t *e = v + b * per;
+		char *e = (char *)v + b * per * es;
 		for (size_t p = 0; p < hw; p++)
 			for (size_t k = 0; k < c; k++) {
-				if (to_nchw)
-					tmp[k * hw + p] = e[p * c + k];
-				else
-					tmp[p * c + k] = e[k * hw + p];
+				size_t nchw = k * hw + p, nhwc = p * c + k;
+				memcpy(tmp + (to_nchw ? nchw : nhwc) * es,
+				       e + (to_nchw ? nhwc : nchw) * es, es);
 			}
-		memcpy(e, tmp, per);
+		memcpy(e, tmp, per * es);
 	}
 	free(tmp);
 	return 0;
@@ -160,7 +159,7 @@ int cli_model_input_load(const struct cli_ctx *ctx, const char *path, const stru
 	rc = 0;
 out:
 	if (!rc && (m->io_layout & TPU_LAYOUT_IN_NCHW) &&
-	    (rc = cli_reorder(ctx, *q, *batch, m->in_h, m->in_w, m->in_c, false))) {
+	    (rc = cli_reorder(ctx, *q, 1, *batch, m->in_h, m->in_w, m->in_c, false))) {
 		free(*q);
 		*q = NULL;
 	}

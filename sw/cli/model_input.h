@@ -27,9 +27,9 @@ int cli_model_load(const struct cli_ctx *ctx, const char *path, struct tpu_model
 int cli_model_input_load(const struct cli_ctx *ctx, const char *path, const struct tpu_model *m,
 			 bool quantized, int8_t **q, size_t *batch);
 
-/* Reorder batch examples of an h x w x c tensor in place: NHWC to NCHW (to_nchw) or back.
- * Returns 0 or -ENOMEM (one line printed). */
-int cli_reorder(const struct cli_ctx *ctx, int8_t *v, size_t batch, uint32_t h, uint32_t w,
-		uint32_t c, bool to_nchw);
+/* Reorder batch examples of an h x w x c tensor of es-byte elements in place: NHWC to NCHW
+ * (to_nchw) or back. Returns 0 or -ENOMEM (one line printed). */
+int cli_reorder(const struct cli_ctx *ctx, void *v, size_t es, size_t batch, uint32_t h,
+		uint32_t w, uint32_t c, bool to_nchw);
 
 #endif /* TPU_CLI_MODEL_INPUT_H */

@@ -67,7 +67,7 @@ void run_print_text(const struct run_result *r)
 	       (unsigned long long)t->dma_read_bytes, (unsigned long long)t->dma_write_bytes);
 	printf("%-12s %.3f s\n", "host time", r->wall_seconds);
 	if (r->compare)
-		printf("%-12s %s: predictions %.2f%% agree (%zu of %zu), int8 outputs %.2f%% "
+		printf("%-12s %s: predictions %.2f%% agree (%zu of %zu), raw outputs %.2f%% "
 		       "identical (%zu of %zu)\n",
 		       "compare", r->compare, 100.0 * frac(r->pred_agree, r->examples),
 		       r->pred_agree, r->examples, 100.0 * frac(r->raw_agree, r->examples),

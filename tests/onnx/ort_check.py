@@ -87,10 +87,12 @@ def out_scale(rng, x_scale, w_scale, k):
 
 
 class Chain:
-    """Shape and quantization of the tensor a graph has reached."""
+    """Shape and quantization of the tensor a graph has reached (int32: the int32 sums of
+    MatMulInteger / ConvInteger, the graph's output as it is)."""
 
-    def __init__(self, name, shape, scale, zp, u8):
+    def __init__(self, name, shape, scale, zp, u8, int32=False):
         self.name, self.shape, self.scale, self.zp, self.u8 = name, list(shape), scale, zp, u8
+        self.int32 = int32
 
 
 def qop_input(g, rng, shape, u8, float_in):
@@ -218,6 +220,46 @@ def qop_matmul(g, rng, c, n, per_channel, u8w, out_u8, asym=False):
     t = g.node("QLinearMatMul", [c.name, *g.qparams(c.scale, c.zp, c.u8), g.const("w", w),
                                  g.const("ws", ws), g.const("wz", wz), *g.qparams(ys, yz, out_u8)])
     return Chain(t, [*c.shape[:-1], n], ys, yz, out_u8)
+
+
+def zp_const(g, zp, u8):
+    return g.const("zp", np.uint8(zp) if u8 else np.int8(zp))
+
+
+def int_matmul(g, rng, c, n, u8w, per_channel, add=None):
+    """MatMulInteger of c, (batch, K) or (batch, M, K), by a constant (K, n) with random weight
+    zero points; add: None, "channel" (an int32 (n,) addend) or "scalar" (an int32 scalar
+    addend given as Add's first input), folded into the bias."""
+    k = c.shape[-1]
+    w = weights(rng, (k, n), u8w)
+    wz = w_zps(rng, n, per_channel, u8w, True)
+    t = g.node("MatMulInteger", [c.name, g.const("w", w), zp_const(g, c.zp, c.u8),
+                                 g.const("wz", wz)])
+    return int_add(g, rng, Chain(t, [*c.shape[:-1], n], 1.0, 0, False, int32=True), n, add,
+                   [n])
+
+
+def int_conv(g, rng, c, out_c, k, stride, pads, u8w, add=None, group=1, dil=1):
+    """ConvInteger (ONNX Runtime takes one weight zero point per tensor) with an optional
+    per-channel (1, out_c, 1, 1) or scalar int32 Add."""
+    cg = c.shape[1] // group
+    w = weights(rng, (out_c, cg, k, k), u8w)
+    wz = w_zps(rng, out_c, False, u8w, True)
+    t = g.node("ConvInteger", [c.name, g.const("w", w), zp_const(g, c.zp, c.u8),
+                               g.const("wz", wz)], **conv_attrs(k, stride, pads, group, dil))
+    out = Chain(t, conv_out(c, out_c, k, stride, pads, dil), 1.0, 0, False, int32=True)
+    return int_add(g, rng, out, out_c, add, [1, out_c, 1, 1])
+
+
+def int_add(g, rng, c, n, add, shape):
+    if add is None:
+        return c
+    if add == "scalar":
+        t = g.node("Add", [g.const("b", np.int32(rng.integers(-50000, 50000))), c.name])
+    else:
+        b = rng.integers(-50000, 50000, size=shape).astype(np.int32)
+        t = g.node("Add", [c.name, g.const("b", b)])
+    return Chain(t, c.shape, 1.0, 0, False, int32=True)
 
 
 def dq(g, c):
@@ -486,6 +528,37 @@ def c_qdq_avgpool_s8_global(g, rng, c):
     return qdq_dense(g, rng, c, 5, True, False, False, gemm=True)
 
 
+def c_int_matmul_u8_u8w_pc_add(g, rng, c):
+    return int_matmul(g, rng, c, 12, True, True, add="channel")
+
+
+def c_int_matmul_s8_s8w(g, rng, c):
+    return int_matmul(g, rng, c, 9, False, False)
+
+
+def c_int_matmul3d_s8_u8w_pc(g, rng, c):
+    return int_matmul(g, rng, c, 7, True, True, add="scalar")
+
+
+def c_int_conv_u8_u8w_add(g, rng, c):
+    return int_conv(g, rng, c, 5, 3, 2, [1, 0, 1, 1], True, add="channel")
+
+
+def c_int_conv_s8_s8w(g, rng, c):
+    return int_conv(g, rng, c, 4, 3, 1, [0, 0, 0, 0], False)
+
+
+def c_int_conv_groups2_dil2_u8(g, rng, c):
+    return int_conv(g, rng, c, 6, 3, 1, [2, 2, 2, 2], False, add="scalar", group=2, dil=2)
+
+
+def c_int_chain_u8(g, rng, c):
+    """A QLinearConv and a max pool, then MatMulInteger with a bias Add on its output."""
+    c = qop_conv(g, rng, c, 4, 3, 1, [1, 1, 1, 1], True, False, True)
+    c = maxpool(g, c, 2, 2)
+    return int_matmul(g, rng, flatten(g, c), 10, False, True, add="channel")
+
+
 CASES = [
     # name, (C, H, W), (M, K) or (K,), float input, uint8 activations, QDQ (needs float edges), builder
     ("qop_conv_s8", (3, 8, 8), False, False, c_qop_conv_s8),
@@ -525,6 +598,14 @@ CASES = [
     ("qop_matmul3d_u8_asym_u8w_perchannel", (5, 13), False, True, c_qop_matmul3d_u8_asym_pc),
     ("qop_matmul3d_chain_flatten_s8", (4, 11), True, False, c_qop_matmul3d_chain_s8),
     ("qdq_matmul3d_asym_perchannel_s8", (6, 9), True, False, c_qdq_matmul3d_s8),
+    # int32 outputs: MatMulInteger / ConvInteger, an int32 Add folded into the bias
+    ("int_matmul_u8_u8w_perchannel_add", (23,), False, True, c_int_matmul_u8_u8w_pc_add),
+    ("int_matmul_s8_s8w_float_in", (17,), True, False, c_int_matmul_s8_s8w),
+    ("int_matmul3d_s8_u8w_perchannel_add", (5, 11), False, False, c_int_matmul3d_s8_u8w_pc),
+    ("int_conv_u8_u8w_stride2_add", (3, 9, 8), False, True, c_int_conv_u8_u8w_add),
+    ("int_conv_s8_s8w", (2, 7, 7), False, False, c_int_conv_s8_s8w),
+    ("int_conv_groups2_dilation2_u8", (4, 8, 9), True, True, c_int_conv_groups2_dil2_u8),
+    ("int_chain_u8", (2, 8, 8), True, True, c_int_chain_u8),
 ]
 
 
@@ -535,12 +616,14 @@ def build(name, in_shape, float_in, u8, fn, rng, batch):
     qdq = name.startswith("qdq")
     c = qop_input(g, rng, shape, u8, float_in or qdq)
     out = fn(g, rng, c)
-    out_name = dq(g, out)  # a trailing DequantizeLinear: float output
+    # a trailing DequantizeLinear: float output (int32 sums: as they are)
+    out_name = out.name if out.int32 else dq(g, out)
+    out_type = TensorProto.INT32 if out.int32 else TensorProto.FLOAT
     in_type = TensorProto.FLOAT if (float_in or qdq) else (U8 if u8 else I8)
     sym = ["N", *in_shape]
     graph = helper.make_graph(
         g.nodes, name, [helper.make_tensor_value_info("x", in_type, sym)],
-        [helper.make_tensor_value_info(out_name, TensorProto.FLOAT, ["N", *out.shape[1:]])],
+        [helper.make_tensor_value_info(out_name, out_type, ["N", *out.shape[1:]])],
         g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
                                                     helper.make_opsetid("com.microsoft", 1)])
@@ -618,7 +701,10 @@ def ort_quantized(out_dir, rng, batch):
 
 
 def output_quant(model):
-    """Scale and zero point of the graph's trailing DequantizeLinear."""
+    """Scale and zero point of the graph's trailing DequantizeLinear (None for an int32
+    output)."""
+    if model.graph.output[0].type.tensor_type.elem_type == TensorProto.INT32:
+        return None
     out = model.graph.output[0].name
     node = next(n for n in model.graph.node if out in n.output)
     assert node.op_type == "DequantizeLinear", node.op_type
@@ -670,8 +756,9 @@ def main():
             print(f"{name}: tpu import failed: {r.stderr.strip()}")
             failures += 1
             continue
-        want = ref.reshape(a.batch, -1).astype(np.float32)
-        scale, zp = output_quant(model)
+        want = ref.reshape(a.batch, -1)
+        want = want if want.dtype == np.int32 else want.astype(np.float32)
+        quant = output_quant(model)
         for d in devices:
             outp = f"{base}_{d.replace(':', '_').replace('=', '')}.npy"
             cmd = [a.tpu, "--device", d, "run", base + ".tpum", base + "_in.npy",
@@ -689,7 +776,14 @@ def main():
                 print(f"{name}: {d}: outputs of shape {got.shape}, ONNX Runtime's {ref.shape}")
                 failures += 1
                 continue
-            got = (got.reshape(a.batch, -1).astype(np.int32) - zp).astype(np.float32) * scale
+            got = got.reshape(a.batch, -1)
+            if quant is None and got.dtype != np.int32:
+                print(f"{name}: {d}: outputs of type {got.dtype}, ONNX Runtime's int32")
+                failures += 1
+                continue
+            if quant is not None:
+                scale, zp = quant
+                got = (got.astype(np.int32) - zp).astype(np.float32) * scale
             eq = int(np.sum(got.view(np.uint32) == want.view(np.uint32)))
             totals[d][0] += eq
             totals[d][1] += want.size

@@ -201,3 +201,38 @@ def test_nchw_input_and_output(golden, rng, tmp_path):
         out = np.load(tmp_path / "out.npy")  # the uint8 output: the int8 values + 128
         assert out.dtype == np.uint8 and out.shape == want.shape
         assert np.array_equal(out.astype(np.int32) - 128, want)
+
+
+def _matmulinteger_onnx(k, n, b, xz):
+    """A uint8 (N, k) input, MatMulInteger by the int8 (k, n) initializer b with the uint8 input
+    zero point xz, the int32 output (field numbers as _maxpool_onnx; TensorProto 1 dims, 2
+    data_type, 8 name, 9 raw_data; GraphProto 5 initializer)."""
+    def value_info(name, elem, dims):
+        shape = b"".join(_pb(1, _pb(2, d) if isinstance(d, str) else _pb(1, d)) for d in dims)
+        return _pb(1, name) + _pb(2, _pb(1, _pb(1, elem) + _pb(2, shape)))
+    w = _pb(1, k) + _pb(1, n) + _pb(2, 3) + _pb(8, "b") + _pb(9, b.astype(np.int8).tobytes())
+    z = _pb(2, 2) + _pb(8, "xz") + _pb(9, bytes([xz]))  # 3: INT8, 2: UINT8, 6: INT32
+    node = _pb(1, "x") + _pb(1, "b") + _pb(1, "xz") + _pb(2, "y") + _pb(4, "MatMulInteger")
+    graph = (_pb(1, node) + _pb(2, "mmi") + _pb(5, w) + _pb(5, z)
+             + _pb(11, value_info("x", 2, ["N", k])) + _pb(12, value_info("y", 6, ["N", n])))
+    return _pb(1, 7) + _pb(7, graph) + _pb(8, _pb(2, 13))
+
+
+def test_int32_output(golden, rng, tmp_path):
+    """An ONNX MatMulInteger imports to a model with an int32 output: Model.run returns the
+    int32 sums (x - xz) . b that numpy computes, on golden and sim:n=8."""
+    k, n, bsz, xz = 37, 11, 5, 131
+    b = rng.integers(-128, 128, size=(k, n))
+    path = tmp_path / "mmi.onnx"
+    path.write_bytes(_matmulinteger_onnx(k, n, b, xz))
+    with tpu.Model.import_onnx(path) as m:
+        assert m.output_int32 and not m.output_nchw
+        x = rng.integers(0, 256, size=(bsz, k)).astype(np.uint8)
+        want = (x.astype(np.int64) - xz) @ b
+        q = (x.astype(np.int16) - 128).astype(np.int8)  # the uint8 input in int8 form
+        for uri in ("golden", "sim:n=8"):
+            with tpu.Device(uri) as dev:
+                r = m.run(dev, q, quantized=True)
+            assert r.outputs.dtype == np.int32
+            assert np.array_equal(r.outputs, want)
+            assert np.array_equal(r.predictions, np.argmax(want, axis=1))
