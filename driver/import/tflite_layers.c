@@ -307,7 +307,9 @@ static int finish_layer(struct tl *t, uint32_t i, struct tpu_layer *l, struct wt
 	return 0;
 }
 
-/* The output tensor of operator i (one, a new tensor). */
+/* The output tensor of operator i (one, a new tensor). A CONV_2D with a 1 x 1 kernel on a
+ * tensor reshaped to 1 x 1 x K after a layer is a DENSE over that layer's output (in H, W, C
+ * order, the RESHAPE's), requantized as LiteRT's CONV_2D kernels do. */
 int tl_lower_conv(struct tl *t, uint32_t i, bool depthwise)
 {
 	const struct tfl_operator *op = &t->f->ops[i];
@@ -316,7 +318,11 @@ int tl_lower_conv(struct tl *t, uint32_t i, bool depthwise)
 	struct tq yq;
 	int rc = tl_need_options(t, i, depthwise ? TFL_OPT_DEPTHWISE_CONV2D : TFL_OPT_CONV2D,
 				 depthwise ? "DepthwiseConv2DOptions" : "Conv2DOptions");
-	if (rc || (rc = tl_need_spatial(t, i)) || (rc = tl_op_output(t, i, &y)) ||
+	wt = rc ? NULL : tl_op_input(t, i, 1, "weights", &rc);
+	bool dense = wt && !depthwise && !t->spatial && t->m->n_layers && t->h == 1 &&
+		     t->w == 1 && wt->has_shape && wt->rank == 4 && wt->shape[1] == 1 &&
+		     wt->shape[2] == 1;
+	if (rc || (!dense && (rc = tl_need_spatial(t, i))) || (rc = tl_op_output(t, i, &y)) ||
 	    (rc = tl_act_quant(t, i, y, "output", &yq)))
 		return rc;
 	if (!(x = tl_op_input(t, i, 0, "input", &rc)) ||
@@ -360,21 +366,23 @@ int tl_lower_conv(struct tl *t, uint32_t i, bool depthwise)
 	struct wts w;
 	if ((rc = read_weights(t, i, 4, dims, depthwise ? 3 : 0, &w)))
 		return rc;
-	struct tpu_layer *l = tl_new_layer(t, i, TPU_LAYER_CONV2D);
+	struct tpu_layer *l = tl_new_layer(t, i, dense ? TPU_LAYER_DENSE : TPU_LAYER_CONV2D);
 	size_t K = (size_t)kh * kw * (depthwise ? 1 : t->c); /* the weights' rows */
 	if (!l || !(l->weights = malloc(K * oc))) {
 		wts_free(&w);
 		return l ? (tl_fail(t, "out of memory"), -ENOMEM) : -EINVAL;
 	}
-	l->kernel_h = kh;
-	l->kernel_w = kw;
-	l->stride_h = (uint32_t)o->stride_h;
-	l->stride_w = (uint32_t)o->stride_w;
-	l->pad_top = pt;
-	l->pad_bottom = pb;
-	l->pad_left = pl;
-	l->pad_right = pr;
-	if (o->dilation_h > 1 || o->dilation_w > 1) {
+	if (!dense) {
+		l->kernel_h = kh;
+		l->kernel_w = kw;
+		l->stride_h = (uint32_t)o->stride_h;
+		l->stride_w = (uint32_t)o->stride_w;
+		l->pad_top = pt;
+		l->pad_bottom = pb;
+		l->pad_left = pl;
+		l->pad_right = pr;
+	}
+	if (!dense && (o->dilation_h > 1 || o->dilation_w > 1)) {
 		l->dilation_h = (uint32_t)o->dilation_h;
 		l->dilation_w = (uint32_t)o->dilation_w;
 	}
@@ -391,6 +399,7 @@ int tl_lower_conv(struct tl *t, uint32_t i, bool depthwise)
 	t->h = oh;
 	t->w = ow;
 	t->c = oc;
+	t->spatial = true;
 	t->cur = op->outputs[0];
 	return rc;
 }
