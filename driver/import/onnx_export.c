@@ -25,176 +25,27 @@
 #include "tpu/import.h"
 #include "tpu/outfile.h"
 
-/* Every allocation of one export, freed together. */
-struct arena {
-	void **p;
-	size_t n, cap;
-	int oom;
-};
-
-static void *alloc(struct arena *a, size_t size)
-{
-	if (a->oom)
-		return NULL;
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 64;
-		void **p = realloc(a->p, cap * sizeof(*p));
-		if (!p) {
-			a->oom = 1;
-			return NULL;
-		}
-		a->p = p;
-		a->cap = cap;
-	}
-	void *m = calloc(1, size ? size : 1);
-	if (!m) {
-		a->oom = 1;
-		return NULL;
-	}
-	return a->p[a->n++] = m;
-}
-
-static void arena_free(struct arena *a)
-{
-	for (size_t i = 0; i < a->n; i++)
-		free(a->p[i]);
-	free(a->p);
-}
-
-__attribute__((format(printf, 2, 3))) static char *str(struct arena *a, const char *fmt, ...)
-{
-	char buf[64];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	char *s = alloc(a, strlen(buf) + 1);
-	if (s)
-		strcpy(s, buf);
-	return s;
-}
-
-/* The graph under construction: nodes and initializers, appended (capacities fixed by the
- * model's size). */
-struct graph {
-	struct arena *a;
-	Onnx__NodeProto **node;
-	size_t n_node, cap_node;
-	Onnx__TensorProto **init;
-	size_t n_init, cap_init;
-};
-
-/* An initializer: dims, ONNX data type and raw little-endian bytes (copied). */
-static void tensor(struct graph *g, const char *name, const int64_t *dims, size_t n_dims,
-		   int type, const void *data, size_t bytes)
-{
-	Onnx__TensorProto *t = alloc(g->a, sizeof(*t));
-	int64_t *d = alloc(g->a, n_dims * sizeof(*d));
-	uint8_t *raw = alloc(g->a, bytes);
-	if (!t || !d || !raw || g->n_init == g->cap_init) {
-		g->a->oom = 1;
-		return;
-	}
-	onnx__tensor_proto__init(t);
-	if (n_dims) /* a scalar has no dims (NULL) */
-		memcpy(d, dims, n_dims * sizeof(*d));
-	memcpy(raw, data, bytes);
-	t->name = (char *)name;
-	t->n_dims = n_dims;
-	t->dims = d;
-	t->has_data_type = 1;
-	t->data_type = type;
-	t->has_raw_data = 1;
-	t->raw_data.len = bytes;
-	t->raw_data.data = raw;
-	g->init[g->n_init++] = t;
-}
-
-static void scalar_f32(struct graph *g, const char *name, float v)
-{
-	tensor(g, name, NULL, 0, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, &v, 4);
-}
-
-static void scalar_i8(struct graph *g, const char *name, int32_t v)
-{
-	int8_t b = (int8_t)v;
-	tensor(g, name, NULL, 0, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, &b, 1);
-}
-
-/* A node with inputs (a NULL-terminated list), one output and the attributes added after. */
-static Onnx__NodeProto *node(struct graph *g, const char *op, const char *domain, const char *out,
-			     const char *const *in)
-{
-	Onnx__NodeProto *n = alloc(g->a, sizeof(*n));
-	size_t k = 0;
-	while (in[k])
-		k++;
-	char **ins = alloc(g->a, k * sizeof(*ins));
-	char **outs = alloc(g->a, sizeof(*outs));
-	Onnx__AttributeProto **attrs = alloc(g->a, 4 * sizeof(*attrs));
-	if (!n || !ins || !outs || !attrs || g->n_node == g->cap_node) {
-		g->a->oom = 1;
-		return NULL;
-	}
-	onnx__node_proto__init(n);
-	for (size_t i = 0; i < k; i++)
-		ins[i] = (char *)in[i];
-	outs[0] = (char *)out;
-	n->n_input = k;
-	n->input = ins;
-	n->n_output = 1;
-	n->output = outs;
-	n->op_type = (char *)op;
-	n->domain = (char *)domain;
-	n->name = str(g->a, "%s_%zu", op, g->n_node);
-	n->attribute = attrs;
-	g->node[g->n_node++] = n;
-	return n;
-}
-
-/* An INTS attribute (count values) or, with count 0, the INT attribute v[0]. */
-static void attr(struct graph *g, Onnx__NodeProto *n, const char *name, const int64_t *v,
-		 size_t count)
-{
-	Onnx__AttributeProto *at = alloc(g->a, sizeof(*at));
-	int64_t *ints = alloc(g->a, (count ? count : 1) * sizeof(*ints));
-	if (!n || !at || !ints)
-		return;
-	onnx__attribute_proto__init(at);
-	at->name = (char *)name;
-	at->has_type = 1;
-	if (count) {
-		at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-		memcpy(ints, v, count * sizeof(*ints));
-		at->n_ints = count;
-		at->ints = ints;
-	} else {
-		at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
-		at->has_i = 1;
-		at->i = v[0];
-	}
-	n->attribute[n->n_attribute++] = at;
-}
+#include "onnx_build.h"
 
 /* An int8 graph input or output: (N, dims...) with N symbolic. */
 static Onnx__ValueInfoProto *value_info(struct arena *a, const char *name, const int64_t *dims,
 					size_t n_dims)
 {
-	Onnx__ValueInfoProto *v = alloc(a, sizeof(*v));
-	Onnx__TypeProto *tp = alloc(a, sizeof(*tp));
-	Onnx__TypeProto__Tensor *tt = alloc(a, sizeof(*tt));
-	Onnx__TensorShapeProto *sh = alloc(a, sizeof(*sh));
-	Onnx__TensorShapeProto__Dimension **dim = alloc(a, (n_dims + 1) * sizeof(*dim));
+	Onnx__ValueInfoProto *v = ob_alloc(a, sizeof(*v));
+	Onnx__TypeProto *tp = ob_alloc(a, sizeof(*tp));
+	Onnx__TypeProto__Tensor *tt = ob_alloc(a, sizeof(*tt));
+	Onnx__TensorShapeProto *sh = ob_alloc(a, sizeof(*sh));
+	Onnx__TensorShapeProto__Dimension **dim = ob_alloc(a, (n_dims + 1) * sizeof(*dim));
 	if (!v || !tp || !tt || !sh || !dim)
 		return NULL;
 	for (size_t i = 0; i <= n_dims; i++) {
-		Onnx__TensorShapeProto__Dimension *d = alloc(a, sizeof(*d));
+		Onnx__TensorShapeProto__Dimension *d = ob_alloc(a, sizeof(*d));
 		if (!d)
 			return NULL;
 		onnx__tensor_shape_proto__dimension__init(d);
 		if (i == 0) {
 			d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-			d->dim_param = str(a, "N");
+			d->dim_param = ob_str(a, "N");
 		} else {
 			d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
 			d->dim_value = dims[i - 1];
@@ -239,7 +90,7 @@ static int8_t *onnx_weights(struct arena *a, const struct tpu_layer *l, uint32_t
 	size_t oc = l->out_c;
 	if (l->type == TPU_LAYER_CONV2D) {
 		size_t kh = l->kernel_h, kw = l->kernel_w, n = kh * kw * c * oc;
-		int8_t *o = alloc(a, n);
+		int8_t *o = ob_alloc(a, n);
 		if (o)
 			for (size_t y = 0; y < kh; y++)
 				for (size_t x = 0; x < kw; x++)
@@ -250,7 +101,7 @@ static int8_t *onnx_weights(struct arena *a, const struct tpu_layer *l, uint32_t
 		return o;
 	}
 	size_t k = (size_t)h * w * c;
-	int8_t *o = alloc(a, k * oc);
+	int8_t *o = ob_alloc(a, k * oc);
 	if (o)
 		for (size_t i = 0; i < c; i++)
 			for (size_t y = 0; y < h; y++)
@@ -266,8 +117,8 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 {
 	size_t cap = 4 * (size_t)m->n_layers + 4;
 	struct graph g = {.a = a, .cap_node = cap, .cap_init = 8 * (size_t)m->n_layers + 4};
-	g.node = alloc(a, g.cap_node * sizeof(*g.node));
-	g.init = alloc(a, g.cap_init * sizeof(*g.init));
+	g.node = ob_alloc(a, g.cap_node * sizeof(*g.node));
+	g.init = ob_alloc(a, g.cap_init * sizeof(*g.init));
 	const char *cur = "x", *cs = "x_scale", *cz = "x_zero_point";
 	uint32_t h = m->in_h, w = m->in_w, c = m->in_c;
 	int flat = 0; /* the current tensor is 2-D (N, features) */
@@ -277,8 +128,8 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 			    m->in_type == TPU_IO_INT8 && m->out_type == TPU_IO_INT32 ? "int32"
 										    : "uint8",
 			    m->in_type != TPU_IO_INT8 ? "input" : "output");
-	scalar_f32(&g, cs, m->in.scale);
-	scalar_i8(&g, cz, m->in.zero_point);
+	ob_scalar_f32(&g, cs, m->in.scale);
+	ob_scalar_i8(&g, cz, m->in.zero_point);
 	for (uint32_t i = 0; i < m->n_layers && !a->oom; i++) {
 		const struct tpu_layer *l = &m->layers[i];
 		const char *tname = layer_names[l->type <= 4 ? l->type : 0];
@@ -296,11 +147,11 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 										 : "a padded pool");
 		if (l->type == TPU_LAYER_MAXPOOL2D) {
 			const char *in[] = {cur, NULL};
-			const char *o = str(a, "t%u", i);
-			Onnx__NodeProto *n = node(&g, "MaxPool", "", o, in);
+			const char *o = ob_str(a, "t%u", i);
+			Onnx__NodeProto *n = ob_node(&g, "MaxPool", "", o, in);
 			int64_t k[2] = {l->kernel_h, l->kernel_w}, s[2] = {l->stride_h, l->stride_w};
-			attr(&g, n, "kernel_shape", k, 2);
-			attr(&g, n, "strides", s, 2);
+			ob_attr(&g, n, "kernel_shape", k, 2);
+			ob_attr(&g, n, "strides", s, 2);
 			cur = o;
 			tpu_model_layer_out_shape(m, i, &h, &w, &c);
 			continue;
@@ -315,12 +166,12 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 				  &qmin, &qmax))
 			return fail(err, errlen, "export: layer %u (%s): bad output quantization", i,
 				    tname);
-		const char *ws = str(a, "w%u_scale", i), *wz = str(a, "w%u_zero_point", i);
-		const char *wn = str(a, "w%u", i), *bn = str(a, "b%u", i);
-		const char *ys = str(a, "y%u_scale", i), *yz = str(a, "y%u_zero_point", i);
+		const char *ws = ob_str(a, "w%u_scale", i), *wz = ob_str(a, "w%u_zero_point", i);
+		const char *wn = ob_str(a, "w%u", i), *bn = ob_str(a, "b%u", i);
+		const char *ys = ob_str(a, "y%u_scale", i), *yz = ob_str(a, "y%u_zero_point", i);
 		int8_t *wo = onnx_weights(a, l, h, w, c);
 		/* the weight zero points: one per output channel (0 when the layer has none) */
-		int8_t *zps = alloc(a, l->out_c);
+		int8_t *zps = ob_alloc(a, l->out_c);
 		int64_t oc = l->out_c;
 		if (!wo || !zps || !ws)
 			break;
@@ -328,48 +179,48 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 			zps[j] = (int8_t)l->b_zero_point[l->b_zp_count == 1 ? 0 : j];
 		for (uint32_t j = 1; l->b_zp_count == 1 && j < l->out_c; j++)
 			zps[j] = zps[0];
-		tensor(&g, ws, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, l->w_scale, 4 * oc);
-		tensor(&g, wz, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, zps, oc);
-		tensor(&g, bn, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__INT32, l->bias, 4 * oc);
-		scalar_f32(&g, ys, l->out.scale);
-		scalar_i8(&g, yz, l->out.zero_point);
-		const char *o = str(a, "q%u", i);
+		ob_tensor(&g, ws, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, l->w_scale, 4 * oc);
+		ob_tensor(&g, wz, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, zps, oc);
+		ob_tensor(&g, bn, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__INT32, l->bias, 4 * oc);
+		ob_scalar_f32(&g, ys, l->out.scale);
+		ob_scalar_i8(&g, yz, l->out.zero_point);
+		const char *o = ob_str(a, "q%u", i);
 		if (l->type == TPU_LAYER_CONV2D) {
 			int64_t dims[4] = {oc, c, l->kernel_h, l->kernel_w};
-			tensor(&g, wn, dims, 4, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, wo,
+			ob_tensor(&g, wn, dims, 4, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, wo,
 			       (size_t)(oc * c * l->kernel_h * l->kernel_w));
 			const char *in[] = {cur, cs, cz, wn, ws, wz, ys, yz, bn, NULL};
-			Onnx__NodeProto *n = node(&g, "QLinearConv", "", o, in);
+			Onnx__NodeProto *n = ob_node(&g, "QLinearConv", "", o, in);
 			int64_t k[2] = {l->kernel_h, l->kernel_w}, s[2] = {l->stride_h, l->stride_w};
 			int64_t p[4] = {l->pad_top, l->pad_left, l->pad_bottom, l->pad_right};
-			attr(&g, n, "kernel_shape", k, 2);
-			attr(&g, n, "strides", s, 2);
-			attr(&g, n, "pads", p, 4);
+			ob_attr(&g, n, "kernel_shape", k, 2);
+			ob_attr(&g, n, "strides", s, 2);
+			ob_attr(&g, n, "pads", p, 4);
 		} else {
 			int64_t kk = (int64_t)h * w * c, dims[2] = {kk, oc};
 			if (!flat) {
 				const char *in[] = {cur, NULL};
-				const char *f = str(a, "f%u", i);
+				const char *f = ob_str(a, "f%u", i);
 				int64_t axis = 1;
-				attr(&g, node(&g, "Flatten", "", f, in), "axis", &axis, 0);
+				ob_attr(&g, ob_node(&g, "Flatten", "", f, in), "axis", &axis, 0);
 				cur = f;
 				flat = 1;
 			}
-			tensor(&g, wn, dims, 2, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, wo,
+			ob_tensor(&g, wn, dims, 2, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, wo,
 			       (size_t)(kk * oc));
 			const char *in[] = {cur, cs, cz, wn, ws, wz, bn, ys, yz, NULL};
-			node(&g, "QGemm", "com.microsoft", o, in);
+			ob_node(&g, "QGemm", "com.microsoft", o, in);
 		}
 		cur = o;
 		cs = ys;
 		cz = yz;
 		if (qmin > -128 || qmax < 127) {
 			/* a clamp beyond the saturation: ReLU in float between DQ and Q */
-			const char *d = str(a, "d%u", i), *r = str(a, "r%u", i), *t = str(a, "t%u", i);
+			const char *d = ob_str(a, "d%u", i), *r = ob_str(a, "r%u", i), *t = ob_str(a, "t%u", i);
 			const char *dq[] = {cur, cs, cz, NULL}, *rl[] = {d, NULL}, *q[] = {r, cs, cz, NULL};
-			node(&g, "DequantizeLinear", "", d, dq);
-			node(&g, "Relu", "", r, rl);
-			node(&g, "QuantizeLinear", "", t, q);
+			ob_node(&g, "DequantizeLinear", "", d, dq);
+			ob_node(&g, "Relu", "", r, rl);
+			ob_node(&g, "QuantizeLinear", "", t, q);
 			cur = t;
 		}
 		tpu_model_layer_out_shape(m, i, &h, &w, &c);
@@ -377,20 +228,20 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 	if (!flat) {
 		const char *in[] = {cur, NULL};
 		int64_t axis = 1;
-		attr(&g, node(&g, "Flatten", "", "y", in), "axis", &axis, 0);
+		ob_attr(&g, ob_node(&g, "Flatten", "", "y", in), "axis", &axis, 0);
 	} else {
 		/* the last node writes y */
 		if (g.n_node)
-			g.node[g.n_node - 1]->output[0] = str(a, "y");
+			g.node[g.n_node - 1]->output[0] = ob_str(a, "y");
 	}
 	if (a->oom)
 		return -ENOMEM;
 
-	Onnx__GraphProto *gp = alloc(a, sizeof(*gp));
-	Onnx__ModelProto *mp = alloc(a, sizeof(*mp));
-	Onnx__OperatorSetIdProto *ops = alloc(a, 2 * sizeof(*ops));
-	Onnx__OperatorSetIdProto **opp = alloc(a, 2 * sizeof(*opp));
-	Onnx__ValueInfoProto **gin = alloc(a, sizeof(*gin)), **gout = alloc(a, sizeof(*gout));
+	Onnx__GraphProto *gp = ob_alloc(a, sizeof(*gp));
+	Onnx__ModelProto *mp = ob_alloc(a, sizeof(*mp));
+	Onnx__OperatorSetIdProto *ops = ob_alloc(a, 2 * sizeof(*ops));
+	Onnx__OperatorSetIdProto **opp = ob_alloc(a, 2 * sizeof(*opp));
+	Onnx__ValueInfoProto **gin = ob_alloc(a, sizeof(*gin)), **gout = ob_alloc(a, sizeof(*gout));
 	int64_t in_dims[3] = {m->in_c, m->in_h, m->in_w}, out_dims[1] = {m->num_classes};
 	if (!gp || !mp || !ops || !opp || !gin || !gout)
 		return -ENOMEM;
@@ -410,7 +261,7 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 	gp->output = gout;
 	for (int i = 0; i < 2; i++) {
 		onnx__operator_set_id_proto__init(&ops[i]);
-		ops[i].domain = str(a, "%s", i ? "com.microsoft" : "");
+		ops[i].domain = ob_str(a, "%s", i ? "com.microsoft" : "");
 		ops[i].has_version = 1;
 		ops[i].version = i ? 1 : 13;
 		opp[i] = &ops[i];
@@ -420,7 +271,7 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 	mp->ir_version = 8;
 	mp->n_opset_import = 2;
 	mp->opset_import = opp;
-	mp->producer_name = str(a, "tpu export");
+	mp->producer_name = ob_str(a, "tpu export");
 	mp->graph = gp;
 	*out_model = mp;
 	return 0;
@@ -455,7 +306,7 @@ int tpu_export_onnx_mem(const struct tpu_model *m, void **data, size_t *len, cha
 	}
 	if (rc == -ENOMEM)
 		fail(err, errlen, "export: out of memory");
-	arena_free(&a);
+	ob_arena_free(&a);
 	return rc;
 }
 
