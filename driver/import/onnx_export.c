@@ -1,20 +1,26 @@
-/* Export of a tpu model to ONNX in QOperator form (include/tpu/import.h, docs/import.md), written
- * with protobuf-c from ONNX's own schema (the parser's generated code, mk/onnx.mk).
+/* Export of a tpu model to ONNX (include/tpu/import.h, docs/import.md), written with protobuf-c
+ * from ONNX's own schema (the parser's generated code, mk/onnx.mk), so that ONNX Runtime gives
+ * the model's outputs bit for bit.
  *
  * The graph takes the int8 input NCHW and gives the last layer's int8 output:
- *   CONV2D     QLinearConv (weights OIHW, per-channel scales, zero points 0, int32 bias)
+ *   CONV2D     FLOAT rounding: QLinearConv (weights OIHW, per-channel scales and zero points,
+ *              int32 bias), ONNX Runtime's own arithmetic; DOUBLE or SINGLE rounding:
+ *              ConvInteger, an Add of the bias and the requantization in int64 operators
+ *              (onnx_requant.h)
  *   MAXPOOL2D  MaxPool on the int8 tensor
- *   DENSE      Flatten (axis 1) when the input is 4-D, then com.microsoft QGemm (what ONNX
- *              Runtime's own quantizer writes for a Gemm: per-column scales, int32 bias); the
- *              weight rows are permuted from the device's H, W, C order to ONNX's C, H, W
- *   ReLU       nothing where the output zero point is -128 (the saturation already clamps),
- *              else DequantizeLinear -> Relu -> QuantizeLinear (exact: the value is an integer
+ *   DENSE      Flatten (axis 1) when the input is 4-D, then (FLOAT) com.microsoft QGemm (what
+ *              ONNX Runtime's own quantizer writes for a Gemm: per-column scales, int32 bias)
+ *              or (DOUBLE, SINGLE) MatMulInteger and the integer requantization; the weight
+ *              rows are permuted from the device's H, W, C order to ONNX's C, H, W
+ *   ReLU       in the integer form the Clip of the requantization; with QLinear nodes nothing
+ *              where the output zero point is -128 (the saturation already clamps), else
+ *              DequantizeLinear -> Relu -> QuantizeLinear (exact: the value is an integer
  *              multiple of the scale)
- * The model's rounding mode is not expressible: ONNX Runtime runs the exported graph with its
- * float requantization (TPU_ROUND_FLOAT), which a model quantized for TFLite's double rounding
- * can differ from by one on values within a rounding step of a tie (docs/import.md counts them
- * for the shipped models). Layers the graph cannot express (SIGMOID/TANH LUTs, RELU6) give
- * -EINVAL naming the layer. */
+ * The integer form has no float scales: metadata_props "tpu.scales" records the input's and
+ * each such layer's (output and weight scales, as C99 hex floats: "in S" then "LAYER OUT W0 W1
+ * ..." lines), which tpu import needs to restore the model. Layers the graph cannot express
+ * (SIGMOID/TANH LUTs, RELU6 with FLOAT rounding, per-channel weight zero points of an integer
+ * CONV2D) give -EINVAL naming the layer. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +32,7 @@
 #include "tpu/outfile.h"
 
 #include "onnx_build.h"
+#include "onnx_requant.h"
 
 /* An int8 graph input or output: (N, dims...) with N symbolic. */
 static Onnx__ValueInfoProto *value_info(struct arena *a, const char *name, const int64_t *dims,
@@ -97,7 +104,8 @@ static int8_t *onnx_weights(struct arena *a, const struct tpu_layer *l, uint32_t
 					for (size_t i = 0; i < c; i++)
 						for (size_t j = 0; j < oc; j++)
 							o[((j * c + i) * kh + y) * kw + x] =
-							    l->weights[((y * kw + x) * c + i) * oc + j];
+							    l->weights[((y * kw + x) * c + i) * oc +
+								       j];
 		return o;
 	}
 	size_t k = (size_t)h * w * c;
@@ -112,24 +120,78 @@ static int8_t *onnx_weights(struct arena *a, const struct tpu_layer *l, uint32_t
 }
 
 /* The graph of m; *out_model set on success (its memory in a). */
+/* A tensor's quantization, whose scale and zero point initializers (NAME_scale,
+ * NAME_zero_point) are written when a node first reads them. */
+struct qn {
+	const char *name;
+	float scale;
+	int32_t zp;
+	const char *s, *z;
+};
+
+static const char *qn_scale(struct graph *g, struct qn *q)
+{
+	if (!q->s && (q->s = ob_str(g->a, "%s_scale", q->name)))
+		ob_scalar_f32(g, q->s, q->scale);
+	return q->s;
+}
+
+static const char *qn_zp(struct graph *g, struct qn *q)
+{
+	if (!q->z && (q->z = ob_str(g->a, "%s_zero_point", q->name)))
+		ob_scalar_i8(g, q->z, q->zp);
+	return q->z;
+}
+
+/* metadata_props "tpu.scales" (see the top of the file). */
+static int scales_metadata(const struct tpu_model *m, struct arena *a, Onnx__ModelProto *mp)
+{
+	size_t cap = 64;
+	for (uint32_t i = 0; i < m->n_layers; i++)
+		cap += 40 + 24 * (size_t)m->layers[i].out_c;
+	char *v = ob_alloc(a, cap);
+	Onnx__StringStringEntryProto *e = ob_alloc(a, sizeof(*e));
+	Onnx__StringStringEntryProto **ep = ob_alloc(a, sizeof(*ep));
+	if (!v || !e || !ep)
+		return -ENOMEM;
+	size_t n = (size_t)snprintf(v, cap, "in %a\n", (double)m->in.scale);
+	for (uint32_t i = 0; i < m->n_layers; i++) {
+		const struct tpu_layer *l = &m->layers[i];
+		if ((l->type == TPU_LAYER_MAXPOOL2D || l->type == TPU_LAYER_AVGPOOL2D) ||
+		    l->round == TPU_ROUND_FLOAT)
+			continue;
+		n += (size_t)snprintf(v + n, cap - n, "%u %a", i, (double)l->out.scale);
+		for (uint32_t j = 0; j < l->out_c; j++)
+			n += (size_t)snprintf(v + n, cap - n, " %a", (double)l->w_scale[j]);
+		n += (size_t)snprintf(v + n, cap - n, "\n");
+	}
+	onnx__string_string_entry_proto__init(e);
+	e->key = ob_str(a, "tpu.scales");
+	e->value = v;
+	ep[0] = e;
+	mp->n_metadata_props = 1;
+	mp->metadata_props = ep;
+	return e->key ? 0 : -ENOMEM;
+}
+
 static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **out_model,
 		 char *err, size_t errlen)
 {
-	size_t cap = 4 * (size_t)m->n_layers + 4;
-	struct graph g = {.a = a, .cap_node = cap, .cap_init = 8 * (size_t)m->n_layers + 4};
+	/* a layer in integer form: up to 32 nodes and 24 initializers */
+	size_t cap = 32 * (size_t)m->n_layers + 4;
+	struct graph g = {.a = a, .cap_node = cap, .cap_init = 24 * (size_t)m->n_layers + 4};
 	g.node = ob_alloc(a, g.cap_node * sizeof(*g.node));
 	g.init = ob_alloc(a, g.cap_init * sizeof(*g.init));
-	const char *cur = "x", *cs = "x_scale", *cz = "x_zero_point";
+	const char *cur = "x";
+	struct qn cq = {"x", m->in.scale, m->in.zero_point, NULL, NULL};
 	uint32_t h = m->in_h, w = m->in_w, c = m->in_c;
 	int flat = 0; /* the current tensor is 2-D (N, features) */
 
 	if (m->in_type != TPU_IO_INT8 || m->out_type != TPU_IO_INT8)
 		return fail(err, errlen, "export: %s model %s (int8 only)",
 			    m->in_type == TPU_IO_INT8 && m->out_type == TPU_IO_INT32 ? "int32"
-										    : "uint8",
+										     : "uint8",
 			    m->in_type != TPU_IO_INT8 ? "input" : "output");
-	ob_scalar_f32(&g, cs, m->in.scale);
-	ob_scalar_i8(&g, cz, m->in.zero_point);
 	for (uint32_t i = 0; i < m->n_layers && !a->oom; i++) {
 		const struct tpu_layer *l = &m->layers[i];
 		const char *tname = layer_names[l->type <= 4 ? l->type : 0];
@@ -138,60 +200,82 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 		    l->dilation_w > 1 || l->ceil_mode ||
 		    (l->type == TPU_LAYER_MAXPOOL2D &&
 		     (l->pad_top || l->pad_bottom || l->pad_left || l->pad_right)))
-			return fail(err, errlen,
-				    "export: layer %u (%s): %s is not exported (yet)", i, tname,
-				    l->type == TPU_LAYER_AVGPOOL2D		 ? "average pooling"
-				    : l->groups > 1				 ? "groups"
+			return fail(err, errlen, "export: layer %u (%s): %s is not exported (yet)",
+				    i, tname,
+				    l->type == TPU_LAYER_AVGPOOL2D	     ? "average pooling"
+				    : l->groups > 1			     ? "groups"
 				    : l->dilation_h > 1 || l->dilation_w > 1 ? "dilation"
-				    : l->ceil_mode				 ? "ceil_mode"
-										 : "a padded pool");
+				    : l->ceil_mode			     ? "ceil_mode"
+									     : "a padded pool");
 		if (l->type == TPU_LAYER_MAXPOOL2D) {
 			const char *in[] = {cur, NULL};
 			const char *o = ob_str(a, "t%u", i);
 			Onnx__NodeProto *n = ob_node(&g, "MaxPool", "", o, in);
-			int64_t k[2] = {l->kernel_h, l->kernel_w}, s[2] = {l->stride_h, l->stride_w};
+			int64_t k[2] = {l->kernel_h, l->kernel_w},
+				s[2] = {l->stride_h, l->stride_w};
 			ob_attr(&g, n, "kernel_shape", k, 2);
 			ob_attr(&g, n, "strides", s, 2);
 			cur = o;
 			tpu_model_layer_out_shape(m, i, &h, &w, &c);
 			continue;
 		}
+		/* FLOAT layers as ONNX Runtime's QLinear kernels compute them; DOUBLE and
+		 * SINGLE ones in integer operators (onnx_requant.h) */
+		bool qlinear = l->round == TPU_ROUND_FLOAT, conv = l->type == TPU_LAYER_CONV2D;
 		int32_t qmin, qmax;
-		if (l->act != TPU_ACT_NONE && l->act != TPU_ACT_RELU)
+		if (l->act == TPU_ACT_SIGMOID || l->act == TPU_ACT_TANH ||
+		    (qlinear && l->act == TPU_ACT_RELU6))
 			return fail(err, errlen,
-				    "export: layer %u (%s): activation %u has no ONNX QOperator form "
-				    "(NONE and RELU only)",
-				    i, tname, l->act);
+				    "export: layer %u (%s): activation %u has no ONNX form (NONE, "
+				    "RELU%s only)",
+				    i, tname, l->act, qlinear ? "" : ", RELU6");
+		if (!qlinear && conv && l->b_zp_count > 1)
+			return fail(err, errlen,
+				    "export: layer %u (%s): per-channel weight zero points in %s "
+				    "rounding (ConvInteger takes one)",
+				    i, tname, l->round == TPU_ROUND_SINGLE ? "SINGLE" : "DOUBLE");
 		if (tpu_act_clamp((enum tpu_activation)l->act, l->out.scale, l->out.zero_point,
 				  &qmin, &qmax))
-			return fail(err, errlen, "export: layer %u (%s): bad output quantization", i,
-				    tname);
+			return fail(err, errlen, "export: layer %u (%s): bad output quantization",
+				    i, tname);
 		const char *ws = ob_str(a, "w%u_scale", i), *wz = ob_str(a, "w%u_zero_point", i);
 		const char *wn = ob_str(a, "w%u", i), *bn = ob_str(a, "b%u", i);
-		const char *ys = ob_str(a, "y%u_scale", i), *yz = ob_str(a, "y%u_zero_point", i);
+		struct qn yq = {ob_str(a, "y%u", i), l->out.scale, l->out.zero_point, NULL, NULL};
+		const char *cs = qlinear ? qn_scale(&g, &cq) : NULL, *cz = qn_zp(&g, &cq);
+		const char *ys = qlinear ? qn_scale(&g, &yq) : NULL;
+		const char *yz = qlinear ? qn_zp(&g, &yq) : NULL;
 		int8_t *wo = onnx_weights(a, l, h, w, c);
-		/* the weight zero points: one per output channel (0 when the layer has none) */
+		/* the weight zero points: one per output channel (0 when the layer has none); one
+		 * in all for the integer form's per-tensor ones */
 		int8_t *zps = ob_alloc(a, l->out_c);
-		int64_t oc = l->out_c;
+		int64_t oc = l->out_c, bdims[3] = {oc, 1, 1};
 		if (!wo || !zps || !ws)
 			break;
 		for (uint32_t j = 0; j < l->b_zp_count && j < l->out_c; j++)
 			zps[j] = (int8_t)l->b_zero_point[l->b_zp_count == 1 ? 0 : j];
 		for (uint32_t j = 1; l->b_zp_count == 1 && j < l->out_c; j++)
 			zps[j] = zps[0];
-		ob_tensor(&g, ws, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, l->w_scale, 4 * oc);
-		ob_tensor(&g, wz, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, zps, oc);
-		ob_tensor(&g, bn, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__INT32, l->bias, 4 * oc);
-		ob_scalar_f32(&g, ys, l->out.scale);
-		ob_scalar_i8(&g, yz, l->out.zero_point);
-		const char *o = ob_str(a, "q%u", i);
-		if (l->type == TPU_LAYER_CONV2D) {
+		if (qlinear)
+			ob_tensor(&g, ws, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, l->w_scale,
+				  4 * oc);
+		if (qlinear || l->b_zp_count > 1)
+			ob_tensor(&g, wz, &oc, 1, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, zps, oc);
+		else
+			ob_scalar_i8(&g, wz, zps[0]);
+		/* the integer form adds the bias to an NCHW tensor: (C, 1, 1) */
+		ob_tensor(&g, bn, bdims, qlinear || !conv ? 1 : 3,
+			  ONNX__TENSOR_PROTO__DATA_TYPE__INT32, l->bias, 4 * oc);
+		const char *o = ob_str(a, qlinear ? "q%u" : "acc%u", i);
+		if (conv) {
 			int64_t dims[4] = {oc, c, l->kernel_h, l->kernel_w};
 			ob_tensor(&g, wn, dims, 4, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, wo,
-			       (size_t)(oc * c * l->kernel_h * l->kernel_w));
+				  (size_t)(oc * c * l->kernel_h * l->kernel_w));
 			const char *in[] = {cur, cs, cz, wn, ws, wz, ys, yz, bn, NULL};
-			Onnx__NodeProto *n = ob_node(&g, "QLinearConv", "", o, in);
-			int64_t k[2] = {l->kernel_h, l->kernel_w}, s[2] = {l->stride_h, l->stride_w};
+			const char *in_int[] = {cur, wn, cz, wz, NULL};
+			Onnx__NodeProto *n = ob_node(&g, qlinear ? "QLinearConv" : "ConvInteger",
+						     "", o, qlinear ? in : in_int);
+			int64_t k[2] = {l->kernel_h, l->kernel_w},
+				s[2] = {l->stride_h, l->stride_w};
 			int64_t p[4] = {l->pad_top, l->pad_left, l->pad_bottom, l->pad_right};
 			ob_attr(&g, n, "kernel_shape", k, 2);
 			ob_attr(&g, n, "strides", s, 2);
@@ -207,17 +291,31 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 				flat = 1;
 			}
 			ob_tensor(&g, wn, dims, 2, ONNX__TENSOR_PROTO__DATA_TYPE__INT8, wo,
-			       (size_t)(kk * oc));
+				  (size_t)(kk * oc));
 			const char *in[] = {cur, cs, cz, wn, ws, wz, bn, ys, yz, NULL};
-			ob_node(&g, "QGemm", "com.microsoft", o, in);
+			const char *in_int[] = {cur, wn, cz, wz, NULL};
+			if (qlinear)
+				ob_node(&g, "QGemm", "com.microsoft", o, in);
+			else
+				ob_node(&g, "MatMulInteger", "", o, in_int);
+		}
+		if (!qlinear) {
+			const char *sum = ob_str(a, "sum%u", i), *in[] = {o, bn, NULL};
+			ob_node(&g, "Add", "", sum, in);
+			o = orq_export(&g, l, i, sum, conv, qmin, qmax);
+			if (!o)
+				break;
 		}
 		cur = o;
-		cs = ys;
-		cz = yz;
-		if (qmin > -128 || qmax < 127) {
+		cq = yq;
+		if (qlinear && (qmin > -128 || qmax < 127)) {
 			/* a clamp beyond the saturation: ReLU in float between DQ and Q */
-			const char *d = ob_str(a, "d%u", i), *r = ob_str(a, "r%u", i), *t = ob_str(a, "t%u", i);
-			const char *dq[] = {cur, cs, cz, NULL}, *rl[] = {d, NULL}, *q[] = {r, cs, cz, NULL};
+			const char *d = ob_str(a, "d%u", i), *r = ob_str(a, "r%u", i),
+				   *t = ob_str(a, "t%u", i);
+			cs = qn_scale(&g, &cq);
+			cz = qn_zp(&g, &cq);
+			const char *dq[] = {cur, cs, cz, NULL}, *rl[] = {d, NULL},
+				   *q[] = {r, cs, cz, NULL};
 			ob_node(&g, "DequantizeLinear", "", d, dq);
 			ob_node(&g, "Relu", "", r, rl);
 			ob_node(&g, "QuantizeLinear", "", t, q);
@@ -273,6 +371,8 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 	mp->opset_import = opp;
 	mp->producer_name = ob_str(a, "tpu export");
 	mp->graph = gp;
+	if (scales_metadata(m, a, mp))
+		return -ENOMEM;
 	*out_model = mp;
 	return 0;
 }

@@ -2,10 +2,11 @@
  * input; each node, or each QDQ group (DequantizeLinear -> Conv/MatMul/Gemm -> [Relu/Clip] ->
  * QuantizeLinear), becomes one layer, or changes only the shape or quantization that the chain
  * carries. MatMulInteger and ConvInteger become the model's int32 output layer, an Add of an
- * int32 constant after them its bias. Layers requantize with TPU_ROUND_FLOAT: ONNX Runtime's QLinearConv, QLinearMatMul
- * and QGemm compute the output scale as x_scale * w_scale / y_scale in fp32 (onnxruntime/core/
- * providers/cpu/quantization/qlinearconv.cc, quantize_linear_matmul.cc, contrib_ops/cpu/
- * quantization/quant_gemm.cc) and round in fp32, half to even (MLAS), which FLOAT reproduces. */
+ * int32 constant after them its bias. Layers requantize with TPU_ROUND_FLOAT: ONNX Runtime's
+ * QLinearConv, QLinearMatMul and QGemm compute the output scale as x_scale * w_scale / y_scale in
+ * fp32 (onnxruntime/core/ providers/cpu/quantization/qlinearconv.cc, quantize_linear_matmul.cc,
+ * contrib_ops/cpu/ quantization/quant_gemm.cc) and round in fp32, half to even (MLAS), which FLOAT
+ * reproduces. */
 #include <errno.h>
 #include <float.h>
 #include <stdint.h>
@@ -16,12 +17,24 @@
 #include "import_util.h"
 #include "onnx_graph.h"
 #include "onnx_quant.h"
+#include "onnx_requant.h"
 #include "onnx_window.h"
 #include "tpu/import.h"
 #include "tpu/numerics.h"
 
+/* The float scales that metadata_props "tpu.scales" records for the integer form of tpu export
+ * (onnx_export.c): the input's and, per layer index, the output and weight scales. */
+struct scales {
+	bool have_in;
+	float in;
+	float out[TPU_MODEL_MAX_LAYERS];
+	float *w[TPU_MODEL_MAX_LAYERS]; /* NULL: no line for the layer */
+	uint32_t n[TPU_MODEL_MAX_LAYERS];
+};
+
 /* The tensor the chain has reached. */
 struct chain {
+	struct scales sc;
 	struct ox x;
 	struct tpu_model *m;
 	const Onnx__NodeProto *layer_node[TPU_MODEL_MAX_LAYERS]; /* for messages */
@@ -346,9 +359,10 @@ static int lower_maxpool(struct chain *ch, const Onnx__NodeProto *n)
  * pool takes its integer path, qlinear_global_average_pool.cc). */
 static int lower_avgpool(struct chain *ch, const Onnx__NodeProto *n, const struct oq_params *yq)
 {
-	static const char *const attrs[] = {"auto_pad",	    "ceil_mode",	 "channels_last",
-					    "count_include_pad", "dilations", "kernel_shape",
-					    "pads",		    "strides",	 NULL};
+	static const char *const attrs[] = {
+	    "auto_pad",	 "ceil_mode",	 "channels_last", "count_include_pad",
+	    "dilations", "kernel_shape", "pads",	  "strides",
+	    NULL};
 	bool global = !strcmp(n->op_type, "GlobalAveragePool") ||
 		      !strcmp(n->op_type, "QLinearGlobalAveragePool");
 	int64_t count_pad, nhwc;
@@ -361,8 +375,9 @@ static int lower_avgpool(struct chain *ch, const Onnx__NodeProto *n, const struc
 	if (rc)
 		return rc;
 	if (nhwc)
-		return ox_node_fail(&ch->x, n, "attribute 'channels_last' = %lld (only 0 is "
-					       "supported)",
+		return ox_node_fail(&ch->x, n,
+				    "attribute 'channels_last' = %lld (only 0 is "
+				    "supported)",
 				    (long long)nhwc);
 	if (ch->rank != 4)
 		return ox_node_fail(&ch->x, n, "input of rank %u (a 4-D NCHW tensor expected)",
@@ -699,14 +714,15 @@ static int lower_qlinear(struct chain *ch, const Onnx__NodeProto *n)
 static int integer_input_q(struct chain *ch, const Onnx__NodeProto *n)
 {
 	bool u8 = ch->have_q ? ch->q.u8 : ch->in_u8;
-	struct oq_params q = {.scale = ch->have_q ? ch->q.scale : 1.0f, .zp = u8 ? -128 : 0, .u8 = u8};
+	float scale = ch->have_q ? ch->q.scale : ch->sc.have_in ? ch->sc.in : 1.0f;
+	struct oq_params q = {.scale = scale, .zp = u8 ? -128 : 0, .u8 = u8};
 	if (ox_input(n, 2)) {
 		struct ox_values z;
 		int rc = ox_const_input(&ch->x, n, 2, "input zero point", &z);
 		if (rc)
 			return rc;
-		int32_t want = u8 ? ONNX__TENSOR_PROTO__DATA_TYPE__UINT8
-				  : ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+		int32_t want =
+		    u8 ? ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 : ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
 		if (z.type != want || !z.count)
 			rc = ox_node_fail(&ch->x, n,
 					  "input zero point: %zu %s values (one %s, the input's "
@@ -806,9 +822,166 @@ static int fold_add(struct chain *ch, const Onnx__NodeProto *n)
 				  "output channel (%u) or one in all",
 				  c.count, l->out_c);
 	for (uint32_t j = 0; !rc && j < l->out_c; j++)
-		l->bias[j] = (int32_t)((uint32_t)l->bias[j] +
-				       (uint32_t)c.ints[c.count == 1 ? 0 : j]);
+		l->bias[j] =
+		    (int32_t)((uint32_t)l->bias[j] + (uint32_t)c.ints[c.count == 1 ? 0 : j]);
 	ox_values_free(&c);
+	return rc;
+}
+
+/* DequantizeLinear -> Relu (relu) -> QuantizeLinear of the same quantization q right after a
+ * CONV2D or DENSE layer without an activation (what tpu export writes for a FLOAT layer's RELU
+ * clamp above the saturation): max(y, zero point) exactly (y - z is an integer, scaled and
+ * unscaled in fp32 it stays one), which is the layer's RELU clamp; *end gets the
+ * QuantizeLinear's output. */
+static int fold_qdq_relu(struct chain *ch, const Onnx__NodeProto *relu, const struct oq_params *q,
+			 const char **end)
+{
+	struct tpu_layer *l = ch->m->n_layers ? &ch->m->layers[ch->m->n_layers - 1] : NULL;
+	const Onnx__NodeProto *qn;
+	struct oq_params yq;
+	int rc;
+	if (!l || (l->type != TPU_LAYER_CONV2D && l->type != TPU_LAYER_DENSE) ||
+	    l->act != TPU_ACT_NONE || ch->raw)
+		return ox_node_fail(&ch->x, relu,
+				    "between DequantizeLinear and QuantizeLinear a Relu folds "
+				    "only into the CONV2D or DENSE layer right before it, one "
+				    "without an activation");
+	if (relu->n_attribute || relu->n_input != 1 || relu->n_output != 1)
+		return ox_node_fail(&ch->x, relu,
+				    "attributes, or inputs or outputs other than one");
+	if ((rc = next_node(ch, relu, relu->output[0], &qn)))
+		return rc;
+	if (!op_is(qn, "QuantizeLinear"))
+		return ox_node_fail(&ch->x, qn,
+				    "operator not supported after a Relu (QuantizeLinear is)");
+	if ((rc = quantize_params(ch, qn, &yq)))
+		return rc;
+	if (!oq_same(&yq, q))
+		return ox_node_fail(&ch->x, qn,
+				    "quantization differs from the DequantizeLinear's before the "
+				    "Relu");
+	l->act = TPU_ACT_RELU;
+	*end = qn->output[0];
+	return 0;
+}
+
+/* The requantization in integer operators that tpu export writes after the int32 output layer
+ * (onnx_requant.h), from its Cast node: the layer becomes an int8 one, rounded DOUBLE or SINGLE,
+ * with the scales of metadata_props "tpu.scales" (which the model validation then checks
+ * against the multipliers); *end gets the int8 tensor. */
+static int requantize_integer(struct chain *ch, const Onnx__NodeProto *cast, const char **end)
+{
+	uint32_t li = ch->m->n_layers - 1;
+	struct tpu_layer *l = &ch->m->layers[li];
+	if (!ch->sc.w[li])
+		return ox_node_fail(&ch->x, cast,
+				    "integer requantization of layer %u: its float scales are not "
+				    "in the model (metadata_props 'tpu.scales', which tpu export "
+				    "writes)",
+				    li);
+	if (ch->sc.n[li] != l->out_c)
+		return ox_fail(&ch->x,
+			       "metadata_props 'tpu.scales': layer %u has %u weight scales, the "
+			       "layer %u channels",
+			       li, ch->sc.n[li], l->out_c);
+	struct orq q;
+	int rc = orq_import(&ch->x, cast, l->out_c, &q);
+	if (rc)
+		return rc;
+	free(l->multiplier);
+	free(l->shift);
+	l->multiplier = q.multiplier;
+	l->shift = q.shift;
+	l->round = q.round;
+	l->out.scale = ch->sc.out[li];
+	l->out.zero_point = q.zero_point;
+	memcpy(l->w_scale, ch->sc.w[li], l->out_c * sizeof(float));
+	/* the activation whose clamp is the Clip's */
+	static const uint32_t acts[] = {TPU_ACT_NONE, TPU_ACT_RELU, TPU_ACT_RELU6};
+	l->act = UINT32_MAX;
+	for (size_t k = 0; k < 3 && l->act == UINT32_MAX; k++) {
+		int32_t lo, hi;
+		if (!tpu_act_clamp((enum tpu_activation)acts[k], l->out.scale, q.zero_point, &lo,
+				   &hi) &&
+		    lo == q.lo && hi == q.hi)
+			l->act = acts[k];
+	}
+	if (l->act == UINT32_MAX)
+		return ox_node_fail(
+		    &ch->x, cast,
+		    "integer requantization: the clamp %d..%d is that of no "
+		    "activation (NONE, RELU, RELU6) for output scale %g, zero point "
+		    "%d",
+		    (int)q.lo, (int)q.hi, (double)l->out.scale, (int)q.zero_point);
+	ch->raw = false;
+	ch->q = (struct oq_params){.scale = l->out.scale, .zp = q.zero_point, .u8 = false};
+	*end = q.end;
+	return 0;
+}
+
+/* metadata_props "tpu.scales" of mp into sc (nothing when absent): "in S" and "LAYER OUT W0 W1
+ * ..." lines of C99 hex floats. */
+static int read_scales(struct chain *ch, const Onnx__ModelProto *mp)
+{
+	struct scales *sc = &ch->sc;
+	const char *v = NULL;
+	for (size_t i = 0; i < mp->n_metadata_props; i++)
+		if (mp->metadata_props[i]->key && !strcmp(mp->metadata_props[i]->key, "tpu.scales"))
+			v = mp->metadata_props[i]->value;
+	if (!v)
+		return 0;
+	enum { MAX = 1 + 65535 }; /* the output scale and one per channel */
+	float *f = malloc(MAX * sizeof(*f));
+	int rc = 0;
+	if (!f) {
+		ox_fail(&ch->x, "out of memory");
+		return -ENOMEM;
+	}
+	while (*v && !rc) {
+		char *e;
+		unsigned long li = 0;
+		bool in = !strncmp(v, "in ", 3);
+		if (!in)
+			li = strtoul(v, &e, 10);
+		else
+			e = (char *)v + 2;
+		if ((!in && (e == v || li >= TPU_MODEL_MAX_LAYERS || sc->w[li])) || *e != ' ') {
+			rc = ox_fail(&ch->x, "metadata_props 'tpu.scales': bad line '%.40s'", v);
+			break;
+		}
+		uint32_t n = 0;
+		for (v = e; !rc && *v == ' ' && n < MAX; n++) {
+			f[n] = strtof(v + 1, &e);
+			if (e == v + 1 || !(f[n] > 0.0f) || f[n] > FLT_MAX)
+				rc = ox_fail(&ch->x,
+					     "metadata_props 'tpu.scales': bad scale '%.20s'",
+					     v + 1);
+			v = e;
+		}
+		if (!rc && *v && *v++ != '\n')
+			rc = ox_fail(&ch->x, "metadata_props 'tpu.scales': bad line end");
+		else if (!rc && in && n != 1)
+			rc = ox_fail(&ch->x, "metadata_props 'tpu.scales': 'in' takes one scale");
+		else if (!rc && !in && n < 2)
+			rc = ox_fail(
+			    &ch->x, "metadata_props 'tpu.scales': layer %lu: no weight scales", li);
+		if (rc)
+			break;
+		if (in) {
+			sc->have_in = true;
+			sc->in = f[0];
+			continue;
+		}
+		sc->out[li] = f[0];
+		sc->n[li] = n - 1;
+		if (!(sc->w[li] = malloc((n - 1) * sizeof(float)))) {
+			ox_fail(&ch->x, "out of memory");
+			rc = -ENOMEM;
+			break;
+		}
+		memcpy(sc->w[li], f + 1, (n - 1) * sizeof(float));
+	}
+	free(f);
 	return rc;
 }
 
@@ -886,11 +1059,17 @@ static int step(struct chain *ch, bool *done)
 	int rc = next_node(ch, NULL, ch->cur, &n);
 	if (rc)
 		return rc;
+	if (ch->raw && op_is(n, "Cast")) {
+		const char *end = NULL;
+		if (!(rc = requantize_integer(ch, n, &end)))
+			ch->cur = end;
+		return rc;
+	}
 	if (ch->raw && !op_is(n, "Add"))
 		return ox_node_fail(&ch->x, n,
 				    "reads the int32 output '%s' of %s: only an Add of an int32 "
-				    "constant (folded into the bias) or the graph output may "
-				    "follow",
+				    "constant (folded into the bias), the graph output or the "
+				    "integer requantization of tpu export may follow",
 				    ch->cur, ch->layer_node[ch->m->n_layers - 1]->op_type);
 	bool first = ox_input(n, 0) && !strcmp(n->input[0], ch->cur);
 	if (!first && !(op_is(n, "Add") && ox_input(n, 1) && !strcmp(n->input[1], ch->cur)))
@@ -911,8 +1090,7 @@ static int step(struct chain *ch, bool *done)
 		struct oq_params xq, yq;
 		if ((rc = oq_params(&ch->x, n, 1, 2, "x", &xq)) ||
 		    (rc = take_input_q(ch, n, &xq, "input")) ||
-		    (rc = oq_params(&ch->x, n, 3, 4, "y", &yq)) ||
-		    (rc = lower_avgpool(ch, n, &yq)))
+		    (rc = oq_params(&ch->x, n, 3, 4, "y", &yq)) || (rc = lower_avgpool(ch, n, &yq)))
 			return rc;
 		ch->cur = out;
 		return 0;
@@ -963,6 +1141,11 @@ static int step(struct chain *ch, bool *done)
 		}
 		if ((rc = next_node(ch, n, out, &op)))
 			return rc;
+		if (op_is(op, "Relu") && ox_input(op, 0) && !strcmp(op->input[0], out)) {
+			if (!(rc = fold_qdq_relu(ch, op, &q, &out)))
+				ch->cur = out;
+			return rc;
+		}
 		if (!(op_is(op, "Conv") || op_is(op, "MatMul") || op_is(op, "Gemm") ||
 		      op_is(op, "MaxPool") || op_is(op, "AveragePool") ||
 		      op_is(op, "GlobalAveragePool") || op_is(op, "Flatten") ||
@@ -1066,13 +1249,17 @@ int tpu_import_onnx_mem(const void *data, size_t len, const char *name, struct t
 	ch->x = (struct ox){.g = mp->graph, .err = err, .errlen = errlen};
 	ch->m = m;
 	imp_set_name(m, name ? name : mp->graph->name, "onnx");
-	rc = import_graph(ch);
+	rc = read_scales(ch, mp);
+	if (!rc)
+		rc = import_graph(ch);
 	if (!rc) {
 		*out = m;
 		m = NULL;
 	}
 out:
 	tpu_model_free(m);
+	for (size_t i = 0; ch && i < TPU_MODEL_MAX_LAYERS; i++)
+		free(ch->sc.w[i]);
 	free(ch);
 	onnx__model_proto__free_unpacked(mp, NULL);
 	return rc;

@@ -8,9 +8,12 @@
  * QLinearAveragePool and QLinearGlobalAveragePool, Flatten/Reshape to 2-D, a trailing
  * DequantizeLinear) or QDQ (DequantizeLinear -> Conv/MatMul/Gemm with DequantizeLinear'd
  * constant weights and int32 bias -> optional Relu/Clip -> QuantizeLinear; DequantizeLinear ->
- * AveragePool/GlobalAveragePool -> QuantizeLinear). Every imported
- * layer requantizes with TPU_ROUND_FLOAT, ONNX Runtime's arithmetic, so that tpu_model_run
- * gives ONNX Runtime's outputs element for element. Tensors stay NHWC on the device: the
+ * AveragePool/GlobalAveragePool -> QuantizeLinear). These layers requantize with
+ * TPU_ROUND_FLOAT, ONNX Runtime's arithmetic, so that tpu_model_run gives ONNX Runtime's
+ * outputs element for element. MatMulInteger and ConvInteger (then optionally an Add of an
+ * int32 constant, folded into the bias) become the model's int32 output layer (out_type
+ * INT32, tpu_model_run_i32), or, followed by the integer requantization that tpu_export_onnx
+ * writes, a DOUBLE or SINGLE layer again. Tensors stay NHWC on the device: the
  * model's input and output are the ONNX tensors transposed from NCHW (DENSE weights are
  * permuted so that a Flatten of an NCHW tensor computes the same products), and the model's
  * io_layout records which of them ONNX has as NCHW (4-D), for tpu run and tpu.Model to
@@ -81,13 +84,15 @@ TPU_MUST_CHECK int tpu_import_tflite(const char *path, const char *name,
 				     enum tpu_tflite_kernels kernels, struct tpu_model **out,
 				     char *err, size_t errlen);
 
-/* Export m (validated first) as an ONNX model in QOperator form (docs/import.md "Export"):
- * an int8 NCHW input, QLinearConv, MaxPool, Flatten and com.microsoft QGemm nodes, ReLU
- * through the output saturation or DequantizeLinear -> Relu -> QuantizeLinear, the last
- * layer's int8 output. ONNX has no node for the model's own rounding mode: ONNX Runtime runs
- * the export with its float requantization. *data (malloc'd, the caller frees it) holds the
- * serialized model. Returns 0, -EINVAL (a layer ONNX cannot express, e.g. a SIGMOID LUT; err
- * names it) or -ENOMEM. */
+/* Export m (validated first) as an ONNX model that ONNX Runtime runs with m's arithmetic, bit
+ * for bit (docs/import.md "Export"): an int8 NCHW input; FLOAT layers as QLinearConv or
+ * Flatten and com.microsoft QGemm (ReLU through the output saturation or DequantizeLinear ->
+ * Relu -> QuantizeLinear); DOUBLE and SINGLE layers as ConvInteger or MatMulInteger, the bias
+ * Add and the requantization in int64 operators, with the float scales in metadata_props
+ * "tpu.scales"; MaxPool; the last layer's int8 output. tpu_import_onnx reads every form back
+ * into the same model. *data (malloc'd, the caller frees it) holds the serialized model.
+ * Returns 0, -EINVAL (a layer ONNX cannot express, e.g. a SIGMOID LUT; err names it) or
+ * -ENOMEM. */
 TPU_MUST_CHECK int tpu_export_onnx_mem(const struct tpu_model *m, void **data, size_t *len,
 				       char *err, size_t errlen);
 
