@@ -158,6 +158,18 @@ static void fx_init(struct fx *f)
 	f->model.graph = &f->graph;
 }
 
+/* The node's one attribute: the INT name = v. */
+static void fx_int_attr(struct fx *f, const char *name, int64_t v)
+{
+	f->attr.name = (char *)name;
+	f->attr.has_type = 1;
+	f->attr.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+	f->attr.has_i = 1;
+	f->attr.i = v;
+	f->node.n_attribute = 1;
+	f->node.attribute = f->attrs;
+}
+
 /* f as MatMulInteger 'mm' (x, w, xz, wz) -> y int32. */
 static void fx_integer(struct fx *f)
 {
@@ -365,11 +377,7 @@ START_TEST(integer_ops_and_add)
 			"expected)");
 	fx_init(&f);
 	fx_integer(&f);
-	f.attr.name = (char *)"transB";
-	f.attr.has_type = 1;
-	f.attr.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
-	f.node.n_attribute = 1;
-	f.node.attribute = f.attrs;
+	fx_int_attr(&f, "transB", 0);
 	expect_fail(&f, "node 'mm' (MatMulInteger): attribute 'transB' is not supported");
 	fx_init(&f);
 	fx_integer(&f);
@@ -468,21 +476,11 @@ START_TEST(unsupported_and_inconsistent)
 	fx_init(&f);
 	f.node.name = NULL;
 	f.node.op_type = (char *)"QLinearConv";
-	f.attr.name = (char *)"group";
-	f.attr.has_type = 1;
-	f.attr.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
-	f.attr.has_i = 1;
-	f.attr.i = 2;
-	f.node.n_attribute = 1;
-	f.node.attribute = f.attrs;
+	fx_int_attr(&f, "group", 2);
 	/* the 2-D weights of a matmul are not a convolution's */
 	expect_fail(&f, "node #0 (QLinearConv): weights: rank 2 (4 expected)");
 	fx_init(&f);
-	f.attr.name = (char *)"transA";
-	f.attr.has_type = 1;
-	f.attr.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
-	f.node.n_attribute = 1;
-	f.node.attribute = f.attrs;
+	fx_int_attr(&f, "transA", 0);
 	expect_fail(&f, "node 'mm' (QLinearMatMul): attribute 'transA' is not supported");
 	fx_init(&f);
 	f.node.domain = (char *)"com.microsoft";
