@@ -885,7 +885,7 @@ static int requantize_integer(struct chain *ch, const Onnx__NodeProto *cast, con
 			       "layer %u channels",
 			       li, ch->sc.n[li], l->out_c);
 	struct orq q;
-	int rc = orq_import(&ch->x, cast, l->out_c, &q);
+	int rc = orq_import(&ch->x, cast, l->out_c, ch->rank == 4, &q);
 	if (rc)
 		return rc;
 	free(l->multiplier);

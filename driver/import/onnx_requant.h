@@ -29,10 +29,12 @@ struct orq {
 };
 
 /* The form orq_export writes, from the node cast (a Cast to int64 of the int32 sums of a layer
- * with out_c channels, NCHW when conv): every node and constant is checked, and every tensor
+ * with out_c channels; nchw: the tensor is NCHW, else its channels are its last axis): every
+ * node and constant is checked, the per-channel constants' shapes included, and every tensor
  * inside must be read only by the form's nodes. Returns 0, or -EINVAL / -ENOMEM with a message
  * naming the node where the form ends. */
-int orq_import(const struct ox *x, const Onnx__NodeProto *cast, uint32_t out_c, struct orq *q);
+int orq_import(const struct ox *x, const Onnx__NodeProto *cast, uint32_t out_c, bool nchw,
+	       struct orq *q);
 void orq_free(struct orq *q);
 
 #endif

@@ -14,6 +14,7 @@ struct m {
 	const struct ox *x;
 	const Onnx__NodeProto *at; /* the node last matched, for messages */
 	uint32_t oc;
+	bool nchw; /* the channels are axis 1 of 4 (else the last axis) */
 };
 
 static int bad(struct m *s, const char *what)
@@ -61,15 +62,31 @@ static const Onnx__NodeProto *use(struct m *s, const char *t, const char *op, si
 	return found;
 }
 
+/* Whether dims d (rank r) broadcast as one value per channel: (C, 1, 1) or (1, C, 1, 1) on an
+ * NCHW tensor, (C) or (1, C) on the others; or one value in all. */
+static bool channel_shape(const struct m *s, const int64_t *d, size_t r, size_t count)
+{
+	size_t at = s->nchw ? 3 : 1; /* the channel axis counted from the end */
+	if (count == 1)
+		return r <= (s->nchw ? 4u : 2u);
+	if (r < at || r > (s->nchw ? 4u : 2u))
+		return false;
+	for (size_t k = 0; k < r; k++)
+		if (d[k] != (k == r - at ? (int64_t)s->oc : 1))
+			return false;
+	return true;
+}
+
 /* Constant int64 input i of s->at: one value (v[0]), or with per_channel one or out_c values
- * (broadcast into v[0..oc-1]). */
+ * (broadcast into v[0..oc-1]) along the channel axis. */
 static int cval(struct m *s, size_t i, bool per_channel, int64_t *v)
 {
 	struct ox_values c;
 	int rc = ox_const_input(s->x, s->at, i, "constant", &c);
 	if (rc)
 		return rc;
-	bool ok = c.type == I64 && (c.count == 1 || (per_channel && c.count == s->oc));
+	bool ok = c.type == I64 && (c.count == 1 || (per_channel && c.count == s->oc)) &&
+		  channel_shape(s, c.dims, c.rank, c.count);
 	for (size_t j = 0; ok && j < (per_channel ? s->oc : 1); j++)
 		v[j] = c.ints[c.count == 1 ? 0 : j];
 	ox_values_free(&c);
@@ -185,9 +202,10 @@ static int match_double(struct m *s, const char *p, int64_t *c, const char **y)
 	return 0;
 }
 
-int orq_import(const struct ox *x, const Onnx__NodeProto *cast, uint32_t out_c, struct orq *q)
+int orq_import(const struct ox *x, const Onnx__NodeProto *cast, uint32_t out_c, bool nchw,
+	       struct orq *q)
 {
-	struct m s = {.x = x, .at = cast, .oc = out_c};
+	struct m s = {.x = x, .at = cast, .oc = out_c, .nchw = nchw};
 	memset(q, 0, sizeof(*q));
 	int64_t *c = calloc(3 * (size_t)out_c, sizeof(*c)), *m = c + out_c, *l = m + out_c;
 	q->multiplier = malloc(out_c * sizeof(int32_t));
