@@ -445,6 +445,50 @@ START_TEST(gemm_bf16_sim)
 }
 END_TEST
 
+/* The write-back in pieces (gemm_bf16.c struct wb: MATMULs of at least 128 + 4N rows, two ACC
+ * regions): each case's write-back pieces go after the next column tile's MATMULs, on golden in
+ * two chunks of 167 and 166 rows (the regions alternate from chunk to chunk: the first chunk's
+ * last tile leaves from region 0 beside the shorter chunk's first tile in region 1, which
+ * starts at row R = 167, not 166), and on the Verilated N = 16 bf16 device (sim:n=16,bf16=1),
+ * whose ACC_READs run beside those MATMULs (AccReadPort2): one chunk of 200 rows in pieces of
+ * 50, and 40 x 33 x 48 (R = 40: each write-back whole after the next tile's first MATMUL). */
+static void pieces(const char *uri, const size_t (*list)[3], size_t count, uint64_t salt)
+{
+	uint64_t seed = harness_seed() ^ salt;
+	struct tpu_info info;
+	tpu_dev *dev;
+
+	ck_assert_int_eq(tpu_open(uri, &dev), 0);
+	ck_assert_int_eq(tpu_get_info(dev, &info), 0);
+	for (size_t s = 0; s < count; s++) {
+		for (int t = 0; t < 3; t++) {
+			struct bcase e;
+
+			/* plain, accumulate + bias (ACTIVATEs beside the pieces), transposed */
+			make_case(&seed, &e, list[s][0], list[s][1], list[s][2],
+				  t == 2 ? TPU_TRANS_T : TPU_TRANS_N,
+				  t == 2 ? TPU_TRANS_T : TPU_TRANS_N, t == 2 ? 3 : 0, t == 1, t == 1,
+				  false);
+			check_case(dev, info.array_n, &e, uri);
+			free_case(&e);
+		}
+	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+
+START_TEST(gemm_bf16_pieces)
+{
+	static const size_t golden_shapes[][3] = { { 333, 20, 10 } };
+	static const size_t sim_shapes[][3] = { { 200, 64, 48 }, { 40, 33, 48 } };
+
+	if (_i == 0)
+		pieces("golden:bf16=1,n=4,ub_rows=1024,acc_rows=512,mem=8M", golden_shapes, 1,
+		       0xBF60u);
+	else if (tpu_sim_model_find(16, 1))
+		pieces("sim:n=16,bf16=1,mem=16M", sim_shapes, 2, 0xBF70u);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ errors */
 
 static void expect_fail(tpu_dev *dev, const struct tpu_gemm_desc *d,
@@ -555,6 +599,7 @@ static Suite *suite_driver_gemm_bf16(void)
 	tcase_add_test(tc, gemm_bf16_k_split);
 	tcase_add_test(tc, gemm_bf16_mixed_int8);
 	tcase_add_loop_test(tc, gemm_bf16_sim, 0, 3);
+	tcase_add_loop_test(tc, gemm_bf16_pieces, 0, 2);
 	tcase_add_test(tc, gemm_bf16_rejects);
 	tcase_add_test(tc, gemm_bf16_accumulate_keeps_c_on_failure);
 	suite_add_tcase(s, tc);

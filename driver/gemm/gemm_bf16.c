@@ -7,15 +7,20 @@
  * slots fit (else one slot reloaded before each MATMUL); per column tile nt its K-tiles in order
  * (MATMUL POP, ACCUMULATE after the first); weight tiles loaded ahead up to the FIFO depth, so
  * the next tile's LOAD_WEIGHTS runs beside this tile's MATMUL (double buffering); column tiles
- * alternate between two ACC regions when 2R ACC rows fit, so a tile's WRITE_HOST runs beside
- * the next tile's MATMULs. With a single K-tile (K <= N) a column tile is one MATMUL, too short
- * to hide a write-back command of its own beside it: the full-width column tiles then go in
- * groups of up to `grp` tiles, tile i of a group in the ACC rows right after tile i - 1's, and
- * the group's output panels, adjacent in C's buffer, leave in one WRITE_HOST (golden's
- * timing model, sw/golden/golden_internal.h, charges each command 16 cycles: m x k x n =
- * 32 x 10 x 128 on the 16 x 16 array writes once instead of 8 times). The narrow last column
- * tile is a group of its own. Only the command schedule differs: every element's sum is the
- * same.
+ * alternate between two ACC regions when 2R ACC rows fit, so a tile's write-back runs beside
+ * the next tile's MATMULs: a bf16 device reads the ACC for WRITE_HOST beside MATMULs on other
+ * ACC rows (docs/device.md "The bf16 device"), but the command processor runs one command at a
+ * time, and one WRITE_HOST of R fp32 rows (4N bytes each: 4R link cycles at N = 16) would keep
+ * it from the next MATMULs for longer than the one MATMUL the datapath holds. So the write-back
+ * leaves in pieces, one after each MATMUL of the next group (`struct wb`), the regions
+ * alternating over the whole GEMM (chunk after chunk). With a single K-tile (K <= N) a column
+ * tile is one MATMUL, too short to hide a write-back command of its own beside it: the
+ * full-width column tiles then go in groups of up to `grp` tiles, tile i of a group in the ACC
+ * rows right after tile i - 1's, and the group's output panels, adjacent in C's buffer, leave
+ * in one write-back (golden's timing model, sw/golden/golden_internal.h, charges each command
+ * 16 cycles: m x k x n = 32 x 10 x 128 on the 16 x 16 array writes once instead of 8 times).
+ * The narrow last column tile is a group of its own. Only the command schedule differs: every
+ * element's sum is the same.
  *
  * Result, per element (i, j), bit for bit:
  *   s = tpu_bf16_dot_tiled(op(A)[i][..], op(B)[..][j], k, N, C_old[i][j], accumulate)
@@ -43,6 +48,22 @@
 #include "gemm_priv.h"
 
 #define T_BLOCK 16u
+/* The fewest rows a write-back piece moves (below it the command's own cost dominates). */
+#define WB_MIN_ROWS 4u
+/* Pieces pay when a MATMUL of R rows (R cycles) covers the command processor's work beside it:
+ * a LOAD_WEIGHTS (a read round trip, ~105 cycles on the sim link, and N rows of 2N bytes) and
+ * a piece's WRITE_HOST. Measured on sim:n=16,bf16=1 and sim:bf16=1 (docs/performance.md "bf16
+ * GEMM"): from R = 192 at N = 16 and R = 160 at N = 8; shorter MATMULs are bound by the
+ * commands anyway, and a piece per MATMUL only adds commands: their write-back leaves whole,
+ * after the next group's first MATMUL (beside it). */
+#define WB_SPLIT_R(N) (128u + 4u * (N))
+
+/* A group's write-back still to go: ACC rows acc.. to C's buffer at off (bytes), rows of nc
+ * fp32, `piece` rows per WRITE_HOST. */
+struct wb {
+	size_t off;
+	uint32_t acc, rows, nc, piece;
+};
 
 /* A bf16 GEMM being built (the shared struct gemm carries the device, the command list and
  * the shape; the rest is here). */
@@ -52,6 +73,8 @@ struct bgemm {
 	bool has_bias;
 	bool two_acc;     /* groups alternate between ACC rows [0, grp R) and [grp R, 2 grp R) */
 	uint32_t grp;     /* full-width column tiles per write-back (1 unless KT = 1) */
+	uint32_t gi;      /* groups so far (over the whole GEMM): the ACC region's parity */
+	struct wb wb;     /* the last group's write-back, left in pieces after later MATMULs */
 	size_t w_issued, w_popped, w_total;
 	tpu_buf *abuf, *bbuf, *biasb, *out;
 };
@@ -312,6 +335,22 @@ static void add_old_c(struct bgemm *b, size_t r0, uint32_t rows, uint32_t nt, ui
 	}
 }
 
+/* Up to `max` rows of the pending write-back (all of it: UINT32_MAX). */
+static void wb_emit(struct bgemm *b, uint32_t max)
+{
+	struct gemm *g = &b->g;
+	struct wb *w = &b->wb;
+	uint32_t n = w->rows < max ? w->rows : max;
+
+	if (!n)
+		return;
+	/* ACC words are 32 bits whatever they hold: the int32 WRITE_HOST moves fp32 */
+	EMIT(g, tpu_cmd_write_host, b->out, w->off, w->nc * 4u, w->acc, n, w->nc, 1);
+	w->off += (size_t)n * w->nc * 4u;
+	w->acc += n;
+	w->rows -= n;
+}
+
 static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 {
 	struct gemm *g = &b->g;
@@ -321,9 +360,10 @@ static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 	b->w_total = (size_t)g->NT * g->KT;
 	b->w_issued = b->w_popped = 0;
 	refill(b);
-	for (uint32_t nt = 0, gi = 0, nt0 = 0; nt < g->NT && !g->err; nt++) {
+	for (uint32_t nt = 0, nt0 = 0; nt < g->NT && !g->err; nt++) {
 		uint32_t nc = gemm_span(g->n, g->N, nt);
-		uint32_t base = b->two_acc ? (gi % 2u) * b->grp * rows : 0;
+		/* (regions of grp x R rows: a shorter last chunk's stay apart from the others') */
+		uint32_t base = b->two_acc ? (b->gi % 2u) * b->grp * g->R : 0;
 		uint32_t acc = base + (nt - nt0) * rows;
 
 		for (uint32_t kt = 0; kt < g->KT; kt++) {
@@ -337,6 +377,7 @@ static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 			refill(b);
 			if (kt == 0 && b->acc_c)
 				add_old_c(b, r0, rows, nt, acc);
+			wb_emit(b, b->wb.piece);
 		}
 		if (b->has_bias) {
 			EMIT(g, tpu_cmd_load_params, TPU_PARAM_BIAS, b->biasb, (size_t)nt * g->N * 4u,
@@ -348,10 +389,20 @@ static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 		if (nt + 1 < g->NT && nt + 1 - nt0 < b->grp &&
 		    gemm_span(g->n, g->N, nt + 1) == nc)
 			continue;
-		/* ACC words are 32 bits whatever they hold: the int32 WRITE_HOST moves fp32 */
-		EMIT(g, tpu_cmd_write_host, b->out, out_off(g, r0, rows, nt0) * 4u, nc * 4u, base,
-		     (nt + 1 - nt0) * rows, nc, 1);
-		gi++;
+		/* the previous group's rest, then this group's write-back: in pieces after the
+		 * next group's MATMULs (in the other ACC region), else here whole */
+		wb_emit(b, UINT32_MAX);
+		b->wb = (struct wb){ out_off(g, r0, rows, nt0) * 4u, base, (nt + 1 - nt0) * rows, nc,
+				     UINT32_MAX };
+		if (!b->two_acc) {
+			wb_emit(b, UINT32_MAX);
+		} else if (g->R >= WB_SPLIT_R(g->N)) {
+			uint64_t mms = (uint64_t)b->grp * g->KT;
+			uint64_t p = (b->wb.rows + mms - 1) / mms;
+
+			b->wb.piece = (uint32_t)(p < WB_MIN_ROWS ? WB_MIN_ROWS : p);
+		}
+		b->gi++;
 		nt0 = nt + 1;
 	}
 }
@@ -382,6 +433,7 @@ int gemm_bf16_run(tpu_dev *dev, const struct tpu_gemm_desc *d, const size_t ld[3
 	gemm_drain_fifo(g);
 	for (size_t r0 = 0; r0 < g->m && !g->err; r0 += chunk_rows(g, r0))
 		chunk(&b, r0, chunk_rows(g, r0));
+	wb_emit(&b, UINT32_MAX);
 	err = g->err;
 	if (err)
 		goto out;
