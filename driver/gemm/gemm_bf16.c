@@ -4,7 +4,11 @@
  * The schedule is the column order of gemm_column.c with bf16 commands (STREAM_MATMUL has no
  * bf16 form, and the grouped schedules' int8 output interleaving has nothing to interleave
  * with fp32 output): per chunk of R rows of op(A), every K-tile resident in the UB when KT
- * slots fit (else one slot reloaded before each MATMUL); per column tile nt its K-tiles in order
+ * slots fit (else one slot reloaded before each MATMUL). When two chunks' KT slots fit, A is
+ * double-buffered: chunk c in UB half c % 2, the first chunk read K-tile by K-tile right before
+ * the first column tile's MATMULs, and chunk c + 1 in READ_HOSTs of A_PIECE_ROWS rows spread
+ * over chunk c's MATMULs (`struct apend`), which the device reads ahead and commits beside
+ * them (docs/device.md "Overlap and dependencies"); per column tile nt its K-tiles in order
  * (MATMUL POP, ACCUMULATE after the first); weight tiles loaded ahead up to the FIFO depth, so
  * the next tile's LOAD_WEIGHTS runs beside this tile's MATMUL (double buffering); column tiles
  * alternate between two ACC regions when 2R ACC rows fit, so a tile's write-back runs beside
@@ -48,15 +52,26 @@
 #include "gemm_priv.h"
 
 #define T_BLOCK 16u
-/* The fewest rows a write-back piece moves (below it the command's own cost dominates). */
-#define WB_MIN_ROWS 4u
-/* Pieces pay when a MATMUL of R rows (R cycles) covers the command processor's work beside it:
- * a LOAD_WEIGHTS (a read round trip, ~105 cycles on the sim link, and N rows of 2N bytes) and
- * a piece's WRITE_HOST. Measured on sim:n=16,bf16=1 and sim:bf16=1 (docs/performance.md "bf16
- * GEMM"): from R = 192 at N = 16 and R = 160 at N = 8; shorter MATMULs are bound by the
- * commands anyway, and a piece per MATMUL only adds commands: their write-back leaves whole,
- * after the next group's first MATMUL (beside it). */
-#define WB_SPLIT_R(N) (128u + 4u * (N))
+/* The fewest rows a write-back piece moves: below it the command's own cost dominates
+ * (measured on sim:n=16,bf16=1, docs/performance.md "bf16 GEMM": 64x256x256 22205 / 21765 /
+ * 24236 cycles with 16 / 8 / 4, 512^3 533043 / 533173 / 533209). */
+#define WB_MIN_ROWS 8u
+/* Write-back pieces and the double-buffered A take chunks of at least this many rows: shorter
+ * MATMULs leave the command processor little to gain, and each extra command costs (16 cycles
+ * in golden's timing model: the training GEMMs, docs/training.md, keep their schedules). */
+#define PIECES_MIN_R 128u
+
+/* Rows of A per READ_HOST of the double-buffered schedule (a piece of a K-tile). */
+#define A_PIECE_ROWS 64u /* (measured 32 / 64 / 128: 512^3 534020 / 533173 / 534246) */
+
+/* A chunk's A still to read (double-buffered: the next chunk's, beside this chunk's MATMULs):
+ * chunk rows at r0 into the UB half at ub0, K-tile kt from row p0 on; one piece after every
+ * `every` MATMULs. */
+struct apend {
+	size_t r0;
+	uint32_t rows, ub0, kt, p0, every, since;
+	bool on;
+};
 
 /* A group's write-back still to go: ACC rows acc.. to C's buffer at off (bytes), rows of nc
  * fp32, `piece` rows per WRITE_HOST. */
@@ -75,6 +90,8 @@ struct bgemm {
 	uint32_t grp;     /* full-width column tiles per write-back (1 unless KT = 1) */
 	uint32_t gi;      /* groups so far (over the whole GEMM): the ACC region's parity */
 	struct wb wb;     /* the last group's write-back, left in pieces after later MATMULs */
+	bool db;          /* A double-buffered: chunk c in UB half c % 2 (rows KT R apart) */
+	struct apend ap;  /* the A rows still to read (db) */
 	size_t w_issued, w_popped, w_total;
 	tpu_buf *abuf, *bbuf, *biasb, *out;
 };
@@ -155,6 +172,18 @@ static void plan(struct bgemm *b)
 	g->resident = g->KT <= in->ub_rows;
 	g->slots = g->resident ? g->KT : 1;
 	r = in->ub_rows / g->slots;
+	/* double-buffered A when two chunks' K-tiles fit in the UB with chunks of up to
+	 * ub_rows / 2KT >= PIECES_MIN_R rows and M needs more than one: the next chunk's
+	 * READ_HOSTs run (read ahead) beside this chunk's MATMULs */
+	if (g->resident && in->ub_rows / (2u * g->KT) >= PIECES_MIN_R) {
+		uint64_t rd = in->ub_rows / (2u * g->KT);
+
+		if (rd > in->acc_rows)
+			rd = in->acc_rows;
+		b->db = g->m > rd;
+		if (b->db)
+			r = rd;
+	}
 	if (r > in->acc_rows)
 		r = in->acc_rows;
 	if (r > g->m)
@@ -351,12 +380,56 @@ static void wb_emit(struct bgemm *b, uint32_t max)
 	w->rows -= n;
 }
 
+/* The next piece of A (db): up to A_PIECE_ROWS rows of K-tile kt of the chunk at ap.r0. */
+static void a_emit(struct bgemm *b)
+{
+	struct gemm *g = &b->g;
+	struct apend *a = &b->ap;
+	uint32_t kc = gemm_span(g->k, g->N, a->kt);
+	uint32_t n = a->rows - a->p0 < A_PIECE_ROWS ? a->rows - a->p0 : A_PIECE_ROWS;
+
+	if (!a->on)
+		return;
+	read_host(g, a_off(g, a->r0, a->rows, a->kt) + (size_t)a->p0 * kc,
+		  a->ub0 + a->kt * a->rows + a->p0, n, kc, b->abuf);
+	a->p0 += n;
+	if (a->p0 == a->rows) {
+		a->p0 = 0;
+		if (++a->kt == g->KT)
+			a->on = false;
+	}
+}
+
+/* Start reading the chunk at r0 (db) into UB half `half`, a piece after every `every`
+ * MATMULs. */
+static void a_start(struct bgemm *b, size_t r0, uint32_t half, uint64_t mms)
+{
+	struct gemm *g = &b->g;
+	uint32_t rows = chunk_rows(g, r0);
+	uint64_t pieces = (uint64_t)g->KT * ((rows + A_PIECE_ROWS - 1) / A_PIECE_ROWS);
+
+	b->ap = (struct apend){ r0, rows, half * g->KT * g->R, 0, 0,
+				(uint32_t)(mms / pieces ? mms / pieces : 1), 0, true };
+}
+
 static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 {
 	struct gemm *g = &b->g;
+	uint32_t half = (uint32_t)(r0 / g->R) % 2u, ub0 = b->db ? half * g->KT * g->R : 0;
+	size_t next = r0 + rows;
 
-	if (g->resident)
+	if (b->db) {
+		/* this chunk's A: the rest of what the previous chunk read beside its MATMULs, or
+		 * (the first chunk) K-tile by K-tile before the first column tile's MATMULs */
+		while (b->ap.on && b->ap.r0 == r0 && r0)
+			a_emit(b);
+		if (!r0)
+			a_start(b, 0, 0, 0);
+		else if (next < g->m)
+			a_start(b, next, half ^ 1u, (uint64_t)g->NT * g->KT);
+	} else if (g->resident) {
 		read_chunk(b, r0, rows);
+	}
 	b->w_total = (size_t)g->NT * g->KT;
 	b->w_issued = b->w_popped = 0;
 	refill(b);
@@ -370,7 +443,9 @@ static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 			if (!g->resident)
 				read_host(g, a_off(g, r0, rows, kt), 0, rows,
 					  gemm_span(g->k, g->N, kt), b->abuf);
-			EMIT(g, tpu_cmd_matmul, (g->resident ? kt : 0) * rows, acc, rows,
+			while (b->db && b->ap.on && b->ap.r0 == r0 && b->ap.kt <= kt)
+				a_emit(b); /* the first chunk's K-tile kt */
+			EMIT(g, tpu_cmd_matmul, ub0 + (g->resident ? kt : 0) * rows, acc, rows,
 			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
 			bf16(g);
 			b->w_popped++;
@@ -378,7 +453,14 @@ static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 			if (kt == 0 && b->acc_c)
 				add_old_c(b, r0, rows, nt, acc);
 			wb_emit(b, b->wb.piece);
+			if (b->ap.on && b->ap.r0 != r0 && ++b->ap.since >= b->ap.every) {
+				b->ap.since = 0;
+				a_emit(b); /* the next chunk's A */
+			}
 		}
+		/* the first chunk's A is in: the second's goes beside the other column tiles */
+		if (b->db && !r0 && nt == 0 && next < g->m)
+			a_start(b, next, 1, (uint64_t)(g->NT - 1) * g->KT);
 		if (b->has_bias) {
 			EMIT(g, tpu_cmd_load_params, TPU_PARAM_BIAS, b->biasb, (size_t)nt * g->N * 4u,
 			     0, nc);
@@ -396,7 +478,7 @@ static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 				     UINT32_MAX };
 		if (!b->two_acc) {
 			wb_emit(b, UINT32_MAX);
-		} else if (g->R >= WB_SPLIT_R(g->N)) {
+		} else if (g->R >= PIECES_MIN_R) {
 			uint64_t mms = (uint64_t)b->grp * g->KT;
 			uint64_t p = (b->wb.rows + mms - 1) / mms;
 
