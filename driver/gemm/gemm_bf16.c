@@ -53,8 +53,8 @@
 
 #define T_BLOCK 16u
 /* The fewest rows a write-back piece moves: below it the command's own cost dominates
- * (measured on sim:n=16,bf16=1, docs/performance.md "bf16 GEMM": 64x256x256 22205 / 21765 /
- * 24236 cycles with 16 / 8 / 4, 512^3 533043 / 533173 / 533209). */
+ * (measured on sim:n=16,bf16=1 with pieces at every R, docs/performance.md "bf16 GEMM":
+ * 64x256x256 22205 / 21765 / 24236 cycles with 16 / 8 / 4, 512^3 533043 / 533173 / 533209). */
 #define WB_MIN_ROWS 8u
 /* Write-back pieces and the double-buffered A take chunks of at least this many rows: shorter
  * MATMULs leave the command processor little to gain, and each extra command costs (16 cycles
