@@ -51,15 +51,17 @@ bench-speed: $(CLI) bench-rtl
 	  -o $(BENCH_SPEED_JSON); fi
 bench: bench-speed
 
-# bf16 GEMM utilization (scripts/bench_bf16.py): bf16 and int8 GEMMs on the Verilated bf16
-# device (sim:bf16=1, N = 8) beside int8 on sim:n=8; table on stdout, JSON in
-# $(BUILD)/bench/sim_bf16.json.
+# bf16 GEMM utilization (scripts/bench_bf16.py): bf16 GEMMs on the Verilated bf16 devices beside
+# int8 GEMMs of the same shapes: the bench-sim shapes on sim:n=16,bf16=1 and sim:n=16, three
+# shapes on sim:bf16=1 (N = 8) and sim:n=8; table on stdout, JSON in
+# $(BUILD)/bench/sim_bf16.json. BENCH_BF16_ARGS=--quick: 512x512x512 at N = 16 only.
 BENCH_BF16_JSON := $(BUILD)/bench/sim_bf16.json
+BENCH_BF16_ARGS ?=
 .PHONY: bench-bf16
 bench-bf16: $(CLI)
 	$(Q)if [ "$(SIM_ON)" != 1 ]; then echo "bench-bf16: no sim models built (SIM=0 or no verilator): skipped"; \
 	else mkdir -p $(dir $(BENCH_BF16_JSON)) && $(PYTHON) scripts/bench_bf16.py --cli $(CLI) \
-	  -o $(BENCH_BF16_JSON); fi
+	  -o $(BENCH_BF16_JSON) $(BENCH_BF16_ARGS); fi
 bench: bench-bf16
 
 # Training (docs/training.md, "Throughput"): `tpu bench train --json` of the digits MLP and CNN

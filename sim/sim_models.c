@@ -19,6 +19,7 @@ extern const struct tpu_sim_model tpu_sim_model_n8 WEAK;
 extern const struct tpu_sim_model tpu_sim_model_n16 WEAK;
 extern const struct tpu_sim_model tpu_sim_model_n32 WEAK;
 extern const struct tpu_sim_model tpu_sim_model_b8 WEAK; /* N = 8 with the bf16 mode */
+extern const struct tpu_sim_model tpu_sim_model_b16 WEAK; /* N = 16 with the bf16 mode */
 /* Test-only configurations: found by name (tpu_sim_model_named), never listed. */
 extern const struct tpu_sim_model tpu_sim_model_s8 WEAK;
 
@@ -26,7 +27,7 @@ unsigned tpu_sim_models(const struct tpu_sim_model **out, unsigned max)
 {
 	const struct tpu_sim_model *all[] = { &tpu_sim_model_n4, &tpu_sim_model_n8,
 					      &tpu_sim_model_n16, &tpu_sim_model_n32,
-					      &tpu_sim_model_b8 };
+					      &tpu_sim_model_b8, &tpu_sim_model_b16 };
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
@@ -54,7 +55,8 @@ const struct tpu_sim_model *tpu_sim_model_named(const char *name)
 {
 	const struct tpu_sim_model *all[] = { &tpu_sim_model_n4, &tpu_sim_model_n8,
 					      &tpu_sim_model_n16, &tpu_sim_model_n32,
-					      &tpu_sim_model_b8, &tpu_sim_model_s8 };
+					      &tpu_sim_model_b8, &tpu_sim_model_b16,
+					      &tpu_sim_model_s8 };
 
 	if (!name)
 		return NULL;

@@ -445,6 +445,58 @@ START_TEST(gemm_bf16_sim)
 }
 END_TEST
 
+/* The schedule's pieces (gemm_bf16.c): the write-back in pieces after the next column tile's
+ * MATMULs (struct wb: chunks of at least 128 rows, two ACC regions), and A double-buffered in
+ * the UB, the next chunk's READ_HOSTs of 64 rows among this chunk's MATMULs (struct apend).
+ * On golden: two chunks of 167 and 166 rows with the write-back in pieces (the regions
+ * alternate from chunk to chunk: the first chunk's last tile leaves from region 0 beside the
+ * shorter chunk's first tile in region 1, which starts at row R = 167, not 166), and the same
+ * with A double-buffered (ub_rows = 2048). On the Verilated N = 16 bf16 device
+ * (sim:n=16,bf16=1), whose ACC_READs run beside those MATMULs (AccReadPort2) and which reads
+ * the READ_HOSTs ahead: one chunk of 200 rows in pieces of 50, 40 x 33 x 48 (R = 40: each
+ * write-back whole after the next tile's first MATMUL), and three chunks of 87 rows with A
+ * double-buffered (260 x 512 x 20, one case: the slowest). Each shape as given, with
+ * accumulate and bias, and transposed with padding (list[s][3] of those). */
+static void pieces(const char *uri, const size_t (*list)[4], size_t count, uint64_t salt)
+{
+	uint64_t seed = harness_seed() ^ salt;
+	struct tpu_info info;
+	tpu_dev *dev;
+
+	ck_assert_int_eq(tpu_open(uri, &dev), 0);
+	ck_assert_int_eq(tpu_get_info(dev, &info), 0);
+	for (size_t s = 0; s < count; s++) {
+		for (size_t t = 0; t < list[s][3]; t++) {
+			struct bcase e;
+
+			make_case(&seed, &e, list[s][0], list[s][1], list[s][2],
+				  t == 2 ? TPU_TRANS_T : TPU_TRANS_N,
+				  t == 2 ? TPU_TRANS_T : TPU_TRANS_N, t == 2 ? 3 : 0, t == 1, t == 1,
+				  false);
+			check_case(dev, info.array_n, &e, uri);
+			free_case(&e);
+		}
+	}
+	ck_assert_int_eq(tpu_close(dev), 0);
+}
+
+START_TEST(gemm_bf16_pieces)
+{
+	static const size_t golden_shapes[][4] = { { 333, 20, 10, 3 } };
+	static const size_t sim_shapes[][4] = { { 200, 64, 48, 3 }, { 40, 33, 48, 3 },
+						{ 260, 512, 20, 1 } };
+
+	if (_i == 0)
+		pieces("golden:bf16=1,n=4,ub_rows=1024,acc_rows=512,mem=8M", golden_shapes, 1,
+		       0xBF60u);
+	else if (_i == 1)
+		pieces("golden:bf16=1,n=4,ub_rows=2048,acc_rows=512,mem=8M", golden_shapes, 1,
+		       0xBF68u);
+	else if (tpu_sim_model_find(16, 1))
+		pieces("sim:n=16,bf16=1,mem=16M", sim_shapes, 3, 0xBF70u);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ errors */
 
 static void expect_fail(tpu_dev *dev, const struct tpu_gemm_desc *d,
@@ -555,6 +607,7 @@ static Suite *suite_driver_gemm_bf16(void)
 	tcase_add_test(tc, gemm_bf16_k_split);
 	tcase_add_test(tc, gemm_bf16_mixed_int8);
 	tcase_add_loop_test(tc, gemm_bf16_sim, 0, 3);
+	tcase_add_loop_test(tc, gemm_bf16_pieces, 0, 3);
 	tcase_add_test(tc, gemm_bf16_rejects);
 	tcase_add_test(tc, gemm_bf16_accumulate_keeps_c_on_failure);
 	suite_add_tcase(s, tc);

@@ -236,11 +236,20 @@ START_TEST(open_bf16_option)
 		ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_FEATURES, &v), 0);
 		ck_assert_uint_eq(v, TPU_FEATURES_ROUND_MASK);
 		ck_assert_int_eq(tpu_close(dev), 0);
-		ck_assert_int_eq(tpu_open("sim:bf16=1,n=16", &dev), -EINVAL);
+		ck_assert_int_eq(tpu_open("sim:bf16=1,n=4", &dev), -EINVAL);
 		ck_assert_ptr_null(dev);
-		ck_assert_ptr_nonnull(strstr(tpu_last_open_error(), "n=16 with bf16=1"));
+		ck_assert_ptr_nonnull(strstr(tpu_last_open_error(), "n=4 with bf16=1"));
 		ck_assert_int_eq(tpu_open("sim:bf16=2", &dev), -EINVAL);
 		ck_assert_ptr_null(dev);
+	}
+	/* n=16 names the N = 16 bf16 model; without n, bf16=1 stays the N = 8 one (above) */
+	if (tpu_sim_model_find(16, 1)) {
+		ck_assert_int_eq(tpu_open("sim:bf16=1,n=16,mem=1M", &dev), 0);
+		ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_FEATURES, &v), 0);
+		ck_assert_uint_eq(v, TPU_FEATURES_BF16_MASK | TPU_FEATURES_ROUND_MASK);
+		ck_assert_int_eq(tpu_reg_read(dev, TPU_REG_HWCFG0, &v), 0);
+		ck_assert_uint_eq(v & 0xFFFFu, 16);
+		ck_assert_int_eq(tpu_close(dev), 0);
 	}
 }
 END_TEST

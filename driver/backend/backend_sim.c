@@ -71,14 +71,16 @@ static const struct tpu_sim_model *pick_model(const struct tpu_backend_opts *o, 
 	const struct tpu_sim_model *list[TPU_SIM_MODELS_MAX];
 	const struct tpu_sim_model *m;
 	unsigned n = tpu_sim_models(list, TPU_SIM_MODELS_MAX);
-	char built[64];
+	char built[96];
 
 	model_list(built, sizeof(built));
 	if (n == 0) {
 		*what = "n (no Verilated device model is built into this binary)";
 		return NULL;
 	}
-	m = tpu_sim_model_find(o->array_n ? o->array_n : 16, bf16);
+	/* Without n: the int8 default is N = 16; "sim:bf16=1" is the first bf16 model listed
+	 * (sim/sim_models.c: N = 8, the cheaper one to simulate), n=16 names the other. */
+	m = o->array_n || !bf16 ? tpu_sim_model_find(o->array_n ? o->array_n : 16, bf16) : NULL;
 	for (unsigned i = 0; !m && !o->array_n && i < n && i < TPU_SIM_MODELS_MAX; i++)
 		if (list[i]->bf16 == bf16)
 			m = list[i];

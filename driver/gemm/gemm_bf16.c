@@ -4,18 +4,27 @@
  * The schedule is the column order of gemm_column.c with bf16 commands (STREAM_MATMUL has no
  * bf16 form, and the grouped schedules' int8 output interleaving has nothing to interleave
  * with fp32 output): per chunk of R rows of op(A), every K-tile resident in the UB when KT
- * slots fit (else one slot reloaded before each MATMUL); per column tile nt its K-tiles in order
+ * slots fit (else one slot reloaded before each MATMUL). When two chunks' KT slots fit, A is
+ * double-buffered: chunk c in UB half c % 2, the first chunk read K-tile by K-tile right before
+ * the first column tile's MATMULs, and chunk c + 1 in READ_HOSTs of A_PIECE_ROWS rows spread
+ * over chunk c's MATMULs (`struct apend`), which the device reads ahead and commits beside
+ * them (docs/device.md "Overlap and dependencies"); per column tile nt its K-tiles in order
  * (MATMUL POP, ACCUMULATE after the first); weight tiles loaded ahead up to the FIFO depth, so
  * the next tile's LOAD_WEIGHTS runs beside this tile's MATMUL (double buffering); column tiles
- * alternate between two ACC regions when 2R ACC rows fit, so a tile's WRITE_HOST runs beside
- * the next tile's MATMULs. With a single K-tile (K <= N) a column tile is one MATMUL, too short
- * to hide a write-back command of its own beside it: the full-width column tiles then go in
- * groups of up to `grp` tiles, tile i of a group in the ACC rows right after tile i - 1's, and
- * the group's output panels, adjacent in C's buffer, leave in one WRITE_HOST (golden's
- * timing model, sw/golden/golden_internal.h, charges each command 16 cycles: m x k x n =
- * 32 x 10 x 128 on the 16 x 16 array writes once instead of 8 times). The narrow last column
- * tile is a group of its own. Only the command schedule differs: every element's sum is the
- * same.
+ * alternate between two ACC regions when 2R ACC rows fit, so a tile's write-back runs beside
+ * the next tile's MATMULs: a bf16 device reads the ACC for WRITE_HOST beside MATMULs on other
+ * ACC rows (docs/device.md "The bf16 device"), but the command processor runs one command at a
+ * time, and one WRITE_HOST of R fp32 rows (4N bytes each: 4R link cycles at N = 16) would keep
+ * it from the next MATMULs for longer than the one MATMUL the datapath holds. So the write-back
+ * leaves in pieces, one after each MATMUL of the next group (`struct wb`), the regions
+ * alternating over the whole GEMM (chunk after chunk). With a single K-tile (K <= N) a column
+ * tile is one MATMUL, too short to hide a write-back command of its own beside it: the
+ * full-width column tiles then go in groups of up to `grp` tiles, tile i of a group in the ACC
+ * rows right after tile i - 1's, and the group's output panels, adjacent in C's buffer, leave
+ * in one write-back (golden's timing model, sw/golden/golden_internal.h, charges each command
+ * 16 cycles: m x k x n = 32 x 10 x 128 on the 16 x 16 array writes once instead of 8 times).
+ * The narrow last column tile is a group of its own. Only the command schedule differs: every
+ * element's sum is the same.
  *
  * Result, per element (i, j), bit for bit:
  *   s = tpu_bf16_dot_tiled(op(A)[i][..], op(B)[..][j], k, N, C_old[i][j], accumulate)
@@ -43,6 +52,33 @@
 #include "gemm_priv.h"
 
 #define T_BLOCK 16u
+/* The fewest rows a write-back piece moves: below it the command's own cost dominates
+ * (measured on sim:n=16,bf16=1 with pieces at every R, docs/performance.md "bf16 GEMM":
+ * 64x256x256 22205 / 21765 / 24236 cycles with 16 / 8 / 4, 512^3 533043 / 533173 / 533209). */
+#define WB_MIN_ROWS 8u
+/* Write-back pieces and the double-buffered A take chunks of at least this many rows: shorter
+ * MATMULs leave the command processor little to gain, and each extra command costs (16 cycles
+ * in golden's timing model: the training GEMMs, docs/training.md, keep their schedules). */
+#define PIECES_MIN_R 128u
+
+/* Rows of A per READ_HOST of the double-buffered schedule (a piece of a K-tile). */
+#define A_PIECE_ROWS 64u /* (measured 32 / 64 / 128: 512^3 534020 / 533173 / 534246) */
+
+/* A chunk's A still to read (double-buffered: the next chunk's, beside this chunk's MATMULs):
+ * chunk rows at r0 into the UB half at ub0, K-tile kt from row p0 on; one piece after every
+ * `every` MATMULs. */
+struct apend {
+	size_t r0;
+	uint32_t rows, ub0, kt, p0, every, since;
+	bool on;
+};
+
+/* A group's write-back still to go: ACC rows acc.. to C's buffer at off (bytes), rows of nc
+ * fp32, `piece` rows per WRITE_HOST. */
+struct wb {
+	size_t off;
+	uint32_t acc, rows, nc, piece;
+};
 
 /* A bf16 GEMM being built (the shared struct gemm carries the device, the command list and
  * the shape; the rest is here). */
@@ -52,6 +88,10 @@ struct bgemm {
 	bool has_bias;
 	bool two_acc;     /* groups alternate between ACC rows [0, grp R) and [grp R, 2 grp R) */
 	uint32_t grp;     /* full-width column tiles per write-back (1 unless KT = 1) */
+	uint32_t gi;      /* groups so far (over the whole GEMM): the ACC region's parity */
+	struct wb wb;     /* the last group's write-back, left in pieces after later MATMULs */
+	bool db;          /* A double-buffered: chunk c in UB half c % 2 (rows KT R apart) */
+	struct apend ap;  /* the A rows still to read (db) */
 	size_t w_issued, w_popped, w_total;
 	tpu_buf *abuf, *bbuf, *biasb, *out;
 };
@@ -132,6 +172,18 @@ static void plan(struct bgemm *b)
 	g->resident = g->KT <= in->ub_rows;
 	g->slots = g->resident ? g->KT : 1;
 	r = in->ub_rows / g->slots;
+	/* double-buffered A when two chunks' K-tiles fit in the UB with chunks of up to
+	 * ub_rows / 2KT >= PIECES_MIN_R rows and M needs more than one: the next chunk's
+	 * READ_HOSTs run (read ahead) beside this chunk's MATMULs */
+	if (g->resident && in->ub_rows / (2u * g->KT) >= PIECES_MIN_R) {
+		uint64_t rd = in->ub_rows / (2u * g->KT);
+
+		if (rd > in->acc_rows)
+			rd = in->acc_rows;
+		b->db = g->m > rd;
+		if (b->db)
+			r = rd;
+	}
 	if (r > in->acc_rows)
 		r = in->acc_rows;
 	if (r > g->m)
@@ -312,32 +364,103 @@ static void add_old_c(struct bgemm *b, size_t r0, uint32_t rows, uint32_t nt, ui
 	}
 }
 
+/* Up to `max` rows of the pending write-back (all of it: UINT32_MAX). */
+static void wb_emit(struct bgemm *b, uint32_t max)
+{
+	struct gemm *g = &b->g;
+	struct wb *w = &b->wb;
+	uint32_t n = w->rows < max ? w->rows : max;
+
+	if (!n)
+		return;
+	/* ACC words are 32 bits whatever they hold: the int32 WRITE_HOST moves fp32 */
+	EMIT(g, tpu_cmd_write_host, b->out, w->off, w->nc * 4u, w->acc, n, w->nc, 1);
+	w->off += (size_t)n * w->nc * 4u;
+	w->acc += n;
+	w->rows -= n;
+}
+
+/* The next piece of A (db): up to A_PIECE_ROWS rows of K-tile kt of the chunk at ap.r0. */
+static void a_emit(struct bgemm *b)
+{
+	struct gemm *g = &b->g;
+	struct apend *a = &b->ap;
+	uint32_t kc = gemm_span(g->k, g->N, a->kt);
+	uint32_t n = a->rows - a->p0 < A_PIECE_ROWS ? a->rows - a->p0 : A_PIECE_ROWS;
+
+	if (!a->on)
+		return;
+	read_host(g, a_off(g, a->r0, a->rows, a->kt) + (size_t)a->p0 * kc,
+		  a->ub0 + a->kt * a->rows + a->p0, n, kc, b->abuf);
+	a->p0 += n;
+	if (a->p0 == a->rows) {
+		a->p0 = 0;
+		if (++a->kt == g->KT)
+			a->on = false;
+	}
+}
+
+/* Start reading the chunk at r0 (db) into UB half `half`, a piece after every `every`
+ * MATMULs. */
+static void a_start(struct bgemm *b, size_t r0, uint32_t half, uint64_t mms)
+{
+	struct gemm *g = &b->g;
+	uint32_t rows = chunk_rows(g, r0);
+	uint64_t pieces = (uint64_t)g->KT * ((rows + A_PIECE_ROWS - 1) / A_PIECE_ROWS);
+
+	b->ap = (struct apend){ r0, rows, half * g->KT * g->R, 0, 0,
+				(uint32_t)(mms / pieces ? mms / pieces : 1), 0, true };
+}
+
 static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 {
 	struct gemm *g = &b->g;
+	uint32_t half = (uint32_t)(r0 / g->R) % 2u, ub0 = b->db ? half * g->KT * g->R : 0;
+	size_t next = r0 + rows;
 
-	if (g->resident)
+	if (b->db) {
+		/* this chunk's A: the rest of what the previous chunk read beside its MATMULs, or
+		 * (the first chunk) K-tile by K-tile before the first column tile's MATMULs */
+		while (b->ap.on && b->ap.r0 == r0 && r0)
+			a_emit(b);
+		if (!r0)
+			a_start(b, 0, 0, 0);
+		else if (next < g->m)
+			a_start(b, next, half ^ 1u, (uint64_t)g->NT * g->KT);
+	} else if (g->resident) {
 		read_chunk(b, r0, rows);
+	}
 	b->w_total = (size_t)g->NT * g->KT;
 	b->w_issued = b->w_popped = 0;
 	refill(b);
-	for (uint32_t nt = 0, gi = 0, nt0 = 0; nt < g->NT && !g->err; nt++) {
+	for (uint32_t nt = 0, nt0 = 0; nt < g->NT && !g->err; nt++) {
 		uint32_t nc = gemm_span(g->n, g->N, nt);
-		uint32_t base = b->two_acc ? (gi % 2u) * b->grp * rows : 0;
+		/* (regions of grp x R rows: a shorter last chunk's stay apart from the others') */
+		uint32_t base = b->two_acc ? (b->gi % 2u) * b->grp * g->R : 0;
 		uint32_t acc = base + (nt - nt0) * rows;
 
 		for (uint32_t kt = 0; kt < g->KT; kt++) {
 			if (!g->resident)
 				read_host(g, a_off(g, r0, rows, kt), 0, rows,
 					  gemm_span(g->k, g->N, kt), b->abuf);
-			EMIT(g, tpu_cmd_matmul, (g->resident ? kt : 0) * rows, acc, rows,
+			while (b->db && b->ap.on && b->ap.r0 == r0 && b->ap.kt <= kt)
+				a_emit(b); /* the first chunk's K-tile kt */
+			EMIT(g, tpu_cmd_matmul, ub0 + (g->resident ? kt : 0) * rows, acc, rows,
 			     TPU_MATMUL_POP | (kt ? TPU_MATMUL_ACCUMULATE : 0));
 			bf16(g);
 			b->w_popped++;
 			refill(b);
 			if (kt == 0 && b->acc_c)
 				add_old_c(b, r0, rows, nt, acc);
+			wb_emit(b, b->wb.piece);
+			if (b->ap.on && b->ap.r0 != r0 && ++b->ap.since >= b->ap.every) {
+				b->ap.since = 0;
+				a_emit(b); /* the next chunk's A */
+			}
 		}
+		/* the first chunk's A is in: the second's goes beside the other column tiles */
+		if (b->db && !r0 && nt == 0 && next < g->m)
+			a_start(b, next, 1, (uint64_t)(g->NT - 1) * g->KT);
 		if (b->has_bias) {
 			EMIT(g, tpu_cmd_load_params, TPU_PARAM_BIAS, b->biasb, (size_t)nt * g->N * 4u,
 			     0, nc);
@@ -348,10 +471,20 @@ static void chunk(struct bgemm *b, size_t r0, uint32_t rows)
 		if (nt + 1 < g->NT && nt + 1 - nt0 < b->grp &&
 		    gemm_span(g->n, g->N, nt + 1) == nc)
 			continue;
-		/* ACC words are 32 bits whatever they hold: the int32 WRITE_HOST moves fp32 */
-		EMIT(g, tpu_cmd_write_host, b->out, out_off(g, r0, rows, nt0) * 4u, nc * 4u, base,
-		     (nt + 1 - nt0) * rows, nc, 1);
-		gi++;
+		/* the previous group's rest, then this group's write-back: in pieces after the
+		 * next group's MATMULs (in the other ACC region), else here whole */
+		wb_emit(b, UINT32_MAX);
+		b->wb = (struct wb){ out_off(g, r0, rows, nt0) * 4u, base, (nt + 1 - nt0) * rows, nc,
+				     UINT32_MAX };
+		if (!b->two_acc) {
+			wb_emit(b, UINT32_MAX);
+		} else if (g->R >= PIECES_MIN_R) {
+			uint64_t mms = (uint64_t)b->grp * g->KT;
+			uint64_t p = (b->wb.rows + mms - 1) / mms;
+
+			b->wb.piece = (uint32_t)(p < WB_MIN_ROWS ? WB_MIN_ROWS : p);
+		}
+		b->gi++;
 		nt0 = nt + 1;
 	}
 }
@@ -382,6 +515,7 @@ int gemm_bf16_run(tpu_dev *dev, const struct tpu_gemm_desc *d, const size_t ld[3
 	gemm_drain_fifo(g);
 	for (size_t r0 = 0; r0 < g->m && !g->err; r0 += chunk_rows(g, r0))
 		chunk(&b, r0, chunk_rows(g, r0));
+	wb_emit(&b, UINT32_MAX);
 	err = g->err;
 	if (err)
 		goto out;

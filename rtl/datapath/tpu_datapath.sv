@@ -24,6 +24,11 @@
 // weight rows of N 16-bit lanes (int8 in the low byte), MATMUL flags[3] BF16 (tpu_dp_matmul).
 // ACTIVATE flags[3] BF16 (the float path, tpu_dp_activate), PARAM kinds SCALE and FCLAMP
 // (fp_loaded_o). tpu_device builds it with Bf16 for its bf16 mode (the sim:bf16=1 model).
+// AccReadPort2 (tpu_device's bf16 mode): ACC_READ on a copy of the ACC (written with every ACC
+// write, read by ACC_READ alone), so an ACC_READ runs beside MATMULs whose ACC rows lie apart
+// from its rows (tpu_dp_accept): the fp32 write-back of one column tile streams out while the
+// next tile's MATMULs accumulate. Same results (the rows it reads are written before it
+// starts, and no MATMUL accepted while it runs writes them).
 `default_nettype none
 
 module tpu_datapath #(
@@ -35,6 +40,7 @@ module tpu_datapath #(
   // cycle); fewer = the small multi-cycle tpu_act_serial (one row at a time, for FPGAs)
   parameter int unsigned ActLanes = N,
   parameter bit          UbReadPort2 = 1'b1, // UB_READ on its own UB copy (overlaps MATMUL)
+  parameter bit          AccReadPort2 = 1'b0, // ACC_READ on its own ACC copy (above)
   // STREAM_MATMUL devices (tpu_device StreamMm; needs ActLanes = N and CmdSlice = 0): the
   // engines overlap further: a MATMUL beside an ACTIVATE near its end, an ACTIVATE chained on
   // the last MATMUL's ACC writes, a BIAS PARAM beside a running ACTIVATE (held in a shadow
@@ -124,6 +130,9 @@ module tpu_datapath #(
   if (Bf16 && AccSlice) begin : g_bad_bf16
     $error("tpu_datapath: Bf16 needs AccSlice = 0");
   end
+  if (AccReadPort2 && (CmdSlice || AccLatency != 1)) begin : g_bad_acc_port2
+    $error("tpu_datapath: AccReadPort2 needs CmdSlice = 0 and AccLatency = 1");
+  end
   if (AccLatency != 1 && (!AccSlice || StreamMm)) begin : g_bad_acc_latency
     $error("tpu_datapath: AccLatency 2 needs AccSlice, and not StreamMm");
   end
@@ -139,8 +148,10 @@ module tpu_datapath #(
   logic               ub2_re;                 // UB_READ's port (the UB copy, or the UB)
   logic [UbW-1:0]     ub2_rdata;
   logic               acc_we, acc_re;
+  logic               acc2_re;                // ACC_READ's read on the ACC copy (AccReadPort2)
   logic [AccAw-1:0]   acc_waddr, acc_raddr;
   logic [N*32-1:0]    acc_wdata, acc_rdata;
+  logic [N*32-1:0]    acc2_rdata;             // ACC_READ's port (the ACC copy, or the ACC)
 
   // ---------------------------------------------------------------- engines
   // the command (tpu_dp_accept)
@@ -172,11 +183,13 @@ module tpu_datapath #(
   logic [UbW-1:0]   act_ub_wdata;
   logic [N*32-1:0]  act_acc_wdata;
   // reads
-  logic             rd_idle, rd_held, rd_mm_ok, rd_ub_re, rd_acc_re;
+  logic             rd_idle, rd_held, rd_mm_ok, rd_ub_re, rd_acc_re, rd_acc;
+  logic [RngW-1:0]  rd_acc_lo, rd_acc_hi;
   logic [UbAw-1:0]  rd_ub_raddr;
   logic [AccAw-1:0] rd_acc_raddr;
 
   tpu_dp_accept #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .UbReadPort2(UbReadPort2),
+                  .AccReadPort2(AccReadPort2),
                   .CmdSlice(CmdSlice), .BiasOn(StreamMm), .ChainOn(StreamMm),
                   .RdChainOn(RdChainOn), .UbW(UbW)) u_accept (
     .clk_i, .rst_i, .cmd_valid_i, .cmd_ready_o, .cmd_i,
@@ -191,7 +204,8 @@ module tpu_datapath #(
     .act_idle_i (act_idle), .act_raw_i(act_raw), .mm_beside_act_i(mm_beside_act),
     .act_ub_lo_i (act_ub_lo), .act_ub_hi_i(act_ub_hi), .act_ub0_i(act_ub0),
     .act_rows_i (act_rows),
-    .rd_idle_i (rd_idle), .rd_mm_ok_i(rd_mm_ok),
+    .rd_idle_i (rd_idle), .rd_mm_ok_i(rd_mm_ok), .rd_acc_i(rd_acc), .rd_acc_lo_i(rd_acc_lo),
+    .rd_acc_hi_i (rd_acc_hi),
     .mm_ok_o, .wr_ok_o, .act_chain_o, .rd_ok_o
   );
 
@@ -244,9 +258,10 @@ module tpu_datapath #(
     .cmd_rows_i (CntW'(cmd_rows)),
     .act_idle_i (act_idle), .act_ub0_i(act_ub0), .act_wr_i(act_wr),
     .ub_re_o (rd_ub_re), .ub_raddr_o(rd_ub_raddr), .ub_rdata_i(ub2_rdata),
-    .acc_re_o (rd_acc_re), .acc_raddr_o(rd_acc_raddr), .acc_rdata_i(acc_rdata),
+    .acc_re_o (rd_acc_re), .acc_raddr_o(rd_acc_raddr), .acc_rdata_i(acc2_rdata),
     .rd_valid_o, .rd_ready_i, .rd_data_o, .rd_last_o,
-    .rd_idle_o (rd_idle), .rd_held_o(rd_held), .rd_mm_ok_o(rd_mm_ok)
+    .rd_idle_o (rd_idle), .rd_held_o(rd_held), .rd_mm_ok_o(rd_mm_ok), .rd_acc_o(rd_acc),
+    .rd_acc_lo_o (rd_acc_lo), .rd_acc_hi_o(rd_acc_hi)
   );
 
   // (a command waiting in the CmdSlice stage is in progress)
@@ -274,6 +289,14 @@ module tpu_datapath #(
     .clk_i, .we_i(acc_we), .waddr_i(acc_waddr), .wdata_i(acc_wdata),
     .re_i(acc_re), .raddr_i(acc_raddr), .rdata_o(acc_rdata)
   );
+  if (AccReadPort2) begin : g_acc2
+    tpu_ram #(.Width(N * 32), .Depth(AccRows), .OutReg(1'b0)) u_acc2 (
+      .clk_i, .we_i(acc_we), .waddr_i(acc_waddr), .wdata_i(acc_wdata),
+      .re_i(acc2_re), .raddr_i(rd_acc_raddr), .rdata_o(acc2_rdata)
+    );
+  end else begin : g_acc1
+    assign acc2_rdata = acc_rdata;
+  end
 
   always_comb begin
     // the UB write: a UB_WRITE accepted, or an ACTIVATE's result row
@@ -308,8 +331,10 @@ module tpu_datapath #(
     // by the fire decisions (they reach back to rd_ready_i): no path runs from a stream's
     // handshake to the block RAM's address pins. An ACC_READ never runs beside an ACTIVATE
     // that reads the ACC (asserted below), and the address does not matter without acc_re.
+    // (AccReadPort2: ACC_READ reads the copy alone)
     acc_raddr = mm_acc_claim ? mm_acc_raddr : act_acc_claim ? act_acc_raddr : rd_acc_raddr;
-    acc_re    = mm_acc_claim ? mm_acc_re : act_acc_re || rd_acc_re;
+    acc_re    = mm_acc_claim ? mm_acc_re : act_acc_re || (rd_acc_re && !AccReadPort2);
+    acc2_re   = rd_acc_re && AccReadPort2;
 
     // No RAM access during reset: the engine state is still random in the first reset cycle.
     if (rst_i) begin
@@ -318,6 +343,7 @@ module tpu_datapath #(
       ub2_re = 1'b0;
       acc_we = 1'b0;
       acc_re = 1'b0;
+      acc2_re = 1'b0;
     end
   end
 
@@ -346,8 +372,8 @@ module tpu_datapath #(
   end
 
   logic unused_cmd;
-  // (ub2_re: no UB copy without UbReadPort2)
-  assign unused_cmd = ^{cmd_hi_a, cmd_b, cmd_rows, cmd_data, ub2_re};
+  // (ub2_re, acc2_re: no UB / ACC copy without UbReadPort2 / AccReadPort2)
+  assign unused_cmd = ^{cmd_hi_a, cmd_b, cmd_rows, cmd_data, ub2_re, acc2_re};
 
 `ifndef SYNTHESIS
   // one user per RAM port
@@ -355,7 +381,7 @@ module tpu_datapath #(
     if (!rst_i) begin
       assert (!(mm_acc_we && act_acc_we)) else $error("tpu_datapath: ACC write clash");
       assert (!(ac_wr && !ac_par && act_ub_we)) else $error("tpu_datapath: UB write clash");
-      assert (!(mm_acc_claim && (act_acc_re || rd_acc_re)))
+      assert (!(mm_acc_claim && (act_acc_re || (rd_acc_re && !AccReadPort2))))
         else $error("tpu_datapath: ACC read clash");
       assert (!(act_acc_claim && rd_acc_re))
         else $error("tpu_datapath: ACC_READ beside an ACTIVATE that reads the ACC");

@@ -9,7 +9,11 @@
 // in the cycle the previous MATMUL issues its last row (CmdSlice: the cycle after); an ACTIVATE
 // once the MXU has drained, or beside the last MATMUL (its rows written, no ACCUMULATE, ranges
 // apart), or chained on it (StreamMm); reads once the engines they share a port with are idle
-// (StreamMm: a UB_READ of a running ACTIVATE's output rows chained on it).
+// (StreamMm: a UB_READ of a running ACTIVATE's output rows chained on it). AccReadPort2 (ACC_READ
+// on the ACC copy): an ACC_READ also beside the last MATMUL once every earlier MATMUL's rows
+// are written and its ACC rows lie apart from the last MATMUL's, and a MATMUL beside a running
+// ACC_READ whose rows lie apart from its ACC rows (so the read sees exactly the rows of the
+// commands before it in order).
 // CmdSlice (board option): a register stage on the command port. The command and its range
 // ends are registered before the acceptance decision, cmd_ready_o is "the stage is free" (a
 // flip-flop), and the decision is made a cycle ahead as flip-flops (g_acc_q): a command takes at
@@ -22,6 +26,7 @@ module tpu_dp_accept #(
   parameter int unsigned UbRows      = 8192,
   parameter int unsigned AccRows     = 2048,
   parameter bit          UbReadPort2 = 1'b1,
+  parameter bit          AccReadPort2 = 1'b0,  // ACC_READ on the ACC copy (tpu_datapath)
   parameter bit          CmdSlice    = 1'b0,
   // the StreamMm overlaps (tpu_datapath): a BIAS PARAM beside an ACTIVATE (BiasOn), a chained
   // ACTIVATE (ChainOn), a chained UB_READ (RdChainOn)
@@ -77,6 +82,9 @@ module tpu_dp_accept #(
   input  logic [CntW-1:0]     act_rows_i,
   input  logic                rd_idle_i,
   input  logic                rd_mm_ok_i,      // the read stream lets MATMULs run beside it
+  input  logic                rd_acc_i,        // an ACC_READ runs, of the ACC rows [lo, hi)
+  input  logic [RngW-1:0]     rd_acc_lo_i,
+  input  logic [RngW-1:0]     rd_acc_hi_i,
   // status for the command processor (tpu_datapath ports of the same names)
   output logic                mm_ok_o,
   output logic                wr_ok_o,
@@ -205,6 +213,7 @@ module tpu_dp_accept #(
   // from the last MATMUL's
   logic act_apart;
   logic act_mm_ok, chain_win, act_lm_ub_apart, rd_chain_ok, mm_act_apart;
+  logic mm_rd_apart, acc_rd_beside;
   always_comb begin
     // (mm_slack_i + acc_w_valid_i <= 0 with rows in flight: none of the last MATMUL's rows is
     // written by the end of this cycle; its rows are the ones after -(that sum) more writes)
@@ -221,15 +230,23 @@ module tpu_dp_accept #(
     ok_wr     = act_idle_i;
     // (a BIAS PARAM beside a running ACTIVATE; for a UB_WRITE ok_par = ok_wr)
     ok_par    = ok_wr || (BiasOn && cv_par && cmd_flags[2:0] == 3'(tpu_pkg::ParamBias));
+    // AccReadPort2: a MATMUL beside the running ACC_READ: its ACC rows apart from the read's
+    mm_rd_apart = AccReadPort2 && rd_acc_i &&
+                  (cmd_hi_b <= rd_acc_lo_i || rd_acc_hi_i <= RngW'(cmd_b[AccAw-1:0]));
+    // ... and an ACC_READ beside the last MATMUL: only its rows are in the MXU (as for an
+    // ACTIVATE beside it), and the read's ACC rows lie apart from them
+    acc_rd_beside = AccReadPort2 && !mm_slack_i[SlW-1] &&
+                    (cmd_hi_a <= RngW'(lm_acc_q) || lm_acc_hi_q <= RngW'(cmd_a[AccAw-1:0]));
     // (with CmdSlice not in the cycle the previous MATMUL issues its last row: that needs
     // the weight FIFO's next state, a long path on an FPGA; one cycle between MATMULs)
-    ok_mm     = (act_idle_i || (mm_beside_act_i && mm_act_apart)) && rd_mm_ok_i &&
+    ok_mm     = (act_idle_i || (mm_beside_act_i && mm_act_apart)) &&
+                (rd_mm_ok_i || mm_rd_apart) &&
                 (!mm_active_i || (!CmdSlice && mm_last_fire_i));
     ok_act    = (mxu_idle_i || act_mm_ok || act_chain_ok_o) && act_idle_i && rd_idle_i;
     rd_chain_ok = RdChainOn && !act_idle_i && !act_raw_i && UbAw'(cmd_a) == act_ub0_i &&
                   CntW'(cmd_rows) <= act_rows_i;
     ok_ub_rd  = (act_idle_i || rd_chain_ok) && rd_idle_i && (UbReadPort2 || !mm_active_i);
-    ok_acc_rd = mxu_idle_i && act_idle_i && rd_idle_i;
+    ok_acc_rd = (mxu_idle_i || acc_rd_beside) && act_idle_i && rd_idle_i;
     if (CmdSlice) begin
       can_accept = ac_wr_o || ac_mm_o || ac_act_o || ac_ub_rd_o || ac_acc_rd_o;
     end else begin

@@ -55,9 +55,13 @@ module tpu_dp_read #(
   // state for the other engines
   output logic              rd_idle_o,   // no row left to read, in flight or at the RAM
   output logic              rd_held_o,   // RdReg: a beat waits in the output register
-  output logic              rd_mm_ok_o   // MATMULs may run beside the stream (no ACC use)
+  output logic              rd_mm_ok_o,  // MATMULs may run beside the stream (no ACC use)
+  output logic              rd_acc_o,    // an ACC_READ runs, of the ACC rows [lo, hi)
+  output logic [RngW-1:0]   rd_acc_lo_o,
+  output logic [RngW-1:0]   rd_acc_hi_o
 );
   logic             rd_acc_q;  // the running read is an ACC_READ
+  logic [RngW-1:0]  rd_lo_q, rd_hi_q;  // its ACC rows (as accepted)
   logic [AccAw-1:0] rd_addr_acc_q;
   logic [UbAw-1:0]  rd_addr_ub_q;
   logic             rd_valid_q, rd_last_q, rd_src_acc_q;  // the beat at the RAM's output
@@ -141,6 +145,8 @@ module tpu_dp_read #(
       rd_acc_q      <= ac_acc_rd_i;
       rd_addr_ub_q  <= UbAw'(cmd_a_i);
       rd_addr_acc_q <= AccAw'(cmd_a_i);
+      rd_lo_q       <= RngW'(AccAw'(cmd_a_i));
+      rd_hi_q       <= RngW'(AccAw'(cmd_a_i)) + RngW'(cmd_rows_i);
     end else if (rd_fire) begin
       rd_addr_ub_q  <= rd_addr_ub_q + 1'b1;
       rd_addr_acc_q <= rd_addr_acc_q + 1'b1;
@@ -190,6 +196,9 @@ module tpu_dp_read #(
   // held last row would share the ACC port with the MATMUL's read-modify-write)
   assign rd_mm_ok_o  = rd_idle || (UbReadPort2 && !(rd_active && rd_acc_q) &&
                                    !(rd_valid_q && rd_src_acc_q) && !rd_p1_q);
+  assign rd_acc_o    = !rd_idle && rd_acc_q;
+  assign rd_acc_lo_o = rd_lo_q;
+  assign rd_acc_hi_o = rd_hi_q;
 
   logic unused;
   assign unused = ^{cmd_a_i, rd_left, act_idle_i, act_ub0_i};  // (RdChainOn only)

@@ -34,10 +34,11 @@
 // a 4N-byte vector (RdBytes >= max(4N, 64)); SpanSerial = 1 computes CHECK1's span product
 // with a shift-add multiplier (CHECK1 then takes 2 + bit length of ROWS - 1 cycles) instead of
 // a 32 x 32 one.
-// Bf16 (a device with the bf16 mode, spec 6.12; needs ReadAhead = 0 and StreamMm = 0): UB rows
-// and staging rows of RB = 2N bytes; a bf16 READ_HOST / LOAD_WEIGHTS streams 2 x COLS bytes per
-// row (an int8 one COLS, the rest of the row zero); weight rows go to the datapath as N 16-bit
-// lanes (a bf16 tile's row as it is, an int8 tile's bytes each in the low byte of its lane); the
+// Bf16 (a device with the bf16 mode, spec 6.12; needs StreamMm = 0): UB rows and staging rows
+// of RB = 2N bytes; a bf16 READ_HOST / LOAD_WEIGHTS streams 2 x COLS bytes per row (an int8 one
+// COLS, the rest of the row zero), and so does its read-ahead (the read-aheads keep row bytes,
+// tpu_peek_decode); weight rows go to the datapath as N 16-bit lanes (a bf16 tile's row as it
+// is, an int8 tile's bytes each in the low byte of its lane: the adopting command's flag); the
 // checks and the tile types of tpu_cmd_check and tpu_tile_state, the FCLAMP load of tpu_cmd_seq.
 `default_nettype none
 
@@ -171,7 +172,6 @@ module tpu_cmd_proc #(
   localparam int unsigned SAw     = $clog2(StDepth);
   localparam int unsigned TW      = Tiles > 1 ? $clog2(Tiles) : 1;
   localparam int unsigned KW      = $clog2(N + 1);
-  localparam int unsigned RowW    = RB * 8;
   localparam int unsigned RhEntW  = 1 + $clog2(StageRows + 1) + 3 * 32 + 2 * 64 + 8 + 2 + RaW + 1;
 
   if (RaT < 2 || (RaT & (RaT - 1)) != 0 || PeekN < 2) begin : g_bad_ra
@@ -188,8 +188,8 @@ module tpu_cmd_proc #(
   begin : g_bad_bytes
     $error("tpu_cmd_proc: DMA job sizes too small");
   end
-  if (Bf16 && (ReadAhead || StreamMm)) begin : g_bad_bf16
-    $error("tpu_cmd_proc: Bf16 needs ReadAhead = 0 and StreamMm = 0");
+  if (Bf16 && StreamMm) begin : g_bad_bf16
+    $error("tpu_cmd_proc: Bf16 needs StreamMm = 0");
   end
   if (LutStage && (tpu_pkg::LutEntries % N != 0 || Ring < LutRows)) begin : g_bad_lut
     $error("tpu_cmd_proc: LutStage needs N dividing 256 and 2 x StageRows >= 256 / N rows");
@@ -245,9 +245,10 @@ module tpu_cmd_proc #(
   logic [7:0]    ra_qid;
   logic [63:0]   ra_head_addr, ra_tail_addr;
   logic [31:0]   ra_head_stride, ra_tail_stride, rh_base, rh2_base;
-  logic [KW-1:0] ra_head_rows, ra_head_cols, ra_tail_rows, ra_tail_cols;
+  logic [KW-1:0] ra_head_rows, ra_tail_rows;
+  logic [RbW-1:0] ra_head_cols, ra_tail_cols;  // (row bytes)
   logic [SAw-1:0] ra_head_base, ra_waddr, rh_waddr, rh2_waddr;
-  logic [N*8-1:0] ra_mask, rh_mask, rh2_mask;
+  logic [RB*8-1:0] ra_mask, rh_mask, rh2_mask;
   logic          rh_valid, rh_due, rh_next, rh_match, rh_overlap, rh_row;
   logic          rh2_valid, rh2_due, rh2_next, rh2_match, rh2_overlap, rh2_row;
   logic [1:0]    rh_region, rh2_region, rh_free;
@@ -391,7 +392,7 @@ module tpu_cmd_proc #(
 
   // ---------------------------------------------------------------- read-aheads
   tpu_peek_decode #(
-    .N(N), .StageRows(StageRows), .PeekN(PeekN), .ReadAhead(ReadAhead), .RhTwo(Rh2)
+    .N(N), .StageRows(StageRows), .PeekN(PeekN), .ReadAhead(ReadAhead), .RhTwo(Rh2), .Bf16(Bf16)
   ) u_peek (
     .pk_valid_i, .pk_sqe_i, .pk_qid_i, .rh_held_i(rh_valid), .rh_second_i(rh2_valid),
     .skip_head_i(skip_head), .tiles_i(ra_count != '0), .tile_qid_i(ra_qid),
@@ -402,14 +403,14 @@ module tpu_cmd_proc #(
     .pa_chk_addr_o, .pa_chk_len_o, .pa_chk_ok_i, .pa_addr_o(pp_addr), .pa_len_o(pp_len),
     .pa_ok_o(pp_ok)
   );
-  tpu_readahead_ctl #(.N(N), .ReadAhead(ReadAhead)) u_ctl (
+  tpu_readahead_ctl #(.N(N), .ReadAhead(ReadAhead), .RB(RB)) u_ctl (
     .clk_i, .rst_i, .rdy_i, .tile_ok_i(tile_ok), .rh_ok_i(rh_ok), .pa_ok_i(pa_ok),
     .wh_clean_i(wh_clean), .cmd_addr_i(f_addr), .cmd_len_i(f_len), .check2_i(check2),
     .check_ok_i(check_sc == tpu_pkg::ScSuccess), .cmd_op_i(f_op), .cmd_op0_i(f_op0),
     .is_lw_i(is_lw), .is_wh_i(is_wh), .is_fence_i(is_fence), .is_id_i(is_id), .is_sm_i(is_sm),
     .lut_rs_i(lut_rs), .lp_out_i(lp_out), .lp_lut_i(lp_lut),
     .head_match_i(f_addr == ra_head_addr && f_stride == ra_head_stride &&
-                  f_rows == 32'(ra_head_rows) && f_cols == 32'(ra_head_cols) && qid == ra_qid),
+                  f_rows == 32'(ra_head_rows) && stage_cols == 32'(ra_head_cols) && qid == ra_qid),
     .tiles_apart_i(ra_apart), .rh_held_i(rh_valid), .rh_match_i(rh_match),
     .rh_apart_i(!rh_overlap && !(rh2_valid && rh2_overlap)), .pa_held_i(pa_valid),
     .pa_match_i(pa_match), .pa_apart_i(pa_apart), .seq_tile_clear_i(seq_tile_clear),
@@ -417,7 +418,7 @@ module tpu_cmd_proc #(
     .rh_adopt_o(rh_adopt), .pa_adopt_o(pa_adopt), .abort_o(ctl_abort),
     .tile_drop_due_o(tile_drop_due), .tile_clear_o(tile_clear), .rh_drop_o(rh_drop),
     .rh2_drop_o(rh2_drop), .pa_drop_o(pa_drop), .pk_tile_i(pk_tile), .pk_rh_i(pk_rh),
-    .pk_addr_i(pk_addr), .pk_len_i(pk_len), .pk_rows_i(pk_rows), .pk_cols_i(KW'(pk_cols)),
+    .pk_addr_i(pk_addr), .pk_len_i(pk_len), .pk_rows_i(pk_rows), .pk_cols_i(RbW'(pk_cols)),
     .pk_stride_eff_i(pk_stride_eff), .pa_cand_i(pp_ok), .pa_addr_i(pp_addr), .pa_len_i(pp_len),
     .tile_free_i(ra_free && !ra_failed), .tiles_i(ra_count != '0), .streaming_i(ra_streaming),
     .rh_due_i(rh_due), .rh2_due_i(rh2_due), .pa_idle_i(!pa_valid && !pa_busy),
@@ -427,10 +428,10 @@ module tpu_cmd_proc #(
     .rs_ext_addr_o, .rs_ext_ready_i, .rd_go_o(pa_go), .rd_req_ready_i
   );
   tpu_tile_readahead #(
-    .N(N), .RaT(RaT), .Base(Ring), .SAw(SAw), .ReadAhead(ReadAhead)
+    .N(N), .RaT(RaT), .Base(Ring), .SAw(SAw), .ReadAhead(ReadAhead), .RB(RB)
   ) u_tiles (
     .clk_i, .rst_i, .join_i(tile_join), .join_addr_i(pk_addr), .join_len_i(pk_len),
-    .join_stride_i(pk_stride), .join_rows_i(KW'(pk_rows)), .join_cols_i(KW'(pk_cols)),
+    .join_stride_i(pk_stride), .join_rows_i(KW'(pk_rows)), .join_cols_i(RbW'(pk_cols)),
     .join_qid_i(pk_qid_i), .rs_row_valid_i, .rs_err_i, .rh_due_i(rh_due || rh2_due),
     .rh_next_i(rh_next || rh2_next), .abort_i(!rdy_i), .drop_due_i(tile_drop_due),
     .clear_i(tile_clear), .pop_i(tile_pop), .push_end_i(fifo_push), .cmd_addr_i(f_addr),
@@ -456,7 +457,7 @@ module tpu_cmd_proc #(
   assign rh2_row = rs_row_valid_i && !rs_err_i && rh2_next;
   tpu_readhost_ahead #(
     .N(N), .StageRows(StageRows), .SecondBase(Rb2), .SAw(SAw), .TileW(RaW + 1),
-    .Enable(ReadAhead), .Head(1'b1)
+    .Enable(ReadAhead), .Head(1'b1), .RB(RB)
   ) u_rh (
     .clk_i, .rst_i, .load_i(rh_join && !rh_valid), .addr_i(pk_addr), .len_i(pk_len),
     .rows_i(pk_rows), .stride_i(pk_stride), .cols_i(pk_cols), .qid_i(pk_qid_i),
@@ -464,14 +465,14 @@ module tpu_cmd_proc #(
     .streaming_i(ra_streaming), .behind_i(1'b0), .tile_done_i(ra_tile_done),
     .drop_err_i(rs_err_i && rh_due), .abort_i(!rdy_i), .drop_i(rh_drop), .shift_i(rh_shift),
     .shift_entry_i(rh2_entry_d), .entry_d_o(rh_entry_d), .cmd_addr_i(f_addr),
-    .cmd_len_i(f_len), .cmd_stride_i(f_stride), .cmd_rows_i(f_rows), .cmd_cols_i(f_cols),
+    .cmd_len_i(f_len), .cmd_stride_i(f_stride), .cmd_rows_i(f_rows), .cmd_cols_i(stage_cols),
     .cmd_qid_i(qid), .valid_o(rh_valid), .due_o(rh_due), .next_o(rh_next),
     .region_o(rh_region), .base_o(rh_base), .match_o(rh_match), .overlap_o(rh_overlap),
     .waddr_o(rh_waddr), .mask_o(rh_mask)
   );
   tpu_readhost_ahead #(
     .N(N), .StageRows(StageRows), .SecondBase(Rb2), .SAw(SAw), .TileW(RaW + 1),
-    .Enable(Rh2), .Head(1'b0)
+    .Enable(Rh2), .Head(1'b0), .RB(RB)
   ) u_rh2 (
     .clk_i, .rst_i, .load_i(rh_join && rh_valid), .addr_i(pk_addr), .len_i(pk_len),
     .rows_i(pk_rows), .stride_i(pk_stride), .cols_i(pk_cols), .qid_i(pk_qid_i),
@@ -479,7 +480,7 @@ module tpu_cmd_proc #(
     .streaming_i(ra_streaming), .behind_i(rh_due), .tile_done_i(ra_tile_done),
     .drop_err_i(rs_err_i && (rh_due || rh2_due)), .abort_i(!rdy_i), .drop_i(rh2_drop),
     .shift_i(rh_shift), .shift_entry_i('0), .entry_d_o(rh2_entry_d), .cmd_addr_i(f_addr),
-    .cmd_len_i(f_len), .cmd_stride_i(f_stride), .cmd_rows_i(f_rows), .cmd_cols_i(f_cols),
+    .cmd_len_i(f_len), .cmd_stride_i(f_stride), .cmd_rows_i(f_rows), .cmd_cols_i(stage_cols),
     .cmd_qid_i(qid), .valid_o(rh2_valid), .due_o(rh2_due), .next_o(rh2_next),
     .region_o(rh2_region), .base_o(rh2_base), .match_o(rh2_match), .overlap_o(rh2_overlap),
     .waddr_o(rh2_waddr), .mask_o(rh2_mask)
@@ -569,14 +570,14 @@ module tpu_cmd_proc #(
   );
 
   // ---------------------------------------------------------------- staging RAM
-  // (the read-aheads' rows are N bytes: Bf16 has no read-ahead)
   assign stage_cols = f_bf16 ? {f_cols[30:0], 1'b0} : f_cols;
   tpu_cmd_stage #(.N(N), .Depth(StDepth), .RB(RB)) u_stage (
     .clk_i, .rst_i, .rs_row_data_i, .seq_we_i(seq_we), .seq_waddr_i(seq_waddr),
     .cols_i(stage_cols), .rh_we_i(rh_row), .rh_next_i(rh_next), .rh_waddr_i(rh_waddr),
-    .rh_mask_i(RowW'(rh_mask)), .rh2_we_i(rh2_row), .rh2_next_i(rh2_next),
-    .rh2_waddr_i(rh2_waddr), .rh2_mask_i(RowW'(rh2_mask)), .ra_we_i(ra_we),
-    .ra_streaming_i(ra_streaming), .ra_waddr_i(ra_waddr), .ra_mask_i(RowW'(ra_mask)), .seq_re_i(seq_re), .seq_raddr_i(seq_raddr),
+    .rh_mask_i(rh_mask), .rh2_we_i(rh2_row), .rh2_next_i(rh2_next),
+    .rh2_waddr_i(rh2_waddr), .rh2_mask_i(rh2_mask), .ra_we_i(ra_we),
+    .ra_streaming_i(ra_streaming), .ra_waddr_i(ra_waddr), .ra_mask_i(ra_mask),
+    .seq_re_i(seq_re), .seq_raddr_i(seq_raddr),
     .bg_re_i(bg_re), .bg_raddr_i(bg_raddr), .we_o(st_we), .waddr_o(st_waddr),
     .rdata_o(st_rdata)
   );

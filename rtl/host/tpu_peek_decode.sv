@@ -11,8 +11,11 @@
 //   - the first READ_HOST of the peek (with the head READ_HOST held: the one after the head's
 //     own, skip_head_i) when no LOAD_WEIGHTS before it can join the tile queue.
 //   A tile needs 1..N rows and 1..N columns, a READ_HOST 1..StageRows rows and 1..N columns;
-//   both no FENCE flag, STRIDE 0 or >= COLS, LENGTH = the span, and a span that passes the
-//   read window check and touches no completion ring or MSI address (pk_chk_ok_i).
+//   both no FENCE flag, STRIDE 0 or >= the row bytes, LENGTH = the span, and a span that passes
+//   the read window check and touches no completion ring or MSI address (pk_chk_ok_i). A
+//   candidate's row bytes (cols_o, and the tail's) are COLS, or 2 x COLS with FLAGS.BF16 on a
+//   bf16 device (Bf16): the bytes read are the same whichever command's flag names them, so a
+//   tile or READ_HOST read ahead is adopted by the read (address, stride, rows, row bytes).
 // LOAD_PARAMS candidate (tpu_param_readahead): the first BIAS/MULT/SHIFT LOAD_PARAMS of the
 // peek, read ahead when it has 1..N channels (LENGTH = 4 x COLS), no FENCE flag, and its vector
 // passes pa_chk_ok_i.
@@ -26,7 +29,9 @@ module tpu_peek_decode #(
   parameter int unsigned PeekN     = 4,
   parameter bit          ReadAhead = 1'b1,
   parameter bit          RhTwo     = 1'b0,  // a second READ_HOST may be held (RhDepth = 2)
-  localparam int unsigned KW       = $clog2(N + 1)
+  parameter bit          Bf16      = 1'b0,  // FLAGS.BF16 doubles a row's bytes (above)
+  localparam int unsigned KW       = $clog2(N + 1),
+  localparam int unsigned CW       = $clog2((Bf16 ? 2 * N : N) + 1)
 ) (
   input  logic [PeekN-1:0]     pk_valid_i,
   input  logic [PeekN*512-1:0] pk_sqe_i,
@@ -40,7 +45,7 @@ module tpu_peek_decode #(
   input  logic [63:0]          tail_addr_i,
   input  logic [31:0]          tail_stride_i,
   input  logic [KW-1:0]        tail_rows_i,
-  input  logic [KW-1:0]        tail_cols_i,
+  input  logic [CW-1:0]        tail_cols_i,    // its row bytes
   // the tile / READ_HOST candidate and its window check
   output logic [63:0]          pk_chk_addr_o,
   output logic [31:0]          pk_chk_len_o,
@@ -48,7 +53,7 @@ module tpu_peek_decode #(
   output logic [63:0]          addr_o,
   output logic [31:0]          len_o,
   output logic [31:0]          rows_o,
-  output logic [31:0]          cols_o,
+  output logic [31:0]          cols_o,         // row bytes (above)
   output logic [31:0]          stride_o,       // STRIDE as given
   output logic [63:0]          stride_eff_o,   // effective stride
   output logic                 tile_ok_o,      // a LOAD_WEIGHTS that may join the tile queue
@@ -85,7 +90,7 @@ module tpu_peek_decode #(
 
   // ---------------------------------------------------------------- tile / READ_HOST
   logic [7:0]     pk_op, pk_flags;
-  logic [31:0]    pk_len, pk_stride, pk_rows, pk_cols;
+  logic [31:0]    pk_len, pk_stride, pk_rows, pk_cols, pk_rb;
   logic [63:0]    pk_addr, pk_stride_eff, pk_span, tail_next, tail_stride_eff;
   logic [PkW-1:0] pk_i, rh_i;
   logic           pk_val, pk_cont, pk_rh, rh_hit, rh_seen, rh_found;
@@ -130,21 +135,24 @@ module tpu_peek_decode #(
     pk_stride = e_stride[pk_i*32 +: 32];
     pk_rows   = e_rows[pk_i*32 +: 32];
     pk_cols   = e_cols[pk_i*32 +: 32];
-    pk_stride_eff = (pk_stride != 0) ? {32'd0, pk_stride} : {32'd0, pk_cols};
-    pk_span   = ({32'd0, pk_rows} - 64'd1) * pk_stride_eff + {32'd0, pk_cols};
+    // (a bf16 COLS above N fails the checks below whatever its doubled value)
+    pk_rb     = (Bf16 && (pk_flags & tpu_pkg::SqeFlagBf16) != 0) ? {pk_cols[30:0], 1'b0}
+                                                                 : pk_cols;
+    pk_stride_eff = (pk_stride != 0) ? {32'd0, pk_stride} : {32'd0, pk_rb};
+    pk_span   = ({32'd0, pk_rows} - 64'd1) * pk_stride_eff + {32'd0, pk_rb};
   end
   always_comb begin  // apart from the decode: pk_chk_ok_i depends on pk_chk_addr_o/len_o
     tile_ok_o = pk_val && pk_op == tpu_pkg::OpLoadWeights &&
                 (pk_flags & tpu_pkg::SqeFlagFence) == 0 &&
                 pk_rows != 0 && pk_rows <= N && pk_cols != 0 && pk_cols <= N &&
-                !(pk_stride != 0 && pk_stride < pk_cols) && pk_span == {32'd0, pk_len} &&
+                !(pk_stride != 0 && pk_stride < pk_rb) && pk_span == {32'd0, pk_len} &&
                 pk_chk_ok_i &&
                 (!tiles_i ||
                  (pk_cont && 32'(tail_rows_i) == N && pk_qid_i == tile_qid_i &&
-                  pk_cols == 32'(tail_cols_i) && pk_stride == tail_stride_i));
+                  pk_rb == 32'(tail_cols_i) && pk_stride == tail_stride_i));
     rh_ok_o   = pk_rh && pk_val && (pk_flags & tpu_pkg::SqeFlagFence) == 0 &&
                 pk_rows != 0 && pk_rows <= StageRows && pk_cols != 0 && pk_cols <= N &&
-                !(pk_stride != 0 && pk_stride < pk_cols) && pk_span == {32'd0, pk_len} &&
+                !(pk_stride != 0 && pk_stride < pk_rb) && pk_span == {32'd0, pk_len} &&
                 pk_chk_ok_i;
   end
   assign pk_chk_addr_o = ReadAhead ? pk_addr : '0;
@@ -152,7 +160,7 @@ module tpu_peek_decode #(
   assign addr_o        = pk_addr;
   assign len_o         = pk_len;
   assign rows_o        = pk_rows;
-  assign cols_o        = pk_cols;
+  assign cols_o        = pk_rb;
   assign stride_o      = pk_stride;
   assign stride_eff_o  = pk_stride_eff;
 

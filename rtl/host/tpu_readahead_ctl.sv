@@ -36,7 +36,8 @@
 module tpu_readahead_ctl #(
   parameter int unsigned N         = 16,
   parameter bit          ReadAhead = 1'b1,
-  localparam int unsigned KW       = $clog2(N + 1)
+  parameter int unsigned RB        = N,   // staging row bytes (2N on a bf16 device)
+  localparam int unsigned CW       = $clog2(RB + 1)
 ) (
   input  logic           clk_i,
   input  logic           rst_i,
@@ -81,7 +82,7 @@ module tpu_readahead_ctl #(
   input  logic [63:0]    pk_addr_i,
   input  logic [31:0]    pk_len_i,
   input  logic [31:0]    pk_rows_i,
-  input  logic [KW-1:0]  pk_cols_i,
+  input  logic [CW-1:0]  pk_cols_i,       // the candidate's row bytes
   input  logic [63:0]    pk_stride_eff_i,
   input  logic           pa_cand_i,       // a LOAD_PARAMS that may be read ahead
   input  logic [63:0]    pa_addr_i,
@@ -114,7 +115,7 @@ module tpu_readahead_ctl #(
   input  logic           rd_req_ready_i
 );
   logic          tl_rh_q, tl_rh_d;        // the stream's last rows are the READ_HOST's
-  logic [KW-1:0] st_rb_q, st_rb_d;        // row bytes and stride of the running stream
+  logic [CW-1:0] st_rb_q, st_rb_d;        // row bytes and stride of the running stream
   logic [63:0]   st_stride_q, st_stride_d;
   logic          dw_pend_q, dw_pend_d;
   logic          tile_wh, pa_wh, st_run, st_compat, jump, tile_add, tile_go, rh_add, rh_go, rh_ext;

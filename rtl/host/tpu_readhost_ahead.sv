@@ -21,7 +21,8 @@
 // This module is one entry (Head: the head or the second).
 // Join (load_i): its read, the free region and the tiles of tpu_tile_readahead whose rows come
 // before its rows on the stream (tiles_before_i). Rows: row_i writes the next row (rows_in_q)
-// into the region (waddr_o, masked to COLS by mask_o); the entry's next row is the stream's
+// into the region (waddr_o, masked to the row bytes by mask_o: cols_i is COLS, 2 x COLS for a
+// bf16 READ_HOST); the entry's next row is the stream's
 // (next_o) once no earlier tile or head row is due. Drops (valid_q cleared), in this order
 // after the row: drop_err_i (a failed row while its rows are due), abort_i (rdy_i low), drop_i
 // (the sequencer), then the shift.
@@ -36,6 +37,7 @@ module tpu_readhost_ahead #(
   parameter int unsigned TileW      = 3,    // tile count bits (tpu_tile_readahead)
   parameter bit          Enable     = 1'b1, // 0: never holds a READ_HOST
   parameter bit          Head       = 1'b1, // the head (shift_i: take the second's state)
+  parameter int unsigned RB         = N,    // staging row bytes (2N on a bf16 device)
   localparam int unsigned RowW      = $clog2(StageRows + 1),
   localparam int unsigned EntW      = 1 + RowW + 3 * 32 + 2 * 64 + 8 + 2 + TileW
 ) (
@@ -81,7 +83,7 @@ module tpu_readhost_ahead #(
   output logic             match_o,           // the command's read is this one
   output logic             overlap_o,         // its span meets the command's span
   output logic [SAw-1:0]   waddr_o,
-  output logic [N*8-1:0]   mask_o
+  output logic [RB*8-1:0]  mask_o
 );
   logic             valid_q, valid_d;
   logic [RowW-1:0]  rows_in_q, rows_in_d;
@@ -141,7 +143,7 @@ module tpu_readhost_ahead #(
   assign overlap_o = {1'b0, addr_q} < {1'b0, cmd_addr_i} + {33'd0, cmd_len_i} &&
                      {1'b0, cmd_addr_i} < {1'b0, end_q};
   always_comb begin
-    for (int unsigned i = 0; i < N; i++) mask_o[8*i +: 8] = (32'(i) < cols_q) ? 8'hFF : 8'h00;
+    for (int unsigned i = 0; i < RB; i++) mask_o[8*i +: 8] = (32'(i) < cols_q) ? 8'hFF : 8'h00;
   end
 
 `ifndef SYNTHESIS

@@ -18,7 +18,7 @@
 // with the stream aborted) or every tile (clear_i) for the commands that may not pass the
 // queue; abort_i (rdy_i low): the DMA engine abandons the stream, every tile is dropped.
 // Latency: a row arriving on the stream is written to the staging RAM in the same cycle
-// (we_o, waddr_o, the row masked to the tile's COLS by mask_o); the queue's state is
+// (we_o, waddr_o, the row masked to the tile's row bytes by mask_o); the queue's state is
 // registered (one cycle from join/row/drop to count/complete).
 `default_nettype none
 
@@ -28,7 +28,11 @@ module tpu_tile_readahead #(
   parameter int unsigned Base      = 128,  // staging row of region 0
   parameter int unsigned SAw       = 9,    // staging row address bits
   parameter bit          ReadAhead = 1'b1, // 0: the queue stays empty
+  // staging row bytes: N, or 2N on a bf16 device (a tile's "cols" are its row bytes: COLS,
+  // 2 x COLS with FLAGS.BF16)
+  parameter int unsigned RB        = N,
   localparam int unsigned KW       = $clog2(N + 1),
+  localparam int unsigned CW       = $clog2(RB + 1),
   localparam int unsigned RaW      = $clog2(RaT)
 ) (
   input  logic            clk_i,
@@ -39,7 +43,7 @@ module tpu_tile_readahead #(
   input  logic [31:0]     join_len_i,
   input  logic [31:0]     join_stride_i,   // STRIDE as given
   input  logic [KW-1:0]   join_rows_i,
-  input  logic [KW-1:0]   join_cols_i,
+  input  logic [CW-1:0]   join_cols_i,
   input  logic [7:0]      join_qid_i,
   // the row stream (rows in order) and the READ_HOST read-ahead on it
   input  logic            rs_row_valid_i,
@@ -66,19 +70,19 @@ module tpu_tile_readahead #(
   output logic [63:0]     head_addr_o,     // the head tile's read (HOST_ADDR, STRIDE, ROWS, COLS)
   output logic [31:0]     head_stride_o,
   output logic [KW-1:0]   head_rows_o,
-  output logic [KW-1:0]   head_cols_o,
+  output logic [CW-1:0]   head_cols_o,
   output logic [SAw-1:0]  head_base_o,     // its first staging row
   output logic [63:0]     tail_addr_o,     // the last tile's read
   output logic [31:0]     tail_stride_o,
   output logic [KW-1:0]   tail_rows_o,
-  output logic [KW-1:0]   tail_cols_o,
+  output logic [CW-1:0]   tail_cols_o,
   output logic            apart_o,         // every queued tile's span apart from cmd_addr/len
   output logic [RaW:0]    due_after_o,     // tiles still incomplete after this cycle's row
   output logic            tile_done_o,     // a tile completes with this cycle's row
   // the staging RAM's write port
   output logic            we_o,
   output logic [SAw-1:0]  waddr_o,
-  output logic [N*8-1:0]  mask_o
+  output logic [RB*8-1:0] mask_o
 );
   if (RaT < 2 || (RaT & (RaT - 1)) != 0) begin : g_bad_rat
     $error("tpu_tile_readahead: RaT must be a power of two >= 2");
@@ -91,7 +95,8 @@ module tpu_tile_readahead #(
   logic [7:0]        qid_q, qid_d;
   logic [RaT*64-1:0] addr_q, addr_d, end_q, end_d;  // per region: HOST_ADDR, end of its span
   logic [RaT*32-1:0] stride_q, stride_d;
-  logic [RaT*KW-1:0] rows_q, rows_d, cols_q, cols_d;
+  logic [RaT*KW-1:0] rows_q, rows_d;
+  logic [RaT*CW-1:0] cols_q, cols_d;
   logic [RaW-1:0]    fill, tail, slot_new;          // region filling, of the tail, of a new tile
   logic              streaming;
 
@@ -111,7 +116,7 @@ module tpu_tile_readahead #(
       stride_d[32*slot_new +: 32] = join_stride_i;
       end_d[64*slot_new +: 64]    = join_addr_i + 64'(join_len_i);
       rows_d[KW*slot_new +: KW]   = join_rows_i;
-      cols_d[KW*slot_new +: KW]   = join_cols_i;
+      cols_d[CW*slot_new +: CW]   = join_cols_i;
       count_d = count_q + 1'b1;
       if (count_q == '0) qid_d = join_qid_i;
     end
@@ -182,8 +187,8 @@ module tpu_tile_readahead #(
           {1'b0, cmd_addr_i} < {1'b0, end_q[64*r +: 64]})
         apart_o = 1'b0;
     end
-    for (int unsigned i = 0; i < N; i++)
-      mask_o[8*i +: 8] = (32'(i) < 32'(cols_q[KW*fill +: KW])) ? 8'hFF : 8'h00;
+    for (int unsigned i = 0; i < RB; i++)
+      mask_o[8*i +: 8] = (32'(i) < 32'(cols_q[CW*fill +: CW])) ? 8'hFF : 8'h00;
   end
   assign waddr_o       = SAw'(Base) + SAw'(32'(fill) * N) + SAw'(fill_rows_q);
   assign count_o       = count_q;
@@ -196,12 +201,12 @@ module tpu_tile_readahead #(
   assign head_addr_o   = addr_q[64*head_q +: 64];
   assign head_stride_o = stride_q[32*head_q +: 32];
   assign head_rows_o   = rows_q[KW*head_q +: KW];
-  assign head_cols_o   = cols_q[KW*head_q +: KW];
+  assign head_cols_o   = cols_q[CW*head_q +: CW];
   assign head_base_o   = SAw'(Base) + SAw'(32'(head_q) * N);
   assign tail_addr_o   = addr_q[64*tail +: 64];
   assign tail_stride_o = stride_q[32*tail +: 32];
   assign tail_rows_o   = rows_q[KW*tail +: KW];
-  assign tail_cols_o   = cols_q[KW*tail +: KW];
+  assign tail_cols_o   = cols_q[CW*tail +: CW];
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

@@ -35,8 +35,9 @@
 //             order, and the command processor sees the datapath idle only once the slice is
 //             empty).
 // Bf16 1: the bf16 x bf16 -> fp32 mode (docs/spec.md 6.12; FEATURES.BF16): UB rows of 2N bytes
-//             through the row streams, the staging RAM and the datapath; needs ReadAhead = 0 and
-//             StreamMm = 0 (tpu_cmd_proc), and a datapath without AccSlice.
+//             through the row streams, the read-aheads, the staging RAM and the datapath;
+//             needs StreamMm = 0 (tpu_cmd_proc) and a datapath without AccSlice; the datapath's
+//             ACC copy for ACC_READ (AccReadPort2), so the fp32 write-back runs beside MATMULs.
 // Round 1: the SINGLE and FLOAT requantization roundings (docs/spec.md 7, FEATURES.ROUND) in
 //             the pipelined activation (ActLanes = N; ignored with the serial one). Every
 //             simulated device has it (rtl/profiles.toml); it costs about 2.8 k LUT4 a channel.
@@ -419,7 +420,7 @@ module tpu_device #(
   // (STREAM_MATMUL runs on any datapath; the datapath's overlaps for it need the pipelined
   // activation, so a device with the serial one runs it without them)
   tpu_datapath #(.N(N), .UbRows(UbRows), .AccRows(AccRows), .Tiles(Tiles),
-                 .ActLanes(ActLanes), .UbReadPort2(UbReadPort2),
+                 .ActLanes(ActLanes), .UbReadPort2(UbReadPort2), .AccReadPort2(Bf16),
                  .StreamMm(StreamMm && ActLanes >= N), .Bf16(Bf16), .Round(RoundOn)) u_dp (
     .clk_i, .rst_i(dev_rst),
     .cmd_valid_i(dps_valid), .cmd_ready_o(dps_ready), .cmd_i(dps_cmd),
