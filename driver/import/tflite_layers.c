@@ -307,6 +307,21 @@ static int finish_layer(struct tl *t, uint32_t i, struct tpu_layer *l, struct wt
 	return 0;
 }
 
+/* A CONV2D's or pool's window: kernel kh x kw, the options' strides, pads top, bottom, left,
+ * right. */
+static void set_window(struct tpu_layer *l, uint32_t kh, uint32_t kw, const struct tfl_options *o,
+		       const uint32_t pads[4])
+{
+	l->kernel_h = kh;
+	l->kernel_w = kw;
+	l->stride_h = (uint32_t)o->stride_h;
+	l->stride_w = (uint32_t)o->stride_w;
+	l->pad_top = pads[0];
+	l->pad_bottom = pads[1];
+	l->pad_left = pads[2];
+	l->pad_right = pads[3];
+}
+
 /* The output tensor of operator i (one, a new tensor). A CONV_2D with a 1 x 1 kernel on a
  * tensor reshaped to 1 x 1 x K after a layer is a DENSE over that layer's output (in H, W, C
  * order, the RESHAPE's), requantized as LiteRT's CONV_2D kernels do. */
@@ -319,9 +334,8 @@ int tl_lower_conv(struct tl *t, uint32_t i, bool depthwise)
 	int rc = tl_need_options(t, i, depthwise ? TFL_OPT_DEPTHWISE_CONV2D : TFL_OPT_CONV2D,
 				 depthwise ? "DepthwiseConv2DOptions" : "Conv2DOptions");
 	wt = rc ? NULL : tl_op_input(t, i, 1, "weights", &rc);
-	bool dense = wt && !depthwise && !t->spatial && t->m->n_layers && t->h == 1 &&
-		     t->w == 1 && wt->has_shape && wt->rank == 4 && wt->shape[1] == 1 &&
-		     wt->shape[2] == 1;
+	bool dense = wt && !depthwise && !t->spatial && t->m->n_layers && t->h == 1 && t->w == 1 &&
+		     wt->has_shape && wt->rank == 4 && wt->shape[1] == 1 && wt->shape[2] == 1;
 	if (rc || (!dense && (rc = tl_need_spatial(t, i))) || (rc = tl_op_output(t, i, &y)) ||
 	    (rc = tl_act_quant(t, i, y, "output", &yq)))
 		return rc;
@@ -372,16 +386,8 @@ int tl_lower_conv(struct tl *t, uint32_t i, bool depthwise)
 		wts_free(&w);
 		return l ? (tl_fail(t, "out of memory"), -ENOMEM) : -EINVAL;
 	}
-	if (!dense) {
-		l->kernel_h = kh;
-		l->kernel_w = kw;
-		l->stride_h = (uint32_t)o->stride_h;
-		l->stride_w = (uint32_t)o->stride_w;
-		l->pad_top = pt;
-		l->pad_bottom = pb;
-		l->pad_left = pl;
-		l->pad_right = pr;
-	}
+	if (!dense)
+		set_window(l, kh, kw, o, (uint32_t[4]){pt, pb, pl, pr});
 	if (!dense && (o->dilation_h > 1 || o->dilation_w > 1)) {
 		l->dilation_h = (uint32_t)o->dilation_h;
 		l->dilation_w = (uint32_t)o->dilation_w;
@@ -486,14 +492,8 @@ int tl_lower_pool(struct tl *t, uint32_t i, bool avg)
 	struct tpu_layer *l = tl_new_layer(t, i, avg ? TPU_LAYER_AVGPOOL2D : TPU_LAYER_MAXPOOL2D);
 	if (!l)
 		return -EINVAL;
-	l->kernel_h = (uint32_t)o->filter_h;
-	l->kernel_w = (uint32_t)o->filter_w;
-	l->stride_h = (uint32_t)o->stride_h;
-	l->stride_w = (uint32_t)o->stride_w;
-	l->pad_top = pt;
-	l->pad_bottom = pb;
-	l->pad_left = pl;
-	l->pad_right = pr;
+	set_window(l, (uint32_t)o->filter_h, (uint32_t)o->filter_w, o,
+		   (uint32_t[4]){pt, pb, pl, pr});
 	if (avg) {
 		l->act = act;
 		l->avg_mode = TPU_AVGPOOL_TFLITE;
