@@ -291,9 +291,13 @@ module tpu_dma_stream #(
       end
     end
 
-    // the row slots: completions first, then the issue (mod 4, so the order does not matter)
-    for (int unsigned s = 0; s < Slots; s++)
-      slot_pending_d[2*s +: 2] = slot_pending_q[2*s +: 2] - slot_done[2*s +: 2] + slot_up[2*s +: 2];
+    // the row slots: completions first, then the issue (mod 4, so the order does not matter);
+    // only in a cycle with either (Verilator evaluated the 32 counters on every cycle)
+    if (cpl_ok || issue_i) begin
+      for (int unsigned s = 0; s < Slots; s++)
+        slot_pending_d[2*s +: 2] = slot_pending_q[2*s +: 2] - slot_done[2*s +: 2] +
+                                   slot_up[2*s +: 2];
+    end
     slot_requested_d = (slot_requested_q & ~slot_clear) | slot_set;
 
     // a new stream
