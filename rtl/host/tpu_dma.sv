@@ -123,13 +123,13 @@ module tpu_dma #(
   end
 
   // ---------------------------------------------------------------- the request output
-  logic                   beat_valid_q, beat_valid_d;
-  logic [1:0]             beat_kind_q, beat_kind_d;
-  logic [7:0]             beat_tag_q, beat_tag_d;
-  logic [PktW-1:0]        beat_len_q, beat_len_d;
-  logic [63:0]            beat_addr_q, beat_addr_d;
-  logic [LinkBytes*8-1:0] beat_data_q, beat_data_d;
-  logic                   beat_last_q, beat_last_d;
+  logic                   beat_valid_q;
+  logic [1:0]             beat_kind_q;
+  logic [7:0]             beat_tag_q;
+  logic [PktW-1:0]        beat_len_q;
+  logic [63:0]            beat_addr_q;
+  logic [LinkBytes*8-1:0] beat_data_q;
+  logic                   beat_last_q;
   logic                   beat_free;
 
   // ---------------------------------------------------------------- the engines
@@ -217,46 +217,35 @@ module tpu_dma #(
   assign stream_issue = tag_turn && tag_free && stream_mrd_valid;
   assign read_issue   = tag_turn && tag_free && !stream_mrd_valid;
 
-  always_comb begin
-    beat_valid_d = beat_valid_q && !dreq_ready_i;
-    beat_kind_d  = beat_kind_q;
-    beat_tag_d   = beat_tag_q;
-    beat_len_d   = beat_len_q;
-    beat_addr_d  = beat_addr_q;
-    beat_data_d  = beat_data_q;
-    beat_last_d  = beat_last_q;
-    if (beat_free && write_valid) begin
-      beat_valid_d = 1'b1;
-      beat_kind_d  = write_msi ? KindMsi : KindMwr;
-      beat_tag_d   = '0;
-      beat_len_d   = write_len;
-      beat_addr_d  = write_addr;
-      beat_data_d  = write_data;
-      beat_last_d  = write_last;
-    end else if (stream_issue || read_issue) begin
-      beat_valid_d = 1'b1;
-      beat_kind_d  = KindMrd;
-      beat_tag_d   = 8'(next_tag);
-      beat_len_d   = stream_issue ? stream_mrd_len : read_mrd_len;
-      beat_addr_d  = stream_issue ? stream_mrd_addr : read_mrd_addr;
-      beat_data_d  = '0;
-      beat_last_d  = 1'b1;
-    end
-  end
-
+  // The beat register's next state at the edge (not an always_comb of *_d signals: beat_free
+  // reads dreq_ready_i, and the simulation evaluates combinational logic on the link's inputs
+  // on both clock phases; the logic is the same)
   always_ff @(posedge clk_i) begin
-    if (rst_i) beat_valid_q <= 1'b0;
-    else       beat_valid_q <= beat_valid_d;
+    if (rst_i) begin
+      beat_valid_q <= 1'b0;
+    end else begin
+      beat_valid_q <= (beat_valid_q && !dreq_ready_i) || (beat_free && write_valid) ||
+                      stream_issue || read_issue;
+    end
   end
 
   // the beat's fields: no reset
   always_ff @(posedge clk_i) begin
-    beat_kind_q <= beat_kind_d;
-    beat_tag_q  <= beat_tag_d;
-    beat_len_q  <= beat_len_d;
-    beat_addr_q <= beat_addr_d;
-    beat_data_q <= beat_data_d;
-    beat_last_q <= beat_last_d;
+    if (beat_free && write_valid) begin
+      beat_kind_q  <= write_msi ? KindMsi : KindMwr;
+      beat_tag_q   <= '0;
+      beat_len_q   <= write_len;
+      beat_addr_q  <= write_addr;
+      beat_data_q  <= write_data;
+      beat_last_q  <= write_last;
+    end else if (stream_issue || read_issue) begin
+      beat_kind_q  <= KindMrd;
+      beat_tag_q   <= 8'(next_tag);
+      beat_len_q   <= stream_issue ? stream_mrd_len : read_mrd_len;
+      beat_addr_q  <= stream_issue ? stream_mrd_addr : read_mrd_addr;
+      beat_data_q  <= '0;
+      beat_last_q  <= 1'b1;
+    end
   end
 
   assign dreq_valid_o = beat_valid_q;

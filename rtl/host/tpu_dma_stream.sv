@@ -291,9 +291,13 @@ module tpu_dma_stream #(
       end
     end
 
-    // the row slots: completions first, then the issue (mod 4, so the order does not matter)
-    for (int unsigned s = 0; s < Slots; s++)
-      slot_pending_d[2*s +: 2] = slot_pending_q[2*s +: 2] - slot_done[2*s +: 2] + slot_up[2*s +: 2];
+    // the row slots: completions first, then the issue (mod 4, so the order does not matter);
+    // only in a cycle with either (Verilator evaluated the 32 counters on every cycle)
+    if (cpl_ok || issue_i) begin
+      for (int unsigned s = 0; s < Slots; s++)
+        slot_pending_d[2*s +: 2] = slot_pending_q[2*s +: 2] - slot_done[2*s +: 2] +
+                                   slot_up[2*s +: 2];
+    end
     slot_requested_d = (slot_requested_q & ~slot_clear) | slot_set;
 
     // a new stream
@@ -369,7 +373,9 @@ module tpu_dma_stream #(
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
-    logic [Slots-1:0] stray;
+    logic [31:0]        cnt;           // slots in flight, from head_slot on
+    logic [Slots-1:0]   run, infl;     // ... as a run from slot 0, and from head_slot
+    logic [2*Slots-1:0] run2, infl2;   // the same over the 2-bit pending counters
     if (!rst_i) begin
       // a stream is taken only when ready, with a row size in range
       if (rs_req_valid_i && rs_req_ready_o && rs_req_rows_i != 0) begin
@@ -385,15 +391,17 @@ module tpu_dma_stream #(
         // the requests never pass a joint
         assert (!joint_q || issued_q <= joint_row_q)
           else $error("tpu_dma_stream: requests past the joint at row %0d", joint_row_q);
-        // a slot outside the rows in flight holds nothing (one check for all slots: a check
-        // per slot costs the simulation each cycle)
-        stray = '0;
-        for (int unsigned s = 0; s < Slots; s++) begin
-          if (32'(SlotW'(32'(s) - head_q)) >= issued_q - head_q + (row_offset_q != '0 ? 1 : 0))
-            stray[s] = slot_requested_q[s] || slot_pending_q[2*s +: 2] != 2'd0;
-        end
-        assert (stray == '0)
-          else $error("tpu_dma_stream: slots busy outside the rows in flight: %b", stray);
+        // a slot outside the rows in flight holds nothing: the slots in flight are the cnt
+        // slots from head_slot on (all of them from Slots on), as a rotated mask, so that the
+        // check is a few vector operations (a test per slot cost the simulation each cycle)
+        cnt   = issued_q - head_q + (row_offset_q != '0 ? 32'd1 : 32'd0);
+        run   = (cnt >= 32'(Slots)) ? '1 : ~({Slots{1'b1}} << cnt);
+        run2  = (cnt >= 32'(Slots)) ? '1 : ~({2*Slots{1'b1}} << (2 * cnt));
+        infl  = (run << head_slot) | (run >> (32'(Slots) - 32'(head_slot)));
+        infl2 = (run2 << (2 * 32'(head_slot))) | (run2 >> (2 * (32'(Slots) - 32'(head_slot))));
+        assert ((slot_requested_q & ~infl) == '0 && (slot_pending_q & ~infl2) == '0)
+          else $error("tpu_dma_stream: slots busy outside the rows in flight: %b, MRDs %b",
+                      slot_requested_q & ~infl, slot_pending_q & ~infl2);
       end
       if (issue_i) begin
         assert (mrd_valid_o) else $error("tpu_dma_stream: MRD sent without a row to request");

@@ -62,10 +62,10 @@ module tpu_dma_tags #(
 );
   logic [Tags-1:0]         busy_q, busy_d;       // MRD sent, completion not finished
   logic [Tags-1:0]         owned_q, owned_d;     // belongs to the running job/stream (else stale)
-  logic [Tags-1:0]         stream_q, stream_d;   // belongs to the row stream
-  logic [Tags*SlotW-1:0]   slot_q, slot_d;
-  logic [Tags*OffsetW-1:0] offset_q, offset_d;
-  logic [Tags*OffsetW-1:0] end_q, end_d;
+  logic [Tags-1:0]         stream_q;             // belongs to the row stream
+  logic [Tags*SlotW-1:0]   slot_q;
+  logic [Tags*OffsetW-1:0] offset_q;
+  logic [Tags*OffsetW-1:0] end_q;
   logic [Tags-1:0]         expired;        // busy, and its timer at the timeout
 `ifndef SYNTHESIS
   logic [Tags-1:0]         timer_over;     // busy, and its timer past the timeout (never)
@@ -91,10 +91,6 @@ module tpu_dma_tags #(
   always_comb begin
     busy_d           = busy_q;
     owned_d          = owned_q;
-    stream_d         = stream_q;
-    slot_d           = slot_q;
-    offset_d         = offset_q;
-    end_d            = end_q;
     next_d           = next_q;
     read_timeout_o   = 1'b0;
     stream_timeout_o = 1'b0;
@@ -111,9 +107,6 @@ module tpu_dma_tags #(
         busy_d[cpl_tag]  = 1'b0;
         owned_d[cpl_tag] = 1'b0;
       end
-      if (owned_q[cpl_tag] && hcpl_status_i == 2'd0) begin
-        offset_d[cpl_tag*OffsetW +: OffsetW] = cpl_offset_o + OffsetW'(LinkBytes);
-      end
     end
     read_pending_o = (owned_d & ~stream_q) != '0;
 
@@ -126,10 +119,6 @@ module tpu_dma_tags #(
     if (alloc) begin
       busy_d[next_q]   = 1'b1;
       owned_d[next_q]  = 1'b1;
-      stream_d[next_q] = alloc_stream_i;
-      if (alloc_stream_i) slot_d[next_q*SlotW +: SlotW] = alloc_slot_i;
-      offset_d[next_q*OffsetW +: OffsetW] = alloc_offset_i;
-      end_d[next_q*OffsetW +: OffsetW]    = alloc_end_i;
     end
   end
 
@@ -163,12 +152,20 @@ module tpu_dma_tags #(
     end
   end
 
-  // per-tag data: no reset
+  // per-tag data, no reset, written under its enables at the edge (not through the block
+  // above, which the simulation evaluates on both clock phases and which copied all of it):
+  // an owner's OK beat moves its offset on, an allocation (after it: the same tag wins)
+  // takes the tag
   always_ff @(posedge clk_i) begin
-    stream_q <= stream_d;
-    slot_q   <= slot_d;
-    offset_q <= offset_d;
-    end_q    <= end_d;
+    if (cpl_hit && owned_q[cpl_tag] && hcpl_status_i == 2'd0) begin
+      offset_q[cpl_tag*OffsetW +: OffsetW] <= cpl_offset_o + OffsetW'(LinkBytes);
+    end
+    if (alloc) begin
+      stream_q[next_q] <= alloc_stream_i;
+      if (alloc_stream_i) slot_q[next_q*SlotW +: SlotW] <= alloc_slot_i;
+      offset_q[next_q*OffsetW +: OffsetW] <= alloc_offset_i;
+      end_q[next_q*OffsetW +: OffsetW]    <= alloc_end_i;
+    end
   end
 
 `ifndef SYNTHESIS

@@ -44,7 +44,7 @@ module tpu_dma_write #(
   logic [63:0]          addr_q, addr_d;        // the next packet's address
   logic [LenW-1:0]      left_q, left_d;        // bytes not yet sent
   logic                 msi_q, msi_d;
-  logic [WrBytes*8-1:0] data_q, data_d;        // the bytes not yet sent, from byte 0
+  logic [WrBytes*8-1:0] data_q;                // the bytes not yet sent, from byte 0
   logic                 packet_q, packet_d;    // an MWR packet is being sent
   logic [PktW-1:0]      packet_left_q, packet_left_d;  // its bytes not yet sent
   logic [PktW-1:0]      packet_len_q, packet_len_d;
@@ -86,7 +86,6 @@ module tpu_dma_write #(
     addr_d        = addr_q;
     left_d        = left_q;
     msi_d         = msi_q;
-    data_d        = data_q;
     packet_d      = packet_q;
     packet_left_d = packet_left_q;
     packet_len_d  = packet_len_q;
@@ -99,7 +98,6 @@ module tpu_dma_write #(
         packet_len_d  = new_len;
         packet_addr_d = addr_q;
       end
-      data_d        = data_q >> (8 * beat_bytes);
       left_d        = left_q - LenW'(beat_bytes);
       packet_left_d = beat_left - PktW'(beat_bytes);
       if (beat_last_o) begin
@@ -119,7 +117,6 @@ module tpu_dma_write #(
       addr_d   = wr_req_addr_i;
       left_d   = wr_req_len_i;
       msi_d    = wr_req_msi_i;
-      data_d   = wr_req_data_i;
       drop_d   = 1'b0;
     end
   end
@@ -141,10 +138,19 @@ module tpu_dma_write #(
     addr_q        <= addr_d;
     left_q        <= left_d;
     msi_q         <= msi_d;
-    data_q        <= data_d;
     packet_left_q <= packet_left_d;
     packet_len_q  <= packet_len_d;
     packet_addr_q <= packet_addr_d;
+  end
+  // the data under its enables (as the next-state block would choose: a new job, else the
+  // beat's bytes shifted out): Verilator copied its 2 Kibit through a next-state copy on every
+  // cycle
+  always_ff @(posedge clk_i) begin
+    if (wr_req_valid_i && wr_req_ready_o) begin
+      data_q <= wr_req_data_i;
+    end else if (taken) begin
+      data_q <= data_q >> (8 * beat_bytes);
+    end
   end
 
 `ifndef SYNTHESIS

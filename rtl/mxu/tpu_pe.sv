@@ -123,6 +123,7 @@ module tpu_pe #(
   end else begin : g_mul_fabric
     logic [LaneW-1:0]   w_act_q;
     logic signed [15:0] prod;
+    logic [SumW-1:0]    prod_s;  // prod sign-extended to the partial sum
     always_ff @(posedge clk_i) begin
       if (swap) begin
         w_act_q <= w_sh_q;
@@ -132,9 +133,16 @@ module tpu_pe #(
     assign mul_w_o = w_act_q[7:0];
     if (ExtMul != 0) begin : g_ext_mul
       assign prod = prod_i;
+      assign prod_s = SumW'($signed(prod));
     end else begin : g_mul
-      // int8 x int8 fits 16 bits exactly; written plainly so it maps to a DSP multiplier
-      assign prod = $signed(a_q[7:0]) * $signed(w_act_q[7:0]);
+      // int8 x int8 fits 16 bits exactly; written plainly so it maps to a DSP multiplier. The
+      // multiply is SumW bits wide (synthesis drops the operands' sign copies): Verilator then
+      // sign-extends each operand once, where a 16-bit signed product sign-extended to the sum
+      // costs it five extensions per PE and cycle.
+      logic signed [SumW-1:0] prod_w;
+      assign prod_w = SumW'($signed(a_q[7:0])) * SumW'($signed(w_act_q[7:0]));
+      assign prod   = prod_w[15:0];
+      assign prod_s = prod_w;
       logic unused_prod;
       assign unused_prod = ^prod_i;
     end
@@ -142,25 +150,33 @@ module tpu_pe #(
       always_ff @(posedge clk_i) begin
         psum_q <= psum_add + SumW'($signed(prod));
       end
+      logic unused_prod_s;
+      assign unused_prod_s = ^prod_s;
     end else if (ProdReg) begin : g_prod_reg
       logic signed [15:0] prod_q;
       always_ff @(posedge clk_i) begin
         prod_q <= prod;
         psum_q <= psum_add + SumW'($signed(prod_q));
       end
+      logic unused_prod_s;
+      assign unused_prod_s = ^prod_s;
     end else if (Bf16) begin : g_prod_bf16
       // (the fp step inside the branch: Verilator evaluates it only for bf16 rows)
       always_ff @(posedge clk_i) begin
         if (fq_i) begin
           psum_q <= tpu_fp_pkg::bf16_mac(psum_i, a_q, w_act_q);
         end else begin
-          psum_q <= psum_add + SumW'($signed(prod));
+          psum_q <= psum_add + prod_s;
         end
       end
+      logic unused_prod;
+      assign unused_prod = ^prod;
     end else begin : g_prod
       always_ff @(posedge clk_i) begin
-        psum_q <= psum_add + SumW'($signed(prod));
+        psum_q <= psum_add + prod_s;
       end
+      logic unused_prod;  // (the 16-bit product: only the registered variants read it)
+      assign unused_prod = ^prod;
     end
   end
 

@@ -81,11 +81,14 @@ module tpu_systolic_array #(
   logic [N*N*KBits-1:0] wt_k_q, wt_k_in;
   logic [N*N-1:0]       wt_v_q, wt_v_in, take;
   // activations and partial sums between PEs, and the multiplier operands and products
-  // (used with PairMul)
+  // (used with PairMul). Not traced: each is a copy of PE registers (a trace has them in the
+  // PEs), and Verilator assembled the traced vectors from the PEs' bytes on every cycle.
+  /*verilator tracing_off*/
   logic [N*N*LaneW-1:0] a_e;       // a_o of PE(i,j)
   logic [N*N*32-1:0]    psum_s;    // psum_o of PE(i,j)
   logic [N*N*8-1:0]     mul_a, mul_w;
   logic [N*N*16-1:0]    mul_p;
+  /*verilator tracing_on*/
 
   // west inputs per row after the skew
   logic [N*LaneW-1:0] a_w;
