@@ -22,7 +22,6 @@
  * (SIGMOID/TANH LUTs, RELU6 with FLOAT rounding, per-channel weight zero points of an integer
  * CONV2D) give -EINVAL naming the layer. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,8 @@
 #include "tpu/import.h"
 #include "tpu/outfile.h"
 
+#include "import_util.h"
+#include "model_priv.h"
 #include "onnx_build.h"
 #include "onnx_requant.h"
 
@@ -73,20 +74,6 @@ static Onnx__ValueInfoProto *value_info(struct arena *a, const char *name, const
 	v->name = (char *)name;
 	v->type = tp;
 	return v;
-}
-
-static const char *const layer_names[] = {"?", "CONV2D", "MAXPOOL2D", "DENSE", "AVGPOOL2D"};
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
-						      ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
 }
 
 /* Layer i's weights in ONNX's order: OIHW for CONV2D (from HWIO), K x N with the rows in C, H,
@@ -188,25 +175,25 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 	int flat = 0; /* the current tensor is 2-D (N, features) */
 
 	if (m->in_type != TPU_IO_INT8 || m->out_type != TPU_IO_INT8)
-		return fail(err, errlen, "export: %s model %s (int8 only)",
-			    m->in_type == TPU_IO_INT8 && m->out_type == TPU_IO_INT32 ? "int32"
-										     : "uint8",
-			    m->in_type != TPU_IO_INT8 ? "input" : "output");
+		return imp_fail(err, errlen, "export: %s model %s (int8 only)",
+				m->in_type == TPU_IO_INT8 && m->out_type == TPU_IO_INT32 ? "int32"
+											 : "uint8",
+				m->in_type != TPU_IO_INT8 ? "input" : "output");
 	for (uint32_t i = 0; i < m->n_layers && !a->oom; i++) {
 		const struct tpu_layer *l = &m->layers[i];
-		const char *tname = layer_names[l->type <= 4 ? l->type : 0];
+		const char *tname = tpu_layer_type_name(l->type);
 		/* format-2 layer fields the export does not write yet */
 		if (l->type == TPU_LAYER_AVGPOOL2D || l->groups > 1 || l->dilation_h > 1 ||
 		    l->dilation_w > 1 || l->ceil_mode ||
 		    (l->type == TPU_LAYER_MAXPOOL2D &&
 		     (l->pad_top || l->pad_bottom || l->pad_left || l->pad_right)))
-			return fail(err, errlen, "export: layer %u (%s): %s is not exported (yet)",
-				    i, tname,
-				    l->type == TPU_LAYER_AVGPOOL2D	     ? "average pooling"
-				    : l->groups > 1			     ? "groups"
-				    : l->dilation_h > 1 || l->dilation_w > 1 ? "dilation"
-				    : l->ceil_mode			     ? "ceil_mode"
-									     : "a padded pool");
+			return imp_fail(err, errlen,
+					"export: layer %u (%s): %s is not exported (yet)", i, tname,
+					l->type == TPU_LAYER_AVGPOOL2D		 ? "average pooling"
+					: l->groups > 1				 ? "groups"
+					: l->dilation_h > 1 || l->dilation_w > 1 ? "dilation"
+					: l->ceil_mode				 ? "ceil_mode"
+										 : "a padded pool");
 		if (l->type == TPU_LAYER_MAXPOOL2D) {
 			const char *in[] = {cur, NULL};
 			const char *o = ob_str(a, "t%u", i);
@@ -225,19 +212,21 @@ static int build(const struct tpu_model *m, struct arena *a, Onnx__ModelProto **
 		int32_t qmin, qmax;
 		if (l->act == TPU_ACT_SIGMOID || l->act == TPU_ACT_TANH ||
 		    (qlinear && l->act == TPU_ACT_RELU6))
-			return fail(err, errlen,
-				    "export: layer %u (%s): activation %u has no ONNX form (NONE, "
-				    "RELU%s only)",
-				    i, tname, l->act, qlinear ? "" : ", RELU6");
+			return imp_fail(
+			    err, errlen,
+			    "export: layer %u (%s): activation %u has no ONNX form (NONE, "
+			    "RELU%s only)",
+			    i, tname, l->act, qlinear ? "" : ", RELU6");
 		if (!qlinear && conv && l->b_zp_count > 1)
-			return fail(err, errlen,
-				    "export: layer %u (%s): per-channel weight zero points in %s "
-				    "rounding (ConvInteger takes one)",
-				    i, tname, l->round == TPU_ROUND_SINGLE ? "SINGLE" : "DOUBLE");
+			return imp_fail(
+			    err, errlen,
+			    "export: layer %u (%s): per-channel weight zero points in %s "
+			    "rounding (ConvInteger takes one)",
+			    i, tname, l->round == TPU_ROUND_SINGLE ? "SINGLE" : "DOUBLE");
 		if (tpu_act_clamp((enum tpu_activation)l->act, l->out.scale, l->out.zero_point,
 				  &qmin, &qmax))
-			return fail(err, errlen, "export: layer %u (%s): bad output quantization",
-				    i, tname);
+			return imp_fail(err, errlen,
+					"export: layer %u (%s): bad output quantization", i, tname);
 		const char *ws = ob_str(a, "w%u_scale", i), *wz = ob_str(a, "w%u_zero_point", i);
 		const char *wn = ob_str(a, "w%u", i), *bn = ob_str(a, "b%u", i);
 		struct qn yq = {ob_str(a, "y%u", i), l->out.scale, l->out.zero_point, NULL, NULL};
@@ -387,7 +376,7 @@ int tpu_export_onnx_mem(const struct tpu_model *m, void **data, size_t *len, cha
 	if (err && errlen)
 		err[0] = '\0';
 	if (!m || !data || !len)
-		return fail(err, errlen, "export: NULL argument");
+		return imp_fail(err, errlen, "export: NULL argument");
 	*data = NULL;
 	*len = 0;
 	if ((rc = tpu_model_validate(m, err, errlen)))
@@ -405,7 +394,7 @@ int tpu_export_onnx_mem(const struct tpu_model *m, void **data, size_t *len, cha
 		}
 	}
 	if (rc == -ENOMEM)
-		fail(err, errlen, "export: out of memory");
+		imp_fail(err, errlen, "export: out of memory");
 	ob_arena_free(&a);
 	return rc;
 }
@@ -418,7 +407,7 @@ int tpu_export_onnx(const struct tpu_model *m, const char *path, char *err, size
 	int rc;
 
 	if (!path)
-		return fail(err, errlen, "export: path: NULL");
+		return imp_fail(err, errlen, "export: path: NULL");
 	if ((rc = tpu_export_onnx_mem(m, &data, &len, err, errlen)))
 		return rc;
 	rc = tpu_outfile_open(path, &of, err, errlen);

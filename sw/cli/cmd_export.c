@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "model_input.h"
 #include "tpu/import.h"
 #include "tpu/model.h"
 
@@ -69,12 +70,9 @@ int cmd_export(const struct cli_ctx *ctx, int argc, char **argv)
 	}
 	struct tpu_model *m;
 	char err[512];
-	int rc = tpu_model_load(in, &m, err, sizeof(err));
-	if (rc) {
-		cli_error(ctx, "%s: %s", in, err);
+	if (cli_model_load(ctx, in, &m))
 		return CLI_EXIT_USAGE;
-	}
-	rc = tpu_export_onnx(m, out, err, sizeof(err));
+	int rc = tpu_export_onnx(m, out, err, sizeof(err));
 	if (rc)
 		cli_error(ctx, "%s", err);
 	else
