@@ -709,12 +709,14 @@ static int lower_qlinear(struct chain *ch, const Onnx__NodeProto *n)
 }
 
 /* The input zero point of MatMulInteger / ConvInteger (input 2; absent: 0 of the input's
- * type), as the chain's quantization: the scale is the chain's, or 1 at the graph input (the
- * int32 output has no scale). */
+ * type), as the chain's quantization: the scale is the chain's, or at the graph input (also
+ * behind pools, whose scale is then a stand-in) tpu.scales' input scale, else 1 (the int32
+ * output has no scale). */
 static int integer_input_q(struct chain *ch, const Onnx__NodeProto *n)
 {
 	bool u8 = ch->have_q ? ch->q.u8 : ch->in_u8;
-	float scale = ch->have_q ? ch->q.scale : ch->sc.have_in ? ch->sc.in : 1.0f;
+	bool known = ch->have_q && !ch->q_assumed;
+	float scale = known ? ch->q.scale : ch->sc.have_in ? ch->sc.in : 1.0f;
 	struct oq_params q = {.scale = scale, .zp = u8 ? -128 : 0, .u8 = u8};
 	if (ox_input(n, 2)) {
 		struct ox_values z;
