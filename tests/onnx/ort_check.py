@@ -3,7 +3,8 @@
 
 Builds small random graphs of every pattern the importer supports with onnx's helper API
 (QOperator and QDQ forms, int8 and uint8 activations, per-tensor and per-channel weights,
-ReLU/Clip, convolutions with strides and pads, max pooling, dense layers, a multi-layer chain)
+ReLU/Clip, convolutions with strides and pads, max pooling, dense layers, a multi-layer chain,
+MatMulInteger / ConvInteger with int32 outputs and folded Adds, compared as int32)
 and a float CNN quantized by onnxruntime.quantization.quantize_static in 12 ways,
 runs each in ONNX Runtime (default session options, CPU), writes the model, its inputs and
 ONNX Runtime's outputs under --out, imports the model with `tpu import` and runs it with
